@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { StatusSchema } from '../status';
+import type { HttpOperation } from './operation';
+
+type Json = Record<string, unknown>;
+
+const ERROR_RESPONSES: Record<string, string> = {
+  '400': 'INVALID_ARGUMENT or FAILED_PRECONDITION',
+  '401': 'UNAUTHENTICATED',
+  '403': 'PERMISSION_DENIED',
+  '404': 'NOT_FOUND',
+  '429': 'RESOURCE_EXHAUSTED',
+  '501': 'UNIMPLEMENTED',
+  '503': 'UNAVAILABLE',
+  '504': 'DEADLINE_EXCEEDED',
+};
+
+/** JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema; named schemas go to components. */
+function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
+  const registry = z.globalRegistry;
+  const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', metadata: registry });
+  // zod names shared schemas under $defs; OpenAPI keeps them under components.
+  const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json & {
+    $defs?: Record<string, Json>;
+  };
+  const { $defs, $schema: _ignored, ...rest } = json;
+  for (const [name, def] of Object.entries($defs ?? {})) components[name] = def;
+  const id = registry.get(schema)?.id;
+  if (typeof id === 'string') {
+    components[id] = rest;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+  return rest;
+}
+
+function parametersOf(op: HttpOperation, components: Json): Json[] {
+  const params: Json[] = [];
+  const add = (where: 'path' | 'query', obj: z.ZodObject | undefined) => {
+    if (!obj) return;
+    for (const [name, field] of Object.entries(obj.shape)) {
+      params.push({
+        name,
+        in: where,
+        required: where === 'path' || !(field as z.ZodType).safeParse(undefined).success,
+        schema: schemaOf(field as z.ZodType, 'input', components),
+      });
+    }
+  };
+  add('path', op.pathParams);
+  add('query', op.query);
+  if (op.auth === 'optional_api_key') {
+    params.push({ name: 'x-api-key', in: 'header', required: false, schema: { type: 'string' } });
+  }
+  return params;
+}
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  serverUrl: string;
+}
+
+/** Builds the OpenAPI 3.1 document of the given operations from their zod schemas. */
+export function buildOpenApiDocument(operations: readonly HttpOperation[], info: OpenApiInfo): Json {
+  const components: Json = {};
+  const paths: Record<string, Record<string, Json>> = {};
+  const statusRef = schemaOf(StatusSchema, 'output', components);
+  for (const op of operations) {
+    const responses: Json = {
+      '200': { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
+      default: { description: 'Error (google.rpc.Status)', content: { 'application/json': { schema: statusRef } } },
+    };
+    if (op.cacheable) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag).' };
+    for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
+      responses[status] = { description, content: { 'application/json': { schema: statusRef } } };
+    }
+    const operation: Json = {
+      operationId: op.operationId,
+      summary: op.summary,
+      tags: [op.tag],
+      parameters: parametersOf(op, components),
+      responses,
+      ...(op.served ? {} : { 'x-not-served': true, description: 'Not yet served by this build: answers 501 UNIMPLEMENTED.' }),
+      ...(op.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
+    };
+    if (op.body) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: schemaOf(op.body, 'input', components) } },
+      };
+    }
+    (paths[`/json${op.path}`] ??= {})[op.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version },
+    servers: [{ url: info.serverUrl }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Partner session token.' },
+      },
+    },
+  };
+}
