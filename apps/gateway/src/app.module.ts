@@ -1,0 +1,43 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { HTTP_OPERATIONS } from '@xchain/contracts';
+import { RpcClient, type NatsConnection } from '@xchain/messaging';
+import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
+import type { GatewayEnv } from './env';
+import { StatusExceptionFilter } from './http/exception.filter';
+import { OpenApiController } from './http/openapi.controller';
+import { RouteTable } from './http/route-table';
+import { RegistryController } from './registry/registry.controller';
+import { GATEWAY_ENV } from './tokens';
+
+/** The gateway holds no business logic: it authenticates, validates, maps to NATS and maps errors back. */
+@Module({})
+export class GatewayModule {
+  static forEnv(env: GatewayEnv): DynamicModule {
+    return {
+      module: GatewayModule,
+      controllers: [HealthController, RegistryController, OpenApiController],
+      providers: [
+        { provide: GATEWAY_ENV, useValue: env },
+        ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+        {
+          provide: RpcClient,
+          inject: [NATS],
+          useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
+        },
+        { provide: RouteTable, useFactory: gatewayRoutes },
+        { provide: APP_FILTER, useClass: StatusExceptionFilter },
+      ],
+    };
+  }
+}
+
+/** Every path the gateway answers, to tell an unknown path (404) from a wrong method (405). */
+function gatewayRoutes(): RouteTable {
+  const routes = new RouteTable();
+  routes.addOperations(HTTP_OPERATIONS);
+  routes.add('GET', '/json/v1/openapi.json');
+  routes.add('GET', '/livez');
+  routes.add('GET', '/readyz');
+  return routes;
+}

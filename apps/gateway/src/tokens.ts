@@ -1,0 +1,1 @@
+export const GATEWAY_ENV = Symbol('GATEWAY_ENV');

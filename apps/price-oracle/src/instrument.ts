@@ -1,0 +1,3 @@
+import { startTelemetry } from '@xchain/telemetry';
+
+startTelemetry('price-oracle');

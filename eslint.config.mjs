@@ -1,0 +1,51 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+const IO_AND_FRAMEWORKS = [
+  '@nestjs/*', '@nats-io/*', '@prisma/*', 'pg', 'ioredis', 'bullmq', 'fastify', '@opentelemetry/*', 'pino',
+  'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https',
+  'child_process', 'node:child_process', 'dgram', 'node:dgram',
+];
+
+export default [
+  { ignores: ['dist/**', 'node_modules/**', '**/generated/**', '.data/**', '.test-data/**', 'coverage/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            // Apps never import apps; they build on libs.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:infra', 'type:domain', 'type:data'] },
+            // The message contracts are schema code only.
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], allowedExternalImports: ['zod'] },
+            // Domain logic is pure: no framework, no I/O.
+            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'], bannedExternalImports: IO_AND_FRAMEWORKS },
+            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+            { sourceTag: 'type:data', onlyDependOnLibsWithTags: [] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
+            // A service's database is its own: nobody else imports its client.
+            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+            { sourceTag: 'scope:quote-engine', onlyDependOnLibsWithTags: ['scope:quote-engine', 'scope:shared'] },
+            { sourceTag: 'scope:price-oracle', onlyDependOnLibsWithTags: ['scope:price-oracle', 'scope:shared'] },
+            { sourceTag: 'scope:gasless-relayer', onlyDependOnLibsWithTags: ['scope:gasless-relayer', 'scope:shared'] },
+            { sourceTag: 'scope:partner-service', onlyDependOnLibsWithTags: ['scope:partner-service', 'scope:shared'] },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.int.ts', 'test/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+];

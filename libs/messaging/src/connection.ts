@@ -1,0 +1,37 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+export type { NatsConnection } from '@nats-io/transport-node';
+
+export interface NatsOptions {
+  url: string;
+  name: string;
+  /** Time allowed for the first connection before startup fails. */
+  connectTimeoutMs: number;
+}
+
+/** Connects with endless reconnects: a NATS restart must not take a service down. */
+export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
+  return connect({
+    servers: opts.url.split(','),
+    name: opts.name,
+    timeout: opts.connectTimeoutMs,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: false,
+  });
+}
+
+/** Readiness check: connected, and the server answers a round trip. */
+export async function natsHealthy(nc: NatsConnection, timeoutMs = 1000): Promise<{ ok: boolean; detail?: string }> {
+  if (nc.isClosed()) return { ok: false, detail: 'connection closed' };
+  try {
+    await Promise.race([
+      nc.flush(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('flush timed out')), timeoutMs).unref()),
+    ]);
+    return { ok: true };
+  } catch (err) {
+    return { ok: false, detail: err instanceof Error ? err.message : 'unreachable' };
+  }
+}

@@ -1,0 +1,6 @@
+export * from './connection';
+export * from './envelope';
+export * from './headers';
+export * from './rpc-client';
+export * from './rpc-server';
+export * from './zod-violations';

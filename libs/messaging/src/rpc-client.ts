@@ -1,0 +1,97 @@
+import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
+import {
+  CALLER_HEADER,
+  Code,
+  RpcError,
+  errorInfo,
+  type CallerContext,
+  type RpcContract,
+} from '@xchain/contracts';
+import type { z } from 'zod';
+import { encodeJson, openEnvelope } from './envelope';
+import { injectTraceContext, newHeaders } from './headers';
+
+const tracer = trace.getTracer('@xchain/messaging');
+
+export interface RpcCallOptions {
+  caller?: CallerContext;
+  /** Overrides the client's default timeout for this call. */
+  timeoutMs?: number;
+}
+
+/**
+ * Request/reply over NATS with an explicit deadline on every call. A peer that is not
+ * subscribed answers at once (NATS "no responders") → UNAVAILABLE; a slow one → DEADLINE_EXCEEDED.
+ * The reply is validated against the contract, so the caller gets typed, trusted data.
+ */
+export class RpcClient {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  async call<Req extends z.ZodType, Res extends z.ZodType>(
+    contract: RpcContract<Req, Res>,
+    request: z.input<Req>,
+    opts: RpcCallOptions = {},
+  ): Promise<z.output<Res>> {
+    const span = tracer.startSpan(`${contract.subject} send`, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
+    });
+    try {
+      return await context.with(trace.setSpan(context.active(), span), () => this.send(contract, request, opts));
+    } catch (err) {
+      const code = err instanceof RpcError ? err.status.code : Code.INTERNAL;
+      span.setAttribute('rpc.grpc.status_code', code);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async send<Req extends z.ZodType, Res extends z.ZodType>(
+    contract: RpcContract<Req, Res>,
+    request: z.input<Req>,
+    opts: RpcCallOptions,
+  ): Promise<z.output<Res>> {
+    if (this.nc.isClosed()) {
+      throw RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
+    }
+    const h = newHeaders();
+    injectTraceContext(h);
+    if (opts.caller) h.set(CALLER_HEADER, JSON.stringify(opts.caller));
+    const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
+    let reply;
+    try {
+      reply = await this.nc.request(contract.subject, encodeJson(request), { timeout, headers: h });
+    } catch (err) {
+      throw mapTransportError(err, contract.subject, timeout);
+    }
+    const payload = openEnvelope(reply.data);
+    const parsed = contract.response.safeParse(payload);
+    if (!parsed.success) {
+      // The peer broke its contract: an internal fault, never shown to users in detail.
+      throw new RpcError(Code.INTERNAL, 'internal error', [
+        errorInfo('CONTRACT_VIOLATION', { subject: contract.subject }),
+      ]);
+    }
+    return parsed.data;
+  }
+}
+
+function mapTransportError(err: unknown, subject: string, timeoutMs: number): RpcError {
+  const service = subject.split('.')[0] ?? subject;
+  const noResponders =
+    err instanceof natsErrors.NoRespondersError ||
+    (err instanceof natsErrors.RequestError && err.isNoResponders());
+  if (noResponders) {
+    return RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
+  }
+  if (err instanceof natsErrors.TimeoutError || (err instanceof Error && err.cause instanceof natsErrors.TimeoutError)) {
+    return RpcError.deadlineExceeded(`${service} did not answer within ${timeoutMs} ms`, 'UPSTREAM_TIMEOUT');
+  }
+  return RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
+}

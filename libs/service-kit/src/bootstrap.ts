@@ -1,0 +1,66 @@
+import { type DynamicModule, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
+import type { FastifyServerOptions } from 'fastify';
+
+/** Routes Nest's own messages into the service's JSON log. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly pino: Logger) {}
+  log(message: unknown, context?: string) {
+    this.pino.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.pino.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string) {
+    this.pino.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string) {
+    this.pino.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string) {
+    this.pino.trace({ context }, String(message));
+  }
+}
+
+export interface ServiceStartOptions {
+  service: string;
+  module: Type<unknown> | DynamicModule;
+  host: string;
+  port: number;
+  fastify?: FastifyServerOptions;
+  /** Runs on the Nest app before it starts listening (routes, hooks). */
+  configure?: (app: NestFastifyApplication) => void | Promise<void>;
+}
+
+/**
+ * Creates and starts a service's Nest app on Fastify. A taken port or a failed dependency ends
+ * the process with one clear log line instead of a stack trace.
+ */
+export async function startService(opts: ServiceStartOptions): Promise<INestApplication> {
+  const log = createLogger(opts.service);
+  try {
+    const app = await NestFactory.create<NestFastifyApplication>(opts.module, new FastifyAdapter(opts.fastify), {
+      logger: new PinoNestLogger(log),
+      bufferLogs: false,
+      abortOnError: false,
+    });
+    app.enableShutdownHooks();
+    await opts.configure?.(app);
+    await app.listen(opts.port, opts.host);
+    log.info({ url: `http://${opts.host}:${opts.port}` }, `${opts.service} ready`);
+    return app;
+  } catch (err) {
+    log.fatal({ err: describeStartupError(err, opts) }, `${opts.service} failed to start`);
+    await stopTelemetry();
+    process.exit(1);
+  }
+}
+
+export function describeStartupError(err: unknown, opts: { host: string; port: number }): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'EADDRINUSE') return `port ${opts.port} on ${opts.host} is already in use; set another port`;
+  if (e?.code === 'EACCES') return `no permission to listen on ${opts.host}:${opts.port}`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,55 @@
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { RpcServer, connectNats, natsHealthy, type NatsConnection } from '@xchain/messaging';
+import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
+import { HealthRegistry } from './health';
+
+export const NATS = Symbol('NATS');
+export const LOGGER = Symbol('LOGGER');
+
+/** Drains NATS (in-flight requests finish, no new ones arrive) and flushes traces on shutdown. */
+@Injectable()
+export class BusLifecycle implements OnApplicationShutdown {
+  constructor(
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {}
+
+  async onApplicationShutdown(signal?: string): Promise<void> {
+    this.log.info({ signal }, 'shutting down');
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
+    await stopTelemetry();
+  }
+}
+
+export interface CoreOptions {
+  service: string;
+  natsUrl: string;
+  natsConnectTimeoutMs: number;
+}
+
+/** Logger, NATS connection, RPC server (queue group = service name) and readiness registry. */
+export function coreProviders(opts: CoreOptions): Provider[] {
+  return [
+    { provide: LOGGER, useValue: createLogger(opts.service) },
+    {
+      provide: NATS,
+      useFactory: () =>
+        connectNats({ url: opts.natsUrl, name: opts.service, connectTimeoutMs: opts.natsConnectTimeoutMs }),
+    },
+    {
+      provide: HealthRegistry,
+      inject: [NATS],
+      useFactory: (nc: NatsConnection) => {
+        const health = new HealthRegistry(opts.service);
+        health.register('nats', () => natsHealthy(nc));
+        return health;
+      },
+    },
+    {
+      provide: RpcServer,
+      inject: [NATS, LOGGER],
+      useFactory: (nc: NatsConnection, log: Logger) => new RpcServer(nc, opts.service, log),
+    },
+    BusLifecycle,
+  ];
+}

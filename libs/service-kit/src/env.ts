@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/**
+ * Parses the environment with a schema and fails fast, naming every bad variable at once.
+ * Defaults in the schemas are those of the local stack, so it starts with no settings at all.
+ */
+export function loadEnv<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new EnvError(`invalid environment:\n${lines.join('\n')}`);
+}
+
+export class EnvError extends Error {
+  override name = 'EnvError';
+}
+
+/** For a service's entry point: a bad environment ends the process with one clear line, no stack. */
+export function loadEnvOrExit<S extends z.ZodObject>(service: string, schema: S): z.output<S> {
+  try {
+    return loadEnv(schema);
+  } catch (err) {
+    if (!(err instanceof EnvError)) throw err;
+    process.stderr.write(`${JSON.stringify({ level: 'fatal', service, msg: err.message })}\n`);
+    process.exit(1);
+  }
+}
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+export const millis = (fallback: number) => z.coerce.number().int().min(1).max(600_000).default(fallback);
+
+/** Variables every service shares. */
+export const BaseEnv = z.object({
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  NATS_CONNECT_TIMEOUT_MS: millis(5000),
+  HOST: z.string().default('127.0.0.1'),
+  SHUTDOWN_GRACE_MS: millis(10_000),
+});

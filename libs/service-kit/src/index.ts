@@ -1,0 +1,5 @@
+export * from './env';
+export * from './health';
+export * from './health.controller';
+export * from './bootstrap';
+export * from './core.providers';

@@ -1,0 +1,50 @@
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+let sdk: NodeSDK | undefined;
+
+/**
+ * Starts OpenTelemetry for a service. Must run before anything that it instruments (http, pg) is
+ * loaded, which is why every main.ts imports its `instrument.ts` first.
+ *
+ * Export follows the standard OTEL_* variables. Unlike the SDK default, nothing is exported when
+ * neither OTEL_TRACES_EXPORTER nor an OTLP endpoint is set, so a local stack without a collector
+ * does not log export failures forever.
+ */
+export function startTelemetry(serviceName: string): void {
+  if (sdk || process.env['OTEL_SDK_DISABLED'] === 'true') return;
+  const otlpConfigured =
+    process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined ||
+    process.env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] !== undefined;
+  if (process.env['OTEL_TRACES_EXPORTER'] === undefined) {
+    process.env['OTEL_TRACES_EXPORTER'] = otlpConfigured ? 'otlp' : 'none';
+  }
+  // With no exporter the SDK would install no tracer provider at all, and trace ids (in logs and
+  // in x-request-id) would vanish; a no-op processor keeps real ids while exporting nothing.
+  const exportNothing = process.env['OTEL_TRACES_EXPORTER'] === 'none';
+  process.env['OTEL_METRICS_EXPORTER'] ??= 'none';
+  process.env['OTEL_LOGS_EXPORTER'] ??= 'none';
+  sdk = new NodeSDK({
+    ...(exportNothing ? { spanProcessors: [new NoopSpanProcessor()] } : {}),
+    resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probes are noise in traces.
+        ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz',
+      }),
+      new PgInstrumentation(),
+    ],
+  });
+  sdk.start();
+}
+
+/** Flushes and stops the SDK; called on shutdown so the last spans are not lost. */
+export async function stopTelemetry(): Promise<void> {
+  const current = sdk;
+  sdk = undefined;
+  await current?.shutdown().catch(() => undefined);
+}

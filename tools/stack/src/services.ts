@@ -1,0 +1,57 @@
+import { join, resolve } from 'node:path';
+import { type Managed, httpOk, launch, tcpOpen, waitFor } from './process';
+
+/** The five services: how to start each built one and where its readiness probe answers. */
+export interface ServiceSpec {
+  name: 'gateway' | 'quote-engine' | 'price-oracle' | 'gasless-relayer' | 'partner-service';
+  portVar: string;
+  database?: string;
+}
+
+export const SERVICES: readonly ServiceSpec[] = [
+  { name: 'quote-engine', portVar: 'QUOTE_ENGINE_PORT', database: 'quote_engine' },
+  { name: 'partner-service', portVar: 'PARTNER_SERVICE_PORT', database: 'partner_service' },
+  { name: 'price-oracle', portVar: 'PRICE_ORACLE_PORT' },
+  { name: 'gasless-relayer', portVar: 'GASLESS_RELAYER_PORT' },
+  { name: 'gateway', portVar: 'GATEWAY_PORT' },
+];
+
+export const ROOT = resolve(__dirname, '../../../..');
+const NODE = process.execPath;
+
+export function entryOf(name: ServiceSpec['name']): string {
+  return join(ROOT, 'dist/apps', name, 'src/main.js');
+}
+
+export interface StartServiceOptions {
+  spec: ServiceSpec;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  logFile?: string;
+  readyTimeoutMs?: number;
+}
+
+/** Starts one built service and waits for its `/readyz`. */
+export async function startBuiltService(opts: StartServiceOptions): Promise<Managed> {
+  if (await tcpOpen(opts.port)) {
+    throw new Error(`port ${opts.port} for ${opts.spec.name} is already in use; set ${opts.spec.portVar} to a free port`);
+  }
+  const proc = launch(opts.spec.name, NODE, [entryOf(opts.spec.name)], {
+    env: { ...opts.env, [opts.spec.portVar]: String(opts.port) },
+    logFile: opts.logFile,
+    cwd: ROOT,
+  });
+  await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 30_000, proc);
+  return proc;
+}
+
+/** Runs a built tool (migrate, seed) to completion; throws with its output on failure. */
+export async function runTool(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const { execFile } = await import('node:child_process');
+  return new Promise((resolvePromise, reject) => {
+    execFile(NODE, [join(ROOT, script), ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${script} failed: ${stderr || err.message}`));
+      else resolvePromise(stdout.trim());
+    });
+  });
+}
