@@ -1,10 +1,52 @@
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+
+/** Roots of the projects carrying a tag, read from their project.json. */
+function projectRootsTagged(tag) {
+  const roots = [];
+  for (const parent of ['apps', 'libs', 'tools', 'prisma']) {
+    if (!existsSync(parent)) continue;
+    for (const name of readdirSync(parent)) {
+      const file = `${parent}/${name}/project.json`;
+      if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')).tags ?? []).includes(tag)) roots.push(`${parent}/${name}`);
+    }
+  }
+  return roots;
+}
 
 const IO_AND_FRAMEWORKS = [
   '@nestjs/*', '@nats-io/*', '@prisma/*', 'pg', 'ioredis', 'bullmq', 'fastify', '@opentelemetry/*', 'pino',
   'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https',
   'child_process', 'node:child_process', 'dgram', 'node:dgram',
+];
+
+/** Test files may also use the test tools (servers on free ports, stacks). */
+const forTests = (constraints) =>
+  constraints.map((c) =>
+    c.onlyDependOnLibsWithTags && c.sourceTag.startsWith('type:')
+      ? { ...c, onlyDependOnLibsWithTags: [...new Set([...c.onlyDependOnLibsWithTags, 'type:tool'])] }
+      : c,
+  );
+
+const DEP_CONSTRAINTS = [
+  // Apps never import apps; they build on libs.
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:infra', 'type:domain', 'type:data'] },
+  // The message contracts are schema code only.
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], allowedExternalImports: ['zod'] },
+  // Domain logic is pure: no framework, no I/O.
+  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'], bannedExternalImports: IO_AND_FRAMEWORKS },
+  { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
+  { sourceTag: 'type:data', onlyDependOnLibsWithTags: [] },
+  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
+  // A service's database is its own: nobody else imports its client.
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+  { sourceTag: 'scope:quote-engine', onlyDependOnLibsWithTags: ['scope:quote-engine', 'scope:shared'] },
+  { sourceTag: 'scope:price-oracle', onlyDependOnLibsWithTags: ['scope:price-oracle', 'scope:shared'] },
+  { sourceTag: 'scope:gasless-relayer', onlyDependOnLibsWithTags: ['scope:gasless-relayer', 'scope:shared'] },
+  { sourceTag: 'scope:partner-service', onlyDependOnLibsWithTags: ['scope:partner-service', 'scope:shared'] },
 ];
 
 export default [
@@ -19,25 +61,7 @@ export default [
         {
           enforceBuildableLibDependency: false,
           allow: [],
-          depConstraints: [
-            // Apps never import apps; they build on libs.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:infra', 'type:domain', 'type:data'] },
-            // The message contracts are schema code only.
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'], allowedExternalImports: ['zod'] },
-            // Domain logic is pure: no framework, no I/O.
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:domain', 'type:contracts'], bannedExternalImports: IO_AND_FRAMEWORKS },
-            { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:infra', 'type:contracts'] },
-            { sourceTag: 'type:data', onlyDependOnLibsWithTags: [] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:tool', 'type:contracts', 'type:domain', 'type:infra'] },
-            // A service's database is its own: nobody else imports its client.
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
-            { sourceTag: 'scope:quote-engine', onlyDependOnLibsWithTags: ['scope:quote-engine', 'scope:shared'] },
-            { sourceTag: 'scope:price-oracle', onlyDependOnLibsWithTags: ['scope:price-oracle', 'scope:shared'] },
-            { sourceTag: 'scope:gasless-relayer', onlyDependOnLibsWithTags: ['scope:gasless-relayer', 'scope:shared'] },
-            { sourceTag: 'scope:partner-service', onlyDependOnLibsWithTags: ['scope:partner-service', 'scope:shared'] },
-          ],
+          depConstraints: DEP_CONSTRAINTS,
         },
       ],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -45,7 +69,24 @@ export default [
     },
   },
   {
+    // Node's built-in modules are not in Nx's graph, so bannedExternalImports cannot see them.
+    files: projectRootsTagged('type:domain').map((root) => `${root}/**/*.ts`),
+    ignores: ['**/*.spec.ts', '**/*.int.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(node:)?(fs|net|http|https|http2|dgram|child_process|worker_threads|cluster|dns|tls)(/.*)?$', message: 'domain libs do no I/O' }] },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.int.ts', 'test/**/*.ts'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { enforceBuildableLibDependency: false, allow: [], depConstraints: forTests(DEP_CONSTRAINTS) },
+      ],
+    },
   },
 ];

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
-import { startService } from '@xchain/service-kit';
+import { LOGGER, startService } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { GatewayModule } from './app.module';
 import type { GatewayEnv } from './env';
 import { installHttpHooks } from './http/fastify-hooks';
@@ -16,7 +17,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     fastify: { bodyLimit: env.BODY_LIMIT_BYTES, trustProxy: false, return503OnClosing: true },
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
-      installHttpHooks(fastify);
+      installHttpHooks(fastify, app.get<Logger>(LOGGER));
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
         fastify.route({
           method: op.method,

@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type Managed, httpOk, launch, tcpOpen, waitFor } from './process';
 
 /** The five services: how to start each built one and where its readiness probe answers. */
@@ -16,7 +17,15 @@ export const SERVICES: readonly ServiceSpec[] = [
   { name: 'gateway', portVar: 'GATEWAY_PORT' },
 ];
 
-export const ROOT = resolve(__dirname, '../../../..');
+/** The repository root, found from here whether this runs from src (Jest) or dist. */
+export const ROOT = findRoot(__dirname);
+
+function findRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'nx.json'))) return dir;
+  }
+  throw new Error(`repository root not found above ${from}`);
+}
 const NODE = process.execPath;
 
 export function entryOf(name: ServiceSpec['name']): string {

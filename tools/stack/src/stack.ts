@@ -12,6 +12,10 @@ export interface StackOptions {
   /** Service logs go here (one file each); undefined → inherit this terminal. */
   logDir?: string;
   registryFile?: string;
+  /** Use these already running PostgreSQL/Redis (tests share one of each) instead of starting them. */
+  external?: { postgres: number; redis: number };
+  /** Prefix of the services' database names, so several stacks can share one PostgreSQL. */
+  databasePrefix?: string;
   extraEnv?: NodeJS.ProcessEnv;
   onProgress?: (line: string) => void;
 }
@@ -35,24 +39,31 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const s of servers.reverse()) await s.stop();
   };
   try {
-    say('starting NATS, Redis and PostgreSQL');
-    const [nats, redis, pg] = await Promise.all([
-      startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats')),
-      startRedis(join(opts.dataDir, 'redis'), opts.ports.redis, opts.persistent, log('redis')),
-      startPostgres(join(opts.dataDir, 'postgres'), opts.ports.postgres, opts.persistent, log('postgres')),
-    ]);
-    servers.push(nats, redis, pg);
+    const pgPort = opts.external?.postgres ?? opts.ports.postgres;
+    const redisPort = opts.external?.redis ?? opts.ports.redis;
+    say(opts.external ? 'starting NATS' : 'starting NATS, Redis and PostgreSQL');
+    servers.push(
+      ...(await Promise.all([
+        startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats')),
+        ...(opts.external
+          ? []
+          : [
+              startRedis(join(opts.dataDir, 'redis'), redisPort, opts.persistent, log('redis')),
+              startPostgres(join(opts.dataDir, 'postgres'), pgPort, opts.persistent, log('postgres')),
+            ]),
+      ])),
+    );
     const base: NodeJS.ProcessEnv = {
       ...process.env,
       NATS_URL: `nats://127.0.0.1:${opts.ports.nats}`,
-      REDIS_URL: `redis://127.0.0.1:${opts.ports.redis}`,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       ...opts.extraEnv,
     };
+    const dbUrl = (db: string) => databaseUrl(pgPort, `${opts.databasePrefix ?? ''}${db}`);
     for (const spec of SERVICES.filter((s) => s.database)) {
-      const url = databaseUrl(opts.ports.postgres, spec.database!);
-      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, url], base)}`);
+      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, dbUrl(spec.database!)], base)}`);
     }
-    const qeDb = databaseUrl(opts.ports.postgres, 'quote_engine');
+    const qeDb = dbUrl('quote_engine');
     const seeded = await runTool(
       'dist/apps/quote-engine/src/seed.js',
       [opts.registryFile ?? join(ROOT, 'config/registry.json')],
@@ -61,7 +72,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     say(`registry: ${seeded}`);
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
-        const env = spec.database ? { ...base, DATABASE_URL: databaseUrl(opts.ports.postgres, spec.database) } : base;
+        const env = spec.database ? { ...base, DATABASE_URL: dbUrl(spec.database) } : base;
         services.set(spec.name, await startBuiltService({ spec, port: opts.ports[spec.name], env, logFile: log(spec.name) }));
         say(`${spec.name} ready on 127.0.0.1:${opts.ports[spec.name]}`);
       }),

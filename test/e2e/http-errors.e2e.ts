@@ -1,0 +1,99 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { HTTP_OPERATIONS, StatusSchema, type Status } from '@xchain/contracts';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+
+jest.setTimeout(60_000);
+
+/** The bad paths of the gateway: each a documented 4xx in the google.rpc.Status shape. */
+describe('gateway error model over HTTP', () => {
+  let e2e: E2eStack;
+  beforeAll(async () => {
+    e2e = await startE2eStack({ BODY_LIMIT_BYTES: '4096' });
+  });
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  async function status(res: Response): Promise<Status & { reason?: string }> {
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = StatusSchema.parse(await res.json());
+    const info = body.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
+    return { ...body, reason: info && 'reason' in info ? info.reason : undefined };
+  }
+
+  const firstPost = HTTP_OPERATIONS.find((o) => o.method === 'POST');
+
+  it('answers an unknown path with NOT_FOUND', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(await status(res)).toMatchObject({ code: 5, reason: 'ROUTE_NOT_FOUND' });
+  });
+
+  it('answers a wrong method with 405 and an Allow header', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(await status(res)).toMatchObject({ code: 12, reason: 'METHOD_NOT_ALLOWED' });
+  });
+
+  (firstPost ? it : it.skip)('answers malformed JSON with INVALID_ARGUMENT', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json${firstPost!.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"src_chain": ',
+    });
+    expect(res.status).toBe(400);
+    expect(await status(res)).toMatchObject({ code: 3, reason: 'MALFORMED_JSON' });
+  });
+
+  (firstPost ? it : it.skip)('answers a non-JSON content type with 415', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json${firstPost!.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'src_chain=ethereum',
+    });
+    expect(res.status).toBe(415);
+    expect(await status(res)).toMatchObject({ code: 3, reason: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  (firstPost ? it : it.skip)('answers an oversized body with 413 naming the limit', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json${firstPost!.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(5000) }),
+    });
+    expect(res.status).toBe(413);
+    const body = await status(res);
+    expect(body).toMatchObject({ code: 3, reason: 'BODY_TOO_LARGE' });
+    expect(body.details).toEqual(expect.arrayContaining([expect.objectContaining({ metadata: { max_bytes: '4096' } })]));
+  });
+
+  it('answers operations this build does not serve yet with UNIMPLEMENTED', async () => {
+    const unserved = HTTP_OPERATIONS.filter((o) => !o.served);
+    for (const op of unserved) {
+      const path = op.path.replace(/\{\w+\}/g, 'abc');
+      const res = await fetch(`${e2e.gatewayUrl}/json${path}`, {
+        method: op.method,
+        ...(op.method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+      });
+      expect([op.operationId, res.status]).toEqual([op.operationId, 501]);
+      expect(await status(res)).toMatchObject({ code: 12, reason: 'NOT_YET_SERVED' });
+    }
+  });
+
+  it('serves a valid OpenAPI 3.1 document covering every operation', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string; 'x-not-served'?: boolean }>> };
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+    for (const op of HTTP_OPERATIONS) {
+      const entry = doc.paths[`/json${op.path}`]?.[op.method.toLowerCase()];
+      expect(entry?.operationId).toBe(op.operationId);
+      expect(entry?.['x-not-served'] === true).toBe(!op.served);
+    }
+  });
+});

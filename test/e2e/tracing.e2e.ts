@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+
+jest.setTimeout(60_000);
+
+/**
+ * One trace per request across gateway → NATS → quote-engine → PostgreSQL, exported by the real
+ * services over OTLP/HTTP to a receiver in this test, and the trace id in the structured logs.
+ */
+describe('tracing across the services', () => {
+  const receiver = new OtlpReceiver();
+  let e2e: E2eStack;
+
+  beforeAll(async () => {
+    const endpoint = await receiver.start();
+    e2e = await startE2eStack({
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    });
+  });
+  afterAll(async () => {
+    await e2e?.stop();
+    await receiver.stop();
+  });
+
+  it('links HTTP, NATS and database spans of one request in one trace', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, {
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(traceId);
+
+    const inTrace = (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === traceId);
+    const spans = inTrace(
+      await receiver.waitFor((all) => inTrace(all).some((s) => s.service === 'quote-engine' && s.name.startsWith('pg'))),
+    );
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const httpSpan = spans.find((s) => s.service === 'gateway' && s.kind === 2 && s.parentSpanId === '00f067aa0ba902b7');
+    const send = spans.find((s) => s.service === 'gateway' && s.name === 'registry.v1.list_tokens send');
+    const processSpan = spans.find((s) => s.service === 'quote-engine' && s.name === 'registry.v1.list_tokens process');
+    const query = spans.find((s) => s.service === 'quote-engine' && s.name.startsWith('pg.query'));
+    expect(httpSpan).toBeDefined();
+    expect(send).toBeDefined();
+    expect(processSpan?.parentSpanId).toBe(send!.spanId);
+    expect(query).toBeDefined();
+
+    // Every span's parent chain leads back to the gateway's HTTP span.
+    const chainToRoot = (s: ReceivedSpan): string[] => {
+      const names = [`${s.service}:${s.name}`];
+      let cur = s;
+      while (cur.parentSpanId && byId.has(cur.parentSpanId)) {
+        cur = byId.get(cur.parentSpanId)!;
+        names.push(`${cur.service}:${cur.name}`);
+      }
+      expect(cur.spanId).toBe(httpSpan!.spanId);
+      return names;
+    };
+    expect(chainToRoot(query!)).toEqual(expect.arrayContaining(['quote-engine:registry.v1.list_tokens process', 'gateway:registry.v1.list_tokens send']));
+    chainToRoot(send!);
+  });
+
+  it('writes structured JSON logs that carry the trace id', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/chains`);
+    const id = res.headers.get('x-request-id')!;
+    await new Promise((r) => setTimeout(r, 300));
+    const lines = readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8').trim().split('\n');
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const access = entries.find((e) => e['trace_id'] === id && e['msg'] === 'request');
+    expect(access).toMatchObject({ level: 'info', service: 'gateway', path: '/json/v1/chains', status: 200 });
+  });
+});

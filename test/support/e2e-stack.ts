@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, freePort, startStack, type Stack } from '@xchain/stack';
+
+/**
+ * Boots the real, built services for one suite: its own NATS, its own databases in the shared
+ * test PostgreSQL (scripts/test.sh starts it), the shared test Redis.
+ */
+export interface E2eStack {
+  stack: Stack;
+  gatewayUrl: string;
+  logDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E2eStack> {
+  const pg = Number(process.env['TEST_POSTGRES_PORT']);
+  const redis = Number(process.env['TEST_REDIS_PORT']);
+  if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run the suites through `npm test`');
+  const id = randomBytes(4).toString('hex');
+  const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
+  const port = () => freePort();
+  const ports = {
+    nats: await port(),
+    natsMonitor: await port(),
+    redis,
+    postgres: pg,
+    gateway: await port(),
+    'quote-engine': await port(),
+    'price-oracle': await port(),
+    'gasless-relayer': await port(),
+    'partner-service': await port(),
+  };
+  const stack = await startStack({
+    dataDir,
+    ports,
+    persistent: false,
+    external: { postgres: pg, redis },
+    databasePrefix: `e2e_${id}_`,
+    logDir: join(dataDir, 'logs'),
+    extraEnv: { LOG_LEVEL: 'info', ...extraEnv },
+  });
+  return {
+    stack,
+    gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    logDir: join(dataDir, 'logs'),
+    async stop() {
+      await stack.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export * from './process';
+export * from './servers';
+export * from './services';
+export * from './stack';
