@@ -13,7 +13,7 @@ const base = {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', { ...swc, jsc: { ...swc.jsc, baseUrl: __dirname }, swcrc: false }],
   },
   // Nest 12 and @nats-io are ESM-only: let swc turn them into CommonJS for Jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@nats-io|@fastify/otel)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@nats-io|@seriousme)/)'],
   moduleNameMapper,
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };

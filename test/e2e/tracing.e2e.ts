@@ -36,7 +36,14 @@ describe('tracing across the services', () => {
 
     const inTrace = (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === traceId);
     const spans = inTrace(
-      await receiver.waitFor((all) => inTrace(all).some((s) => s.service === 'quote-engine' && s.name.startsWith('pg'))),
+      await receiver.waitFor((all) => {
+        const mine = inTrace(all);
+        return (
+          mine.some((s) => s.service === 'quote-engine' && s.name.startsWith('pg.query')) &&
+          mine.some((s) => s.service === 'gateway' && s.name === 'registry.v1.list_tokens send') &&
+          mine.some((s) => s.service === 'gateway' && s.kind === 2)
+        );
+      }),
     );
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const httpSpan = spans.find((s) => s.service === 'gateway' && s.kind === 2 && s.parentSpanId === '00f067aa0ba902b7');

@@ -9,3 +9,5 @@ export * from './registry/subjects';
 export * from './http/operation';
 export * from './http/operations';
 export * from './http/openapi';
+export * from './prices/price';
+export * from './events/order-events';

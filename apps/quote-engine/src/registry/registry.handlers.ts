@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { ListChainsRpc, ListTokensRpc } from '@xchain/contracts';
+import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc } from '@xchain/contracts';
 import { RpcServer } from '@xchain/messaging';
 import { RegistryRepository } from './registry.repository';
 
@@ -13,5 +13,6 @@ export class RegistryHandlers implements OnModuleInit {
   onModuleInit(): void {
     this.rpc.handle(ListTokensRpc, () => this.registry.listTokens());
     this.rpc.handle(ListChainsRpc, () => this.registry.listChains());
+    this.rpc.handle(ListPriceFeedsRpc, () => this.registry.listPriceFeeds());
   }
 }

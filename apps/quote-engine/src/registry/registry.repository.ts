@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Chain, ListChainsResponse, ListTokensResponse, Token } from '@xchain/contracts';
+import type { Chain, ListChainsResponse, ListPriceFeedsResponse, ListTokensResponse, Token } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 
@@ -43,5 +43,23 @@ export class RegistryRepository {
       ...(c.feePayer ? { fee_payer: c.feePayer } : {}),
     }));
     return { chains };
+  }
+
+  /** One feed per distinct price identity of the listed tokens. */
+  async listPriceFeeds(): Promise<ListPriceFeedsResponse> {
+    const rows = await this.db.token.findMany({
+      where: { listed: true, coingeckoId: { not: null } },
+      select: { coingeckoId: true, symbol: true, pythFeedId: true },
+      orderBy: [{ coingeckoId: 'asc' }, { pythFeedId: 'asc' }],
+    });
+    const feeds = new Map<string, ListPriceFeedsResponse['feeds'][number]>();
+    for (const r of rows) {
+      const id = r.coingeckoId!;
+      const existing = feeds.get(id);
+      if (!existing || (!existing.pyth_feed_id && r.pythFeedId)) {
+        feeds.set(id, { price_id: id, symbol: r.symbol, ...(r.pythFeedId ? { pyth_feed_id: r.pythFeedId } : {}) });
+      }
+    }
+    return { feeds: [...feeds.values()] };
   }
 }

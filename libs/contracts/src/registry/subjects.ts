@@ -2,8 +2,12 @@ import { z } from 'zod';
 import { defineRpc } from '../rpc';
 import { ListChainsResponse } from './chain';
 import { ListTokensResponse } from './token';
+import { ListPriceFeedsResponse } from '../prices/price';
 
 const Empty = z.object({});
 
 export const ListTokensRpc = defineRpc('registry.v1.list_tokens', Empty, ListTokensResponse);
 export const ListChainsRpc = defineRpc('registry.v1.list_chains', Empty, ListChainsResponse);
+
+/** Internal: the price identities the oracle must keep fresh (served by the quote-engine). */
+export const ListPriceFeedsRpc = defineRpc('registry.v1.list_price_feeds', Empty, ListPriceFeedsResponse);

@@ -1,0 +1,75 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { PrismaClient } from '@xchain/quote-engine-db';
+import { LOGGER } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { DB } from '../db.providers';
+import { type EtaEstimate, estimateEta } from './eta-stats';
+
+export type RouteType = 'same_chain_swap' | 'cross_chain';
+
+export interface EtaConfig {
+  windowHours: number;
+  minSamples: number;
+  refreshMs: number;
+}
+
+/**
+ * Recent fulfilment times per (source chain, destination chain, route type), held in memory and
+ * refreshed from the database in the background, so quoting never waits on it.
+ */
+@Injectable()
+export class EtaService implements OnModuleInit, OnApplicationShutdown {
+  private samples = new Map<string, number[]>();
+  private timer?: NodeJS.Timeout;
+  private refreshing?: Promise<void>;
+
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject('ETA_CONFIG') private readonly config: EtaConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.config.refreshMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  estimate(src: string, dst: string, route: RouteType, fallback: bigint | undefined): EtaEstimate | undefined {
+    return estimateEta(this.samples.get(key(src, dst, route)), this.config.minSamples, fallback);
+  }
+
+  /** Reloads the window now (single flight); called on a timer and after each new sample. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.load()
+      .catch((err: unknown) => this.log.warn({ err: String(err) }, 'fulfilment samples reload failed'))
+      .finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async load(): Promise<void> {
+    const since = new Date(Date.now() - this.config.windowHours * 3600_000);
+    const rows = await this.db.fulfillmentSample.findMany({
+      where: { fulfilledAt: { gte: since } },
+      select: { srcChain: true, dstChain: true, routeType: true, secs: true },
+      orderBy: { fulfilledAt: 'desc' },
+      take: 50_000,
+    });
+    const next = new Map<string, number[]>();
+    for (const r of rows) {
+      const k = key(r.srcChain, r.dstChain, r.routeType);
+      const list = next.get(k) ?? [];
+      if (list.length < 500) list.push(r.secs); // the 500 most recent per pair are plenty
+      next.set(k, list);
+    }
+    this.samples = next;
+  }
+}
+
+function key(src: string, dst: string, route: string): string {
+  return `${src}>${dst}:${route}`;
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Kvm } from '@nats-io/kv';
+import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
+import type { NatsConnection } from '@xchain/messaging';
+import { HealthRegistry, LOGGER, NATS } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+
+const decoder = new TextDecoder();
+
+/**
+ * The latest USD price of every asset, held in memory from the oracle's JetStream KV bucket, so a
+ * quote never waits on a price fetch. A price older than the configured age is stale: a quote that
+ * needs it fails UNAVAILABLE / STALE_PRICE instead of trading on an old number.
+ */
+@Injectable()
+export class PriceBook implements OnModuleInit, OnApplicationShutdown {
+  private readonly prices = new Map<string, Price>();
+  private stopped = false;
+  private watching = false;
+  private stopWatch?: () => void;
+
+  constructor(
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(HealthRegistry) health: HealthRegistry,
+    @Inject('PRICE_MAX_AGE_SECS') private readonly maxAgeSecs: number,
+  ) {
+    health.register('prices', async () =>
+      this.watching
+        ? { ok: true, detail: `${this.prices.size} prices` }
+        : { ok: false, detail: 'not watching the price bucket' },
+    );
+  }
+
+  onModuleInit(): void {
+    void this.watchForever();
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    this.stopWatch?.();
+  }
+
+  /** Applies one update; an older value never replaces a newer one. */
+  apply(price: Price): void {
+    const current = this.prices.get(price.price_id);
+    if (!current || current.publish_time <= price.publish_time) this.prices.set(price.price_id, price);
+  }
+
+  /** A fresh price, or UNAVAILABLE / STALE_PRICE naming the asset. */
+  fresh(priceId: string, nowSecs: number): Price {
+    const price = this.prices.get(priceId);
+    if (!price) {
+      throw RpcError.unavailable(`no price for ${priceId}`, 'STALE_PRICE', 5, { price_id: priceId });
+    }
+    const age = nowSecs - price.publish_time;
+    if (age > this.maxAgeSecs) {
+      throw RpcError.unavailable(`price of ${priceId} is ${age}s old`, 'STALE_PRICE', 5, {
+        price_id: priceId,
+        age_secs: String(age),
+        max_age_secs: String(this.maxAgeSecs),
+      });
+    }
+    return price;
+  }
+
+  /** The price when one is known and fresh; undefined otherwise (for optional USD notionals). */
+  tryFresh(priceId: string | undefined, nowSecs: number): Price | undefined {
+    if (!priceId) return undefined;
+    const price = this.prices.get(priceId);
+    return price && nowSecs - price.publish_time <= this.maxAgeSecs ? price : undefined;
+  }
+
+  private async watchForever(): Promise<void> {
+    let delay = 250;
+    while (!this.stopped) {
+      try {
+        const kv = await new Kvm(this.nc).create(PRICES_BUCKET, { history: 1 });
+        const iter = await kv.watch({ key: '>' });
+        this.stopWatch = () => iter.stop();
+        this.watching = true;
+        delay = 250;
+        for await (const entry of iter) {
+          if (entry.operation !== 'PUT') continue;
+          const parsed = PriceSchema.safeParse(safeJson(decoder.decode(entry.value)));
+          if (parsed.success) this.apply(parsed.data);
+          else this.log.warn({ key: entry.key }, 'ignored a malformed price');
+        }
+      } catch (err) {
+        if (!this.stopped) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'price watch failed; retrying');
+      }
+      this.watching = false;
+      if (this.stopped) return;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

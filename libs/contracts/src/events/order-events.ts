@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { ChainName, Rfc3339 } from '../wire';
+
+/**
+ * Order lifecycle events, published by the chain watcher and consumed (durably, through the
+ * JetStream stream below) by the quote-engine for order status and fulfilment estimates.
+ */
+export const ORDER_EVENTS_STREAM = 'ORDER_EVENTS_V1';
+
+export const OrderEventType = z.enum(['deposited', 'fulfilled', 'refunded']);
+export type OrderEventType = z.infer<typeof OrderEventType>;
+
+export const OrderEventSchema = z.object({
+  type: OrderEventType,
+  quote_hash: z.string().regex(/^0x[0-9a-f]{64}$/),
+  /** Chain of the transaction: the source for deposits and refunds, the destination for fulfilments. */
+  chain: ChainName,
+  tx_hash: z.string().min(1),
+  /** Block time of the transaction. */
+  occurred_at: Rfc3339,
+});
+export type OrderEvent = z.infer<typeof OrderEventSchema>;
+
+/** Subject per event type: `orders.v1.deposited`, `orders.v1.fulfilled`, `orders.v1.refunded`. */
+export function orderEventSubject(type: OrderEventType): string {
+  return `orders.v1.${type}`;
+}
+export const ORDER_EVENT_SUBJECTS = 'orders.v1.*';

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { ListChainsResponse, ListTokensResponse, ListTokensRpc, StatusSchema } from '@xchain/contracts';
+import { ROOT } from '@xchain/stack';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+
+jest.setTimeout(60_000);
+
+const TIMEOUT_MS = 1500;
+
+const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+  chains: { chain: string; chain_id: string }[];
+  tokens: { chain: string; address: string; symbol: string }[];
+};
+
+describe('ListTokens and GetChains through the gateway', () => {
+  let e2e: E2eStack;
+  beforeAll(async () => {
+    e2e = await startE2eStack({ NATS_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
+  });
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it('lists every seeded token with checksummed EVM addresses', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = ListTokensResponse.parse(await res.json());
+    expect(body.tokens).toHaveLength(registry.tokens.length);
+    const usdc = body.tokens.find((t) => t.chain === 'ethereum' && t.symbol === 'USDC');
+    expect(usdc).toMatchObject({
+      chain_id: '1',
+      address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      decimals: 6,
+      tier: 'stable',
+      permit: true,
+    });
+    const native = body.tokens.find((t) => t.chain === 'ethereum' && t.address === '0x0000000000000000000000000000000000000000');
+    expect(native?.symbol).toBe('ETH');
+    expect(body.tokens.some((t) => t.chain === 'solana' && t.symbol === 'SOL')).toBe(true);
+  });
+
+  it('lists the chains with their real chain ids and limits', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/chains`);
+    expect(res.status).toBe(200);
+    const body = ListChainsResponse.parse(await res.json());
+    const byName = new Map(body.chains.map((c) => [c.chain, c]));
+    for (const [name, id] of [['ethereum', '1'], ['arbitrum', '42161'], ['base', '8453'], ['optimism', '10'], ['polygon', '137'], ['bsc', '56'], ['avalanche', '43114']]) {
+      expect(byName.get(name!)).toMatchObject({ chain_id: id, vm: 'evm' });
+    }
+    expect(byName.get('solana')).toMatchObject({ vm: 'svm', native_symbol: 'SOL', native_decimals: 9 });
+    const sol = byName.get('solana')!;
+    if (sol.gasless) expect(sol.fee_payer).toBeDefined();
+    expect(body.chains.length).toBe(registry.chains.length);
+  });
+
+  it('answers 304 to If-None-Match with the current ETag, and 200 to a stale one', async () => {
+    const first = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    const again = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    const weakList = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { headers: { 'if-none-match': `"other", W/${etag}` } });
+    expect(weakList.status).toBe(304);
+    const stale = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { headers: { 'if-none-match': '"stale"' } });
+    expect(stale.status).toBe(200);
+    const chains = await fetch(`${e2e.gatewayUrl}/json/v1/chains`);
+    expect(chains.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('returns the trace id as x-request-id and traceparent', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/chains`);
+    const id = res.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(res.headers.get('traceparent')).toContain(id!);
+  });
+
+  it('reports every service ready', async () => {
+    for (const [name, proc] of e2e.stack.services) {
+      expect(proc.child.exitCode).toBeNull();
+      void name;
+    }
+    const res = await fetch(`${e2e.gatewayUrl}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', checks: { nats: { ok: true } } });
+  });
+
+  it('answers UNAVAILABLE at once when the quote-engine is stopped', async () => {
+    await e2e.stack.services.get('quote-engine')!.stop();
+    const started = Date.now();
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`);
+    const elapsed = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    const status = StatusSchema.parse(await res.json());
+    expect(status.code).toBe(14);
+    expect(status.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reason: 'SERVICE_UNAVAILABLE' })]),
+    );
+    // NATS reports "no responders" immediately; the configured 2 s deadline is the upper bound.
+    expect(elapsed).toBeLessThan(2000);
+  });
+
+  it('answers DEADLINE_EXCEEDED within the configured bound when the service does not answer', async () => {
+    // A subscriber that never replies stands in for a hung quote-engine (the real one is stopped).
+    const nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    nc.subscribe(ListTokensRpc.subject, { callback: () => undefined });
+    await nc.flush();
+    try {
+      const started = Date.now();
+      const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`);
+      const elapsed = Date.now() - started;
+      expect(res.status).toBe(504);
+      const status = StatusSchema.parse(await res.json());
+      expect(status.code).toBe(4);
+      expect(status.details).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'UPSTREAM_TIMEOUT' })]));
+      expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+      expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500);
+    } finally {
+      await nc.close();
+    }
+  });
+});
