@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Managed } from './process';
+import { type Managed, tcpOpen } from './process';
 import { databaseUrl, startNats, startPostgres, startRedis, type ServerPorts } from './servers';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
 
@@ -39,6 +39,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     for (const s of servers.reverse()) await s.stop();
   };
   try {
+    await ensurePortsFree(opts);
     const pgPort = opts.external?.postgres ?? opts.ports.postgres;
     const redisPort = opts.external?.redis ?? opts.ports.redis;
     say(opts.external ? 'starting NATS' : 'starting NATS, Redis and PostgreSQL');
@@ -84,4 +85,26 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await stop();
     throw err;
   }
+}
+
+const PORT_VARS: Record<string, string> = {
+  nats: 'NATS_PORT',
+  natsMonitor: 'NATS_MONITOR_PORT',
+  redis: 'REDIS_PORT',
+  postgres: 'POSTGRES_PORT',
+  gateway: 'GATEWAY_PORT',
+  'quote-engine': 'QUOTE_ENGINE_PORT',
+  'price-oracle': 'PRICE_ORACLE_PORT',
+  'gasless-relayer': 'GASLESS_RELAYER_PORT',
+  'partner-service': 'PARTNER_SERVICE_PORT',
+};
+
+/** Checks every port before starting anything, so a taken one stops the start with nothing to undo. */
+async function ensurePortsFree(opts: StackOptions): Promise<void> {
+  const skip = opts.external ? new Set(['redis', 'postgres']) : new Set<string>();
+  const taken: string[] = [];
+  for (const [name, port] of Object.entries(opts.ports)) {
+    if (!skip.has(name) && (await tcpOpen(port))) taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
+  }
+  if (taken.length > 0) throw new Error(taken.join('\n'));
 }
