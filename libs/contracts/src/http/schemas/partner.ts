@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { AmountString, Rfc3339, Uint32Input, Uint64String } from '../../wire';
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    key: z.string().meta({ description: 'Non-secret prefix of the key.' }),
+    name: z.string(),
+    tier: z.string(),
+    points_per_min: Uint64String,
+    disabled: z.boolean(),
+    created_at: Rfc3339,
+  })
+  .meta({ id: 'ApiKey' });
+
+export const PartnerSchema = z
+  .object({ email: z.string(), keys: z.array(ApiKeySchema), max_keys: Uint64String })
+  .meta({ id: 'Partner' });
+
+export const TokenRefSchema = z
+  .object({ chain: z.string(), chain_id: Uint64String, address: z.string(), symbol: z.string(), decimals: z.number().int() })
+  .meta({ id: 'TokenRef' });
+
+export const PartnerFundingSchema = z
+  .object({
+    balance_usd_micros: z.string(),
+    chain: z.string(),
+    chain_id: Uint64String,
+    router_address: z.string(),
+    tokens: z.array(TokenRefSchema),
+    balances: z.array(z.object({ token: TokenRefSchema, amount: AmountString, usd_micros: z.string() })),
+  })
+  .meta({ id: 'PartnerFunding' });
+
+export const BuildPartnerFundingRequest = z
+  .object({ token: z.string().meta({ description: 'Funding token address.' }), amount: AmountString })
+  .meta({ id: 'BuildPartnerFundingRequest' });
+
+export const FundingTransactionSchema = z
+  .object({
+    funding_id: z.string(),
+    chain: z.string(),
+    chain_id: Uint64String,
+    router_address: z.string(),
+    calldata: z.string(),
+    value: AmountString,
+  })
+  .meta({ id: 'FundingTransaction' });
+
+export const VoucherSchema = z
+  .object({
+    id: z.string(),
+    chain: z.string(),
+    chain_id: Uint64String,
+    router_address: z.string(),
+    token: z.string(),
+    referrer: z.string(),
+    amount: AmountString,
+    signature: z.string(),
+    calldata: z.string(),
+    redeemed: z.boolean(),
+    redeem_tx: z.string().optional(),
+    created_at: Rfc3339,
+    redeemed_at: Rfc3339.optional(),
+    token_symbol: z.string(),
+    decimals: z.number().int(),
+  })
+  .meta({ id: 'Voucher' });
+
+export const BuildVoucherRedemptionRequest = z
+  .object({ voucher_id: z.string(), payer: z.string() })
+  .meta({ id: 'BuildVoucherRedemptionRequest' });
+
+export const ReferralGroupSchema = z
+  .object({
+    referrer: z.string(),
+    chain: z.string(),
+    chain_id: Uint64String,
+    token: z.string(),
+    token_symbol: z.string(),
+    decimals: z.number().int(),
+    amount: AmountString,
+    count: Uint64String,
+  })
+  .meta({ id: 'ReferralGroup' });
+
+export const ReferralsQuery = z.object({
+  cursor: z.string().optional().meta({ description: 'Opaque cursor from a previous page.' }),
+  page_size: Uint32Input.optional().meta({ description: 'Groups per page (default 50, at most 200).' }),
+});
+
+export const CreateKeyRequest = z.object({ name: z.string().min(1).max(100), tier: z.string().optional() }).meta({ id: 'CreateKeyRequest' });
+export const CreatedKeySchema = z
+  .object({ key: ApiKeySchema, secret: z.string().meta({ description: 'The full API key. Shown once; stored only as a hash.' }) })
+  .meta({ id: 'CreatedKey' });
+
+export const IdPathParam = z.object({ id: z.string() });

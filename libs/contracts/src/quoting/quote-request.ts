@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { AmountString, ChainName, Uint32Input } from '../wire';
+import { TradeType } from './trade-type';
+
+export const ReferrerInput = z.object({
+  address: z.string().min(1).meta({ description: 'Referrer address on the source chain (it is paid there).' }),
+  bps: Uint32Input.meta({ description: 'Basis points of the input value paid to this referrer.' }),
+});
+
+/** `""` (or absent) means no gas drop. */
+const GasDrop = z
+  .union([z.literal(''), AmountString])
+  .optional()
+  .transform((v) => (v === undefined || v === '' ? '' : v))
+  .meta({ description: 'Native asset to deliver on the destination, base units; empty string for none.' });
+
+const common = {
+  src_chain: ChainName,
+  dst_chain: ChainName,
+  src_token: z.string().min(1).meta({ description: 'Source token address; the zero address is the native asset on EVM chains.' }),
+  dst_token: z.string().min(1).meta({ description: 'Destination token address.' }),
+  trade_type: TradeType,
+  amount: AmountString.meta({
+    description: 'Exact input: source base units. Expected/exact output: desired output in destination base units.',
+  }),
+  gas_drop: GasDrop,
+  slippage_bps: Uint32Input.optional().meta({ description: 'Floor for the destination swap leg; a tier is chosen when omitted.' }),
+  src_slippage_bps: Uint32Input.optional().meta({ description: 'Floor for the source swap leg.' }),
+  referrers: z.array(ReferrerInput).optional(),
+  gasless: z.boolean().optional().meta({ description: 'Price for gasless submission (relay gas priced in as `sponsor_gas`).' }),
+  sponsor_fees: z
+    .boolean()
+    .optional()
+    .meta({ description: 'With `gasless`: charge relay gas to the partner funding balance. Needs the API key of a funded partner.' }),
+};
+
+/** PreviewQuote: prices without binding anything; takes no recipient or refund address. */
+export const PreviewQuoteRequest = z.object(common).meta({ id: 'PreviewQuoteRequest' });
+export type PreviewQuoteRequest = z.output<typeof PreviewQuoteRequest>;
+
+/** GetQuote: prices, binds and stores the order. */
+export const GetQuoteRequest = z
+  .object({
+    ...common,
+    recipient: z.string().min(1).meta({ description: "Receiving address on the destination chain, in that chain's format." }),
+    refund_address: z.string().min(1).meta({ description: 'Source-chain address refunded if the order cannot be fulfilled.' }),
+  })
+  .meta({ id: 'GetQuoteRequest' });
+export type GetQuoteRequest = z.output<typeof GetQuoteRequest>;
