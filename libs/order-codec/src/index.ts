@@ -1,0 +1,3 @@
+export * from './base58';
+export * from './order';
+export * from './wire';

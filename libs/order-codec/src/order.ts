@@ -1,0 +1,94 @@
+import { type Hex, encodeAbiParameters, getAddress, isAddress, keccak256, toHex } from 'viem';
+import { base58Decode, base58Encode } from './base58';
+
+export type AddressVm = 'evm' | 'svm';
+
+export interface OrderReferrer {
+  account: Hex; // bytes32
+  bps: number;
+}
+
+/** The published Order struct (contracts/src/XchainOrder.sol), field for field. */
+export interface Order {
+  version: number;
+  salt: Hex;
+  srcChainId: bigint;
+  dstChainId: bigint;
+  srcToken: Hex;
+  dstToken: Hex;
+  amountIn: bigint;
+  amountOut: bigint;
+  minAmountOut: bigint;
+  recipient: Hex;
+  refundAddress: Hex;
+  gasDrop: bigint;
+  tradeType: number;
+  slippageBps: number;
+  srcSlippageBps: number;
+  dstGasNative: bigint;
+  sponsorGas: bigint;
+  gasless: boolean;
+  sponsorFees: boolean;
+  referrersHash: Hex;
+  issuedAt: bigint;
+  expiresAt: bigint;
+  depositTarget: Hex;
+}
+
+/** The ABI tuple of Order, in struct order. */
+export const ORDER_ABI_COMPONENTS = [
+  { name: 'version', type: 'uint8' },
+  { name: 'salt', type: 'bytes32' },
+  { name: 'srcChainId', type: 'uint64' },
+  { name: 'dstChainId', type: 'uint64' },
+  { name: 'srcToken', type: 'bytes32' },
+  { name: 'dstToken', type: 'bytes32' },
+  { name: 'amountIn', type: 'uint256' },
+  { name: 'amountOut', type: 'uint256' },
+  { name: 'minAmountOut', type: 'uint256' },
+  { name: 'recipient', type: 'bytes32' },
+  { name: 'refundAddress', type: 'bytes32' },
+  { name: 'gasDrop', type: 'uint256' },
+  { name: 'tradeType', type: 'uint8' },
+  { name: 'slippageBps', type: 'uint16' },
+  { name: 'srcSlippageBps', type: 'uint16' },
+  { name: 'dstGasNative', type: 'uint256' },
+  { name: 'sponsorGas', type: 'uint256' },
+  { name: 'gasless', type: 'bool' },
+  { name: 'sponsorFees', type: 'bool' },
+  { name: 'referrersHash', type: 'bytes32' },
+  { name: 'issuedAt', type: 'uint64' },
+  { name: 'expiresAt', type: 'uint64' },
+  { name: 'depositTarget', type: 'bytes32' },
+] as const;
+
+const ORDER_TUPLE = [{ type: 'tuple', components: ORDER_ABI_COMPONENTS }] as const;
+const REFERRERS_ARRAY = [{ type: 'tuple[]', components: [{ name: 'account', type: 'bytes32' }, { name: 'bps', type: 'uint16' }] }] as const;
+
+export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
+
+/** keccak256(abi.encode(order)): the quote hash. */
+export function hashOrder(order: Order): Hex {
+  return keccak256(encodeAbiParameters(ORDER_TUPLE, [order]));
+}
+
+export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
+  return referrers.length === 0 ? ZERO_BYTES32 : keccak256(encodeAbiParameters(REFERRERS_ARRAY, [referrers.map((r) => ({ account: r.account, bps: r.bps }))]));
+}
+
+/** An address as bytes32: EVM left-padded (any case accepted), Solana's 32 key bytes. */
+export function toBytes32(vm: AddressVm, address: string): Hex {
+  if (vm === 'evm') {
+    if (!isAddress(address, { strict: false })) throw new Error(`${address} is not an EVM address`);
+    return `0x${'0'.repeat(24)}${address.slice(2).toLowerCase()}`;
+  }
+  const bytes = base58Decode(address);
+  if (bytes.length !== 32) throw new Error(`${address} is not a 32-byte Solana key`);
+  return toHex(bytes);
+}
+
+export function fromBytes32(vm: AddressVm, value: Hex): string {
+  if (vm === 'evm') return getAddress(`0x${value.slice(26)}`);
+  const hex = value.slice(2);
+  return base58Encode(Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16))));
+}

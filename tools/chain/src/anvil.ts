@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { type Managed, ROOT, freePort, launch, waitFor } from '@xchain/stack';
+
+export interface Anvil {
+  rpcUrl: string;
+  chainId: number;
+  proc: Managed;
+}
+
+/** Anvil's well-known first dev account (funded on every anvil start). */
+export const ANVIL_DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
+
+/** Starts the real anvil binary on a free loopback port and waits until it answers. */
+export async function startAnvil(chainId = 1337): Promise<Anvil> {
+  const port = await freePort();
+  const bin = join(ROOT, 'node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
+  const proc = launch('anvil', bin, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent'], { logFile: '/dev/null' });
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  await waitFor('anvil', async () => {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(500),
+    });
+    return res.ok;
+  }, 15_000, proc);
+  return { rpcUrl, chainId, proc };
+}

@@ -1,0 +1,2 @@
+export * from './anvil';
+export * from './compile';
