@@ -7,6 +7,7 @@ import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
 import { OpenApiController } from './http/openapi.controller';
 import { RouteTable } from './http/route-table';
+import { QuoteController } from './quote/quote.controller';
 import { RegistryController } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
 
@@ -16,7 +17,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RegistryController, OpenApiController],
+      controllers: [HealthController, RegistryController, QuoteController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),

@@ -2,6 +2,14 @@ import { Module } from '@nestjs/common';
 import { HealthController, coreProviders } from '@xchain/service-kit';
 import { dbProviders } from './db.providers';
 import { env } from './env';
+import { EtaService } from './orders/eta.service';
+import { OrderEventsConsumer } from './orders/order-events.consumer';
+import { PriceBook } from './prices/price-book';
+import { QuotePipeline } from './quoting/quote-pipeline';
+import { QuoteHandlers } from './quoting/quote.handlers';
+import { QuoteService } from './quoting/quote.service';
+import { quotingProviders } from './quoting/quoting.providers';
+import { RegistryCache } from './registry/registry-cache';
 import { RegistryHandlers } from './registry/registry.handlers';
 import { RegistryRepository } from './registry/registry.repository';
 
@@ -10,8 +18,16 @@ import { RegistryRepository } from './registry/registry.repository';
   providers: [
     ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
     ...dbProviders,
+    ...quotingProviders,
     RegistryRepository,
     RegistryHandlers,
+    RegistryCache,
+    PriceBook,
+    EtaService,
+    OrderEventsConsumer,
+    QuotePipeline,
+    QuoteService,
+    QuoteHandlers,
   ],
 })
 export class AppModule {}

@@ -1,10 +1,25 @@
-import { BaseEnv, loadEnvOrExit, port } from '@xchain/service-kit';
+import { BaseEnv, loadEnvOrExit, millis, port } from '@xchain/service-kit';
 import { z } from 'zod';
 
 export const QuoteEngineEnv = BaseEnv.extend({
   QUOTE_ENGINE_PORT: port(8082),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/quote_engine'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** Operator quoting settings (fees, size band, gas, inventory, suspended pairs). */
+  QUOTING_CONFIG_FILE: z.string().default('config/quoting.json'),
+  /** A price older than this is stale: quotes needing it fail UNAVAILABLE / STALE_PRICE. */
+  PRICE_MAX_AGE_SECS: z.coerce.number().int().min(1).max(86_400).default(60),
+  REGISTRY_REFRESH_MS: millis(5000),
+  /** Stored quotes stay fetchable (and depositable) this long; at least 24 h. */
+  QUOTE_RETENTION_SECS: z.coerce.number().int().min(86_400).default(7 * 86_400),
+  ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  ETA_MIN_SAMPLES: z.coerce.number().int().min(1).max(1000).default(3),
+  ETA_REFRESH_MS: millis(10_000),
+  /** `oracle` prices swap legs from oracle prices; `0x` asks the 0x Swap API v2 for EVM legs. */
+  SWAP_PRICER: z.enum(['oracle', '0x']).default('oracle'),
+  ZEROEX_API_URL: z.string().url().default('https://api.0x.org'),
+  ZEROEX_API_KEY: z.string().optional(),
+  ZEROEX_TIMEOUT_MS: millis(1500),
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 

@@ -1,3 +1,4 @@
 export * from './base58';
 export * from './order';
+export type { Hex } from 'viem';
 export * from './wire';

@@ -109,6 +109,12 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     return this.tokens.get(key(chain.name, normalised));
   }
 
+  /** A listed token of a chain by symbol (the configured bridge asset). */
+  bySymbol(chain: ChainInfo, symbol: string): TokenInfo | undefined {
+    for (const t of this.tokens.values()) if (t.chain === chain.name && t.symbol === symbol) return t;
+    return undefined;
+  }
+
   /** The native asset of a chain as a token. */
   native(chain: ChainInfo): TokenInfo | undefined {
     return this.tokens.get(key(chain.name, chain.vm === 'evm' ? EVM_NATIVE : SVM_NATIVE));

@@ -56,7 +56,7 @@ export const PreviewQuoteOp: HttpOperation = {
   tag: 'quote',
   body: PreviewQuoteRequest,
   response: QuotePreviewSchema,
-  served: false,
+  served: true,
 };
 
 export const GetQuoteOp: HttpOperation = {
@@ -68,7 +68,7 @@ export const GetQuoteOp: HttpOperation = {
   tag: 'quote',
   body: GetQuoteRequest,
   response: QuoteSchema,
-  served: false,
+  served: true,
 };
 
 const later = (op: Omit<HttpOperation, 'served'>): HttpOperation => ({ ...op, served: false });

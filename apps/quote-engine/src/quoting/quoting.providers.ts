@@ -1,0 +1,28 @@
+import type { Provider } from '@nestjs/common';
+import { OraclePoolPricer } from '@xchain/pricing-core';
+import { env } from '../env';
+import { RegistryCache } from '../registry/registry-cache';
+import { ZeroExClient } from '../swap/zero-ex.client';
+import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
+import { SWAP_PRICING, SwapPricing } from './swap-pricing';
+
+export const quotingProviders: Provider[] = [
+  { provide: 'QUOTING_CONFIG', useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
+  { provide: 'PRICE_MAX_AGE_SECS', useValue: env.PRICE_MAX_AGE_SECS },
+  { provide: 'REGISTRY_REFRESH_MS', useValue: env.REGISTRY_REFRESH_MS },
+  { provide: 'QUOTE_RETENTION_SECS', useValue: env.QUOTE_RETENTION_SECS },
+  { provide: 'ETA_CONFIG', useValue: { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS } },
+  {
+    provide: SWAP_PRICING,
+    inject: ['QUOTING_CONFIG', RegistryCache],
+    useFactory: (config: QuotingConfig, registry: RegistryCache) => {
+      const zeroEx = env.SWAP_PRICER === '0x'
+        ? new ZeroExClient({ baseUrl: env.ZEROEX_API_URL, timeoutMs: env.ZEROEX_TIMEOUT_MS, ...(env.ZEROEX_API_KEY ? { apiKey: env.ZEROEX_API_KEY } : {}) })
+        : undefined;
+      return new SwapPricing(new OraclePoolPricer(poolModelOf(config)), zeroEx, (chain) => {
+        const c = registry.chain(chain);
+        return c ? { id: c.chainId, vm: c.vm } : undefined;
+      });
+    },
+  },
+];

@@ -1,0 +1,39 @@
+import { FixedRatePricer, type OraclePoolPricer, type PricedToken, type QuoteInput, type RouteLeg, type SwapLegPricer } from '@xchain/pricing-core';
+import type { ZeroExClient } from '../swap/zero-ex.client';
+
+export const SWAP_PRICING = Symbol('SWAP_PRICING');
+
+/**
+ * Chooses how swap legs are priced. The oracle pool model always gives a first answer (it also
+ * sizes the legs); with an aggregator configured, each EVM swap leg is re-priced from the
+ * aggregator's quote for that leg's size, and the trade is priced again with those rates.
+ */
+export class SwapPricing {
+  constructor(
+    readonly oracle: OraclePoolPricer,
+    private readonly zeroEx: ZeroExClient | undefined,
+    private readonly chainIds: (chain: string) => { id: bigint; vm: 'evm' | 'svm' } | undefined,
+  ) {}
+
+  async forLegs(input: QuoteInput, legs: RouteLeg[]): Promise<SwapLegPricer | undefined> {
+    if (!this.zeroEx) return undefined;
+    const rates = new Map<string, FixedRatePricer>();
+    await Promise.all(
+      legs
+        .filter((l) => l.kind === 'swap' && this.chainIds(l.chain)?.vm === 'evm' && l.amountIn > 0n)
+        .map(async (l) => {
+          const price = await this.zeroEx!.price(this.chainIds(l.chain)!.id, l.tokenIn, l.tokenOut, l.amountIn);
+          rates.set(`${l.chain}:${l.tokenIn}>${l.tokenOut}`, new FixedRatePricer(price.sellAmount, price.buyAmount));
+        }),
+    );
+    if (rates.size === 0) return undefined;
+    const oracle = this.oracle;
+    void input;
+    return {
+      amountOut(tokenIn: PricedToken, tokenOut: PricedToken, amountIn: bigint): bigint {
+        const rate = rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`);
+        return (rate ?? oracle).amountOut(tokenIn, tokenOut, amountIn);
+      },
+    };
+  }
+}
