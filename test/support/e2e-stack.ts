@@ -11,6 +11,8 @@ export interface E2eStack {
   stack: Stack;
   gatewayUrl: string;
   logDir: string;
+  /** URL of one of this stack's service databases (for operator tools such as the seed). */
+  databaseUrl(db: string): string;
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
     logDir: join(dataDir, 'logs'),
+    databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
     async stop() {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });

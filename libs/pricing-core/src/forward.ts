@@ -21,7 +21,6 @@ export function forward(input: QuoteInput, amountIn: bigint, pricer: SwapLegPric
   const { src, dst, srcChain, dstChain } = input;
   const sameChain = src.chain === dst.chain;
   const fees: FeeComponent[] = [];
-  const valueIn = valueFloor(amountIn, src);
 
   // Source-side charges, taken from the deposit in source token units.
   const srcCharge = (name: FeeComponent['name'], valueE18: bigint, chargedTo: FeeComponent['chargedTo'] = 'user') => {
@@ -30,11 +29,22 @@ export function forward(input: QuoteInput, amountIn: bigint, pricer: SwapLegPric
     fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueE18), native: tokens, chargedTo });
     return chargedTo === 'user' ? tokens : 0n;
   };
-  let deducted = 0n;
-  deducted += srcCharge('protocol_fee', bpsCeil(valueIn, input.fees.protocolFeeBps));
+  // Percentage fees are taken in one rounding on the deposit itself (ceil of the total bps), so
+  // one more unit deposited never costs more than one more unit of fees: the output stays
+  // monotone. The components show each fee floored; the rounding remainder goes to protocol_fee.
   const referrerBps = input.referrers.reduce((sum, r) => sum + BigInt(r.bps), 0n);
-  deducted += srcCharge('referrer_fee', bpsCeil(valueIn, referrerBps));
-  if (input.keyless) deducted += srcCharge('keyless_spread', bpsCeil(valueIn, input.fees.keylessSpreadBps));
+  const pct: { name: FeeComponent['name']; bps: bigint }[] = [
+    { name: 'protocol_fee', bps: input.fees.protocolFeeBps },
+    { name: 'referrer_fee', bps: referrerBps },
+    { name: 'keyless_spread', bps: input.keyless ? input.fees.keylessSpreadBps : 0n },
+  ];
+  const totalPct = bpsCeil(amountIn, pct.reduce((a, f) => a + f.bps, 0n));
+  const shares = pct.map((f) => ({ ...f, tokens: (amountIn * f.bps) / 10_000n }));
+  shares[0]!.tokens += totalPct - shares.reduce((a, f) => a + f.tokens, 0n);
+  for (const f of shares) {
+    if (f.tokens > 0n) fees.push({ name: f.name, side: 'src', usdMicros: e18ToMicros(valueFloor(f.tokens, src)), native: f.tokens, chargedTo: 'user' });
+  }
+  let deducted = totalPct;
   let sponsorGasInSrcToken = 0n;
   if (input.gasless) {
     const relayValue = valueCeil(srcChain.relayGasNative, srcChain.native);

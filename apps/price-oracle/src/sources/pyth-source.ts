@@ -1,42 +1,45 @@
 import type { Price } from '@xchain/contracts';
-import { z } from 'zod';
+import { priceIdsByFeed, pricesFromHermes } from './hermes';
 import type { Feed, PriceSource } from './source';
 
-const PriceField = z.object({ price: z.string().regex(/^-?[0-9]+$/), conf: z.string().regex(/^[0-9]+$/), expo: z.number().int(), publish_time: z.number().int() });
-/** The parts of Hermes' `/v2/updates/price/latest?parsed=true` answer we read. */
-export const HermesResponse = z.object({
-  parsed: z.array(z.object({ id: z.string(), price: PriceField })).default([]),
-});
+export interface PythOptions {
+  /** Hermes base URL; may carry a path prefix (node providers serve it under one). */
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
 
-const norm = (id: string) => id.toLowerCase().replace(/^0x/, '');
-
-/** Pyth prices from a Hermes server over HTTP, with an explicit timeout on every fetch. */
+/** Pyth prices from Hermes over HTTP: one request for every feed per poll, always with a deadline. */
 export class PythHermesSource implements PriceSource {
   readonly name = 'pyth' as const;
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
-  ) {}
+  constructor(private readonly opts: PythOptions) {}
+
+  covers(feed: Feed): boolean {
+    return feed.pyth_feed_id !== undefined;
+  }
 
   async fetch(feeds: readonly Feed[]): Promise<Price[]> {
-    const byFeed = new Map<string, string[]>();
-    for (const f of feeds) if (f.pyth_feed_id) byFeed.set(norm(f.pyth_feed_id), [...(byFeed.get(norm(f.pyth_feed_id)) ?? []), f.price_id]);
-    if (byFeed.size === 0) return [];
-    const url = new URL('/v2/updates/price/latest', this.baseUrl);
-    for (const id of byFeed.keys()) url.searchParams.append('ids[]', `0x${id}`);
+    const ids = [...priceIdsByFeed(feeds).keys()];
+    if (ids.length === 0) return [];
+    const url = new URL('v2/updates/price/latest', this.opts.baseUrl.endsWith('/') ? this.opts.baseUrl : `${this.opts.baseUrl}/`);
+    for (const id of ids) url.searchParams.append('ids[]', `0x${id}`);
     url.searchParams.set('parsed', 'true');
-    const res = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs) });
-    if (!res.ok) throw new Error(`Hermes answered HTTP ${res.status}`);
-    const body = HermesResponse.parse(await res.json());
-    const out: Price[] = [];
-    for (const entry of body.parsed) {
-      const price = BigInt(entry.price.price);
-      if (price <= 0n || entry.price.expo > 0) continue; // never publish a non-positive price
-      for (const priceId of byFeed.get(norm(entry.id)) ?? []) {
-        out.push({ price_id: priceId, price: price.toString(), expo: entry.price.expo, conf: entry.price.conf, publish_time: entry.price.publish_time, source: 'pyth' });
-      }
+    // One feed Hermes does not know must not cost us every other price (it answers 404 otherwise).
+    url.searchParams.set('ignore_invalid_price_ids', 'true');
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.opts.apiKey) headers['authorization'] = `Bearer ${this.opts.apiKey}`;
+    let body: unknown;
+    try {
+      // The signal bounds the whole exchange, body included: a stalled stream cannot hang a poll.
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(this.opts.timeoutMs) });
+      if (!res.ok) throw new Error(`Hermes answered HTTP ${res.status}`);
+      body = await res.json();
+    } catch (err) {
+      // By name, not instanceof: the DOMException may come from another realm (a test VM).
+      if ((err as { name?: unknown } | null)?.name === 'TimeoutError') throw new Error(`Hermes did not answer within ${this.opts.timeoutMs} ms`);
+      throw err;
     }
-    return out;
+    return pricesFromHermes(body, feeds);
   }
 }

@@ -1,0 +1,48 @@
+import { Code, RpcError } from '@xchain/contracts';
+import pino from 'pino';
+import { FeedDirectory } from './feed-directory';
+import type { Feed } from './sources/source';
+
+const log = pino({ level: 'silent' });
+const FEEDS: Feed[] = [{ price_id: 'ethereum', symbol: 'ETH' }];
+
+describe('FeedDirectory', () => {
+  it('retries with growing delays until the quote-engine answers, then reports the list once', async () => {
+    const calls: number[] = [];
+    const changes: (readonly Feed[])[] = [];
+    const rpc = {
+      call: async () => {
+        calls.push(Date.now());
+        if (calls.length < 4) throw RpcError.unavailable('quote-engine is unavailable', 'SERVICE_UNAVAILABLE');
+        return { feeds: FEEDS };
+      },
+    };
+    const dir = new FeedDirectory(rpc as never, log, { refreshMs: 60_000, minBackoffMs: 20, maxBackoffMs: 1000 }, (f) => changes.push(f));
+    dir.start();
+    const deadline = Date.now() + 2000;
+    while (changes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await dir.stop();
+    expect(changes).toEqual([FEEDS]);
+    expect(dir.feeds).toEqual(FEEDS);
+    const gaps = calls.slice(1).map((t, i) => t - calls[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(15);
+    expect(gaps[2]!).toBeGreaterThanOrEqual(gaps[0]! * 3); // 20, 40, 80 ms
+  });
+
+  it('keeps the last list when a refresh fails', async () => {
+    let n = 0;
+    const rpc = {
+      call: async () => {
+        n++;
+        if (n > 1) throw new RpcError(Code.DEADLINE_EXCEEDED, 'slow');
+        return { feeds: FEEDS };
+      },
+    };
+    const dir = new FeedDirectory(rpc as never, log, { refreshMs: 10, minBackoffMs: 10 }, () => undefined);
+    dir.start();
+    await new Promise((r) => setTimeout(r, 100));
+    await dir.stop();
+    expect(n).toBeGreaterThan(2);
+    expect(dir.feeds).toEqual(FEEDS);
+  });
+});

@@ -1,0 +1,53 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { type Health, ListPriceFeedsRpc } from '@xchain/contracts';
+import { RpcServer, type NatsConnection } from '@xchain/messaging';
+import pino from 'pino';
+import { PriceOracleEnv } from './env';
+import { type OracleModuleOptions, PriceOracleModule } from './oracle.module';
+import type { Feed } from './sources/source';
+
+/** Helpers for the integration suites (not used by the service). */
+
+export interface RunningOracle {
+  app: INestApplication;
+  readiness(): Promise<{ status: number; body: Health }>;
+  close(): Promise<void>;
+}
+
+/** Boots the real oracle module on a free loopback port, with the given environment. */
+export async function bootOracle(env: Record<string, string>, opts: OracleModuleOptions = {}): Promise<RunningOracle> {
+  process.env['LOG_LEVEL'] ??= 'silent';
+  const parsed = PriceOracleEnv.parse({ ...env, PRICE_ORACLE_PORT: '0' });
+  const app = await NestFactory.create(PriceOracleModule.forRoot(parsed, opts), new FastifyAdapter(), { logger: false });
+  app.enableShutdownHooks();
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  return {
+    app,
+    async readiness() {
+      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) });
+      return { status: res.status, body: (await res.json()) as Health };
+    },
+    close: () => app.close(),
+  };
+}
+
+/** Answers ListPriceFeeds as the quote-engine would. */
+export function serveFeeds(nc: NatsConnection, feeds: Feed[]): RpcServer {
+  const server = new RpcServer(nc, 'quote-engine', pino({ level: 'silent' }));
+  server.handle(ListPriceFeedsRpc, async () => ({ feeds }));
+  return server;
+}
+
+/** Polls `probe` until it returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
