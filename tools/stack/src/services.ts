@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Managed, httpOk, launch, tcpOpen, waitFor } from './process';
 
@@ -50,7 +50,14 @@ export async function startBuiltService(opts: StartServiceOptions): Promise<Mana
     logFile: opts.logFile,
     cwd: ROOT,
   });
-  await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 30_000, proc);
+  try {
+    await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 30_000, proc);
+  } catch (err) {
+    await proc.stop();
+    // The reason is in the service's own log: bring its last lines into the error.
+    const tail = opts.logFile && existsSync(opts.logFile) ? readFileSync(opts.logFile, 'utf8').trim().split('\n').slice(-5).join('\n') : '';
+    throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `; last log lines:\n${tail}` : ''}`);
+  }
   return proc;
 }
 
