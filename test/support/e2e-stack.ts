@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, freePort, startStack, type Stack } from '@xchain/stack';
+import { ROOT, freeStackPorts, startStack, type Stack } from '@xchain/stack';
 
 /**
  * Boots the real, built services for one suite: its own NATS, its own databases in the shared
@@ -22,18 +22,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E
   if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run the suites through `npm test`');
   const id = randomBytes(4).toString('hex');
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
-  const port = () => freePort();
-  const ports = {
-    nats: await port(),
-    natsMonitor: await port(),
-    redis,
-    postgres: pg,
-    gateway: await port(),
-    'quote-engine': await port(),
-    'price-oracle': await port(),
-    'gasless-relayer': await port(),
-    'partner-service': await port(),
-  };
+  const ports = { ...(await freeStackPorts()), redis, postgres: pg };
   const stack = await startStack({
     dataDir,
     ports,

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Managed, tcpOpen } from './process';
+import { type Managed, freePort, tcpOpen } from './process';
 import { databaseUrl, startNats, startPostgres, startRedis, type ServerPorts } from './servers';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
 
@@ -107,4 +107,11 @@ async function ensurePortsFree(opts: StackOptions): Promise<void> {
     if (!skip.has(name) && (await tcpOpen(port))) taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
   }
   if (taken.length > 0) throw new Error(taken.join('\n'));
+}
+
+/** A free loopback port for every server and service of a stack (tests, benchmarks). */
+export async function freeStackPorts(): Promise<StackOptions['ports']> {
+  const ports: Record<string, number> = {};
+  for (const name of Object.keys(PORT_VARS)) ports[name] = await freePort();
+  return ports as StackOptions['ports'];
 }

@@ -90,7 +90,7 @@ export class QuotePipeline {
   private async run(input: QuoteInput): Promise<QuoteResult> {
     try {
       const first = priceQuote(input, this.swaps.oracle);
-      const pricer: SwapLegPricer | undefined = await this.swaps.forLegs(input, first.legs);
+      const pricer: SwapLegPricer | undefined = await this.swaps.forLegs(first.legs);
       return pricer ? priceQuote(input, pricer) : first;
     } catch (err) {
       if (err instanceof PricingError) throw fromPricingError(err);

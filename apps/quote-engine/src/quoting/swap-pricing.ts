@@ -1,4 +1,4 @@
-import { FixedRatePricer, type OraclePoolPricer, type PricedToken, type QuoteInput, type RouteLeg, type SwapLegPricer } from '@xchain/pricing-core';
+import { FixedRatePricer, type OraclePoolPricer, type PricedToken, type RouteLeg, type SwapLegPricer } from '@xchain/pricing-core';
 import type { ZeroExClient } from '../swap/zero-ex.client';
 
 export const SWAP_PRICING = Symbol('SWAP_PRICING');
@@ -15,7 +15,7 @@ export class SwapPricing {
     private readonly chainIds: (chain: string) => { id: bigint; vm: 'evm' | 'svm' } | undefined,
   ) {}
 
-  async forLegs(input: QuoteInput, legs: RouteLeg[]): Promise<SwapLegPricer | undefined> {
+  async forLegs(legs: RouteLeg[]): Promise<SwapLegPricer | undefined> {
     if (!this.zeroEx) return undefined;
     const rates = new Map<string, FixedRatePricer>();
     await Promise.all(
@@ -28,7 +28,6 @@ export class SwapPricing {
     );
     if (rates.size === 0) return undefined;
     const oracle = this.oracle;
-    void input;
     return {
       amountOut(tokenIn: PricedToken, tokenOut: PricedToken, amountIn: bigint): bigint {
         const rate = rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`);

@@ -42,6 +42,7 @@ const SVM_NATIVE = '11111111111111111111111111111111';
 export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private chains = new Map<string, ChainInfo>();
   private tokens = new Map<string, TokenInfo>();
+  private bySymbolIndex = new Map<string, TokenInfo>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -97,6 +98,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     }
     this.chains = nextChains;
     this.tokens = nextTokens;
+    this.bySymbolIndex = new Map([...nextTokens.values()].map((t) => [key(t.chain, t.symbol), t]));
   }
 
   chain(name: string): ChainInfo | undefined {
@@ -111,8 +113,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
 
   /** A listed token of a chain by symbol (the configured bridge asset). */
   bySymbol(chain: ChainInfo, symbol: string): TokenInfo | undefined {
-    for (const t of this.tokens.values()) if (t.chain === chain.name && t.symbol === symbol) return t;
-    return undefined;
+    return this.bySymbolIndex.get(key(chain.name, symbol));
   }
 
   /** The native asset of a chain as a token. */

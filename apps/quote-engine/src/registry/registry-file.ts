@@ -1,8 +1,6 @@
 import { AmountString, ChainName, TokenTier, Uint64String } from '@xchain/contracts';
-import { getAddress, isAddress } from 'viem';
+import { normaliseAddress } from '../quoting/addresses';
 import { z } from 'zod';
-
-const BASE58_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** The operator's registry file (config/registry.json): what the seed writes into the database. */
 export const RegistryFileSchema = z.object({
@@ -40,14 +38,11 @@ export const RegistryFileSchema = z.object({
 });
 export type RegistryFile = z.output<typeof RegistryFileSchema>;
 
-/** EIP-55 on EVM chains, base58 as given on Solana; throws on a malformed address. */
-export function normaliseAddress(vm: 'evm' | 'svm', address: string, where: string): string {
-  if (vm === 'evm') {
-    if (!isAddress(address, { strict: false })) throw new Error(`${where}: ${address} is not an EVM address`);
-    return getAddress(address);
-  }
-  if (!BASE58_KEY.test(address)) throw new Error(`${where}: ${address} is not a base58 Solana key`);
-  return address;
+/** EIP-55 on EVM chains, base58 32-byte keys on Solana; throws on a malformed address. */
+function normaliseOrThrow(vm: 'evm' | 'svm', address: string, where: string): string {
+  const normalised = normaliseAddress(vm, address);
+  if (!normalised) throw new Error(`${where}: ${address} is not ${vm === 'evm' ? 'an EVM address' : 'a base58 Solana key'}`);
+  return normalised;
 }
 
 /** Validates cross references (token → chain, duplicates) and normalises every address. */
@@ -57,9 +52,9 @@ export function parseRegistryFile(json: unknown): RegistryFile {
   for (const c of file.chains) {
     if (vmOf.has(c.chain)) throw new Error(`chain ${c.chain} is listed twice`);
     vmOf.set(c.chain, c.vm);
-    c.deposit_target = normaliseAddress(c.vm, c.deposit_target, `${c.chain}.deposit_target`);
-    if (c.gasless_executor) c.gasless_executor = normaliseAddress(c.vm, c.gasless_executor, `${c.chain}.gasless_executor`);
-    if (c.fee_payer) c.fee_payer = normaliseAddress('svm', c.fee_payer, `${c.chain}.fee_payer`);
+    c.deposit_target = normaliseOrThrow(c.vm, c.deposit_target, `${c.chain}.deposit_target`);
+    if (c.gasless_executor) c.gasless_executor = normaliseOrThrow(c.vm, c.gasless_executor, `${c.chain}.gasless_executor`);
+    if (c.fee_payer) c.fee_payer = normaliseOrThrow('svm', c.fee_payer, `${c.chain}.fee_payer`);
     if (c.gasless && c.vm === 'evm' && !c.gasless_executor) throw new Error(`${c.chain}: gasless needs gasless_executor`);
     if (c.gasless && c.vm === 'svm' && !c.fee_payer) throw new Error(`${c.chain}: gasless needs fee_payer`);
   }
@@ -67,7 +62,7 @@ export function parseRegistryFile(json: unknown): RegistryFile {
   for (const t of file.tokens) {
     const vm = vmOf.get(t.chain);
     if (!vm) throw new Error(`token ${t.symbol} names unknown chain ${t.chain}`);
-    t.address = normaliseAddress(vm, t.address, `${t.chain}.${t.symbol}`);
+    t.address = normaliseOrThrow(vm, t.address, `${t.chain}.${t.symbol}`);
     const key = `${t.chain}:${t.address}`;
     if (seen.has(key)) throw new Error(`token ${key} is listed twice`);
     seen.add(key);
