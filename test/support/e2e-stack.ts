@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ export interface E2eStack {
   stack: Stack;
   gatewayUrl: string;
   logDir: string;
+  /** Runs the operator tool against this stack; resolves with its exit code and parsed JSON output. */
+  admin(...args: string[]): Promise<{ code: number; out: any; err: string }>;
   /** URL of one of this stack's service databases (for operator tools such as the seed). */
   databaseUrl(db: string): string;
   stop(): Promise<void>;
@@ -30,16 +33,34 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E
     external: { postgres: pg, redis },
     databasePrefix: `e2e_${id}_`,
     logDir: join(dataDir, 'logs'),
-    extraEnv: { LOG_LEVEL: 'info', ...extraEnv },
+    // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
+    // out of the way unless a suite sets it to test it.
+    extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...extraEnv },
   });
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
     logDir: join(dataDir, 'logs'),
+    admin: (...args) => runAdmin(stack.env, args),
     databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
     async stop() {
       await stack.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function runAdmin(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; out: any; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env, timeout: 20_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let out: unknown;
+      try {
+        out = JSON.parse(code === 0 ? stdout : stderr);
+      } catch {
+        out = undefined;
+      }
+      resolve({ code, out, err: stderr });
+    });
+  });
 }

@@ -7,6 +7,8 @@ import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
 import { OpenApiController } from './http/openapi.controller';
 import { RouteTable } from './http/route-table';
+import { accessProviders } from './access/access.providers';
+import { PartnerController } from './partner/partner.controller';
 import { QuoteController } from './quote/quote.controller';
 import { RegistryController } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
@@ -17,7 +19,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RegistryController, QuoteController, OpenApiController],
+      controllers: [HealthController, RegistryController, QuoteController, PartnerController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
@@ -27,6 +29,7 @@ export class GatewayModule {
           useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
         },
         { provide: RouteTable, useFactory: gatewayRoutes },
+        ...accessProviders(env),
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
       ],
     };

@@ -7,6 +7,29 @@ export const GatewayEnv = BaseEnv.extend({
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /** Rate-limit counters live here, shared by every gateway replica. */
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  /** A Redis call slower than this falls back to the per-process limiter for that request. */
+  REDIS_TIMEOUT_MS: millis(250),
+  /** Prefix of the rate-limit keys in Redis (separate stacks sharing one Redis use different ones). */
+  RATE_LIMIT_PREFIX: z.string().regex(/^[a-zA-Z0-9:_-]+$/).default('rl'),
+  /** Budget of a client IP without an API key, in points per minute (decisions D10). */
+  KEYLESS_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  /** Budget of one partner's session-authenticated partner operations, in points per minute. */
+  PARTNER_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  /** How long an API key lookup is cached: the most a missed key_changed event can keep a disabled key working. */
+  KEY_CACHE_TTL_MS: millis(5000),
+  KEY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /** Deadline of credential checks with the partner-service. */
+  AUTH_TIMEOUT_MS: millis(1000),
+  /**
+   * Peers whose X-Forwarded-For is believed (comma-separated IPs or CIDRs, e.g. the ingress).
+   * Empty: the client IP is always the TCP peer.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
 });
 export type GatewayEnv = z.output<typeof GatewayEnv>;
 

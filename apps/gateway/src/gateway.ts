@@ -4,6 +4,8 @@ import { LOGGER, startService } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { GatewayModule } from './app.module';
 import type { GatewayEnv } from './env';
+import { AccessControl } from './access/access-control';
+import { installAccessHook } from './access/access-hook';
 import { installHttpHooks } from './http/fastify-hooks';
 import { httpErrors, sendStatus } from './http/status-reply';
 
@@ -14,10 +16,11 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     module: GatewayModule.forEnv(env),
     host: env.HOST,
     port: env.GATEWAY_PORT,
-    fastify: { bodyLimit: env.BODY_LIMIT_BYTES, trustProxy: false, return503OnClosing: true },
+    fastify: { bodyLimit: env.BODY_LIMIT_BYTES, trustProxy: env.TRUSTED_PROXIES.length > 0 ? env.TRUSTED_PROXIES : false, return503OnClosing: true },
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
+      installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
         fastify.route({
           method: op.method,

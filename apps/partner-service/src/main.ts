@@ -1,47 +1,40 @@
 import './instrument';
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { BaseEnv, HealthController, HealthRegistry, coreProviders, loadEnvOrExit, port, startService } from '@xchain/service-kit';
-import { Pool } from 'pg';
-import { z } from 'zod';
+import { Module } from '@nestjs/common';
+import { RpcClient, type NatsConnection } from '@xchain/messaging';
+import { HealthController, NATS, coreProviders, startService } from '@xchain/service-kit';
+import { AccountsService } from './accounts/accounts.service';
+import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
+import { dbProviders } from './db.providers';
+import { env } from './env';
+import { FundingService } from './funding/funding.service';
+import { PartnerHandlers } from './handlers';
+import { LedgerService } from './ledger/ledger.service';
+import { FulfilledOrdersConsumer } from './referrals/fulfilled-orders.consumer';
+import { ReferralsService } from './referrals/referrals.service';
+import { REGISTRY_CACHE_MS, RegistryClient } from './registry-client';
+import { SolanaRpc } from './vouchers/solana-rpc';
+import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service';
 
-// Partners, keys, sessions and the ledger (with their Prisma schema) arrive with the partners
-// issue; today the service runs, joins the bus, and its readiness reflects NATS and its database.
-const env = loadEnvOrExit(
-  'partner-service',
-  BaseEnv.extend({
-    PARTNER_SERVICE_PORT: port(8085),
-    DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/partner_service'),
-  }),
-);
-const PG = Symbol('PG');
-
-@Injectable()
-class PoolLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(PG) private readonly pool: Pool) {}
-  async onApplicationShutdown(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
-  }
-}
-
+/** Partners, sessions, API keys, the sponsorship ledger, referral accruals and vouchers. */
 @Module({
   controllers: [HealthController],
   providers: [
     ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
-    {
-      provide: PG,
-      inject: [HealthRegistry],
-      useFactory: (health: HealthRegistry) => {
-        const pool = new Pool({ connectionString: env.DATABASE_URL, max: 4, connectionTimeoutMillis: 2000 });
-        pool.on('error', () => undefined); // reported through readiness
-        health.register('database', async () => {
-          await pool.query('SELECT 1');
-          return { ok: true };
-        });
-        return pool;
-      },
-    },
-    PoolLifecycle,
+    ...dbProviders,
+    { provide: PARTNERS_CONFIG, useFactory: () => loadPartnersConfig(env.PARTNERS_CONFIG_FILE) },
+    { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+    { provide: REGISTRY_CACHE_MS, useValue: env.REGISTRY_CACHE_MS },
+    { provide: VOUCHER_SIGNER_KEY, useValue: env.VOUCHER_SIGNER_KEY },
+    { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
+    RegistryClient,
+    AccountsService,
+    LedgerService,
+    FundingService,
+    ReferralsService,
+    VouchersService,
+    FulfilledOrdersConsumer,
+    PartnerHandlers,
   ],
 })
 class PartnerServiceModule {}

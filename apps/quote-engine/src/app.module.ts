@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { HealthController, coreProviders } from '@xchain/service-kit';
+import { RpcClient, type NatsConnection } from '@xchain/messaging';
+import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
 import { dbProviders } from './db.providers';
 import { env } from './env';
 import { EtaService } from './orders/eta.service';
@@ -8,6 +9,7 @@ import { PriceBook } from './prices/price-book';
 import { QuotePipeline } from './quoting/quote-pipeline';
 import { QuoteHandlers } from './quoting/quote.handlers';
 import { QuoteService } from './quoting/quote.service';
+import { SponsorFunding } from './quoting/sponsor-funding';
 import { quotingProviders } from './quoting/quoting.providers';
 import { RegistryCache } from './registry/registry-cache';
 import { RegistryHandlers } from './registry/registry.handlers';
@@ -25,6 +27,8 @@ import { RegistryRepository } from './registry/registry.repository';
     PriceBook,
     EtaService,
     OrderEventsConsumer,
+    { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+    SponsorFunding,
     QuotePipeline,
     QuoteService,
     QuoteHandlers,

@@ -20,6 +20,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
   ZEROEX_API_URL: z.string().url().default('https://api.0x.org'),
   ZEROEX_API_KEY: z.string().optional(),
   ZEROEX_TIMEOUT_MS: millis(1500),
+  /** Deadline of requests to other services over NATS (the partner ledger, for sponsor_fees). */
+  NATS_REQUEST_TIMEOUT_MS: millis(1500),
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 

@@ -18,3 +18,6 @@ export * from './quoting/subjects';
 export * from './http/schemas/gasless';
 export * from './http/schemas/order-status';
 export * from './http/schemas/partner';
+export * from './partners/subjects';
+export * from './partners/ledger';
+export * from './partners/admin';

@@ -17,21 +17,40 @@ const riskier = (a: Tier, b: Tier): Tier => (a === 'long_tail' || b === 'long_ta
 
 /**
  * The default: converts at oracle prices, less a pool fee and a size-dependent price impact
- * (impact bps = value / depth × 10000, capped). Monotone in the input.
+ * (impact = value / depth, as a fraction, capped at maxImpactBps).
+ *
+ * The impact is kept exact rather than in whole bps: whole bps would step, and one more unit in
+ * would cost a whole extra bp on the entire amount, so a bigger deposit could buy less. Exactly,
+ * out = v(1 - fee) - v²/depth is increasing wherever v < depth(1 - fee)/2, far above the cap
+ * (reached at v = depth × maxImpact, where both pieces agree), and one final floor keeps it
+ * monotone to the base unit.
  */
 export class OraclePoolPricer implements SwapLegPricer {
   constructor(private readonly pool: PoolModel) {}
 
+  /** Impact in whole bps, floored: for display and tier decisions only. */
   impactBps(tokenIn: PricedToken, tokenOut: PricedToken, valueInE18: bigint): bigint {
-    const depth = this.pool.depthE18[riskier(tokenIn.tier, tokenOut.tier)];
+    const depth = this.depth(tokenIn, tokenOut);
     return min(this.pool.maxImpactBps, mulDivFloor(valueInE18, BPS, depth));
   }
 
   amountOut(tokenIn: PricedToken, tokenOut: PricedToken, amountIn: bigint): bigint {
-    const valueIn = valueFloor(amountIn, tokenIn);
-    const keepBps = BPS - this.pool.feeBps - this.impactBps(tokenIn, tokenOut, valueIn);
-    if (keepBps <= 0n) return 0n;
-    return amountFloor(mulDivFloor(valueIn, keepBps, BPS), tokenOut);
+    const v = valueFloor(amountIn, tokenIn);
+    const depth = this.depth(tokenIn, tokenOut);
+    const { feeBps, maxImpactBps } = this.pool;
+    let valueOut: bigint;
+    if (v * BPS >= depth * maxImpactBps) {
+      const keep = BPS - feeBps - maxImpactBps;
+      valueOut = keep > 0n ? mulDivFloor(v, keep, BPS) : 0n;
+    } else {
+      const numerator = v * (BPS - feeBps) * depth - v * v * BPS;
+      valueOut = numerator > 0n ? numerator / (BPS * depth) : 0n;
+    }
+    return amountFloor(valueOut, tokenOut);
+  }
+
+  private depth(tokenIn: PricedToken, tokenOut: PricedToken): bigint {
+    return this.pool.depthE18[riskier(tokenIn.tier, tokenOut.tier)];
   }
 }
 

@@ -126,3 +126,19 @@ describe('priceQuote', () => {
     expect(q.amountOut).toBe(mulDivFloor(999_500_000n, 284_519_273_518_204_911n, 1_000_000_000n));
   });
 });
+
+describe('OraclePoolPricer', () => {
+  it('never buys less for more: a deposit crossing a whole bp of price impact (found by fast-check)', () => {
+    // 5.2631 WBTC → USDC sits where the impact crosses from 249 to 250 bps. With impact in whole
+    // bps, the 3,685 sats more below bought about $46 less.
+    let previous = 0n;
+    for (let sats = 526_300_000n; sats <= 526_330_000n; sats += 500n) {
+      const out = pool.amountOut(wbtc, usdc.ethereum, sats);
+      expect(out).toBeGreaterThanOrEqual(previous);
+      previous = out;
+    }
+    const small = priceQuote(input({ src: wbtc, dst: usdc.ethereum, amount: 526_312_115n, referrers: [{ address: '0x0', bps: 35 }] }), pool);
+    const bigger = priceQuote(input({ src: wbtc, dst: usdc.ethereum, amount: 526_315_800n, referrers: [{ address: '0x0', bps: 35 }] }), pool);
+    expect(bigger.amountOut).toBeGreaterThan(small.amountOut);
+  });
+});

@@ -15,6 +15,7 @@ import { type ChainInfo, RegistryCache, type TokenInfo } from '../registry/regis
 import { normaliseAddress } from './addresses';
 import { fromPricingError, invalid } from './quote-errors';
 import { type QuotingConfig, feeConfigOf } from './quoting-config';
+import { SponsorFunding } from './sponsor-funding';
 import { SWAP_PRICING, type SwapPricing } from './swap-pricing';
 
 export interface PricedRequest {
@@ -41,6 +42,7 @@ export class QuotePipeline {
     @Inject(PriceBook) private readonly prices: PriceBook,
     @Inject('QUOTING_CONFIG') private readonly config: QuotingConfig,
     @Inject(SWAP_PRICING) private readonly swaps: SwapPricing,
+    @Inject(SponsorFunding) private readonly sponsors: SponsorFunding,
   ) {}
 
   async price(req: PreviewQuoteRequest, caller: CallerContext | undefined, nowSecs: number): Promise<PricedRequest> {
@@ -83,6 +85,10 @@ export class QuotePipeline {
       ...(crossChain ? this.inventory(dst) : {}),
     };
     const result = await this.run(input);
+    if (input.sponsorFees && caller?.kind === 'api_key') {
+      const gas = result.fees.filter((f) => f.name === 'sponsor_gas').reduce((sum, f) => sum + f.usdMicros, 0n);
+      await this.sponsors.assertCovers(caller.partner_id, gas);
+    }
     return { input, result, srcChain, dstChain, src, dst, referrers, nowSecs };
   }
 

@@ -80,8 +80,11 @@ export function buildOpenApiDocument(operations: readonly HttpOperation[], info:
       tags: [op.tag],
       parameters: parametersOf(op, components),
       responses,
+      ...(op.description ? { description: op.description } : {}),
       ...(op.served ? {} : { 'x-not-served': true, description: 'Not yet served by this build: answers 501 UNIMPLEMENTED.' }),
+      'x-rate-limit-points': op.points ?? 1,
       ...(op.auth === 'bearer' ? { security: [{ bearer: [] }] } : {}),
+      ...(op.auth === 'optional_api_key' ? { security: [{}, { apiKey: [] }] } : {}),
     };
     if (op.body) {
       operation.requestBody = {
@@ -100,6 +103,7 @@ export function buildOpenApiDocument(operations: readonly HttpOperation[], info:
       schemas: components,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Partner session token.' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Partner API key: its own rate limit, no keyless spread.' },
       },
     },
   };

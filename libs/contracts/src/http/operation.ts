@@ -21,6 +21,10 @@ export interface HttpOperation {
   readonly response: z.ZodType;
   /** Served by this build; an unserved operation answers UNIMPLEMENTED. */
   readonly served: boolean;
+  /** Rate-limit points one call costs (decisions D10); 1 when absent. */
+  readonly points?: number;
+  /** Longer description for the API document. */
+  readonly description?: string;
   /** Supports ETag / If-None-Match. */
   readonly cacheable?: boolean;
 }

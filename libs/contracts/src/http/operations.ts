@@ -69,9 +69,11 @@ export const GetQuoteOp: HttpOperation = {
   body: GetQuoteRequest,
   response: QuoteSchema,
   served: true,
+  points: 2,
 };
 
 const later = (op: Omit<HttpOperation, 'served'>): HttpOperation => ({ ...op, served: false });
+const served = (op: Omit<HttpOperation, 'served'>): HttpOperation => ({ ...op, served: true });
 
 /** Every operation of the public interface (interface.md and decisions D8), in document order. */
 export const HTTP_OPERATIONS: readonly HttpOperation[] = [
@@ -79,17 +81,17 @@ export const HTTP_OPERATIONS: readonly HttpOperation[] = [
   GetChainsOp,
   PreviewQuoteOp,
   GetQuoteOp,
-  later({ operationId: 'SubmitGaslessOrder', method: 'POST', path: '/v1/gasless/orders', summary: 'Relays a gasless deposit the user signed.', auth: 'optional_api_key', tag: 'gasless', body: SubmitGaslessOrderRequest, response: GaslessOrderResultSchema }),
+  later({ operationId: 'SubmitGaslessOrder', method: 'POST', path: '/v1/gasless/orders', summary: 'Relays a gasless deposit the user signed.', auth: 'optional_api_key', tag: 'gasless', points: 5, body: SubmitGaslessOrderRequest, response: GaslessOrderResultSchema }),
   later({ operationId: 'GetOrder', method: 'GET', path: '/v1/orders/{quote_hash}', summary: "An order's lifecycle: quote, deposit, fulfilment or refund.", auth: 'none', tag: 'orders', pathParams: GetOrderPathParams, response: OrderStatusSchema }),
-  later({ operationId: 'GetPartner', method: 'GET', path: '/v1/partner', summary: 'The partner account and its API keys.', auth: 'bearer', tag: 'partner', response: PartnerSchema }),
-  later({ operationId: 'GetPartnerFunding', method: 'GET', path: '/v1/partner/funding', summary: 'The gas sponsorship balance.', auth: 'bearer', tag: 'partner', response: PartnerFundingSchema }),
-  later({ operationId: 'BuildPartnerFunding', method: 'POST', path: '/v1/partner/funding/tx', summary: 'Builds a transaction that tops up the funding balance.', auth: 'bearer', tag: 'partner', body: BuildPartnerFundingRequest, response: FundingTransactionSchema }),
-  later({ operationId: 'ListPartnerVouchers', method: 'GET', path: '/v1/partner/vouchers', summary: 'Referral vouchers issued to the partner.', auth: 'bearer', tag: 'partner', response: z.object({ vouchers: z.array(VoucherSchema) }).meta({ id: 'ListPartnerVouchersResponse' }) }),
-  later({ operationId: 'BuildVoucherRedemption', method: 'POST', path: '/v1/partner/vouchers/redemption', summary: 'Builds the transaction that redeems a voucher.', auth: 'bearer', tag: 'partner', body: BuildVoucherRedemptionRequest, response: z.object({ tx_base64: z.string() }).meta({ id: 'VoucherRedemption' }) }),
-  later({ operationId: 'GetPartnerReferrals', method: 'GET', path: '/v1/partner/referrals', summary: 'Referral earnings grouped by referrer, chain and token.', auth: 'bearer', tag: 'partner', query: ReferralsQuery, response: z.object({ groups: z.array(ReferralGroupSchema), next_cursor: z.string() }).meta({ id: 'GetPartnerReferralsResponse' }) }),
-  later({ operationId: 'RevokePartnerSession', method: 'DELETE', path: '/v1/partner/sessions/{id}', summary: "Revokes one of the caller's sessions.", auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: EmptyObject }),
-  later({ operationId: 'CreatePartnerKey', method: 'POST', path: '/v1/partner/keys', summary: 'Creates an API key; the secret is shown once.', auth: 'bearer', tag: 'partner', body: CreateKeyRequest, response: CreatedKeySchema }),
-  later({ operationId: 'DisablePartnerKey', method: 'POST', path: '/v1/partner/keys/{id}/disable', summary: 'Disables an API key.', auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: ApiKeySchema }),
+  served({ operationId: 'GetPartner', method: 'GET', path: '/v1/partner', summary: 'The partner account and its API keys.', auth: 'bearer', tag: 'partner', response: PartnerSchema }),
+  served({ operationId: 'GetPartnerFunding', method: 'GET', path: '/v1/partner/funding', summary: 'The gas sponsorship balance.', auth: 'bearer', tag: 'partner', response: PartnerFundingSchema }),
+  served({ operationId: 'BuildPartnerFunding', method: 'POST', path: '/v1/partner/funding/tx', summary: 'Builds a transaction that tops up the funding balance.', auth: 'bearer', tag: 'partner', body: BuildPartnerFundingRequest, response: FundingTransactionSchema }),
+  served({ operationId: 'ListPartnerVouchers', method: 'GET', path: '/v1/partner/vouchers', summary: 'Referral vouchers issued to the partner.', auth: 'bearer', tag: 'partner', response: z.object({ vouchers: z.array(VoucherSchema) }).meta({ id: 'ListPartnerVouchersResponse' }) }),
+  served({ operationId: 'BuildVoucherRedemption', method: 'POST', path: '/v1/partner/vouchers/redemption', summary: 'Builds the transaction that redeems a voucher.', description: 'Solana voucher: `tx_base64` is an unsigned legacy transaction whose fee payer is `payer`, with a recent blockhash; the payer signs and sends it. EVM voucher: `tx_base64` is the base64 of the `redeem(voucher, signature)` calldata (the bytes of the voucher\'s `calldata`), to send to `router_address` with value 0 from `payer` or any account. A redeemed voucher answers FAILED_PRECONDITION.', points: 2, auth: 'bearer', tag: 'partner', body: BuildVoucherRedemptionRequest, response: z.object({ tx_base64: z.string() }).meta({ id: 'VoucherRedemption' }) }),
+  served({ operationId: 'GetPartnerReferrals', method: 'GET', path: '/v1/partner/referrals', summary: 'Referral earnings grouped by referrer, chain and token.', description: 'Groups are listed by (referrer, chain, token). `page_size` defaults to 50; larger values are served as 200. Pass `next_cursor` as `cursor` for the next page; it is empty on the last page.', auth: 'bearer', tag: 'partner', query: ReferralsQuery, response: z.object({ groups: z.array(ReferralGroupSchema), next_cursor: z.string() }).meta({ id: 'GetPartnerReferralsResponse' }) }),
+  served({ operationId: 'RevokePartnerSession', method: 'DELETE', path: '/v1/partner/sessions/{id}', summary: "Revokes one of the caller's sessions.", auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: EmptyObject }),
+  served({ operationId: 'CreatePartnerKey', method: 'POST', path: '/v1/partner/keys', summary: 'Creates an API key; the secret is shown once.', auth: 'bearer', tag: 'partner', body: CreateKeyRequest, response: CreatedKeySchema }),
+  served({ operationId: 'DisablePartnerKey', method: 'POST', path: '/v1/partner/keys/{id}/disable', summary: 'Disables an API key.', auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: ApiKeySchema }),
 ];
 
 export { EmptyObject };

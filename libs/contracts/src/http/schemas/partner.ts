@@ -89,7 +89,8 @@ export const ReferralsQuery = z.object({
   page_size: Uint32Input.optional().meta({ description: 'Groups per page (default 50, at most 200).' }),
 });
 
-export const CreateKeyRequest = z.object({ name: z.string().min(1).max(100), tier: z.string().optional() }).meta({ id: 'CreateKeyRequest' });
+/** New keys get the partner's default tier; the operator changes tiers. */
+export const CreateKeyRequest = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: 'CreateKeyRequest' });
 export const CreatedKeySchema = z
   .object({ key: ApiKeySchema, secret: z.string().meta({ description: 'The full API key. Shown once; stored only as a hash.' }) })
   .meta({ id: 'CreatedKey' });

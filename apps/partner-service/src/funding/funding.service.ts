@@ -1,0 +1,89 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RpcError } from '@xchain/contracts';
+import { buildFundingCall } from '@xchain/partner-chain';
+import type { PrismaClient } from '@xchain/partner-service-db';
+import { getAddress, type Address } from 'viem';
+import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
+import { DB } from '../db.providers';
+import { LedgerService } from '../ledger/ledger.service';
+import { RegistryClient } from '../registry-client';
+import { newBytes32 } from '../secrets';
+
+/**
+ * The funding view and funding transactions. Partners top up through the funding router on one
+ * chain; each transaction carries a fresh `funding_id` (bytes32) that the router's `Funded` event
+ * repeats, which is how a deposit is credited to the partner that built it.
+ */
+@Injectable()
+export class FundingService {
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(PARTNERS_CONFIG) private readonly config: PartnersConfig,
+    @Inject(LedgerService) private readonly ledger: LedgerService,
+    @Inject(RegistryClient) private readonly registry: RegistryClient,
+  ) {}
+
+  async view(partnerId: string) {
+    const { chain, router_address } = this.config.funding;
+    const chainInfo = await this.registry.chain(chain);
+    const tokens = await this.tokenRefs();
+    const balance = await this.ledger.balance(partnerId);
+    // What each token brought in: credits that named a token, net of debits that named it.
+    const rows = await this.db.$queryRaw<{ token: string; amount: string; usd_micros: string }[]>`
+      SELECT token,
+             COALESCE(SUM(CASE WHEN kind = 'credit' THEN token_amount ELSE -token_amount END), 0)::text AS amount,
+             COALESCE(SUM(delta_usd_micros), 0)::text AS usd_micros
+        FROM ledger_entries
+       WHERE partner_id = ${partnerId} AND chain = ${chain} AND token IS NOT NULL AND kind IN ('credit', 'debit')
+       GROUP BY token ORDER BY token`;
+    const byAddress = new Map(tokens.map((t) => [t.address.toLowerCase(), t]));
+    return {
+      balance_usd_micros: balance.toString(),
+      chain,
+      chain_id: chainInfo?.chain_id ?? '0',
+      router_address,
+      tokens,
+      balances: rows.flatMap((r) => {
+        const token = byAddress.get(r.token.toLowerCase());
+        return token ? [{ token, amount: r.amount, usd_micros: r.usd_micros }] : [];
+      }),
+    };
+  }
+
+  async buildFunding(partnerId: string, tokenAddress: string, amount: string) {
+    const { chain, router_address } = this.config.funding;
+    const token = (await this.tokenRefs()).find((t) => t.address.toLowerCase() === tokenAddress.toLowerCase());
+    if (!token) {
+      throw RpcError.invalidArgument(
+        [{ field: 'token', description: `is not a funding token on ${chain}; see GET /v1/partner/funding for the list` }],
+        'UNSUPPORTED_FUNDING_TOKEN',
+      );
+    }
+    const value = BigInt(amount);
+    if (value === 0n) throw RpcError.invalidArgument([{ field: 'amount', description: 'must be positive' }], 'INVALID_AMOUNT');
+    const fundingId = newBytes32();
+    const call = buildFundingCall({ fundingId, token: token.address as Address, amount: value });
+    await this.db.fundingIntent.create({ data: { id: fundingId, partnerId, chain, token: token.address, amount: amount } });
+    const chainInfo = await this.registry.chain(chain);
+    return {
+      funding_id: fundingId,
+      chain,
+      chain_id: chainInfo?.chain_id ?? '0',
+      router_address,
+      calldata: call.calldata,
+      value: call.value.toString(),
+    };
+  }
+
+  fundingChain(): string {
+    return this.config.funding.chain;
+  }
+
+  private async tokenRefs() {
+    const { chain, tokens } = this.config.funding;
+    const refs = await Promise.all(tokens.map((a) => this.registry.token(chain, a)));
+    return refs.flatMap((t) =>
+      t ? [{ chain: t.chain, chain_id: t.chain_id, address: getAddress(t.address), symbol: t.symbol, decimals: t.decimals }] : [],
+    );
+  }
+}

@@ -1,0 +1,97 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import {
+  AdminAdjustFundingRpc,
+  AdminCreateKeyRpc,
+  AdminCreatePartnerRpc,
+  AdminIssueSessionRpc,
+  AdminIssueVouchersRpc,
+  AdminSetKeyTierRpc,
+  AuthenticateKeyRpc,
+  AuthenticateSessionRpc,
+  BuildPartnerFundingRpc,
+  BuildVoucherRedemptionRpc,
+  CreatePartnerKeyRpc,
+  DisablePartnerKeyRpc,
+  GetPartnerFundingRpc,
+  GetPartnerReferralsRpc,
+  GetPartnerRpc,
+  LedgerBalanceRpc,
+  LedgerHoldRpc,
+  LedgerReleaseRpc,
+  LedgerSettleRpc,
+  ListPartnerVouchersRpc,
+  RevokePartnerSessionRpc,
+} from '@xchain/contracts';
+import { RpcServer } from '@xchain/messaging';
+import { AccountsService } from './accounts/accounts.service';
+import { requireInternal, sessionPartner } from './caller-guard';
+import { FundingService } from './funding/funding.service';
+import { LedgerService } from './ledger/ledger.service';
+import { ReferralsService } from './referrals/referrals.service';
+import { VouchersService } from './vouchers/vouchers.service';
+
+/** Every NATS operation of the partner-service, with who may call it. */
+@Injectable()
+export class PartnerHandlers implements OnModuleInit {
+  constructor(
+    @Inject(RpcServer) private readonly rpc: RpcServer,
+    @Inject(AccountsService) private readonly accounts: AccountsService,
+    @Inject(LedgerService) private readonly ledger: LedgerService,
+    @Inject(FundingService) private readonly funding: FundingService,
+    @Inject(ReferralsService) private readonly referrals: ReferralsService,
+    @Inject(VouchersService) private readonly vouchers: VouchersService,
+  ) {}
+
+  onModuleInit(): void {
+    // The gateway's credential checks (it sends hashes, never secrets).
+    this.rpc.handle(AuthenticateSessionRpc, (req) => this.accounts.authenticateSession(req.token_hash));
+    this.rpc.handle(AuthenticateKeyRpc, (req) => this.accounts.authenticateKey(req.key_hash));
+
+    // Partner operations: for the partner of the caller's session only.
+    this.rpc.handle(GetPartnerRpc, (_req, ctx) => this.accounts.getPartner(sessionPartner(ctx.caller).partnerId));
+    this.rpc.handle(RevokePartnerSessionRpc, (req, ctx) => this.accounts.revokeSession(sessionPartner(ctx.caller).partnerId, req.id));
+    this.rpc.handle(CreatePartnerKeyRpc, (req, ctx) => this.accounts.createKey(sessionPartner(ctx.caller).partnerId, req.name));
+    this.rpc.handle(DisablePartnerKeyRpc, (req, ctx) => this.accounts.disableKey(sessionPartner(ctx.caller).partnerId, req.id));
+    this.rpc.handle(GetPartnerFundingRpc, (_req, ctx) => this.funding.view(sessionPartner(ctx.caller).partnerId));
+    this.rpc.handle(BuildPartnerFundingRpc, (req, ctx) => this.funding.buildFunding(sessionPartner(ctx.caller).partnerId, req.token, req.amount));
+    this.rpc.handle(ListPartnerVouchersRpc, (_req, ctx) => this.vouchers.list(sessionPartner(ctx.caller).partnerId));
+    this.rpc.handle(BuildVoucherRedemptionRpc, (req, ctx) => this.vouchers.buildRedemption(sessionPartner(ctx.caller).partnerId, req.voucher_id, req.payer));
+    this.rpc.handle(GetPartnerReferralsRpc, (req, ctx) => this.referrals.groups(sessionPartner(ctx.caller).partnerId, req.cursor, req.page_size));
+
+    // The sponsorship ledger (relayer, quote-engine).
+    this.rpc.handle(LedgerHoldRpc, (req, ctx) => (requireInternal(ctx.caller), this.ledger.hold(req.partner_id, req.quote_hash, BigInt(req.amount_usd_micros))));
+    this.rpc.handle(LedgerSettleRpc, (req, ctx) => (requireInternal(ctx.caller), this.ledger.settle(req.quote_hash, BigInt(req.actual_usd_micros))));
+    this.rpc.handle(LedgerReleaseRpc, (req, ctx) => (requireInternal(ctx.caller), this.ledger.release(req.quote_hash)));
+    this.rpc.handle(LedgerBalanceRpc, async (req, ctx) => {
+      requireInternal(ctx.caller);
+      return { partner_id: req.partner_id, balance_usd_micros: (await this.ledger.balance(req.partner_id)).toString() };
+    });
+
+    // Operator actions (partner-admin).
+    this.rpc.handle(AdminCreatePartnerRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.createPartner(req.email, req.max_keys)));
+    this.rpc.handle(AdminIssueSessionRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.issueSession(req.email, req.ttl_secs)));
+    this.rpc.handle(AdminCreateKeyRpc, async (req, ctx) => {
+      requireInternal(ctx.caller);
+      const partner = await this.accounts.partnerByEmail(req.email);
+      return this.accounts.createKey(partner.id, req.name, req.tier);
+    });
+    this.rpc.handle(AdminSetKeyTierRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.setKeyTier(req.key_id, req.tier, req.points_per_min)));
+    this.rpc.handle(AdminAdjustFundingRpc, async (req, ctx) => {
+      requireInternal(ctx.caller);
+      const partner = await this.accounts.partnerByEmail(req.email);
+      return this.ledger.adjust({
+        partnerId: partner.id,
+        direction: req.direction,
+        usdMicros: BigInt(req.usd_micros),
+        reason: req.reason,
+        ...(req.token ? { token: req.token, chain: this.funding.fundingChain() } : {}),
+        ...(req.amount ? { tokenAmount: BigInt(req.amount) } : {}),
+      });
+    });
+    this.rpc.handle(AdminIssueVouchersRpc, async (req, ctx) => {
+      requireInternal(ctx.caller);
+      const partner = await this.accounts.partnerByEmail(req.email);
+      return this.vouchers.issue(partner.id);
+    });
+  }
+}

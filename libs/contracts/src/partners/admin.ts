@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { defineRpc } from '../rpc';
+import { ApiKeySchema, CreatedKeySchema, VoucherSchema } from '../http/schemas/partner';
+import { AmountString, Rfc3339, Uint64Input, Uint64String } from '../wire';
+
+/**
+ * Operator actions (the `partner-admin` command-line tool). They are accepted only from an
+ * `internal` caller; the gateway never forwards one, so no HTTP request can reach them.
+ */
+const Email = z.string().email().max(254);
+
+export const AdminPartnerSchema = z.object({ partner_id: z.string(), email: z.string(), max_keys: Uint64String, created_at: Rfc3339 });
+
+export const AdminCreatePartnerRpc = defineRpc(
+  'partner-admin.v1.create_partner',
+  z.object({ email: Email, max_keys: z.number().int().min(1).max(100).optional() }),
+  AdminPartnerSchema,
+);
+export const AdminIssueSessionRpc = defineRpc(
+  'partner-admin.v1.issue_session',
+  z.object({ email: Email, ttl_secs: z.number().int().min(1).max(90 * 24 * 3600).optional() }),
+  z.object({ session_id: z.string(), token: z.string(), expires_at: Rfc3339 }),
+);
+export const AdminCreateKeyRpc = defineRpc(
+  'partner-admin.v1.create_key',
+  z.object({ email: Email, name: z.string().min(1).max(100), tier: z.string().optional() }),
+  CreatedKeySchema,
+);
+export const AdminSetKeyTierRpc = defineRpc(
+  'partner-admin.v1.set_key_tier',
+  z.object({ key_id: z.string(), tier: z.string(), points_per_min: z.number().int().min(1).max(1_000_000).optional() }),
+  ApiKeySchema,
+);
+export const LedgerEntrySchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  delta_usd_micros: z.string(),
+  balance_usd_micros: Uint64String,
+  reason: z.string(),
+  created_at: Rfc3339,
+});
+/** Credits (or debits) the funding balance. A credit may name the token and amount received. */
+export const AdminAdjustFundingRpc = defineRpc(
+  'partner-admin.v1.adjust_funding',
+  z.object({
+    email: Email,
+    direction: z.enum(['credit', 'debit']),
+    usd_micros: Uint64Input,
+    reason: z.string().min(1).max(500),
+    token: z.string().optional(),
+    amount: AmountString.optional(),
+  }),
+  LedgerEntrySchema,
+);
+/** Issues one voucher per (referrer, chain, token) over every accrual not yet vouchered. */
+export const AdminIssueVouchersRpc = defineRpc(
+  'partner-admin.v1.issue_vouchers',
+  z.object({ email: Email }),
+  z.object({ vouchers: z.array(VoucherSchema) }),
+);

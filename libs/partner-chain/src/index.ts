@@ -1,0 +1,3 @@
+export * from './funding';
+export * from './solana-redemption';
+export * from './voucher';

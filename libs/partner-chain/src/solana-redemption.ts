@@ -1,0 +1,95 @@
+import { PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { type Hex, hexToBytes, isHex, sha256, size, stringToBytes } from 'viem';
+import { type VoucherStruct, assertVoucher } from './voucher';
+
+const MAX_U64 = (1n << 64n) - 1n;
+
+/** First 8 bytes of sha256("global:redeem_voucher"): the Anchor-style instruction discriminator. */
+export const REDEEM_VOUCHER_DISCRIMINATOR: Uint8Array = hexToBytes(sha256(stringToBytes('global:redeem_voucher'))).slice(0, 8);
+
+/** discriminator 8 + id 32 + chainId 8 + router 32 + token 32 + referrer 32 + amount 8 + signature 65. */
+export const REDEEM_VOUCHER_DATA_LENGTH = 8 + 32 + 8 + 32 + 32 + 32 + 8 + 65;
+
+export interface SolanaVoucherRedemptionInput {
+  /** base58 */
+  programId: string;
+  /** base58; fee payer and the transaction's only signer. */
+  payer: string;
+  /** base58; the account paid. */
+  referrer: string;
+  voucher: VoucherStruct;
+  /** 65 bytes r‖s‖v, as signVoucher returns it. */
+  signature: Hex;
+  /** base58 */
+  recentBlockhash: string;
+}
+
+function publicKey(name: string, value: string): PublicKey {
+  const invalid = () => new Error(`${name} ${JSON.stringify(value)} is not a valid base58 Solana public key`);
+  // PublicKey also takes numbers and byte arrays; only a base58 string is accepted here.
+  if (typeof value !== 'string') throw invalid();
+  let key: PublicKey;
+  try {
+    key = new PublicKey(value);
+  } catch {
+    throw invalid();
+  }
+  // Only the canonical base58 spelling of the 32 bytes.
+  if (key.toBase58() !== value) throw invalid();
+  return key;
+}
+
+function writeU64(view: DataView, offset: number, name: string, value: bigint): void {
+  if (value < 0n || value > MAX_U64) throw new Error(`voucher ${name} ${value} does not fit in a u64 (Solana amounts and chain ids are u64)`);
+  view.setBigUint64(offset, value, true);
+}
+
+/** The instruction data of redeem_voucher; layout in the README. */
+export function encodeSolanaVoucherRedemptionData(voucher: VoucherStruct, signature: Hex): Uint8Array {
+  assertVoucher(voucher);
+  if (!isHex(signature, { strict: true }) || size(signature) !== 65) throw new Error(`voucher signature must be 65 bytes (r‖s‖v), got ${signature}`);
+  const data = new Uint8Array(REDEEM_VOUCHER_DATA_LENGTH);
+  const view = new DataView(data.buffer);
+  let offset = 0;
+  const put = (bytes: Uint8Array) => {
+    data.set(bytes, offset);
+    offset += bytes.length;
+  };
+  const putU64 = (name: string, value: bigint) => {
+    writeU64(view, offset, name, value);
+    offset += 8;
+  };
+  put(REDEEM_VOUCHER_DISCRIMINATOR);
+  put(hexToBytes(voucher.id));
+  putU64('chainId', voucher.chainId);
+  put(hexToBytes(voucher.router));
+  put(hexToBytes(voucher.token));
+  put(hexToBytes(voucher.referrer));
+  putU64('amount', voucher.amount);
+  put(hexToBytes(signature));
+  return data;
+}
+
+/**
+ * An unsigned legacy transaction, base64, redeeming a voucher with the Solana voucher program:
+ * fee payer `payer`, one instruction to `programId` with accounts payer (signer, writable),
+ * referrer (writable), the instructions sysvar (read-only). The payer's wallet signs and sends it.
+ */
+export function buildSolanaVoucherRedemption(input: SolanaVoucherRedemptionInput): string {
+  const programId = publicKey('programId', input.programId);
+  const payer = publicKey('payer', input.payer);
+  const referrer = publicKey('referrer', input.referrer);
+  publicKey('recentBlockhash', input.recentBlockhash);
+  const data = encodeSolanaVoucherRedemptionData(input.voucher, input.signature);
+  const instruction = new TransactionInstruction({
+    programId,
+    keys: [
+      { pubkey: payer, isSigner: true, isWritable: true },
+      { pubkey: referrer, isSigner: false, isWritable: true },
+      { pubkey: SYSVAR_INSTRUCTIONS_PUBKEY, isSigner: false, isWritable: false },
+    ],
+    data: Buffer.from(data),
+  });
+  const tx = new Transaction({ feePayer: payer, recentBlockhash: input.recentBlockhash }).add(instruction);
+  return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
+}

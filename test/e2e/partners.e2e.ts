@@ -1,0 +1,335 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Transaction } from '@solana/web3.js';
+import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
+import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI, recoverVoucherSigner } from '@xchain/partner-chain';
+import { toBytes32 } from '@xchain/order-codec';
+import { Client } from 'pg';
+import { decodeFunctionData, type Hex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
+import { errorView, postJson } from '../support/http';
+import { EVM_REFUND, EVM_USER, SOL_USER, T } from '../support/registry-fixture';
+import { startSolanaRpcStub } from '../support/solana-rpc-stub';
+
+const DEV_VOUCHER_SIGNER = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
+const REFERRER_A = '0x3333333333333333333333333333333333333333';
+const REFERRER_B = '0x4444444444444444444444444444444444444444';
+const SOL_REFERRER = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+describe('partners through the gateway: sessions, keys, funding, referrals, vouchers', () => {
+  let e2e: E2eStack;
+  let nc: NatsConnection;
+  let solana: Awaited<ReturnType<typeof startSolanaRpcStub>>;
+  const secrets: string[] = [];
+  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const call = async (method: string, p: string, headers: Record<string, string> = {}, body?: unknown) => {
+    const res = await fetch(url(p), {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+  const admin = async (...args: string[]) => {
+    const r = await e2e.admin(...args);
+    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
+    return r.out;
+  };
+  const session = async (email: string, ttl?: number) => {
+    const s = await admin('issue-session', '--email', email, ...(ttl ? ['--ttl-secs', String(ttl)] : []));
+    secrets.push(s.token);
+    return s as { session_id: string; token: string };
+  };
+  const createKey = async (token: string, name: string) => {
+    const k = await call('POST', '/partner/keys', bearer(token), { name });
+    expect(k.status).toBe(200);
+    secrets.push(k.body.secret);
+    return k.body as { key: { id: string; key: string }; secret: string };
+  };
+  const quoteBody = {
+    src_chain: 'ethereum',
+    dst_chain: 'arbitrum',
+    src_token: T.ethereum.USDC,
+    dst_token: T.arbitrum.USDC,
+    trade_type: 'TRADE_TYPE_EXACT_INPUT',
+    amount: '1000000000',
+    gas_drop: '',
+    recipient: EVM_USER,
+    refund_address: EVM_REFUND,
+  };
+  const expectError = (r: { status: number; body: unknown }, want: Partial<ReturnType<typeof errorView>>) => expect(errorView(r.status, r.body)).toMatchObject(want);
+  let alice: { session_id: string; token: string };
+  let bob: { session_id: string; token: string };
+
+  beforeAll(async () => {
+    solana = await startSolanaRpcStub();
+    // A long key cache: a disabled key must stop working through the key_changed event, not the TTL.
+    e2e = await startE2eStack({ SOLANA_RPC_URL: solana.url, KEY_CACHE_TTL_MS: '600000' });
+    nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    await admin('create-partner', '--email', 'alice@example.com', '--max-keys', '3');
+    await admin('create-partner', '--email', 'bob@example.com');
+    alice = await session('alice@example.com');
+    bob = await session('bob@example.com');
+  }, 120_000);
+
+  afterAll(async () => {
+    await nc?.close();
+    await e2e?.stop();
+    await solana?.close();
+  });
+
+  describe('authentication', () => {
+    it('refuses partner operations without a credential, with a garbage token, and with a wrong scheme', async () => {
+      expectError(await call('GET', '/partner'), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
+      expectError(await call('GET', '/partner', bearer('xps_not-a-real-token')), { http: 401, code: 16, reason: 'INVALID_SESSION' });
+      expectError(await call('GET', '/partner', { authorization: `Basic ${alice.token}` }), { http: 401, reason: 'INVALID_SESSION' });
+      // an API key is not a partner credential
+      expectError(await call('GET', '/partner', { 'x-api-key': 'xk_whatever' }), { http: 401, reason: 'MISSING_CREDENTIALS' });
+    });
+
+    it('refuses an expired session', async () => {
+      const short = await session('alice@example.com', 1);
+      expect((await call('GET', '/partner', bearer(short.token))).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1200));
+      expectError(await call('GET', '/partner', bearer(short.token)), { http: 401, reason: 'INVALID_SESSION' });
+    });
+
+    it("revokes the caller's own session, not another partner's", async () => {
+      const second = await session('alice@example.com');
+      expectError(await call('DELETE', `/partner/sessions/${second.session_id}`, bearer(bob.token)), { http: 404, code: 5 });
+      expect((await call('GET', '/partner', bearer(second.token))).status).toBe(200);
+      const revoked = await call('DELETE', `/partner/sessions/${second.session_id}`, bearer(alice.token));
+      expect(revoked).toMatchObject({ status: 200, body: {} });
+      expectError(await call('GET', '/partner', bearer(second.token)), { http: 401, reason: 'INVALID_SESSION' });
+      expectError(await call('DELETE', '/partner/sessions/ses_doesnotexist', bearer(alice.token)), { http: 404 });
+      // a session can revoke itself
+      const third = await session('alice@example.com');
+      expect((await call('DELETE', `/partner/sessions/${third.session_id}`, bearer(third.token))).status).toBe(200);
+      expectError(await call('GET', '/partner', bearer(third.token)), { http: 401 });
+    });
+  });
+
+  describe('API keys', () => {
+    it('creates keys shown once, lists them by prefix, and stops at max_keys', async () => {
+      const k1 = await createKey(alice.token, 'production');
+      expect(k1.secret).toMatch(/^xk_[A-Za-z0-9_-]{43}$/);
+      expect(k1.key).toMatchObject({ key: k1.secret.slice(0, 11), name: 'production', tier: 'standard', points_per_min: '600', disabled: false });
+      const me = await call('GET', '/partner', bearer(alice.token));
+      expect(me.body).toMatchObject({ email: 'alice@example.com', max_keys: '3' });
+      expect(me.body.keys.map((k: { id: string }) => k.id)).toContain(k1.key.id);
+      expect(JSON.stringify(me.body)).not.toContain(k1.secret);
+      await createKey(alice.token, 'staging');
+      await createKey(alice.token, 'ci');
+      expectError(await call('POST', '/partner/keys', bearer(alice.token), { name: 'one too many' }), { http: 400, code: 9, reason: 'MAX_KEYS_REACHED' });
+      expectError(await call('POST', '/partner/keys', bearer(bob.token), { name: '' }), { http: 400, code: 3, fields: ['name'] });
+      // bob sees none of alice's keys
+      expect((await call('GET', '/partner', bearer(bob.token))).body.keys).toEqual([]);
+    });
+
+    it('prices a keyed quote without the keyless spread, refuses unknown keys, and refuses a disabled key at once', async () => {
+      const k = await createKey(bob.token, 'bob-main');
+      const keyless = await postJson(url('/quote/preview'), quoteBody);
+      const keyed = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret });
+      const names = (r: { body: any }) => r.body.fee_breakdown.components.map((c: { name: string }) => c.name);
+      expect(names(keyless)).toContain('keyless_spread');
+      expect(names(keyed)).not.toContain('keyless_spread');
+      expect(BigInt(keyed.body.amount_out)).toBeGreaterThan(BigInt(keyless.body.amount_out));
+      expectError(await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': 'xk_unknown' }), { http: 401, code: 16, reason: 'INVALID_API_KEY' });
+      expectError(await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': '' }), { http: 401, reason: 'INVALID_API_KEY' });
+
+      expectError(await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(alice.token)), { http: 404, code: 5 });
+      const disabled = await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(bob.token));
+      expect(disabled).toMatchObject({ status: 200, body: { id: k.key.id, disabled: true } });
+      // The gateway cached the key for 10 minutes; the key_changed event must evict it now.
+      const deadline = Date.now() + 2000;
+      let r;
+      do r = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret });
+      while (r.status === 200 && Date.now() < deadline);
+      expectError(r, { http: 401, reason: 'API_KEY_DISABLED' });
+      expect((await call('GET', '/partner', bearer(bob.token))).body.keys[0]).toMatchObject({ id: k.key.id, disabled: true });
+    });
+  });
+
+  describe('funding and sponsorship', () => {
+    it('shows the funding view, credits from the operator, and builds funding calldata for the router', async () => {
+      const before = await call('GET', '/partner/funding', bearer(alice.token));
+      expect(before.status).toBe(200);
+      expect(before.body).toMatchObject({ balance_usd_micros: '0', chain: 'base', chain_id: '8453', balances: [] });
+      expect(before.body.tokens.map((t: { symbol: string }) => t.symbol).sort()).toEqual(['ETH', 'USDC', 'USDT']);
+      await admin('credit', '--email', 'alice@example.com', '--usd-micros', '25000000', '--reason', 'wire 2026-11-22', '--token', T.base.USDC, '--amount', '25000000');
+      const after = await call('GET', '/partner/funding', bearer(alice.token));
+      expect(after.body.balance_usd_micros).toBe('25000000');
+      expect(after.body.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: T.base.USDC }), amount: '25000000', usd_micros: '25000000' }]);
+      expect((await call('GET', '/partner/funding', bearer(bob.token))).body.balance_usd_micros).toBe('0');
+
+      const tx = await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.base.USDC.toLowerCase(), amount: '5000000' });
+      expect(tx.status).toBe(200);
+      expect(tx.body).toMatchObject({ chain: 'base', chain_id: '8453', router_address: before.body.router_address, value: '0' });
+      const decoded = decodeFunctionData({ abi: PARTNER_FUNDING_ROUTER_ABI, data: tx.body.calldata as Hex });
+      expect(decoded).toEqual({ functionName: 'fund', args: [tx.body.funding_id, T.base.USDC, 5_000_000n] });
+      const native = await call('POST', '/partner/funding/tx', bearer(alice.token), { token: '0x0000000000000000000000000000000000000000', amount: '1000000000000000' });
+      expect(native.body.value).toBe('1000000000000000');
+      expect(native.body.funding_id).not.toBe(tx.body.funding_id);
+      expectError(await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.ethereum.PEPE, amount: '1' }), { http: 400, reason: 'UNSUPPORTED_FUNDING_TOKEN' });
+      expectError(await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.base.USDC, amount: '1.5' }), { http: 400, fields: ['amount'] });
+      const overdraw = await e2e.admin('debit', '--email', 'alice@example.com', '--usd-micros', '25000001', '--reason', 'too much');
+      expect(overdraw.code).toBe(1);
+      expect(overdraw.out).toMatchObject({ code: 9 });
+    });
+
+    it('quotes sponsor_fees only for the key of a partner whose balance covers the relay gas', async () => {
+      const aliceKey = await call('GET', '/partner', bearer(alice.token)).then((r) => r.body.keys[0]);
+      expect(aliceKey).toBeDefined();
+      // alice's keys were all created above; use a fresh partner for a clean key
+      await admin('create-partner', '--email', 'carol@example.com');
+      const carol = await session('carol@example.com');
+      const carolKey = await createKey(carol.token, 'carol');
+      const sponsored = { ...quoteBody, gasless: true, sponsor_fees: true };
+      expectError(await postJson(url('/quote'), sponsored, { 'x-api-key': carolKey.secret }), { http: 400, code: 9, reason: 'SPONSOR_BALANCE_INSUFFICIENT' });
+      await admin('credit', '--email', 'carol@example.com', '--usd-micros', '50000000', '--reason', 'prepaid');
+      const q = await postJson(url('/quote'), sponsored, { 'x-api-key': carolKey.secret });
+      expect(q.status).toBe(200);
+      expect(q.body.cross_chain.order.sponsor_fees).toBe('true');
+      const unsponsored = await postJson(url('/quote'), { ...quoteBody, gasless: true }, { 'x-api-key': carolKey.secret });
+      expect(BigInt(q.body.cross_chain.amount_out)).toBeGreaterThan(BigInt(unsponsored.body.cross_chain.amount_out));
+    });
+  });
+
+  describe('referrals and vouchers', () => {
+    let aliceSecret: string;
+
+    const fulfil = async (quoteHash: string, chain: string) => {
+      const e: OrderEvent = { type: 'fulfilled', quote_hash: quoteHash, chain, tx_hash: `0x${quoteHash.slice(2, 10)}`, occurred_at: new Date().toISOString() };
+      await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(e));
+    };
+    const referrals = (token: string, query = '') => call('GET', `/partner/referrals${query}`, bearer(token));
+    const waitForCount = async (token: string, total: number) => {
+      const deadline = Date.now() + 15_000;
+      let groups: any[] = [];
+      do {
+        groups = (await referrals(token, '?page_size=200')).body.groups;
+        if (groups.reduce((s, g) => s + Number(g.count), 0) >= total) return groups;
+        await new Promise((r) => setTimeout(r, 200));
+      } while (Date.now() < deadline);
+      return groups;
+    };
+
+    beforeAll(async () => {
+      await admin('create-partner', '--email', 'dave@example.com');
+      const dave = await session('dave@example.com');
+      aliceSecret = (await createKey(dave.token, 'dave')).secret;
+      alice = dave; // this block runs as dave, whose keys are fresh
+    });
+
+    it('accrues each referrer fee per (referrer, chain, token) once per fulfilled order, and pages with a cursor', async () => {
+      const referrers = [{ address: REFERRER_A, bps: 10 }, { address: REFERRER_B, bps: 5 }];
+      const q1 = await postJson(url('/quote'), { ...quoteBody, referrers }, { 'x-api-key': aliceSecret });
+      const q2 = await postJson(url('/quote'), { ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }, { 'x-api-key': aliceSecret });
+      const q3 = await postJson(
+        url('/quote'),
+        { ...quoteBody, src_chain: 'solana', src_token: T.solana.USDC, refund_address: SOL_USER, amount: '2000000', referrers: [{ address: SOL_REFERRER, bps: 20 }] },
+        { 'x-api-key': aliceSecret },
+      );
+      const keyless = await postJson(url('/quote'), { ...quoteBody, referrers });
+      for (const q of [q1, q2, q3, keyless]) expect(q.status).toBe(200);
+      await fulfil(q1.body.cross_chain.quote_hash, 'arbitrum');
+      await fulfil(q2.body.cross_chain.quote_hash, 'arbitrum');
+      await fulfil(q3.body.cross_chain.quote_hash, 'arbitrum');
+      await fulfil(q1.body.cross_chain.quote_hash, 'arbitrum'); // redelivered: no second accrual
+      await fulfil(keyless.body.cross_chain.quote_hash, 'arbitrum'); // no partner to credit
+      const groups = await waitForCount(alice.token, 4);
+      await new Promise((r) => setTimeout(r, 500)); // let the duplicate be processed too
+      const settled = (await referrals(alice.token, '?page_size=200')).body.groups;
+      expect(settled).toEqual(groups);
+      expect(settled).toEqual([
+        { referrer: REFERRER_A, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: String(1_000_000n + 233_333n), count: '2' },
+        { referrer: REFERRER_B, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: '500000', count: '1' },
+        { referrer: SOL_REFERRER, chain: 'solana', chain_id: '792703809', token: T.solana.USDC, token_symbol: 'USDC', decimals: 6, amount: '4000', count: '1' },
+      ]);
+      // paging: one group per page, a stable order, an empty cursor at the end
+      const seen: any[] = [];
+      let cursor = '';
+      do {
+        const page = await referrals(alice.token, `?page_size=1${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.body.groups).toHaveLength(1);
+        seen.push(...page.body.groups);
+        cursor = page.body.next_cursor;
+      } while (cursor);
+      expect(seen).toEqual(settled);
+      expectError(await referrals(alice.token, '?page_size=0'), { http: 400, reason: 'INVALID_PAGE_SIZE' });
+      expectError(await referrals(alice.token, '?cursor=garbage'), { http: 400, reason: 'INVALID_CURSOR' });
+      expect((await referrals(alice.token, '?page_size=5000')).body.groups).toHaveLength(3);
+      expect((await referrals(bob.token)).body).toEqual({ groups: [], next_cursor: '' });
+    });
+
+    it('issues EIP-712 vouchers once per accrual and builds their redemption transactions', async () => {
+      const issued = await admin('issue-vouchers', '--email', 'dave@example.com');
+      expect(issued.vouchers).toHaveLength(3);
+      const again = await admin('issue-vouchers', '--email', 'dave@example.com');
+      expect(again.vouchers).toEqual([]);
+      const list = await call('GET', '/partner/vouchers', bearer(alice.token));
+      expect(list.body.vouchers).toHaveLength(3);
+      expect((await call('GET', '/partner/vouchers', bearer(bob.token))).body).toEqual({ vouchers: [] });
+
+      const evm = list.body.vouchers.find((v: any) => v.referrer === REFERRER_A);
+      expect(evm).toMatchObject({ chain: 'ethereum', chain_id: '1', amount: '1233333', token_symbol: 'USDC', decimals: 6, redeemed: false });
+      const struct = (v: any, vm: 'evm' | 'svm') => ({
+        id: v.id as Hex,
+        chainId: BigInt(v.chain_id),
+        router: toBytes32(vm, v.router_address),
+        token: toBytes32(vm, v.token),
+        referrer: toBytes32(vm, v.referrer),
+        amount: BigInt(v.amount),
+      });
+      await expect(recoverVoucherSigner(struct(evm, 'evm'), evm.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
+      const redeem = decodeFunctionData({ abi: REFERRAL_VOUCHER_ROUTER_ABI, data: evm.calldata });
+      expect(redeem.functionName).toBe('redeem');
+      const evmTx = await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: evm.id, payer: EVM_USER });
+      expect(evmTx.status).toBe(200);
+      expect(`0x${Buffer.from(evmTx.body.tx_base64, 'base64').toString('hex')}`).toBe(evm.calldata);
+
+      const sol = list.body.vouchers.find((v: any) => v.chain === 'solana');
+      await expect(recoverVoucherSigner(struct(sol, 'svm'), sol.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
+      const solTx = await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: sol.id, payer: SOL_USER });
+      expect(solTx.status).toBe(200);
+      const tx = Transaction.from(Buffer.from(solTx.body.tx_base64, 'base64'));
+      expect(tx.feePayer?.toBase58()).toBe(SOL_USER);
+      expect(tx.recentBlockhash).toBe(solana.blockhash);
+      expect(tx.instructions[0]!.programId.toBase58()).toBe(sol.router_address);
+      expect(tx.signatures.every((s) => s.signature === null)).toBe(true);
+
+      expectError(await call('POST', '/partner/vouchers/redemption', bearer(bob.token), { voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });
+      expectError(await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
+      expectError(await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: evm.id }), { http: 400, fields: ['payer'] });
+    });
+  });
+
+  it('never stores or logs a session token or an API key in clear', async () => {
+    expect(secrets.length).toBeGreaterThan(5);
+    const logs = readdirSync(e2e.logDir).map((f) => readFileSync(join(e2e.logDir, f), 'utf8')).join('\n');
+    expect(logs.length).toBeGreaterThan(1000);
+    for (const s of secrets) {
+      expect(logs).not.toContain(s);
+      expect(logs).not.toContain(s.slice(-20));
+    }
+    const db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
+    await db.connect();
+    try {
+      const dump = JSON.stringify([
+        (await db.query('SELECT * FROM sessions')).rows,
+        (await db.query('SELECT * FROM api_keys')).rows,
+      ]);
+      for (const s of secrets) expect(dump).not.toContain(s);
+      const hashes = (await db.query('SELECT token_hash AS h FROM sessions UNION ALL SELECT secret_hash FROM api_keys')).rows.map((r) => r.h);
+      expect(hashes).toEqual(expect.arrayContaining(secrets.map(sha256)));
+    } finally {
+      await db.end();
+    }
+  });
+});
