@@ -184,9 +184,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     });
 
     it('quotes sponsor_fees only for the key of a partner whose balance covers the relay gas', async () => {
-      const aliceKey = await call('GET', '/partner', bearer(alice.token)).then((r) => r.body.keys[0]);
-      expect(aliceKey).toBeDefined();
-      // alice's keys were all created above; use a fresh partner for a clean key
+      // a partner with no funding yet
       await admin('create-partner', '--email', 'carol@example.com');
       const carol = await session('carol@example.com');
       const carolKey = await createKey(carol.token, 'carol');
@@ -202,7 +200,8 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
   });
 
   describe('referrals and vouchers', () => {
-    let aliceSecret: string;
+    let dave: { session_id: string; token: string };
+    let daveKey: string;
 
     const fulfil = async (quoteHash: string, chain: string) => {
       const e: OrderEvent = { type: 'fulfilled', quote_hash: quoteHash, chain, tx_hash: `0x${quoteHash.slice(2, 10)}`, occurred_at: new Date().toISOString() };
@@ -222,19 +221,18 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
 
     beforeAll(async () => {
       await admin('create-partner', '--email', 'dave@example.com');
-      const dave = await session('dave@example.com');
-      aliceSecret = (await createKey(dave.token, 'dave')).secret;
-      alice = dave; // this block runs as dave, whose keys are fresh
+      dave = await session('dave@example.com');
+      daveKey = (await createKey(dave.token, 'dave')).secret;
     });
 
     it('accrues each referrer fee per (referrer, chain, token) once per fulfilled order, and pages with a cursor', async () => {
       const referrers = [{ address: REFERRER_A, bps: 10 }, { address: REFERRER_B, bps: 5 }];
-      const q1 = await postJson(url('/quote'), { ...quoteBody, referrers }, { 'x-api-key': aliceSecret });
-      const q2 = await postJson(url('/quote'), { ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }, { 'x-api-key': aliceSecret });
+      const q1 = await postJson(url('/quote'), { ...quoteBody, referrers }, { 'x-api-key': daveKey });
+      const q2 = await postJson(url('/quote'), { ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }, { 'x-api-key': daveKey });
       const q3 = await postJson(
         url('/quote'),
         { ...quoteBody, src_chain: 'solana', src_token: T.solana.USDC, refund_address: SOL_USER, amount: '2000000', referrers: [{ address: SOL_REFERRER, bps: 20 }] },
-        { 'x-api-key': aliceSecret },
+        { 'x-api-key': daveKey },
       );
       const keyless = await postJson(url('/quote'), { ...quoteBody, referrers });
       for (const q of [q1, q2, q3, keyless]) expect(q.status).toBe(200);
@@ -243,9 +241,9 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       await fulfil(q3.body.cross_chain.quote_hash, 'arbitrum');
       await fulfil(q1.body.cross_chain.quote_hash, 'arbitrum'); // redelivered: no second accrual
       await fulfil(keyless.body.cross_chain.quote_hash, 'arbitrum'); // no partner to credit
-      const groups = await waitForCount(alice.token, 4);
+      const groups = await waitForCount(dave.token, 4);
       await new Promise((r) => setTimeout(r, 500)); // let the duplicate be processed too
-      const settled = (await referrals(alice.token, '?page_size=200')).body.groups;
+      const settled = (await referrals(dave.token, '?page_size=200')).body.groups;
       expect(settled).toEqual(groups);
       expect(settled).toEqual([
         { referrer: REFERRER_A, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: String(1_000_000n + 233_333n), count: '2' },
@@ -256,24 +254,27 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const seen: any[] = [];
       let cursor = '';
       do {
-        const page = await referrals(alice.token, `?page_size=1${cursor ? `&cursor=${cursor}` : ''}`);
+        const page = await referrals(dave.token, `?page_size=1${cursor ? `&cursor=${cursor}` : ''}`);
         expect(page.body.groups).toHaveLength(1);
         seen.push(...page.body.groups);
         cursor = page.body.next_cursor;
       } while (cursor);
       expect(seen).toEqual(settled);
-      expectError(await referrals(alice.token, '?page_size=0'), { http: 400, reason: 'INVALID_PAGE_SIZE' });
-      expectError(await referrals(alice.token, '?cursor=garbage'), { http: 400, reason: 'INVALID_CURSOR' });
-      expect((await referrals(alice.token, '?page_size=5000')).body.groups).toHaveLength(3);
+      expectError(await referrals(dave.token, '?page_size=0'), { http: 400, reason: 'INVALID_PAGE_SIZE' });
+      expectError(await referrals(dave.token, '?cursor=garbage'), { http: 400, reason: 'INVALID_CURSOR' });
+      expect((await referrals(dave.token, '?page_size=5000')).body.groups).toHaveLength(3);
       expect((await referrals(bob.token)).body).toEqual({ groups: [], next_cursor: '' });
     });
 
     it('issues EIP-712 vouchers once per accrual and builds their redemption transactions', async () => {
-      const issued = await admin('issue-vouchers', '--email', 'dave@example.com');
-      expect(issued.vouchers).toHaveLength(3);
+      // Three operators issuing at once: every accrual ends up in exactly one voucher.
+      const runs = await Promise.all([1, 2, 3].map(() => admin('issue-vouchers', '--email', 'dave@example.com')));
+      const issued = runs.flatMap((r) => r.vouchers);
+      expect(issued).toHaveLength(3);
+      expect(issued.reduce((sum: bigint, v: any) => sum + BigInt(v.amount), 0n)).toBe(1_233_333n + 500_000n + 4_000n);
       const again = await admin('issue-vouchers', '--email', 'dave@example.com');
       expect(again.vouchers).toEqual([]);
-      const list = await call('GET', '/partner/vouchers', bearer(alice.token));
+      const list = await call('GET', '/partner/vouchers', bearer(dave.token));
       expect(list.body.vouchers).toHaveLength(3);
       expect((await call('GET', '/partner/vouchers', bearer(bob.token))).body).toEqual({ vouchers: [] });
 
@@ -290,13 +291,13 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       await expect(recoverVoucherSigner(struct(evm, 'evm'), evm.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
       const redeem = decodeFunctionData({ abi: REFERRAL_VOUCHER_ROUTER_ABI, data: evm.calldata });
       expect(redeem.functionName).toBe('redeem');
-      const evmTx = await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: evm.id, payer: EVM_USER });
+      const evmTx = await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: evm.id, payer: EVM_USER });
       expect(evmTx.status).toBe(200);
       expect(`0x${Buffer.from(evmTx.body.tx_base64, 'base64').toString('hex')}`).toBe(evm.calldata);
 
       const sol = list.body.vouchers.find((v: any) => v.chain === 'solana');
       await expect(recoverVoucherSigner(struct(sol, 'svm'), sol.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
-      const solTx = await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: sol.id, payer: SOL_USER });
+      const solTx = await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: sol.id, payer: SOL_USER });
       expect(solTx.status).toBe(200);
       const tx = Transaction.from(Buffer.from(solTx.body.tx_base64, 'base64'));
       expect(tx.feePayer?.toBase58()).toBe(SOL_USER);
@@ -305,8 +306,8 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expect(tx.signatures.every((s) => s.signature === null)).toBe(true);
 
       expectError(await call('POST', '/partner/vouchers/redemption', bearer(bob.token), { voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });
-      expectError(await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
-      expectError(await call('POST', '/partner/vouchers/redemption', bearer(alice.token), { voucher_id: evm.id }), { http: 400, fields: ['payer'] });
+      expectError(await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
+      expectError(await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: evm.id }), { http: 400, fields: ['payer'] });
     });
   });
 
