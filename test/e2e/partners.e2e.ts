@@ -3,12 +3,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { Transaction } from '@solana/web3.js';
+import { Secp256k1Program, Transaction } from '@solana/web3.js';
 import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
 import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI, recoverVoucherSigner } from '@xchain/partner-chain';
 import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
-import { decodeFunctionData, type Hex } from 'viem';
+import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
@@ -302,7 +302,9 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const tx = Transaction.from(Buffer.from(solTx.body.tx_base64, 'base64'));
       expect(tx.feePayer?.toBase58()).toBe(SOL_USER);
       expect(tx.recentBlockhash).toBe(solana.blockhash);
-      expect(tx.instructions[0]!.programId.toBase58()).toBe(sol.router_address);
+      // the operator's signature checked by Solana's secp256k1 program, then the router's redeem
+      expect(tx.instructions.map((i) => i.programId.toBase58())).toEqual([Secp256k1Program.programId.toBase58(), sol.router_address]);
+      expect(getAddress(`0x${tx.instructions[0]!.data.subarray(12, 32).toString('hex')}`)).toBe(DEV_VOUCHER_SIGNER);
       expect(tx.signatures.every((s) => s.signature === null)).toBe(true);
 
       expectError(await call('POST', '/partner/vouchers/redemption', bearer(bob.token), { voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Keypair, PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Transaction } from '@solana/web3.js';
-import { type Hex, bytesToHex } from 'viem';
+import { Keypair, PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Secp256k1Program, Transaction } from '@solana/web3.js';
+import { type Hex, bytesToHex, getAddress, keccak256, recoverAddress } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
 import { buildSolanaVoucherRedemption } from './solana-redemption';
-import { type VoucherStruct, signVoucher } from './voucher';
+import { type VoucherStruct, signVoucher, voucherDigest } from './voucher';
 
 const seeded = (n: number) => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
 const PAYER = seeded(7);
@@ -11,6 +12,7 @@ const PROGRAM = seeded(9);
 const BLOCKHASH = seeded(10).toBase58();
 const USDC_MINT = new PublicKey('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
 const SIGNER_KEY: Hex = `0x${'11'.repeat(32)}`;
+const SIGNER = privateKeyToAddress(SIGNER_KEY);
 
 const voucher: VoucherStruct = {
   id: `0x${'c3'.repeat(32)}`,
@@ -33,6 +35,7 @@ const build = (overrides: Partial<Parameters<typeof buildSolanaVoucherRedemption
     referrer: REFERRER.toBase58(),
     voucher,
     signature,
+    signer: SIGNER,
     recentBlockhash: BLOCKHASH,
     ...overrides,
   });
@@ -57,7 +60,7 @@ function parseData(data: Buffer) {
 }
 
 describe('buildSolanaVoucherRedemption', () => {
-  it('builds an unsigned legacy transaction paid by the payer with one redeem_voucher instruction', () => {
+  it('builds an unsigned legacy transaction paid by the payer: a secp256k1 check, then redeem_voucher', () => {
     const b64 = build();
     expect(Buffer.from(b64, 'base64').toString('base64')).toBe(b64);
     const tx = Transaction.from(Buffer.from(b64, 'base64'));
@@ -66,8 +69,9 @@ describe('buildSolanaVoucherRedemption', () => {
     expect(tx.signatures).toHaveLength(1);
     expect(tx.signatures[0]!.publicKey.toBase58()).toBe(PAYER.toBase58());
     expect(tx.signatures[0]!.signature).toBeNull();
-    expect(tx.instructions).toHaveLength(1);
-    const [ix] = tx.instructions;
+    expect(tx.instructions).toHaveLength(2);
+    expect(tx.instructions[0]!.programId.toBase58()).toBe(Secp256k1Program.programId.toBase58());
+    const ix = tx.instructions[1];
     expect(ix!.programId.toBase58()).toBe(PROGRAM.toBase58());
     expect(ix!.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable }))).toEqual([
       { pubkey: PAYER.toBase58(), isSigner: true, isWritable: true },
@@ -78,7 +82,7 @@ describe('buildSolanaVoucherRedemption', () => {
 
   it('carries the discriminator, the voucher fields little-endian and the 65-byte signature', () => {
     const tx = Transaction.from(Buffer.from(build(), 'base64'));
-    const parsed = parseData(tx.instructions[0]!.data);
+    const parsed = parseData(tx.instructions[1]!.data);
     const expectedDiscriminator = createHash('sha256').update('global:redeem_voucher').digest().subarray(0, 8).toString('hex');
     expect(parsed).toEqual({
       discriminator: expectedDiscriminator,
@@ -91,13 +95,13 @@ describe('buildSolanaVoucherRedemption', () => {
       signature,
       rest: 0,
     });
-    expect(tx.instructions[0]!.data).toHaveLength(8 + 32 + 8 + 32 * 3 + 8 + 65);
+    expect(tx.instructions[1]!.data).toHaveLength(8 + 32 + 8 + 32 * 3 + 8 + 65);
   });
 
   it('takes amounts up to 2^64-1 and refuses 2^64 and above (SPL amounts are u64)', () => {
     const max = (1n << 64n) - 1n;
     const tx = Transaction.from(Buffer.from(build({ voucher: { ...voucher, amount: max } }), 'base64'));
-    expect(parseData(tx.instructions[0]!.data).amount).toBe(max);
+    expect(parseData(tx.instructions[1]!.data).amount).toBe(max);
     expect(() => build({ voucher: { ...voucher, amount: 1n << 64n } })).toThrow(/amount .* u64/);
     expect(() => build({ voucher: { ...voucher, amount: 1n << 100n } })).toThrow(/u64/);
     expect(() => build({ voucher: { ...voucher, chainId: 1n << 64n } })).toThrow(/chainId .* u64/);
@@ -109,6 +113,22 @@ describe('buildSolanaVoucherRedemption', () => {
     expect(() => build({ referrer: '1111' })).toThrow(/referrer .*not a valid base58/);
     expect(() => build({ referrer: '' })).toThrow(/referrer .*not a valid base58/);
     expect(() => build({ recentBlockhash: 'xyz!' })).toThrow(/recentBlockhash .*not a valid base58/);
+  });
+
+  it("lets Solana's secp256k1 program verify the operator's EIP-712 signature over this voucher", () => {
+    const data = Transaction.from(Buffer.from(build(), 'base64')).instructions[0]!.data;
+    // one signature; offsets, then eth address (20), signature (64), recovery id (1), message
+    expect(data[0]).toBe(1);
+    const offsets = { sig: data.readUInt16LE(1), eth: data.readUInt16LE(4), msg: data.readUInt16LE(7), msgLen: data.readUInt16LE(9) };
+    const eth = getAddress(bytesToHex(data.subarray(offsets.eth, offsets.eth + 20)));
+    const sig = data.subarray(offsets.sig, offsets.sig + 64);
+    const recovery = data[offsets.sig + 64]!;
+    const message = data.subarray(offsets.msg, offsets.msg + offsets.msgLen);
+    expect(eth).toBe(SIGNER);
+    // keccak256(message) is the EIP-712 digest, and the signature over it recovers the operator
+    expect(keccak256(message)).toBe(voucherDigest(voucher));
+    const recovered = recoverAddress({ hash: keccak256(message), signature: { r: bytesToHex(sig.subarray(0, 32)), s: bytesToHex(sig.subarray(32)), yParity: recovery } });
+    return expect(recovered).resolves.toBe(SIGNER);
   });
 
   it('refuses a signature that is not 65 bytes', () => {

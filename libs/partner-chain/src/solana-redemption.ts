@@ -1,6 +1,6 @@
-import { PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Transaction, TransactionInstruction } from '@solana/web3.js';
-import { type Hex, hexToBytes, isHex, sha256, size, stringToBytes } from 'viem';
-import { type VoucherStruct, assertVoucher } from './voucher';
+import { PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Secp256k1Program, Transaction, TransactionInstruction } from '@solana/web3.js';
+import { type Address, type Hex, hexToBytes, isAddress, isHex, sha256, size, stringToBytes } from 'viem';
+import { type VoucherStruct, assertVoucher, voucherSigningPreimage } from './voucher';
 
 const MAX_U64 = (1n << 64n) - 1n;
 
@@ -20,6 +20,8 @@ export interface SolanaVoucherRedemptionInput {
   voucher: VoucherStruct;
   /** 65 bytes r‖s‖v, as signVoucher returns it. */
   signature: Hex;
+  /** The operator address that signed the voucher (the secp256k1 instruction checks it). */
+  signer: Address;
   /** base58 */
   recentBlockhash: string;
 }
@@ -71,17 +73,31 @@ export function encodeSolanaVoucherRedemptionData(voucher: VoucherStruct, signat
 }
 
 /**
- * An unsigned legacy transaction, base64, redeeming a voucher with the Solana voucher program:
- * fee payer `payer`, one instruction to `programId` with accounts payer (signer, writable),
- * referrer (writable), the instructions sysvar (read-only). The payer's wallet signs and sends it.
+ * An unsigned legacy transaction, base64, redeeming a voucher with the Solana voucher program. Fee
+ * payer `payer`; two instructions:
+ *  0. Solana's native secp256k1 program verifies the operator's EIP-712 signature: its message is
+ *     the voucher's signing preimage (keccak256 of it is the EIP-712 digest) and its eth address
+ *     the operator's. The transaction fails here if the signature does not match.
+ *  1. redeem_voucher to `programId` with accounts payer (signer, writable), referrer (writable),
+ *     the instructions sysvar (read-only), through which the program checks that instruction 0
+ *     verified this very voucher for its configured operator address.
+ * The payer's wallet signs and sends it.
  */
 export function buildSolanaVoucherRedemption(input: SolanaVoucherRedemptionInput): string {
   const programId = publicKey('programId', input.programId);
   const payer = publicKey('payer', input.payer);
   const referrer = publicKey('referrer', input.referrer);
   publicKey('recentBlockhash', input.recentBlockhash);
+  if (!isAddress(input.signer, { strict: false })) throw new Error(`signer ${JSON.stringify(input.signer)} is not an EVM address`);
   const data = encodeSolanaVoucherRedemptionData(input.voucher, input.signature);
-  const instruction = new TransactionInstruction({
+  const sig = hexToBytes(input.signature);
+  const verify = Secp256k1Program.createInstructionWithEthAddress({
+    ethAddress: input.signer,
+    message: voucherSigningPreimage(input.voucher),
+    signature: sig.slice(0, 64),
+    recoveryId: sig[64]! >= 27 ? sig[64]! - 27 : sig[64]!,
+  });
+  const redeem = new TransactionInstruction({
     programId,
     keys: [
       { pubkey: payer, isSigner: true, isWritable: true },
@@ -90,6 +106,6 @@ export function buildSolanaVoucherRedemption(input: SolanaVoucherRedemptionInput
     ],
     data: Buffer.from(data),
   });
-  const tx = new Transaction({ feePayer: payer, recentBlockhash: input.recentBlockhash }).add(instruction);
+  const tx = new Transaction({ feePayer: payer, recentBlockhash: input.recentBlockhash }).add(verify, redeem);
   return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
 }

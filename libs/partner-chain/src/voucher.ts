@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodeFunctionData, hashTypedData, isHex, recoverTypedDataAddress, size } from 'viem';
+import { type Address, type Hex, concat, encodeFunctionData, hashDomain, hashStruct, hashTypedData, hexToBytes, isHex, recoverTypedDataAddress, size } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**
@@ -100,6 +100,17 @@ function typedData(v: VoucherStruct) {
 /** The EIP-712 digest a voucher signature signs. */
 export function voucherDigest(v: VoucherStruct): Hex {
   return hashTypedData(typedData(v));
+}
+
+/**
+ * The 66 bytes whose keccak256 is the digest: 0x1901 ‖ domain separator ‖ struct hash. Solana's
+ * secp256k1 program hashes its message with keccak256, so this is the message it verifies.
+ */
+export function voucherSigningPreimage(v: VoucherStruct): Uint8Array {
+  const t = typedData(v);
+  const domain = hashDomain({ domain: t.domain, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }], ...t.types } });
+  const struct = hashStruct({ data: t.message, primaryType: 'Voucher', types: t.types });
+  return hexToBytes(concat(['0x1901', domain, struct]));
 }
 
 /** A 65-byte r‖s‖v EIP-712 signature over the voucher (v is 27 or 28). */

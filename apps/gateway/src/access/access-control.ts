@@ -95,7 +95,7 @@ export class AccessControl {
   /** A refused credential still costs the IP one point; past the keyless budget it is 429. */
   private async refuse(status: RpcError, ip: string): Promise<Admission> {
     const limit = await this.limits.consume({ kind: 'ip', ip }, 1);
-    return limit.allowed ? { ok: false, status } : { ok: false, status: exhausted(limit), limit };
+    return { ok: false, status: limit.allowed ? status : exhausted(limit), limit };
   }
 
   private async charge(caller: CallerContext, bucket: LimitBucket, cost: number): Promise<Admission> {

@@ -4,6 +4,7 @@ import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { buildSolanaVoucherRedemption, encodeVoucherRedemption, signVoucher, type VoucherStruct } from '@xchain/partner-chain';
 import type { PrismaClient, Voucher } from '@xchain/partner-service-db';
 import { isAddress } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
 import { failedPrecondition } from '../caller-guard';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { DB } from '../db.providers';
@@ -125,6 +126,7 @@ export class VouchersService {
         referrer: v.referrer,
         voucher: struct,
         signature: v.signature as Hex,
+        signer: privateKeyToAddress(this.signerKey),
         recentBlockhash: await this.solana.latestBlockhash(),
       });
     } catch (err) {
