@@ -12,7 +12,7 @@ import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
-import { EVM_REFUND, EVM_USER, SOL_USER, T } from '../support/registry-fixture';
+import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { startSolanaRpcStub } from '../support/solana-rpc-stub';
 
 const DEV_VOUCHER_SIGNER = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -52,17 +52,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     secrets.push(k.body.secret);
     return k.body as { key: { id: string; key: string }; secret: string };
   };
-  const quoteBody = {
-    src_chain: 'ethereum',
-    dst_chain: 'arbitrum',
-    src_token: T.ethereum.USDC,
-    dst_token: T.arbitrum.USDC,
-    trade_type: 'TRADE_TYPE_EXACT_INPUT',
-    amount: '1000000000',
-    gas_drop: '',
-    recipient: EVM_USER,
-    refund_address: EVM_REFUND,
-  };
+  const quoteBody = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
   const expectError = (r: { status: number; body: unknown }, want: Partial<ReturnType<typeof errorView>>) => expect(errorView(r.status, r.body)).toMatchObject(want);
   let alice: { session_id: string; token: string };
   let bob: { session_id: string; token: string };

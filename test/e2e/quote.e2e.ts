@@ -8,7 +8,7 @@ import { ROOT, runTool } from '@xchain/stack';
 import { encodeAbiParameters, keccak256, parseAbiParameters } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
-import { EVM_REFUND, EVM_USER, SOL_USER, T } from '../support/registry-fixture';
+import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(90_000);
 
@@ -21,15 +21,7 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   let e2e: E2eStack;
   let nc: NatsConnection;
   const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const base = {
-    src_chain: 'ethereum',
-    dst_chain: 'arbitrum',
-    src_token: T.ethereum.USDC,
-    dst_token: T.arbitrum.USDC,
-    trade_type: 'TRADE_TYPE_EXACT_INPUT',
-    amount: '1000000000',
-    gas_drop: '',
-  };
+  const base = USDC_ETH_TO_ARB;
   const bound = { recipient: EVM_USER, refund_address: EVM_REFUND };
   const quote = (over: Record<string, unknown> = {}) => postJson(url('/quote'), { ...base, ...bound, ...over });
   const preview = (over: Record<string, unknown> = {}) => postJson(url('/quote/preview'), { ...base, ...over });

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView } from '../support/http';
-import { T } from '../support/registry-fixture';
+import { EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 interface Answer {
   status: number;
@@ -41,15 +41,7 @@ describe('rate limits', () => {
   const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
   const burst = (n: number, one: () => Promise<Answer>) => Promise.all(Array.from({ length: n }, one));
   const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
-  const preview = {
-    src_chain: 'ethereum',
-    dst_chain: 'arbitrum',
-    src_token: T.ethereum.USDC,
-    dst_token: T.arbitrum.USDC,
-    trade_type: 'TRADE_TYPE_EXACT_INPUT',
-    amount: '1000000000',
-    gas_drop: '',
-  };
+  const preview = USDC_ETH_TO_ARB;
 
   const expectLimited = (a: Answer, limit: number) => {
     expect(a.status).toBe(429);
@@ -104,7 +96,7 @@ describe('rate limits', () => {
     const headers = { 'x-api-key': key.secret };
     // GetQuote costs 2 points: 5 of 12 fit in 10.
     const quotes = await burst(12, () =>
-      send(url('/quote'), { method: 'POST', from: '127.0.0.3', headers, body: { ...preview, recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x1111111111111111111111111111111111111111' } }),
+      send(url('/quote'), { method: 'POST', from: '127.0.0.3', headers, body: { ...preview, recipient: EVM_USER, refund_address: EVM_USER } }),
     );
     expect(count(quotes, 200)).toBe(5);
     for (const a of quotes.filter((x) => x.status === 429)) expectLimited(a, 10);

@@ -20,3 +20,14 @@ export const T = {
 export const EVM_USER = '0x1111111111111111111111111111111111111111';
 export const EVM_REFUND = '0x2222222222222222222222222222222222222222';
 export const SOL_USER = '9oYJrz36faTDZJ2JTt2QoCD4eeUhJdqMzNysu4Rb2nR7';
+
+/** The plainest quote request: 1,000 USDC from Ethereum to Arbitrum, exact input (no addresses). */
+export const USDC_ETH_TO_ARB = {
+  src_chain: 'ethereum',
+  dst_chain: 'arbitrum',
+  src_token: T.ethereum.USDC,
+  dst_token: T.arbitrum.USDC,
+  trade_type: 'TRADE_TYPE_EXACT_INPUT',
+  amount: '1000000000',
+  gas_drop: '',
+} as const;

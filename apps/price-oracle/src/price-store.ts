@@ -1,6 +1,6 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, type Price } from '@xchain/contracts';
-import type { NatsConnection } from '@xchain/messaging';
+import { parseJson, type NatsConnection } from '@xchain/messaging';
 
 /** Where prices go: the JetStream KV bucket the quote-engine watches (key = price id). */
 export interface PriceSink {
@@ -27,7 +27,7 @@ export class KvPriceStore implements PriceSink {
     for await (const key of await kv.keys()) {
       const entry = await kv.get(key);
       if (entry?.operation !== 'PUT') continue;
-      const parsed = PriceSchema.safeParse(safeJson(entry.string()));
+      const parsed = PriceSchema.safeParse(parseJson(entry.string()));
       if (parsed.success) out.push(parsed.data);
     }
     return out;
@@ -40,13 +40,5 @@ export class KvPriceStore implements PriceSink {
       throw err;
     });
     return this.kv;
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

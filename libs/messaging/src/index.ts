@@ -4,3 +4,4 @@ export * from './headers';
 export * from './rpc-client';
 export * from './rpc-server';
 export * from './zod-violations';
+export * from './durable-consumer';

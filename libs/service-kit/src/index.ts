@@ -3,3 +3,4 @@ export * from './health';
 export * from './health.controller';
 export * from './bootstrap';
 export * from './core.providers';
+export * from './database.providers';

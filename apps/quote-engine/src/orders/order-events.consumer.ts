@@ -1,15 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import { ORDER_EVENTS_STREAM, ORDER_EVENT_SUBJECTS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
-import type { NatsConnection } from '@xchain/messaging';
+import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { EtaService } from './eta.service';
-
-const DURABLE = 'quote-engine';
-const decoder = new TextDecoder();
 
 /**
  * Consumes order events from a JetStream stream with a durable consumer, so none is lost while
@@ -18,59 +14,33 @@ const decoder = new TextDecoder();
  */
 @Injectable()
 export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown {
-  private messages?: ConsumerMessages;
-  private stopped = false;
+  private readonly consumer: DurableConsumer<OrderEvent>;
 
   constructor(
-    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(NATS) nc: NatsConnection,
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
-  ) {}
+  ) {
+    this.consumer = new DurableConsumer({
+      nc,
+      stream: { name: ORDER_EVENTS_STREAM, subjects: [ORDER_EVENT_SUBJECTS], maxAgeSecs: 30 * 24 * 3600 },
+      durable: 'quote-engine',
+      maxDeliver: 20,
+      schema: OrderEventSchema,
+      handle: (event) => this.record(event),
+      retryDelayMs: 1000,
+      log,
+      label: 'order events',
+    });
+  }
 
-  async onModuleInit(): Promise<void> {
-    void this.consumeForever();
+  onModuleInit(): void {
+    this.consumer.start();
   }
 
   onApplicationShutdown(): void {
-    this.stopped = true;
-    void this.messages?.close();
-  }
-
-  private async consumeForever(): Promise<void> {
-    let delay = 250;
-    while (!this.stopped) {
-      try {
-        const jsm = await jetstreamManager(this.nc);
-        await jsm.streams.add({ name: ORDER_EVENTS_STREAM, subjects: [ORDER_EVENT_SUBJECTS], max_age: 30 * 24 * 3600 * 1e9 }).catch(async () => {
-          await jsm.streams.info(ORDER_EVENTS_STREAM); // exists already: fine
-        });
-        await jsm.consumers.add(ORDER_EVENTS_STREAM, { durable_name: DURABLE, ack_policy: AckPolicy.Explicit, max_deliver: 20 });
-        const consumer = await jetstream(this.nc).consumers.get(ORDER_EVENTS_STREAM, DURABLE);
-        this.messages = await consumer.consume();
-        delay = 250;
-        for await (const m of this.messages) {
-          const parsed = OrderEventSchema.safeParse(safeJson(decoder.decode(m.data)));
-          if (!parsed.success) {
-            this.log.warn({ subject: m.subject }, 'dropped a malformed order event');
-            m.term();
-            continue;
-          }
-          try {
-            await this.record(parsed.data);
-            m.ack();
-          } catch (err) {
-            this.log.warn({ err: String(err), quote_hash: parsed.data.quote_hash }, 'order event failed; redelivering');
-            m.nak(1000);
-          }
-        }
-      } catch (err) {
-        if (!this.stopped) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order events consumer failed; retrying');
-      }
-      if (this.stopped) return;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 5000);
-    }
+    this.consumer.stop();
   }
 
   /** Idempotent: a redelivered event changes nothing. */
@@ -102,13 +72,5 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
       update: {},
     });
     void this.eta.refresh();
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

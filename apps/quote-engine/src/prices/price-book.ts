@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
-import type { NatsConnection } from '@xchain/messaging';
+import { parseJson, type NatsConnection } from '@xchain/messaging';
 import { HealthRegistry, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 
@@ -82,7 +82,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
         delay = 250;
         for await (const entry of iter) {
           if (entry.operation !== 'PUT') continue;
-          const parsed = PriceSchema.safeParse(safeJson(decoder.decode(entry.value)));
+          const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
           if (parsed.success) this.apply(parsed.data);
           else this.log.warn({ key: entry.key }, 'ignored a malformed price');
         }
@@ -94,13 +94,5 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 5000);
     }
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -1,0 +1,95 @@
+import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { z } from 'zod';
+
+export interface DurableConsumerOptions<T> {
+  nc: NatsConnection;
+  /** The stream, created when missing (an existing one is used as it is). */
+  stream: { name: string; subjects: string[]; maxAgeSecs: number };
+  /** Durable name: the server remembers what this consumer acknowledged across restarts. */
+  durable: string;
+  filterSubject?: string;
+  maxDeliver: number;
+  schema: z.ZodType<T>;
+  /** Resolves to acknowledge, or to 'drop' to discard for good; a throw redelivers after `retryDelayMs`. */
+  handle: (message: T, subject: string) => Promise<void | 'drop'>;
+  retryDelayMs: number;
+  log: { warn: (fields: object, msg: string) => void };
+  /** Names the consumer in its log lines. */
+  label: string;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * A JetStream durable consumer that keeps going: it (re)creates its stream and consumer, validates
+ * each message, and after any failure of the connection or the server retries with a backoff
+ * (250 ms doubling to 5 s). Malformed messages are discarded, never retried forever.
+ */
+export class DurableConsumer<T> {
+  private messages?: ConsumerMessages;
+  private stopped = false;
+
+  constructor(private readonly opts: DurableConsumerOptions<T>) {}
+
+  start(): void {
+    void this.consumeForever();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    void this.messages?.close();
+  }
+
+  private async consumeForever(): Promise<void> {
+    const { nc, stream, durable, log, label } = this.opts;
+    let delay = 250;
+    while (!this.stopped) {
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.add({ name: stream.name, subjects: stream.subjects, max_age: stream.maxAgeSecs * 1e9 }).catch(async () => {
+          await jsm.streams.info(stream.name); // exists already: fine
+        });
+        await jsm.consumers.add(stream.name, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          max_deliver: this.opts.maxDeliver,
+          ...(this.opts.filterSubject ? { filter_subject: this.opts.filterSubject } : {}),
+        });
+        const consumer = await jetstream(nc).consumers.get(stream.name, durable);
+        this.messages = await consumer.consume();
+        delay = 250;
+        for await (const m of this.messages) {
+          const parsed = this.opts.schema.safeParse(parseJson(decoder.decode(m.data)));
+          if (!parsed.success) {
+            log.warn({ subject: m.subject }, `${label}: dropped a malformed message`);
+            m.term();
+            continue;
+          }
+          try {
+            const outcome = await this.opts.handle(parsed.data, m.subject);
+            if (outcome === 'drop') m.term();
+            else m.ack();
+          } catch (err) {
+            log.warn({ err: err instanceof Error ? err.message : String(err), subject: m.subject }, `${label}: handling failed; redelivering`);
+            m.nak(this.opts.retryDelayMs);
+          }
+        }
+      } catch (err) {
+        if (!this.stopped) log.warn({ err: err instanceof Error ? err.message : String(err) }, `${label}: consumer failed; retrying`);
+      }
+      if (this.stopped) return;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}
+
+/** JSON.parse that answers undefined for malformed text (the schema then rejects it). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
