@@ -171,6 +171,9 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const overdraw = await e2e.admin('debit', '--email', 'alice@example.com', '--usd-micros', '25000001', '--reason', 'too much');
       expect(overdraw.code).toBe(1);
       expect(overdraw.out).toMatchObject({ code: 9 });
+      const wrongToken = await e2e.admin('credit', '--email', 'alice@example.com', '--usd-micros', '1', '--reason', 'x', '--token', T.ethereum.PEPE, '--amount', '1');
+      expect([wrongToken.code, wrongToken.out?.code]).toEqual([1, 3]);
+      expect((await call('GET', '/partner/funding', bearer(alice.token))).body.balance_usd_micros).toBe('25000000');
     });
 
     it('quotes sponsor_fees only for the key of a partner whose balance covers the relay gas', async () => {

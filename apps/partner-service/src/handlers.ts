@@ -21,6 +21,7 @@ import {
   LedgerSettleRpc,
   ListPartnerVouchersRpc,
   RevokePartnerSessionRpc,
+  RpcError,
 } from '@xchain/contracts';
 import { RpcServer } from '@xchain/messaging';
 import { AccountsService } from './accounts/accounts.service';
@@ -79,13 +80,15 @@ export class PartnerHandlers implements OnModuleInit {
     this.rpc.handle(AdminAdjustFundingRpc, async (req, ctx) => {
       requireInternal(ctx.caller);
       const partner = await this.accounts.partnerByEmail(req.email);
+      if ((req.token === undefined) !== (req.amount === undefined)) {
+        throw RpcError.invalidArgument([{ field: req.token ? 'amount' : 'token', description: 'token and amount go together' }]);
+      }
       return this.ledger.adjust({
         partnerId: partner.id,
         direction: req.direction,
         usdMicros: BigInt(req.usd_micros),
         reason: req.reason,
-        ...(req.token ? { token: req.token, chain: this.funding.fundingChain() } : {}),
-        ...(req.amount ? { tokenAmount: BigInt(req.amount) } : {}),
+        ...(req.token && req.amount ? { ...(await this.funding.fundingToken(req.token)), tokenAmount: BigInt(req.amount) } : {}),
       });
     });
     this.rpc.handle(AdminIssueVouchersRpc, async (req, ctx) => {
