@@ -56,6 +56,8 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`[stack] ready in ${secs}s; logs in ${join(dataDir, 'logs')}`);
   console.log(`[stack] gateway: http://127.0.0.1:${ports.gateway}/json/v1  (try: curl http://127.0.0.1:${ports.gateway}/json/v1/tokens)`);
+  const natsEnv = ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `;
+  console.log(`[stack] partners: ${natsEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
   console.log('[stack] Ctrl-C stops everything');
 }
 
