@@ -54,6 +54,17 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
   };
   const quoteBody = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
   const expectError = (r: { status: number; body: unknown }, want: Partial<ReturnType<typeof errorView>>) => expect(errorView(r.status, r.body)).toMatchObject(want);
+  /**
+   * The gateway caches keys for 10 minutes here, so a disabled key is refused only through the
+   * key_changed event; the event and the HTTP request race by a few milliseconds at most.
+   */
+  const previewUntilRefused = async (secret: string) => {
+    const deadline = Date.now() + 2000;
+    let r;
+    do r = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': secret });
+    while (r.status === 200 && Date.now() < deadline);
+    return r;
+  };
   let alice: { session_id: string; token: string };
   let bob: { session_id: string; token: string };
 
@@ -136,12 +147,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expectError(await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(alice.token)), { http: 404, code: 5 });
       const disabled = await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(bob.token));
       expect(disabled).toMatchObject({ status: 200, body: { id: k.key.id, disabled: true } });
-      // The gateway cached the key for 10 minutes; the key_changed event must evict it now.
-      const deadline = Date.now() + 2000;
-      let r;
-      do r = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret });
-      while (r.status === 200 && Date.now() < deadline);
-      expectError(r, { http: 401, reason: 'API_KEY_DISABLED' });
+      expectError(await previewUntilRefused(k.secret), { http: 401, reason: 'API_KEY_DISABLED' });
       expect((await call('GET', '/partner', bearer(bob.token))).body.keys[0]).toMatchObject({ id: k.key.id, disabled: true });
     });
   });
@@ -190,6 +196,24 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const unsponsored = await postJson(url('/quote'), { ...quoteBody, gasless: true }, { 'x-api-key': carolKey.secret });
       expect(BigInt(q.body.cross_chain.amount_out)).toBeGreaterThan(BigInt(unsponsored.body.cross_chain.amount_out));
     });
+  });
+
+  it('lets the operator see a partner (keys, balance, ledger) and disable any key', async () => {
+    await admin('create-partner', '--email', 'erin@example.com');
+    const erin = await session('erin@example.com');
+    const k = await createKey(erin.token, 'erin');
+    await admin('credit', '--email', 'erin@example.com', '--usd-micros', '7000000', '--reason', 'wire 0042');
+    await admin('debit', '--email', 'erin@example.com', '--usd-micros', '2000000', '--reason', 'refund 0042');
+    const shown = await admin('show-partner', '--email', 'erin@example.com');
+    expect(shown).toMatchObject({ email: 'erin@example.com', balance_usd_micros: '5000000', active_sessions: '1', keys: [{ id: k.key.id, disabled: false }] });
+    expect(shown.ledger.map((e: any) => [e.kind, e.delta_usd_micros, e.reason])).toEqual([
+      ['debit', '-2000000', 'refund 0042'],
+      ['credit', '7000000', 'wire 0042'],
+    ]);
+    expect(JSON.stringify(shown)).not.toContain(k.secret);
+    expect((await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret })).status).toBe(200);
+    expect(await admin('disable-key', '--key-id', k.key.id)).toMatchObject({ id: k.key.id, disabled: true });
+    expectError(await previewUntilRefused(k.secret), { http: 401, reason: 'API_KEY_DISABLED' });
   });
 
   describe('referrals and vouchers', () => {

@@ -3,9 +3,11 @@ import {
   AdminAdjustFundingRpc,
   AdminCreateKeyRpc,
   AdminCreatePartnerRpc,
+  AdminDisableKeyRpc,
   AdminIssueSessionRpc,
   AdminIssueVouchersRpc,
   AdminSetKeyTierRpc,
+  AdminShowPartnerRpc,
   AuthenticateKeyRpc,
   AuthenticateSessionRpc,
   BuildPartnerFundingRpc,
@@ -91,6 +93,8 @@ export class PartnerHandlers implements OnModuleInit {
         ...(req.token && req.amount ? { ...(await this.funding.fundingToken(req.token)), tokenAmount: BigInt(req.amount) } : {}),
       });
     });
+    this.rpc.handle(AdminShowPartnerRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.showPartner(req.email, req.entries ?? 20)));
+    this.rpc.handle(AdminDisableKeyRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.disableKey(undefined, req.key_id)));
     this.rpc.handle(AdminIssueVouchersRpc, async (req, ctx) => {
       requireInternal(ctx.caller);
       const partner = await this.accounts.partnerByEmail(req.email);

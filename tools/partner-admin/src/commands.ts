@@ -2,9 +2,11 @@ import {
   AdminAdjustFundingRpc,
   AdminCreateKeyRpc,
   AdminCreatePartnerRpc,
+  AdminDisableKeyRpc,
   AdminIssueSessionRpc,
   AdminIssueVouchersRpc,
   AdminSetKeyTierRpc,
+  AdminShowPartnerRpc,
   type RpcContract,
 } from '@xchain/contracts';
 import type { z } from 'zod';
@@ -49,6 +51,16 @@ export const COMMANDS: Record<string, Command> = {
     usage: '--email E --usd-micros N --reason TEXT',
     contract: AdminAdjustFundingRpc,
     request: (f) => ({ email: f['email'], direction: 'debit', usd_micros: f['usd-micros'], reason: f['reason'] }),
+  },
+  'show-partner': {
+    usage: '--email E [--entries N]     (account, keys, balance, latest ledger entries)',
+    contract: AdminShowPartnerRpc,
+    request: (f) => ({ email: f['email'], entries: int(f['entries']) }),
+  },
+  'disable-key': {
+    usage: '--key-id K',
+    contract: AdminDisableKeyRpc,
+    request: (f) => ({ key_id: f['key-id'] }),
   },
   'issue-vouchers': {
     usage: '--email E',

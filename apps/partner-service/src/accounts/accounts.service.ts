@@ -114,8 +114,9 @@ export class AccountsService {
     return { key: keyView(key), secret };
   }
 
-  async disableKey(partnerId: string, keyId: string) {
-    const key = await this.db.apiKey.findFirst({ where: { id: keyId, partnerId } });
+  /** `partnerId` undefined: the operator, who may disable any key. */
+  async disableKey(partnerId: string | undefined, keyId: string) {
+    const key = await this.db.apiKey.findFirst({ where: { id: keyId, ...(partnerId ? { partnerId } : {}) } });
     if (!key) throw notFound('api key');
     const updated = key.disabled ? key : await this.db.apiKey.update({ where: { id: keyId }, data: { disabled: true, disabledAt: new Date() } });
     this.announce(updated);
@@ -130,6 +131,32 @@ export class AccountsService {
     const updated = await this.db.apiKey.update({ where: { id: keyId }, data: { tier, pointsPerMin: points } });
     this.announce(updated);
     return keyView(updated);
+  }
+
+  async showPartner(email: string, entries: number) {
+    const p = await this.partnerByEmail(email);
+    const [keys, sessions, ledger, balance] = await Promise.all([
+      this.db.apiKey.findMany({ where: { partnerId: p.id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+      this.db.session.count({ where: { partnerId: p.id, revokedAt: null, expiresAt: { gt: new Date() } } }),
+      this.db.ledgerEntry.findMany({ where: { partnerId: p.id }, orderBy: { id: 'desc' }, take: entries }),
+      this.db.$queryRaw<{ b: string }[]>`SELECT COALESCE(SUM(delta_usd_micros), 0)::text AS b FROM ledger_entries WHERE partner_id = ${p.id}`,
+    ]);
+    return {
+      partner_id: p.id,
+      email: p.email,
+      max_keys: String(p.maxKeys),
+      created_at: p.createdAt.toISOString(),
+      keys: keys.map(keyView),
+      balance_usd_micros: balance[0]?.b ?? '0',
+      active_sessions: String(sessions),
+      ledger: ledger.map((e) => ({
+        id: String(e.id),
+        kind: e.kind,
+        delta_usd_micros: String(e.deltaUsdMicros),
+        reason: e.reason,
+        created_at: e.createdAt.toISOString(),
+      })),
+    };
   }
 
   /** Unknown keys are NOT_FOUND; a disabled key is returned as such (the gateway refuses it). */

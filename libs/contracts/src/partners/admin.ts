@@ -52,6 +52,19 @@ export const AdminAdjustFundingRpc = defineRpc(
   }),
   LedgerEntrySchema,
 );
+/** A partner as the operator sees it: account, keys, balance and its latest ledger entries. */
+export const AdminShowPartnerRpc = defineRpc(
+  'partner-admin.v1.show_partner',
+  z.object({ email: Email, entries: z.number().int().min(0).max(1000).optional() }),
+  AdminPartnerSchema.extend({
+    keys: z.array(ApiKeySchema),
+    balance_usd_micros: Uint64String,
+    active_sessions: Uint64String,
+    ledger: z.array(LedgerEntrySchema.omit({ balance_usd_micros: true })),
+  }),
+);
+/** Disables any partner's key (a leaked key, an abusive integration). */
+export const AdminDisableKeyRpc = defineRpc('partner-admin.v1.disable_key', z.object({ key_id: z.string() }), ApiKeySchema);
 /** Issues one voucher per (referrer, chain, token) over every accrual not yet vouchered. */
 export const AdminIssueVouchersRpc = defineRpc(
   'partner-admin.v1.issue_vouchers',
