@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 
 export { Prisma, PrismaClient } from './generated/client';
-export type { ApiKey, LedgerEntry, Partner, ReferralAccrual, Session, Voucher } from './generated/client';
+export type { ApiKey, FundingDeposit, LedgerEntry, Partner, ReferralAccrual, Session, Voucher } from './generated/client';
 
 /** The partner-service's Prisma client over node-postgres (Prisma 7 driver adapter). */
 export function createPartnerServiceDb(databaseUrl: string, poolSize = 10): PrismaClient {

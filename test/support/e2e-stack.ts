@@ -11,6 +11,8 @@ import { ROOT, freeStackPorts, startStack, type Stack } from '@xchain/stack';
 export interface E2eStack {
   stack: Stack;
   gatewayUrl: string;
+  /** Every port of this stack (servers and services' health ports). */
+  ports: Awaited<ReturnType<typeof freeStackPorts>> & { redis: number; postgres: number };
   logDir: string;
   /** Runs the operator tool against this stack; resolves with its exit code and parsed JSON output. */
   admin(...args: string[]): Promise<{ code: number; out: any; err: string }>;
@@ -40,6 +42,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    ports,
     logDir: join(dataDir, 'logs'),
     admin: (...args) => runAdmin(stack.env, args),
     databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,

@@ -18,6 +18,19 @@ export const PartnerServiceEnv = BaseEnv.extend({
   /** Solana JSON-RPC used only for a recent blockhash when building a Solana redemption. */
   SOLANA_RPC_URL: z.string().url().optional(),
   SOLANA_RPC_TIMEOUT_MS: millis(2000),
+  /**
+   * JSON-RPC of the funding chain. When set, the service reads the funding router's `Funded` events
+   * and credits each to the partner whose funding id it carries; unset, only operator credits exist.
+   */
+  FUNDING_RPC_URL: z.string().url().optional(),
+  FUNDING_RPC_TIMEOUT_MS: millis(5000),
+  /** Blocks a deposit must be buried under before it is credited (reorg safety). */
+  FUNDING_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
+  FUNDING_POLL_MS: millis(5000),
+  /** Largest block range asked in one eth_getLogs (providers cap it). */
+  FUNDING_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /** First block to read when there is no saved position yet; default: the confirmed head at first start. */
+  FUNDING_START_BLOCK: z.coerce.number().int().min(0).optional(),
   /** Deadline of requests this service makes to others over NATS (the registry, stored quotes). */
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
   /** Token and chain metadata from the quote-engine are cached this long. */

@@ -6,6 +6,7 @@ import {
   AdminDisableKeyRpc,
   AdminIssueSessionRpc,
   AdminIssueVouchersRpc,
+  AdminListFundingDepositsRpc,
   AdminSetKeyTierRpc,
   AdminShowPartnerRpc,
   AuthenticateKeyRpc,
@@ -28,6 +29,7 @@ import {
 import { RpcServer } from '@xchain/messaging';
 import { AccountsService } from './accounts/accounts.service';
 import { requireInternal, sessionPartner } from './caller-guard';
+import { FundingDepositsService } from './funding/funding-deposits.service';
 import { FundingService } from './funding/funding.service';
 import { LedgerService } from './ledger/ledger.service';
 import { ReferralsService } from './referrals/referrals.service';
@@ -43,6 +45,7 @@ export class PartnerHandlers implements OnModuleInit {
     @Inject(FundingService) private readonly funding: FundingService,
     @Inject(ReferralsService) private readonly referrals: ReferralsService,
     @Inject(VouchersService) private readonly vouchers: VouchersService,
+    @Inject(FundingDepositsService) private readonly deposits: FundingDepositsService,
   ) {}
 
   onModuleInit(): void {
@@ -95,6 +98,11 @@ export class PartnerHandlers implements OnModuleInit {
     });
     this.rpc.handle(AdminShowPartnerRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.showPartner(req.email, req.entries ?? 20)));
     this.rpc.handle(AdminDisableKeyRpc, (req, ctx) => (requireInternal(ctx.caller), this.accounts.disableKey(undefined, req.key_id)));
+    this.rpc.handle(AdminListFundingDepositsRpc, async (req, ctx) => {
+      requireInternal(ctx.caller);
+      const partnerId = req.email ? (await this.accounts.partnerByEmail(req.email)).id : undefined;
+      return { deposits: await this.deposits.list({ ...(partnerId ? { partnerId } : {}), ...(req.status ? { status: req.status } : {}), limit: req.limit ?? 50 }) };
+    });
     this.rpc.handle(AdminIssueVouchersRpc, async (req, ctx) => {
       requireInternal(ctx.caller);
       const partner = await this.accounts.partnerByEmail(req.email);

@@ -7,6 +7,9 @@ import { AccountsService } from './accounts/accounts.service';
 import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
 import { dbProviders } from './db.providers';
 import { env } from './env';
+import { rpcFundingChain } from './funding/funding-chain';
+import { FundingDepositsService } from './funding/funding-deposits.service';
+import { FUNDING_CHAIN, FUNDING_WATCH, FundingWatcher } from './funding/funding-watcher';
 import { FundingService } from './funding/funding.service';
 import { PartnerHandlers } from './handlers';
 import { LedgerService } from './ledger/ledger.service';
@@ -27,10 +30,22 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
     { provide: REGISTRY_CACHE_MS, useValue: env.REGISTRY_CACHE_MS },
     { provide: VOUCHER_SIGNER_KEY, useValue: env.VOUCHER_SIGNER_KEY },
     { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
+    { provide: FUNDING_CHAIN, useFactory: () => (env.FUNDING_RPC_URL ? rpcFundingChain(env.FUNDING_RPC_URL, env.FUNDING_RPC_TIMEOUT_MS) : undefined) },
+    {
+      provide: FUNDING_WATCH,
+      useValue: {
+        confirmations: env.FUNDING_CONFIRMATIONS,
+        pollMs: env.FUNDING_POLL_MS,
+        maxBlockRange: env.FUNDING_MAX_BLOCK_RANGE,
+        ...(env.FUNDING_START_BLOCK !== undefined ? { startBlock: env.FUNDING_START_BLOCK } : {}),
+      },
+    },
     RegistryClient,
     AccountsService,
     LedgerService,
     FundingService,
+    FundingDepositsService,
+    FundingWatcher,
     ReferralsService,
     VouchersService,
     FulfilledOrdersConsumer,

@@ -6,6 +6,7 @@ import { env } from './env';
 import { EtaService } from './orders/eta.service';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
 import { PriceBook } from './prices/price-book';
+import { Valuation } from './prices/valuation';
 import { QuotePipeline } from './quoting/quote-pipeline';
 import { QuoteHandlers } from './quoting/quote.handlers';
 import { QuoteService } from './quoting/quote.service';
@@ -25,6 +26,7 @@ import { RegistryRepository } from './registry/registry.repository';
     RegistryHandlers,
     RegistryCache,
     PriceBook,
+    Valuation,
     EtaService,
     OrderEventsConsumer,
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },

@@ -5,6 +5,7 @@ import {
   AdminDisableKeyRpc,
   AdminIssueSessionRpc,
   AdminIssueVouchersRpc,
+  AdminListFundingDepositsRpc,
   AdminSetKeyTierRpc,
   AdminShowPartnerRpc,
   type RpcContract,
@@ -61,6 +62,11 @@ export const COMMANDS: Record<string, Command> = {
     usage: '--key-id K',
     contract: AdminDisableKeyRpc,
     request: (f) => ({ key_id: f['key-id'] }),
+  },
+  'funding-deposits': {
+    usage: '[--email E] [--status credited|unmatched] [--limit N]   (deposits seen on the funding router, newest first)',
+    contract: AdminListFundingDepositsRpc,
+    request: (f) => ({ email: f['email'], status: f['status'], limit: int(f['limit']) }),
   },
   'issue-vouchers': {
     usage: '--email E',

@@ -18,6 +18,9 @@ export interface Adjustment {
   tokenAmount?: bigint;
 }
 
+/** Runs inside the adjustment's transaction, after its entry is written: both land or neither does. */
+export type WithinAdjustment = (tx: Tx, entryId: bigint) => Promise<void>;
+
 /**
  * The sponsorship ledger. Entries are only ever inserted; the available balance is their sum.
  * Every write for a partner first locks that partner's row, so concurrent writers are serialised
@@ -31,7 +34,7 @@ export class LedgerService {
     return balanceOf(this.db, partnerId);
   }
 
-  async adjust(a: Adjustment) {
+  async adjust(a: Adjustment, within?: WithinAdjustment) {
     if (a.usdMicros <= 0n) throw RpcError.invalidArgument([{ field: 'usd_micros', description: 'must be positive' }]);
     return this.db.$transaction(async (tx) => {
       await lockPartner(tx, a.partnerId);
@@ -55,6 +58,7 @@ export class LedgerService {
           tokenAmount: a.tokenAmount !== undefined ? a.tokenAmount.toString() : null,
         },
       });
+      await within?.(tx, e.id);
       return {
         id: String(e.id),
         kind: e.kind,

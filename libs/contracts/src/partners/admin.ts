@@ -71,3 +71,32 @@ export const AdminIssueVouchersRpc = defineRpc(
   z.object({ email: Email }),
   z.object({ vouchers: z.array(VoucherSchema) }),
 );
+
+/** A deposit seen on the funding router (`Funded` event), as the operator sees it. */
+export const FundingDepositSchema = z.object({
+  id: z.string(),
+  chain: z.string(),
+  tx_hash: z.string(),
+  log_index: z.number().int(),
+  block_number: Uint64String,
+  funding_id: z.string(),
+  token: z.string(),
+  payer: z.string(),
+  amount: z.string(),
+  /** `credited`: valued and credited to the partner that built the funding; `unmatched`: credited to nobody. */
+  status: z.enum(['credited', 'unmatched']),
+  detail: z.string().optional(),
+  email: z.string().optional(),
+  usd_micros: Uint64String.optional(),
+  price_e18: z.string().optional(),
+  price_publish_time: z.number().int().optional(),
+  ledger_entry_id: z.string().optional(),
+  created_at: Rfc3339,
+});
+export type FundingDeposit = z.output<typeof FundingDepositSchema>;
+/** The newest funding deposits, optionally only one partner's or only those in one status. */
+export const AdminListFundingDepositsRpc = defineRpc(
+  'partner-admin.v1.list_funding_deposits',
+  z.object({ email: Email.optional(), status: z.enum(['credited', 'unmatched']).optional(), limit: z.number().int().min(1).max(1000).optional() }),
+  z.object({ deposits: z.array(FundingDepositSchema) }),
+);

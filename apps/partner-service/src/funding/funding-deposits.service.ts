@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RpcError, ValueUsdRpc, type FundingDeposit as FundingDepositView } from '@xchain/contracts';
+import { RpcClient } from '@xchain/messaging';
+import { Prisma, type FundingDeposit, type PrismaClient } from '@xchain/partner-service-db';
+import { DB } from '../db.providers';
+import { LedgerService } from '../ledger/ledger.service';
+import type { FundedLog } from './funding-chain';
+import { FundingService } from './funding.service';
+
+export type DepositOutcome = 'credited' | 'unmatched' | 'duplicate';
+
+/**
+ * Turns a `Funded` event into a ledger credit for the partner whose funding id it carries, valued
+ * at the current oracle price and floored to the micro (in the operator's favour). Each event
+ * (chain, tx, log index) is recorded once: the record and the credit share one transaction, and a
+ * unique index makes a second attempt, by a rescan or another replica, a no-op.
+ */
+@Injectable()
+export class FundingDepositsService {
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(LedgerService) private readonly ledger: LedgerService,
+    @Inject(FundingService) private readonly funding: FundingService,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {}
+
+  /** Throws (and records nothing) when the deposit cannot be valued yet; the watcher retries it. */
+  async record(chain: string, log: FundedLog): Promise<DepositOutcome> {
+    const base = {
+      chain,
+      txHash: log.txHash.toLowerCase(),
+      logIndex: log.logIndex,
+      blockNumber: log.blockNumber,
+      fundingId: log.fundingId.toLowerCase(),
+      token: log.token,
+      payer: log.payer,
+      amount: log.amount.toString(),
+    };
+    const seen = await this.db.fundingDeposit.findUnique({ where: { chain_txHash_logIndex: { chain, txHash: base.txHash, logIndex: base.logIndex } } });
+    if (seen) return 'duplicate';
+
+    const intent = await this.db.fundingIntent.findUnique({ where: { id: base.fundingId } });
+    const accepted = await this.funding.fundingToken(log.token).then(
+      () => true,
+      (err: unknown) => (err instanceof RpcError ? false : Promise.reject(err)),
+    );
+    const problem = !intent
+      ? 'no funding transaction was built with this funding id'
+      : intent.chain !== chain
+        ? `the funding id was issued for ${intent.chain}`
+        : !accepted
+          ? 'the token is not a funding token'
+          : log.amount === 0n
+            ? 'the amount is zero'
+            : undefined;
+    if (problem || !intent) return this.insertUnmatched({ ...base, partnerId: intent?.partnerId ?? null }, problem ?? '');
+
+    const value = await this.rpc.call(ValueUsdRpc, { chain, token: log.token, amount: base.amount });
+    const usdMicros = BigInt(value.usd_micros);
+    const priced = { usdMicros, priceE18: value.price_e18, pricePublishTime: value.publish_time };
+    if (usdMicros === 0n) return this.insertUnmatched({ ...base, ...priced, partnerId: intent.partnerId }, 'worth less than one USD micro');
+    try {
+      await this.ledger.adjust(
+        { partnerId: intent.partnerId, direction: 'credit', usdMicros, reason: `funding deposit ${base.txHash}:${base.logIndex}`, chain, token: log.token, tokenAmount: log.amount },
+        async (tx, entryId) => {
+          await tx.fundingDeposit.create({ data: { ...base, ...priced, status: 'credited', partnerId: intent.partnerId, ledgerEntryId: entryId } });
+        },
+      );
+      return 'credited';
+    } catch (err) {
+      if (isUniqueViolation(err)) return 'duplicate';
+      throw err;
+    }
+  }
+
+  async list(filter: { partnerId?: string; status?: 'credited' | 'unmatched'; limit: number }): Promise<FundingDepositView[]> {
+    const rows = await this.db.fundingDeposit.findMany({
+      where: { ...(filter.partnerId ? { partnerId: filter.partnerId } : {}), ...(filter.status ? { status: filter.status } : {}) },
+      orderBy: { id: 'desc' },
+      take: filter.limit,
+      include: { partner: { select: { email: true } } },
+    });
+    return rows.map((d) => view(d, d.partner?.email));
+  }
+
+  private async insertUnmatched(data: Omit<Prisma.FundingDepositUncheckedCreateInput, 'status' | 'detail'>, detail: string): Promise<DepositOutcome> {
+    try {
+      await this.db.fundingDeposit.create({ data: { ...data, status: 'unmatched', detail } });
+      return 'unmatched';
+    } catch (err) {
+      if (isUniqueViolation(err)) return 'duplicate';
+      throw err;
+    }
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+}
+
+function view(d: FundingDeposit, email: string | undefined): FundingDepositView {
+  return {
+    id: String(d.id),
+    chain: d.chain,
+    tx_hash: d.txHash,
+    log_index: d.logIndex,
+    block_number: String(d.blockNumber),
+    funding_id: d.fundingId,
+    token: d.token,
+    payer: d.payer,
+    amount: d.amount.toFixed(0),
+    status: d.status as FundingDepositView['status'],
+    ...(d.detail ? { detail: d.detail } : {}),
+    ...(email ? { email } : {}),
+    ...(d.usdMicros !== null ? { usd_micros: String(d.usdMicros) } : {}),
+    ...(d.priceE18 !== null ? { price_e18: d.priceE18.toFixed(0) } : {}),
+    ...(d.pricePublishTime !== null ? { price_publish_time: d.pricePublishTime } : {}),
+    ...(d.ledgerEntryId !== null ? { ledger_entry_id: String(d.ledgerEntryId) } : {}),
+    created_at: d.createdAt.toISOString(),
+  };
+}
