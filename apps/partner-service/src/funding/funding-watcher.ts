@@ -63,7 +63,7 @@ export class FundingWatcher implements OnApplicationBootstrap, OnApplicationShut
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.pass = this.poll()
+      this.pass = this.readOnce()
         .catch((err: unknown) => {
           const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
           this.state = { ok: false, detail: `retrying: ${message}` };
@@ -74,7 +74,7 @@ export class FundingWatcher implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** One pass: from the saved position up to the confirmed head, at most maxBlockRange blocks a call. */
-  private async poll(): Promise<void> {
+  async readOnce(): Promise<void> {
     const chain = this.chain!;
     const name = this.config.funding.chain;
     if (!this.verifiedChain) {
