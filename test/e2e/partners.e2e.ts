@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Secp256k1Program, Transaction } from '@solana/web3.js';
-import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
 import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI, recoverVoucherSigner } from '@xchain/partner-chain';
 import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
@@ -12,6 +10,7 @@ import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
+import { publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { startSolanaRpcStub } from '../support/solana-rpc-stub';
 
@@ -220,10 +219,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     let dave: { session_id: string; token: string };
     let daveKey: string;
 
-    const fulfil = async (quoteHash: string, chain: string) => {
-      const e: OrderEvent = { type: 'fulfilled', quote_hash: quoteHash, chain, tx_hash: `0x${quoteHash.slice(2, 10)}`, occurred_at: new Date().toISOString() };
-      await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(e));
-    };
+    const fulfil = (quoteHash: string, chain: string) => publishFulfilled(nc, quoteHash, chain);
     const referrals = (token: string, query = '') => call('GET', `/partner/referrals${query}`, bearer(token));
     const waitForCount = async (token: string, total: number) => {
       const deadline = Date.now() + 15_000;

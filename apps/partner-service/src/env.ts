@@ -1,5 +1,6 @@
 import { BaseEnv, loadEnvOrExit, millis, port } from '@xchain/service-kit';
 import { z } from 'zod';
+import { parseRpcUrls } from './chain/evm-chain';
 
 /** Anvil's second public development key: fine for a local stack, never for real money. */
 export const DEV_VOUCHER_SIGNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
@@ -19,18 +20,29 @@ export const PartnerServiceEnv = BaseEnv.extend({
   SOLANA_RPC_URL: z.string().url().optional(),
   SOLANA_RPC_TIMEOUT_MS: millis(2000),
   /**
-   * JSON-RPC of the funding chain. When set, the service reads the funding router's `Funded` events
-   * and credits each to the partner whose funding id it carries; unset, only operator credits exist.
+   * JSON-RPC endpoints of EVM chains, `chain=url` comma-separated (`base=https://…,ethereum=https://…`).
+   * For the funding chain, the funding router's `Funded` events are credited to the partners; for a
+   * chain with a voucher router, `VoucherRedeemed` events mark vouchers redeemed. Unset: neither.
    */
-  FUNDING_RPC_URL: z.string().url().optional(),
-  FUNDING_RPC_TIMEOUT_MS: millis(5000),
-  /** Blocks a deposit must be buried under before it is credited (reorg safety). */
-  FUNDING_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
-  FUNDING_POLL_MS: millis(5000),
+  EVM_RPC_URLS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseRpcUrls(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : 'invalid' });
+        return z.NEVER;
+      }
+    }),
+  EVM_RPC_TIMEOUT_MS: millis(5000),
+  /** Blocks on top of an event's block before it counts (reorg safety). */
+  CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
+  CHAIN_WATCH_POLL_MS: millis(5000),
   /** Largest block range asked in one eth_getLogs (providers cap it). */
-  FUNDING_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
-  /** First block to read when there is no saved position yet; default: the confirmed head at first start. */
-  FUNDING_START_BLOCK: z.coerce.number().int().min(0).optional(),
+  CHAIN_WATCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /** First block read by a watcher that has read nothing yet; default: the confirmed head at its first start. */
+  CHAIN_WATCH_START_BLOCK: z.coerce.number().int().min(0).optional(),
   /** Deadline of requests this service makes to others over NATS (the registry, stored quotes). */
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
   /** Token and chain metadata from the quote-engine are cached this long. */

@@ -7,9 +7,9 @@ import { AccountsService } from './accounts/accounts.service';
 import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
 import { dbProviders } from './db.providers';
 import { env } from './env';
-import { rpcFundingChain } from './funding/funding-chain';
+import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain/chain-watchers';
+import { rpcEvmChain } from './chain/evm-chain';
 import { FundingDepositsService } from './funding/funding-deposits.service';
-import { FUNDING_CHAIN, FUNDING_WATCH, FundingWatcher } from './funding/funding-watcher';
 import { FundingService } from './funding/funding.service';
 import { PartnerHandlers } from './handlers';
 import { LedgerService } from './ledger/ledger.service';
@@ -30,14 +30,14 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
     { provide: REGISTRY_CACHE_MS, useValue: env.REGISTRY_CACHE_MS },
     { provide: VOUCHER_SIGNER_KEY, useValue: env.VOUCHER_SIGNER_KEY },
     { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
-    { provide: FUNDING_CHAIN, useFactory: () => (env.FUNDING_RPC_URL ? rpcFundingChain(env.FUNDING_RPC_URL, env.FUNDING_RPC_TIMEOUT_MS) : undefined) },
+    { provide: EVM_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcEvmChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
     {
-      provide: FUNDING_WATCH,
+      provide: WATCH_OPTIONS,
       useValue: {
-        confirmations: env.FUNDING_CONFIRMATIONS,
-        pollMs: env.FUNDING_POLL_MS,
-        maxBlockRange: env.FUNDING_MAX_BLOCK_RANGE,
-        ...(env.FUNDING_START_BLOCK !== undefined ? { startBlock: env.FUNDING_START_BLOCK } : {}),
+        confirmations: env.CHAIN_WATCH_CONFIRMATIONS,
+        pollMs: env.CHAIN_WATCH_POLL_MS,
+        maxBlockRange: env.CHAIN_WATCH_MAX_BLOCK_RANGE,
+        ...(env.CHAIN_WATCH_START_BLOCK !== undefined ? { startBlock: env.CHAIN_WATCH_START_BLOCK } : {}),
       },
     },
     RegistryClient,
@@ -45,7 +45,7 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
     LedgerService,
     FundingService,
     FundingDepositsService,
-    FundingWatcher,
+    ChainWatchers,
     ReferralsService,
     VouchersService,
     FulfilledOrdersConsumer,

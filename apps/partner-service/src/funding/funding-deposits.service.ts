@@ -4,7 +4,7 @@ import { RpcClient } from '@xchain/messaging';
 import { Prisma, type FundingDeposit, type PrismaClient } from '@xchain/partner-service-db';
 import { DB } from '../db.providers';
 import { LedgerService } from '../ledger/ledger.service';
-import type { FundedLog } from './funding-chain';
+import type { FundedLog } from '../chain/evm-chain';
 import { FundingService } from './funding.service';
 
 export type DepositOutcome = 'credited' | 'unmatched' | 'duplicate';

@@ -6,6 +6,7 @@ import type { PrismaClient, Voucher } from '@xchain/partner-service-db';
 import { isAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { failedPrecondition } from '../caller-guard';
+import type { VoucherRedeemedLog } from '../chain/evm-chain';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { DB } from '../db.providers';
 import { RegistryClient } from '../registry-client';
@@ -95,6 +96,22 @@ export class VouchersService {
   async list(partnerId: string) {
     const rows = await this.db.voucher.findMany({ where: { partnerId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: 1000 });
     return { vouchers: rows.map(voucherView) };
+  }
+
+  /**
+   * A `VoucherRedeemed` event of a voucher router: the voucher is redeemed, by that transaction,
+   * at that block's time. An id we never issued, or an event from another chain's or another
+   * router's address, changes nothing.
+   */
+  async markRedeemed(chain: string, log: VoucherRedeemedLog, blockTime: () => Promise<Date>): Promise<'redeemed' | 'duplicate' | 'unknown'> {
+    const v = await this.db.voucher.findUnique({ where: { id: log.voucherId.toLowerCase() } });
+    if (!v || v.chain !== chain || v.routerAddress.toLowerCase() !== log.router.toLowerCase()) return 'unknown';
+    if (v.redeemed) return 'duplicate';
+    const done = await this.db.voucher.updateMany({
+      where: { id: v.id, redeemed: false },
+      data: { redeemed: true, redeemTx: log.txHash.toLowerCase(), redeemedAt: await blockTime() },
+    });
+    return done.count === 1 ? 'redeemed' : 'duplicate';
   }
 
   /** Another partner's voucher is NOT_FOUND, like one that does not exist. */

@@ -1,33 +1,51 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ANVIL_DEV_KEY, type Anvil, compileContracts, startAnvil } from '@xchain/chain-tools';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { ANVIL_DEV_KEY, compileContracts, startAnvil } from '@xchain/chain-tools';
 import { buildFundingCall } from '@xchain/partner-chain';
 import { ROOT } from '@xchain/stack';
 import { Client } from 'pg';
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, pad, zeroAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
+import { errorView, postJson } from '../support/http';
+import { publishFulfilled } from '../support/order-events';
+import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
-const BASE_CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
-const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address; tokens: Address[] } };
+const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address }; voucher_routers: Record<string, Address> };
 const ROUTER = getAddress(partners.funding.router_address);
-const USDC = getAddress('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
+const VOUCHER_ROUTER = getAddress(partners.voucher_routers['ethereum']!);
+const USDC = getAddress(T.base.USDC);
+const DEV_VOUCHER_SIGNER = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** One anvil playing a listed chain, with viem clients on it. */
+async function evm(chainId: number) {
+  const anvil = await startAnvil(chainId);
+  return {
+    anvil,
+    client: createPublicClient({ transport: http(anvil.rpcUrl) }),
+    wallet: createWalletClient({ transport: http(anvil.rpcUrl) }),
+  };
+}
+type Evm = Awaited<ReturnType<typeof evm>>;
+
 /**
- * On-chain funding, end to end: a partner builds a funding transaction through the gateway, sends
- * it to the funding router on a real EVM (anvil as Base, chain id 8453, with the reference router
- * and a test ERC-20 placed at the configured router and USDC addresses), and the partner-service
- * credits the balance from the router's `Funded` event once it has CONFIRMATIONS blocks on top.
+ * The partner-service reading chains, end to end through the gateway. Two anvils play Base
+ * (8453, the funding chain) and Ethereum (1, a voucher chain), with the reference routers and a
+ * test ERC-20 placed at the addresses config/partners.json and the registry name. A partner's
+ * funding transaction is credited from the router's `Funded` event once it has CONFIRMATIONS
+ * blocks on top; a voucher redeemed on its router shows as redeemed.
  */
-describe('partner funding from the funding router', () => {
+describe('partners on chain: funding deposits and voucher redemptions', () => {
   let e2e: E2eStack;
-  let anvil: Anvil;
+  let base: Evm;
+  let eth: Evm;
   let db: Client;
+  let nc: NatsConnection;
   const account = privateKeyToAccount(ANVIL_DEV_KEY);
-  let client: ReturnType<typeof createPublicClient>;
-  let wallet: ReturnType<typeof createWalletClient>;
+  let client: Evm['client'];
   let compiled: ReturnType<typeof compileContracts>;
   let stray: Address; // an ERC-20 that is not a funding token
   let fin: string;
@@ -47,23 +65,24 @@ describe('partner funding from the funding router', () => {
     if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
     return r.out;
   };
-  const rpc = (method: string, params: unknown[]) => client.request({ method: method as any, params: params as any });
-  const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
-  const send = async (to: Address, data: Hex, value = 0n) => {
-    const hash = await wallet.sendTransaction({ to, data, value, account, chain: null });
-    const receipt = await client.waitForTransactionReceipt({ hash });
+  const mine = (on: Evm, blocks: number) => on.client.request({ method: 'anvil_mine' as any, params: [`0x${blocks.toString(16)}`] as any });
+  const sendOn = async (on: Evm, to: Address, data: Hex, value = 0n) => {
+    const hash = await on.wallet.sendTransaction({ to, data, value, account, chain: null });
+    const receipt = await on.client.waitForTransactionReceipt({ hash });
     expect(receipt.status).toBe('success');
     return receipt;
   };
-  const token = (address: Address, functionName: string, args: unknown[]) =>
-    wallet.writeContract({ address, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null }).then((hash) => client.waitForTransactionReceipt({ hash }));
+  const send = (to: Address, data: Hex, value = 0n) => sendOn(base, to, data, value);
+  const tokenOn = (on: Evm, address: Address, functionName: string, args: unknown[]) =>
+    on.wallet.writeContract({ address, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null }).then((hash) => on.client.waitForTransactionReceipt({ hash }));
+  const token = (address: Address, functionName: string, args: unknown[]) => tokenOn(base, address, functionName, args);
   /** Deploys `name` and moves its runtime code to `at` (the address the registry and config name). */
-  const placeAt = async (name: string, at?: Address): Promise<Address> => {
+  const placeAt = async (on: Evm, name: string, at?: Address, args: unknown[] = []): Promise<Address> => {
     const c = compiled[name]!;
-    const hash = await wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, account, chain: null });
-    const deployed = (await client.waitForTransactionReceipt({ hash })).contractAddress!;
+    const hash = await on.wallet.deployContract({ abi: c.abi, bytecode: c.bytecode, args, account, chain: null });
+    const deployed = (await on.client.waitForTransactionReceipt({ hash })).contractAddress!;
     if (!at) return getAddress(deployed);
-    await rpc('anvil_setCode', [at, await client.getCode({ address: deployed })]);
+    await on.client.request({ method: 'anvil_setCode' as any, params: [at, await on.client.getCode({ address: deployed })] as any });
     return at;
   };
   const balance = async (session: string) => BigInt((await call('GET', '/partner/funding', session)).body.balance_usd_micros);
@@ -80,29 +99,33 @@ describe('partner funding from the funding router', () => {
 
   beforeAll(async () => {
     compiled = compileContracts(['contracts/test/PartnerRoutersHarness.sol'], ROOT);
-    anvil = await startAnvil(BASE_CHAIN_ID);
-    client = createPublicClient({ transport: http(anvil.rpcUrl) });
-    wallet = createWalletClient({ transport: http(anvil.rpcUrl) });
-    await placeAt('FundingRouterHarness', ROUTER);
-    await placeAt('TestToken', USDC);
-    stray = await placeAt('TestToken');
+    [base, eth] = await Promise.all([evm(8453), evm(1)]);
+    client = base.client;
+    await placeAt(base, 'FundingRouterHarness', ROUTER);
+    await placeAt(base, 'TestToken', USDC);
+    stray = await placeAt(base, 'TestToken');
+    await placeAt(eth, 'VoucherRouterHarness', VOUCHER_ROUTER, [DEV_VOUCHER_SIGNER]);
+    await placeAt(eth, 'TestToken', getAddress(T.ethereum.USDC));
     e2e = await startE2eStack({
-      FUNDING_RPC_URL: anvil.rpcUrl,
-      FUNDING_CONFIRMATIONS: String(CONFIRMATIONS),
-      FUNDING_POLL_MS: '200',
-      FUNDING_START_BLOCK: '0',
+      EVM_RPC_URLS: `base=${base.anvil.rpcUrl},ethereum=${eth.anvil.rpcUrl}`,
+      CHAIN_WATCH_CONFIRMATIONS: String(CONFIRMATIONS),
+      CHAIN_WATCH_POLL_MS: '200',
+      CHAIN_WATCH_START_BLOCK: '0',
     });
     db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
+    nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
     for (const email of ['fin@example.com', 'bob@example.com']) await admin('create-partner', '--email', email);
     fin = (await admin('issue-session', '--email', 'fin@example.com')).token;
     bob = (await admin('issue-session', '--email', 'bob@example.com')).token;
   }, 120_000);
 
   afterAll(async () => {
+    await nc?.close();
     await db?.end();
     await e2e?.stop();
-    await anvil?.proc.stop();
+    await base?.anvil.proc.stop();
+    await eth?.anvil.proc.stop();
   });
 
   it('credits an ERC-20 deposit at the oracle price, floored, only once it is confirmed', async () => {
@@ -116,7 +139,7 @@ describe('partner funding from the funding router', () => {
     // Not yet buried under CONFIRMATIONS blocks: several polls go by without a credit.
     await sleep(1000);
     expect(await balance(fin)).toBe(0n);
-    await mine(CONFIRMATIONS);
+    await mine(base, CONFIRMATIONS);
     const credited = await waitFor('the USDC credit', async () => ((await balance(fin)) > 0n ? balance(fin) : undefined));
 
     const [deposit] = await deposits('--email', 'fin@example.com');
@@ -146,7 +169,7 @@ describe('partner funding from the funding router', () => {
     const tx = await call('POST', '/partner/funding/tx', fin, { token: zeroAddress, amount: '1000000000000000' });
     expect(tx.body.value).toBe('1000000000000000');
     await send(tx.body.router_address, tx.body.calldata, BigInt(tx.body.value));
-    await mine(CONFIRMATIONS);
+    await mine(base, CONFIRMATIONS);
     await waitFor('the ETH credit', async () => ((await balance(fin)) > before ? true : undefined));
     const [deposit] = await deposits('--email', 'fin@example.com');
     expect(deposit).toMatchObject({ status: 'credited', token: zeroAddress, amount: '1000000000000000', funding_id: tx.body.funding_id });
@@ -165,7 +188,7 @@ describe('partner funding from the funding router', () => {
     await token(stray, 'approve', [ROUTER, 1000n]);
     const wrongToken = buildFundingCall({ fundingId: tx.body.funding_id, token: stray, amount: 1000n });
     const r2 = await send(ROUTER, wrongToken.calldata);
-    await mine(CONFIRMATIONS);
+    await mine(base, CONFIRMATIONS);
     const unmatched = await waitFor('two unmatched deposits', async () => {
       const d = await deposits('--status', 'unmatched');
       return d.length >= 2 ? d : undefined;
@@ -183,9 +206,9 @@ describe('partner funding from the funding router', () => {
     const before = await balance(fin);
     const count = (await deposits()).length;
     const head = await client.getBlockNumber();
-    await db.query('DELETE FROM chain_cursors');
+    await db.query("DELETE FROM chain_cursors WHERE name LIKE 'funding:%'");
     await waitFor('the rescan to reach the head', async () => {
-      const { rows } = await db.query('SELECT block::text AS block FROM chain_cursors');
+      const { rows } = await db.query("SELECT block::text AS block FROM chain_cursors WHERE name LIKE 'funding:%'");
       return rows[0] && BigInt(rows[0].block) >= head - BigInt(CONFIRMATIONS) ? true : undefined;
     });
     expect(await balance(fin)).toBe(before);
@@ -194,8 +217,42 @@ describe('partner funding from the funding router', () => {
     expect(rows[0].n).toBe(2);
   });
 
-  it('shows the watcher in readiness', async () => {
+  it('marks a voucher redeemed when its router pays it out, and builds no second redemption', async () => {
+    // A referral accrued on a fulfilled Ethereum order, vouchered by the operator.
+    await admin('create-partner', '--email', 'ref@example.com');
+    const ref = (await admin('issue-session', '--email', 'ref@example.com')).token;
+    const key = (await admin('create-key', '--email', 'ref@example.com', '--name', 'ref')).secret;
+    const referrer = privateKeyToAddress(pad('0xbeef', { size: 32 }));
+    const q = await postJson(url('/quote'), { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: referrer, bps: 10 }] }, { 'x-api-key': key });
+    expect(q.status).toBe(200);
+    await publishFulfilled(nc, q.body.cross_chain.quote_hash, 'arbitrum');
+    await waitFor('the accrual', async () => ((await call('GET', '/partner/referrals', ref)).body.groups.length ? true : undefined));
+    const [voucher] = (await admin('issue-vouchers', '--email', 'ref@example.com')).vouchers;
+    expect(voucher).toMatchObject({ chain: 'ethereum', router_address: VOUCHER_ROUTER, amount: '1000000', redeemed: false });
+
+    // The referrer (or anyone) sends the redemption the API builds, to the router on Ethereum.
+    await tokenOn(eth, getAddress(T.ethereum.USDC), 'mint', [VOUCHER_ROUTER, 5_000_000n]);
+    const built = await call('POST', '/partner/vouchers/redemption', ref, { voucher_id: voucher.id, payer: account.address });
+    expect(built.status).toBe(200);
+    const receipt = await sendOn(eth, VOUCHER_ROUTER, `0x${Buffer.from(built.body.tx_base64, 'base64').toString('hex')}`);
+    await mine(eth, CONFIRMATIONS);
+    const redeemed = await waitFor('the redemption', async () => {
+      const [v] = (await call('GET', '/partner/vouchers', ref)).body.vouchers;
+      return v.redeemed ? v : undefined;
+    });
+    const block = await eth.client.getBlock({ blockNumber: receipt.blockNumber });
+    expect(redeemed).toMatchObject({ id: voucher.id, redeemed: true, redeem_tx: receipt.transactionHash, redeemed_at: new Date(Number(block.timestamp) * 1000).toISOString() });
+    const paid = await eth.client.readContract({ address: getAddress(T.ethereum.USDC), abi: compiled['TestToken']!.abi, functionName: 'balanceOf', args: [referrer] });
+    expect(paid).toBe(1_000_000n);
+    const again = await call('POST', '/partner/vouchers/redemption', ref, { voucher_id: voucher.id, payer: account.address });
+    expect(errorView(again.status, again.body)).toMatchObject({ http: 400, code: 9, reason: 'VOUCHER_REDEEMED' });
+  });
+
+  it('shows the watchers in readiness', async () => {
     const ready = await fetch(`http://127.0.0.1:${e2e.ports['partner-service']}/readyz`).then((r) => r.json() as Promise<any>);
-    expect(ready.checks.funding_watcher).toMatchObject({ ok: true, detail: expect.stringMatching(/^read up to block \d+ \(2 confirmations\)$/) });
+    expect(ready.checks.chain_watchers.ok).toBe(true);
+    const detail: string = ready.checks.chain_watchers.detail;
+    expect(detail).toMatch(new RegExp(`funding:base:${ROUTER.toLowerCase()}: read up to block \\d+ \\(2 confirmations\\)`));
+    expect(detail).toMatch(new RegExp(`vouchers:ethereum:${VOUCHER_ROUTER.toLowerCase()}: read up to block \\d+`));
   });
 });

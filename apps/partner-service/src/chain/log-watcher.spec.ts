@@ -1,16 +1,11 @@
 import { RpcError } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/partner-service-db';
-import { HealthRegistry } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, pad, zeroAddress } from 'viem';
-import type { PartnersConfig } from '../config';
 import type { RegistryClient } from '../registry-client';
-import type { FundedLog, FundingChain } from './funding-chain';
-import type { DepositOutcome, FundingDepositsService } from './funding-deposits.service';
-import { FundingWatcher, type FundingWatchOptions } from './funding-watcher';
+import type { EvmChain, FundedLog } from './evm-chain';
+import { LogWatcher, type WatchOptions } from './log-watcher';
 
-const ROUTER = '0x425F2a27399bC505101a282A6707E86335347860';
-const config = { funding: { chain: 'base', router_address: ROUTER, tokens: [zeroAddress] } } as unknown as PartnersConfig;
 const logAt = (block: number, logIndex = 0): FundedLog => ({
   txHash: pad(`0x${block.toString(16)}${logIndex}`) as Hex,
   logIndex,
@@ -24,15 +19,12 @@ const logAt = (block: number, logIndex = 0): FundedLog => ({
 /** A chain of `head` blocks holding `logs`, recording every eth_getLogs range asked. */
 function fakeChain(head: number, logs: FundedLog[], chainId = 8453) {
   const ranges: [number, number][] = [];
-  const chain: FundingChain = {
-    chainId: async () => chainId,
-    head: async () => BigInt(head),
-    fundedLogs: async (_router, from, to) => {
-      ranges.push([Number(from), Number(to)]);
-      return logs.filter((l) => l.blockNumber >= from && l.blockNumber <= to);
-    },
+  const chain = { chainId: async () => chainId, head: async () => BigInt(head) } as unknown as EvmChain;
+  const read = async (from: bigint, to: bigint) => {
+    ranges.push([Number(from), Number(to)]);
+    return logs.filter((l) => l.blockNumber >= from && l.blockNumber <= to);
   };
-  return { chain, ranges, setHead: (h: number) => (head = h) };
+  return { chain, read, ranges, setHead: (h: number) => (head = h) };
 }
 
 /** The two cursor queries the watcher makes, over a Map (GREATEST semantics as in SQL). */
@@ -49,28 +41,28 @@ function fakeDb() {
   return { db: db as unknown as PrismaClient, cursor: () => [...cursors.values()][0] };
 }
 
-function watcher(chain: FundingChain, opts: Partial<FundingWatchOptions>, record: (log: FundedLog) => Promise<DepositOutcome>) {
+function watcher(fake: ReturnType<typeof fakeChain>, opts: Partial<WatchOptions>, handle: (log: FundedLog) => Promise<string>) {
   const { db, cursor } = fakeDb();
-  const health = new HealthRegistry('partner-service');
   const registry = { chain: async (name: string) => (name === 'base' ? { chain_id: '8453' } : undefined) } as unknown as RegistryClient;
-  const deposits = { record: (_chain: string, log: FundedLog) => record(log) } as unknown as FundingDepositsService;
   const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-  const w = new FundingWatcher(chain, { confirmations: 2, pollMs: 1000, maxBlockRange: 10, ...opts }, config, db, registry, deposits, health, log);
-  return { w, cursor, health };
+  const source = { name: 'funding:base:0xrouter', chainName: 'base', chain: fake.chain, read: fake.read, handle };
+  const w = new LogWatcher(source, { confirmations: 2, pollMs: 1000, maxBlockRange: 10, ...opts }, db, registry, log);
+  return { w, cursor };
 }
 
-describe('FundingWatcher', () => {
+describe('LogWatcher', () => {
   it('reads up to the confirmed head in bounded ranges, in chain order, and resumes from where it stopped', async () => {
     const logs = [logAt(3), logAt(12, 0), logAt(12, 1), logAt(25), logAt(29)];
-    const { chain, ranges, setHead } = fakeChain(30, logs);
+    const fake = fakeChain(30, logs);
+    const { ranges, setHead } = fake;
     const seen: FundedLog[] = [];
-    const { w, cursor, health } = watcher(chain, { startBlock: 0 }, async (l) => (seen.push(l), 'credited'));
+    const { w, cursor } = watcher(fake, { startBlock: 0 }, async (l) => (seen.push(l), 'credited'));
     await w.readOnce();
     // head 30, 2 confirmations: blocks 0..28 in ranges of 10; block 29 is not yet deep enough
     expect(ranges).toEqual([[0, 9], [10, 19], [20, 28]]);
     expect(seen.map((l) => [Number(l.blockNumber), l.logIndex])).toEqual([[3, 0], [12, 0], [12, 1], [25, 0]]);
     expect(cursor()).toBe(28n);
-    expect((await health.readiness()).checks['funding_watcher']).toEqual({ ok: true, detail: 'read up to block 28 (2 confirmations)' });
+    expect(w.detail).toBe('read up to block 28 (2 confirmations)');
     setHead(31);
     await w.readOnce();
     expect(ranges.at(-1)).toEqual([29, 29]);
@@ -79,10 +71,10 @@ describe('FundingWatcher', () => {
 
   it('stops at a deposit that cannot be valued yet and retries its block on the next pass', async () => {
     const logs = [logAt(5), logAt(7, 0), logAt(7, 1), logAt(9)];
-    const { chain } = fakeChain(20, logs);
+    const fake = fakeChain(20, logs);
     let priceBack = false;
     const offered: string[] = [];
-    const { w, cursor } = watcher(chain, { startBlock: 0, maxBlockRange: 100 }, async (l) => {
+    const { w, cursor } = watcher(fake, { startBlock: 0, maxBlockRange: 100 }, async (l) => {
       offered.push(`${l.blockNumber}:${l.logIndex}`);
       if (l.blockNumber === 7n && l.logIndex === 1 && !priceBack) throw RpcError.unavailable('no price for ETH', 'STALE_PRICE');
       return 'credited';
@@ -97,9 +89,10 @@ describe('FundingWatcher', () => {
   });
 
   it('starts at the confirmed head when no start block is configured', async () => {
-    const { chain, ranges } = fakeChain(1000, [logAt(10)]);
+    const fake = fakeChain(1000, [logAt(10)]);
+    const { ranges } = fake;
     const seen: FundedLog[] = [];
-    const { w, cursor } = watcher(chain, {}, async (l) => (seen.push(l), 'credited'));
+    const { w, cursor } = watcher(fake, {}, async (l) => (seen.push(l), 'credited'));
     await w.readOnce();
     expect(ranges).toEqual([]);
     expect(seen).toEqual([]);
@@ -107,9 +100,10 @@ describe('FundingWatcher', () => {
   });
 
   it('reads nothing from an RPC that serves another chain', async () => {
-    const { chain, ranges } = fakeChain(100, [logAt(10)], 1);
-    const { w, cursor } = watcher(chain, { startBlock: 0 }, async () => 'credited');
-    await expect(w.readOnce()).rejects.toThrow('FUNDING_RPC_URL serves chain id 1, but the funding chain base is 8453');
+    const fake = fakeChain(100, [logAt(10)], 1);
+    const { ranges } = fake;
+    const { w, cursor } = watcher(fake, { startBlock: 0 }, async () => 'credited');
+    await expect(w.readOnce()).rejects.toThrow('the RPC of base serves chain id 1, but base is 8453');
     expect(ranges).toEqual([]);
     expect(cursor()).toBeUndefined();
   });

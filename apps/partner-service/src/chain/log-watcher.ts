@@ -1,0 +1,120 @@
+import type { PrismaClient } from '@xchain/partner-service-db';
+import type { Logger } from '@xchain/telemetry';
+import type { RegistryClient } from '../registry-client';
+import type { ChainLog, EvmChain } from './evm-chain';
+
+export interface WatchOptions {
+  /** Blocks on top of a log's block before it is handled (reorg safety). */
+  confirmations: number;
+  pollMs: number;
+  /** Largest block range asked in one eth_getLogs (providers cap it). */
+  maxBlockRange: number;
+  /** First block read when there is no saved position; default: the confirmed head at first start. */
+  startBlock?: number;
+}
+
+/** One kind of log on one contract of one chain, and what to do with each. */
+export interface LogSource<L extends ChainLog> {
+  /** Names the saved position: change it (another router) and reading starts afresh. */
+  name: string;
+  /** Registry name of the chain, whose chain id the RPC must serve. */
+  chainName: string;
+  chain: EvmChain;
+  read(from: bigint, to: bigint): Promise<L[]>;
+  /** Must be idempotent per log: a block is handled again after a failure or a rescan. Returns an outcome to log; 'duplicate' is not logged. */
+  handle(log: L): Promise<string>;
+}
+
+/**
+ * Reads a contract's logs block range by block range, `confirmations` behind the head, and hands
+ * each to its source in chain order. The last block fully handled is saved, so a restart resumes
+ * where it stopped; a log that fails (a deposit with no fresh price yet) stops the pass at its
+ * block, which is read again on the next poll. Failures show in `detail`, never as a crash.
+ */
+export class LogWatcher<L extends ChainLog> {
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private pass?: Promise<void>;
+  private verifiedChain = false;
+  detail = 'starting';
+
+  constructor(
+    private readonly source: LogSource<L>,
+    private readonly opts: WatchOptions,
+    private readonly db: PrismaClient,
+    private readonly registry: RegistryClient,
+    private readonly log: Logger,
+  ) {}
+
+  get name(): string {
+    return this.source.name;
+  }
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.pass = this.readOnce()
+        .catch((err: unknown) => {
+          const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+          this.detail = `retrying: ${message}`;
+          this.log.warn({ watcher: this.name, err: message }, 'chain watcher pass failed');
+        })
+        .finally(() => this.schedule(this.opts.pollMs));
+    }, delayMs);
+  }
+
+  /** One pass: from the saved position up to the confirmed head, at most maxBlockRange blocks a call. */
+  async readOnce(): Promise<void> {
+    const { chain, chainName } = this.source;
+    if (!this.verifiedChain) {
+      const [actual, listed] = await Promise.all([chain.chainId(), this.registry.chain(chainName)]);
+      if (!listed || String(actual) !== listed.chain_id) {
+        throw new Error(`the RPC of ${chainName} serves chain id ${actual}, but ${chainName} is ${listed?.chain_id ?? 'not listed'}`);
+      }
+      this.verifiedChain = true;
+    }
+    const safeHead = (await chain.head()) - BigInt(this.opts.confirmations);
+    let done = await this.cursor(safeHead);
+    while (done < safeHead && !this.stopped) {
+      const to = done + BigInt(this.opts.maxBlockRange) < safeHead ? done + BigInt(this.opts.maxBlockRange) : safeHead;
+      for (const log of await this.source.read(done + 1n, to)) {
+        try {
+          const outcome = await this.source.handle(log);
+          if (outcome !== 'duplicate') this.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
+        } catch (err) {
+          // Everything before this block is done; this block is read again (handled logs are no-ops).
+          await this.saveCursor(log.blockNumber - 1n);
+          throw err;
+        }
+      }
+      await this.saveCursor(to);
+      done = to;
+    }
+    this.detail = `read up to block ${done} (${this.opts.confirmations} confirmations)`;
+  }
+
+  private async cursor(safeHead: bigint): Promise<bigint> {
+    const row = await this.db.chainCursor.findUnique({ where: { name: this.name } });
+    if (row) return row.block;
+    const start = this.opts.startBlock !== undefined ? BigInt(this.opts.startBlock) - 1n : safeHead;
+    await this.saveCursor(start);
+    return start;
+  }
+
+  /** Only ever moves forward, so two replicas (or a retry) cannot move it back. */
+  private async saveCursor(block: bigint): Promise<void> {
+    await this.db.$executeRaw`
+      INSERT INTO chain_cursors (name, block, updated_at) VALUES (${this.name}, ${block}, now())
+      ON CONFLICT (name) DO UPDATE SET block = GREATEST(chain_cursors.block, EXCLUDED.block), updated_at = now()`;
+  }
+}
