@@ -56,6 +56,36 @@ describe('gateway error model over HTTP', () => {
     expect(await status(res)).toMatchObject({ code: 3, reason: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
+  it('answers what the HTTP layer refuses before routing in the same shape', async () => {
+    const badEscape = await fetch(`${e2e.gatewayUrl}/json/v1/partner/keys/%ff/disable`, { method: 'POST' });
+    expect(badEscape.status).toBe(400);
+    expect(await status(badEscape)).toMatchObject({ code: 3, reason: 'MALFORMED_URL' });
+    const longParam = await fetch(`${e2e.gatewayUrl}/json/v1/partner/sessions/${'s'.repeat(101)}`, { method: 'DELETE' });
+    expect(longParam.status).toBe(414);
+    expect(await status(longParam)).toMatchObject({ code: 3, reason: 'PATH_PARAMETER_TOO_LONG' });
+    const hugeHeader = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { headers: { 'x-api-key': 'k'.repeat(20_000) } });
+    expect(hugeHeader.status).toBe(431);
+    expect(await status(hugeHeader)).toMatchObject({ code: 3, reason: 'HEADERS_TOO_LARGE' });
+  });
+
+  it('refuses a NUL character anywhere in a request, naming the field', async () => {
+    const inBody = await fetch(`${e2e.gatewayUrl}/json/v1/quote/preview`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ src_chain: 'ethereum', referrers: [{ address: 'ab\u0000c', bps: 1 }] }),
+    });
+    expect(inBody.status).toBe(400);
+    const body = await status(inBody);
+    expect(body).toMatchObject({ code: 3, reason: 'INVALID_CHARACTER' });
+    expect(body.details).toContainEqual({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      field_violations: [{ field: 'referrers[0].address', description: 'must not contain a NUL character' }],
+    });
+    const inQuery = await fetch(`${e2e.gatewayUrl}/json/v1/tokens?chain=%00`);
+    expect(inQuery.status).toBe(400);
+    expect(await status(inQuery)).toMatchObject({ code: 3, reason: 'INVALID_CHARACTER' });
+  });
+
   (firstPost ? it : it.skip)('answers an oversized body with 413 naming the limit', async () => {
     const res = await fetch(`${e2e.gatewayUrl}/json${firstPost!.path}`, {
       method: 'POST',

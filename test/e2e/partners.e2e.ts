@@ -108,6 +108,9 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expect(revoked).toMatchObject({ status: 200, body: {} });
       expectError(await call('GET', '/partner', bearer(second.token)), { http: 401, reason: 'INVALID_SESSION' });
       expectError(await call('DELETE', '/partner/sessions/ses_doesnotexist', bearer(alice.token)), { http: 404 });
+      // PostgreSQL cannot hold a NUL: refused as bad input, never an internal error
+      expectError(await call('DELETE', '/partner/sessions/%00', bearer(alice.token)), { http: 400, code: 3, reason: 'INVALID_CHARACTER', fields: ['id'] });
+      expectError(await call('POST', '/partner/keys', bearer(alice.token), { name: 'a\u0000b' }), { http: 400, reason: 'INVALID_CHARACTER', fields: ['name'] });
       // a session can revoke itself
       const third = await session('alice@example.com');
       expect((await call('DELETE', `/partner/sessions/${third.session_id}`, bearer(third.token))).status).toBe(200);

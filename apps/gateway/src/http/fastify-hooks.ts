@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import type { Logger } from '@xchain/telemetry';
 import type { FastifyInstance } from 'fastify';
+import { httpErrors, sendStatus } from './status-reply';
 
 const INVALID_TRACE = '00000000000000000000000000000000';
 
@@ -21,6 +22,13 @@ export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
     if (valid) reply.header('traceparent', `00-${span.traceId}-${span.spanId}-0${span.traceFlags}`);
   });
 
+  // A NUL character is valid JSON and a valid URL escape, but no field of ours can hold one (and
+  // PostgreSQL text cannot store one): refuse it here, naming the field, before any service sees it.
+  fastify.addHook('preValidation', async (req, reply) => {
+    const field = nulField({ path: req.params, query: req.query, body: req.body });
+    if (field !== undefined) return sendStatus(reply, httpErrors.nulCharacter(field));
+  });
+
   // One access-log line per request; the logger adds the trace id from the active span.
   fastify.addHook('onResponse', async (req, reply) => {
     log.info(
@@ -28,4 +36,17 @@ export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
       'request',
     );
   });
+}
+
+/** The dotted name of the first string (or key) holding U+0000, without its `path.`/`query.`/`body.` root. */
+export function nulField(value: unknown, at = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? at.replace(/^(path|query|body)\.?/, '') || at : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${at}[${k}]` : at ? `${at}.${k}` : k;
+    if (k.includes('\u0000')) return here.replace(/^(path|query|body)\.?/, '') || here;
+    const found = nulField(v, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

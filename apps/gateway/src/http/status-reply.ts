@@ -26,6 +26,19 @@ export const httpErrors = {
     new RpcError(Code.INVALID_ARGUMENT, `request body exceeds ${limit} bytes`, [
       errorInfo('BODY_TOO_LARGE', { max_bytes: String(limit) }),
     ]).status,
+  nulCharacter: (field: string): Status =>
+    RpcError.invalidArgument([{ field, description: 'must not contain a NUL character' }], 'INVALID_CHARACTER').status,
+  malformedUrl: (): Status =>
+    new RpcError(Code.INVALID_ARGUMENT, 'the request path is not a valid URL (bad percent-encoding)', [errorInfo('MALFORMED_URL')]).status,
+  pathTooLong: (maxLength: number): Status =>
+    new RpcError(Code.INVALID_ARGUMENT, `a path parameter is longer than ${maxLength} characters`, [errorInfo('PATH_PARAMETER_TOO_LONG', { max_length: String(maxLength) })]).status,
+  /** Refused by Node's HTTP parser, before any route: oversized headers, a slow or broken request. */
+  clientError: (code: string | undefined): { status: Status; http: number } =>
+    code === 'HPE_HEADER_OVERFLOW'
+      ? { status: new RpcError(Code.INVALID_ARGUMENT, 'the request headers are too large', [errorInfo('HEADERS_TOO_LARGE')]).status, http: 431 }
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? { status: new RpcError(Code.DEADLINE_EXCEEDED, 'the request was not received in time', [errorInfo('REQUEST_TIMEOUT')]).status, http: 408 }
+        : { status: new RpcError(Code.INVALID_ARGUMENT, 'the request is not valid HTTP', [errorInfo('MALFORMED_REQUEST')]).status, http: 400 },
   unimplemented: (operationId: string): Status =>
     new RpcError(Code.UNIMPLEMENTED, `${operationId} is not served by this version yet`, [
       errorInfo('NOT_YET_SERVED', { operation: operationId }),
