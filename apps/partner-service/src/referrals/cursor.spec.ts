@@ -9,7 +9,7 @@ describe('referral cursors', () => {
     expect(decodeCursor(c)).toEqual(k);
   });
 
-  it.each(['', 'not-base64!', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["g2","a","b","c"]').toString('base64url'), Buffer.from('["g1","a",3,"c"]').toString('base64url')])(
+  it.each(['', 'not-base64!', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["g2","a","b","c"]').toString('base64url'), Buffer.from('["g1","a",3,"c"]').toString('base64url'), Buffer.from('["g1","a\\u0000","b","c"]').toString('base64url')])(
     'rejects %p as INVALID_ARGUMENT naming the cursor',
     (bad) => {
       try {

@@ -18,7 +18,7 @@ export function encodeCursor(k: GroupKey): string {
 export function decodeCursor(cursor: string): GroupKey {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 4 && v[0] === 'g1' && v.slice(1).every((s) => typeof s === 'string' && s.length <= 200)) {
+    if (Array.isArray(v) && v.length === 4 && v[0] === 'g1' && v.slice(1).every((s) => typeof s === 'string' && s.length <= 200 && !s.includes('\u0000'))) {
       return { referrer: v[1] as string, chain: v[2] as string, token: v[3] as string };
     }
   } catch {
