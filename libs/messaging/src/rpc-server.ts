@@ -95,7 +95,7 @@ export class RpcServer {
       throw RpcError.invalidArgument([{ field: '(body)', description: 'is not valid JSON' }], 'MALFORMED_JSON');
     }
     const parsed = contract.request.safeParse(body);
-    if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error));
+    if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
     const caller = parseCaller(msg);
     const result = await handler(parsed.data, { caller });
     const checked = contract.response.safeParse(result);

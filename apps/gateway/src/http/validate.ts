@@ -8,6 +8,6 @@ export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.o
     throw RpcError.invalidArgument([{ field: '(body)', description: 'must be a JSON object' }]);
   }
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error));
+  if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
   return parsed.data;
 }
