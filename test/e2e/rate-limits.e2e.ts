@@ -117,4 +117,31 @@ describe('rate limits', () => {
     expect(count(answers, 401)).toBe(KEYLESS);
     expect(count(answers, 429)).toBe(5);
   });
+
+  it('serves browsers (CORS): preflights are free, and refusals carry the headers a page needs to read them', async () => {
+    const from = '127.0.0.6';
+    const origin = { origin: 'https://app.example' };
+    const preflights = await burst(KEYLESS + 5, () =>
+      send(url('/partner'), { method: 'OPTIONS', from, headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } }),
+    );
+    for (const p of preflights) {
+      expect(p.status).toBe(204);
+      expect(p.headers['access-control-allow-origin']).toBe('*');
+      expect(p.headers['access-control-allow-headers']).toContain('authorization');
+      expect(p.headers['access-control-allow-headers']).toContain('x-api-key');
+    }
+    // none of them was counted: the IP's whole budget is still there
+    const first = await send(url('/tokens'), { from, headers: origin });
+    expect(first.status).toBe(200);
+    expect(first.headers['ratelimit-remaining']).toBe(String(KEYLESS - 1));
+    expect(first.headers['access-control-expose-headers']).toContain('ratelimit-remaining');
+    const rest = await burst(KEYLESS, () => send(url('/tokens'), { from, headers: origin }));
+    const limited = rest.find((a) => a.status === 429)!;
+    expectLimited(limited, KEYLESS);
+    expect(limited.headers['access-control-allow-origin']).toBe('*');
+    const unauthenticated = await send(url('/partner'), { from: '127.0.0.7', headers: origin });
+    expect([unauthenticated.status, unauthenticated.headers['access-control-allow-origin']]).toEqual([401, '*']);
+    // without an Origin (a server-side caller) no CORS header is added
+    expect((await send(url('/tokens'), { from: '127.0.0.7' })).headers['access-control-allow-origin']).toBeUndefined();
+  });
 });

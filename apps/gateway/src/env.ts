@@ -30,6 +30,14 @@ export const GatewayEnv = BaseEnv.extend({
     .string()
     .default('')
     .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
+  /**
+   * Browser origins allowed to call the API (CORS): `*` for any, or comma-separated origins
+   * (`https://app.example.com,https://wallet.example`). Empty: no CORS headers at all.
+   */
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('*')
+    .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
 });
 export type GatewayEnv = z.output<typeof GatewayEnv>;
 

@@ -7,6 +7,7 @@ import { GatewayModule } from './app.module';
 import type { GatewayEnv } from './env';
 import { AccessControl } from './access/access-control';
 import { installAccessHook } from './access/access-hook';
+import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { httpErrors, sendStatus } from './http/status-reply';
 
@@ -40,6 +41,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     },
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
+      installCors(fastify, env.CORS_ALLOWED_ORIGINS);
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
