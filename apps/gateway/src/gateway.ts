@@ -25,7 +25,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       bodyLimit: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUSTED_PROXIES.length > 0 ? env.TRUSTED_PROXIES : false,
       return503OnClosing: true,
-      maxParamLength: MAX_PARAM_LENGTH,
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
       // What Fastify refuses before any route or hook runs still answers in the error shape of D2.
       frameworkErrors: (err, _req, reply) =>
         err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? sendStatus(reply, httpErrors.pathTooLong(MAX_PARAM_LENGTH), 414) : sendStatus(reply, httpErrors.malformedUrl(), 400),
