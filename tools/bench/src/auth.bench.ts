@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { Redis } from 'ioredis';
 import { startBenchStack } from './bench-stack';
-import { formatLoad, runLoad, type LoadOptions } from './load';
+import { formatLoad, runLoad, type LoadOptions, type LoadResult } from './load';
 
 /**
  * `npm run bench:auth`: what authentication and rate limiting cost on a public request. One
@@ -53,23 +53,45 @@ async function main(): Promise<void> {
     const withKey = (o: LoadOptions, k: string): LoadOptions => ({ ...o, headers: { ...o.headers, 'x-api-key': k } });
     await runLoad({ ...preview, concurrency: 8, maxRequests: 500, maxSeconds: 5 }); // warm-up
     await runLoad({ ...withKey(preview, key.secret), concurrency: 8, maxRequests: 500, maxSeconds: 5 });
+    const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+    const summary: string[] = [];
     for (const [label, spec] of [['GetChains', chains], ['PreviewQuote', preview]] as const) {
       for (const concurrency of [1, 32]) {
-        // Interleaved (keyless, keyed, keyless, keyed) so drift over the run hits both alike.
-        for (const round of [1, 2]) {
-          for (const [who, s] of [['keyless', spec], ['API key', withKey(spec, key.secret)]] as const) {
-            const r = await runLoad({ ...s, concurrency, maxRequests: 20_000, maxSeconds: 6 });
+        const runs: Record<'keyless' | 'API key', LoadResult[]> = { keyless: [], 'API key': [] };
+        // Interleaved, the order flipped every round, so drift over the run hits both alike.
+        for (let round = 1; round <= rounds; round++) {
+          const order = [['keyless', spec], ['API key', withKey(spec, key.secret)]] as const;
+          for (const [who, s] of round % 2 === 1 ? order : [...order].reverse()) {
+            const r = await runLoad({ ...s, concurrency, maxRequests: 20_000, maxSeconds: 5 });
+            runs[who].push(r);
             console.log(formatLoad(`${label}, ${who}, ${concurrency} in flight #${round}`, r));
           }
         }
+        const keyless = medianOf(runs.keyless);
+        const keyed = medianOf(runs['API key']);
+        summary.push(
+          `${`${label}, ${concurrency} in flight`.padEnd(26)} median of ${rounds}: keyless ${keyless.perSecond.toFixed(0)} req/s (p50 ${keyless.p50Ms.toFixed(2)} ms), ` +
+            `API key ${keyed.perSecond.toFixed(0)} req/s (p50 ${keyed.p50Ms.toFixed(2)} ms): ${(((keyed.perSecond - keyless.perSecond) / keyless.perSecond) * 100).toFixed(1)}% throughput with a key`,
+        );
       }
     }
+    console.log(summary.join('\n'));
     const unknown = await runLoad({ ...withKey(chains, 'xk_not-a-key'), concurrency: 32, maxRequests: 20_000, maxSeconds: 6 });
     console.log(formatLoad('GetChains, unknown key (401), 32 in flight', unknown), JSON.stringify(unknown.statuses));
     console.log(await redisRoundTrips(env['REDIS_URL']!));
   } finally {
     await bench.stop();
   }
+}
+
+/** Median throughput and median p50 over rounds (each median taken on its own). */
+function medianOf(results: LoadResult[]): { perSecond: number; p50Ms: number } {
+  const mid = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const m = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
+  };
+  return { perSecond: mid(results.map((r) => r.perSecond)), p50Ms: mid(results.map((r) => r.p50Ms)) };
 }
 
 main().catch((err: unknown) => {
