@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RpcError, ValueUsdRpc, type FundingDeposit as FundingDepositView } from '@xchain/contracts';
+import { Code, RpcError, ValueUsdRpc, type FundingDeposit as FundingDepositView } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import { Prisma, type FundingDeposit, type PrismaClient } from '@xchain/partner-service-db';
 import { DB } from '../db.providers';
@@ -8,6 +8,8 @@ import type { FundedLog } from '../chain/evm-chain';
 import { FundingService } from './funding.service';
 
 export type DepositOutcome = 'credited' | 'unmatched' | 'duplicate';
+
+const PERMANENT = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.FAILED_PRECONDITION]);
 
 /**
  * Turns a `Funded` event into a ledger credit for the partner whose funding id it carries, valued
@@ -55,7 +57,17 @@ export class FundingDepositsService {
             : undefined;
     if (problem || !intent) return this.insertUnmatched({ ...base, partnerId: intent?.partnerId ?? null }, problem ?? '');
 
-    const value = await this.rpc.call(ValueUsdRpc, { chain, token: log.token, amount: base.amount });
+    let value;
+    try {
+      value = await this.rpc.call(ValueUsdRpc, { chain, token: log.token, amount: base.amount });
+    } catch (err) {
+      // No fresh price, or the quote-engine away: retried on the next pass. A refusal that no retry
+      // can change (the token is not in the registry) must not hold up every later deposit.
+      if (err instanceof RpcError && PERMANENT.has(err.status.code)) {
+        return this.insertUnmatched({ ...base, partnerId: intent.partnerId }, `cannot be valued: ${err.status.message}`);
+      }
+      throw err;
+    }
     const usdMicros = BigInt(value.usd_micros);
     const priced = { usdMicros, priceE18: value.price_e18, pricePublishTime: value.publish_time };
     if (usdMicros === 0n) return this.insertUnmatched({ ...base, ...priced, partnerId: intent.partnerId }, 'worth less than one USD micro');

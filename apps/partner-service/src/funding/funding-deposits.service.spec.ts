@@ -1,0 +1,71 @@
+import { RpcError } from '@xchain/contracts';
+import type { RpcClient } from '@xchain/messaging';
+import type { PrismaClient } from '@xchain/partner-service-db';
+import { type Address, pad, zeroAddress } from 'viem';
+import type { FundedLog } from '../chain/evm-chain';
+import type { LedgerService } from '../ledger/ledger.service';
+import { FundingDepositsService } from './funding-deposits.service';
+import type { FundingService } from './funding.service';
+
+const FUNDING_ID = pad('0xf1');
+const log: FundedLog = { txHash: pad('0xaa'), logIndex: 3, blockNumber: 10n, fundingId: FUNDING_ID, token: zeroAddress, payer: zeroAddress as Address, amount: 10n ** 15n };
+
+/** The service over in-memory stand-ins for its table, the ledger and the quote-engine's valuation. */
+function service(value: () => Promise<unknown>) {
+  const rows: Record<string, unknown>[] = [];
+  const credits: unknown[] = [];
+  const db = {
+    fundingDeposit: {
+      findUnique: async () => rows[0] ?? null,
+      create: async ({ data }: { data: Record<string, unknown> }) => (rows.push(data), data),
+    },
+    fundingIntent: { findUnique: async ({ where }: { where: { id: string } }) => (where.id === FUNDING_ID ? { partnerId: 'ptn_a', chain: 'base' } : null) },
+  } as unknown as PrismaClient;
+  const ledger = {
+    adjust: async (a: unknown, within: (tx: unknown, id: bigint) => Promise<void>) => {
+      credits.push(a);
+      await within(db, 7n);
+    },
+  } as unknown as LedgerService;
+  const funding = { fundingToken: async () => ({ chain: 'base', token: zeroAddress }) } as unknown as FundingService;
+  const rpc = { call: value } as unknown as RpcClient;
+  return { svc: new FundingDepositsService(db, ledger, funding, rpc), rows, credits };
+}
+
+describe('FundingDepositsService.record', () => {
+  it('credits the value the quote-engine gives and records the price with the deposit', async () => {
+    const { svc, rows, credits } = service(async () => ({ usd_micros: '3000000', price_e18: '3000000000000000000000', decimals: 18, price_id: 'eth', publish_time: 1 }));
+    await expect(svc.record('base', log)).resolves.toBe('credited');
+    expect(credits).toEqual([expect.objectContaining({ partnerId: 'ptn_a', direction: 'credit', usdMicros: 3_000_000n, tokenAmount: 10n ** 15n })]);
+    expect(rows).toEqual([expect.objectContaining({ status: 'credited', ledgerEntryId: 7n, usdMicros: 3_000_000n, priceE18: '3000000000000000000000' })]);
+    // the same event again: nothing more
+    await expect(svc.record('base', log)).resolves.toBe('duplicate');
+    expect(credits).toHaveLength(1);
+  });
+
+  it('leaves a deposit with no fresh price unrecorded, so the watcher retries it', async () => {
+    const { svc, rows, credits } = service(async () => {
+      throw RpcError.unavailable('price of eth is 90s old', 'STALE_PRICE');
+    });
+    await expect(svc.record('base', log)).rejects.toThrow('90s old');
+    expect([rows, credits]).toEqual([[], []]);
+  });
+
+  it('sets aside a deposit that can never be valued, instead of holding up every later one', async () => {
+    const { svc, rows, credits } = service(async () => {
+      throw RpcError.notFound('0x0 is not a listed token on base', 'TOKEN_NOT_FOUND');
+    });
+    await expect(svc.record('base', log)).resolves.toBe('unmatched');
+    expect(credits).toEqual([]);
+    expect(rows).toEqual([expect.objectContaining({ status: 'unmatched', partnerId: 'ptn_a', detail: 'cannot be valued: 0x0 is not a listed token on base' })]);
+  });
+
+  it('credits nobody for a funding id it never issued', async () => {
+    const { svc, rows, credits } = service(async () => {
+      throw new Error('not asked');
+    });
+    await expect(svc.record('base', { ...log, fundingId: pad('0xbb') })).resolves.toBe('unmatched');
+    expect(credits).toEqual([]);
+    expect(rows).toEqual([expect.objectContaining({ status: 'unmatched', partnerId: null, detail: 'no funding transaction was built with this funding id' })]);
+  });
+});
