@@ -25,7 +25,7 @@ export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
   // A NUL character is valid JSON and a valid URL escape, but no field of ours can hold one (and
   // PostgreSQL text cannot store one): refuse it here, naming the field, before any service sees it.
   fastify.addHook('preValidation', async (req, reply) => {
-    const field = nulField({ path: req.params, query: req.query, body: req.body });
+    const field = nulField(req.params) ?? nulField(req.query) ?? nulField(req.body);
     if (field !== undefined) return sendStatus(reply, httpErrors.nulCharacter(field));
   });
 
@@ -38,15 +38,25 @@ export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
   });
 }
 
-/** The dotted name of the first string (or key) holding U+0000, without its `path.`/`query.`/`body.` root. */
-export function nulField(value: unknown, at = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? at.replace(/^(path|query|body)\.?/, '') || at : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    const here = Array.isArray(value) ? `${at}[${k}]` : at ? `${at}.${k}` : k;
-    if (k.includes('\u0000')) return here.replace(/^(path|query|body)\.?/, '') || here;
-    const found = nulField(v, here);
-    if (found !== undefined) return found;
+/**
+ * The dotted name (`referrers[0].address`) of the first string or key holding U+0000, if any.
+ * Iterative: a 64 KiB body can nest tens of thousands of levels deep.
+ */
+export function nulField(value: unknown): string | undefined {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return at || '(body)';
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, child] = entries[i]!;
+        const here = Array.isArray(v) ? `${at}[${k}]` : at ? `${at}.${k}` : k;
+        if (k.includes('\u0000')) return here;
+        stack.push([child, here]);
+      }
+    }
   }
   return undefined;
 }
