@@ -1,4 +1,4 @@
-import { BaseEnv, loadEnvOrExit, millis, port } from '@xchain/service-kit';
+import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
 import { parseRpcUrls } from './chain/evm-chain';
 
@@ -24,17 +24,7 @@ export const PartnerServiceEnv = BaseEnv.extend({
    * For the funding chain, the funding router's `Funded` events are credited to the partners; for a
    * chain with a voucher router, `VoucherRedeemed` events mark vouchers redeemed. Unset: neither.
    */
-  EVM_RPC_URLS: z
-    .string()
-    .default('')
-    .transform((v, ctx) => {
-      try {
-        return parseRpcUrls(v);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : 'invalid' });
-        return z.NEVER;
-      }
-    }),
+  EVM_RPC_URLS: parsedText(parseRpcUrls),
   EVM_RPC_TIMEOUT_MS: millis(5000),
   /** Blocks on top of an event's block before it counts (reorg safety). */
   CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),

@@ -1,4 +1,4 @@
-import { BaseEnv, loadEnvOrExit, millis, port } from '@xchain/service-kit';
+import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
 import { parseChainlinkFeeds } from './sources/chainlink-feeds';
 import { SOURCE_NAMES } from './sources/source';
@@ -17,17 +17,7 @@ const sourceList = z
       .refine((names) => new Set(names).size === names.length, 'a source is listed twice'),
   );
 
-const chainlinkFeeds = z
-  .string()
-  .default('')
-  .transform((text, ctx) => {
-    try {
-      return parseChainlinkFeeds(text);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
-      return z.NEVER;
-    }
-  });
+const chainlinkFeeds = parsedText(parseChainlinkFeeds);
 
 export const PriceOracleEnv = BaseEnv.extend({
   PRICE_ORACLE_PORT: port(8083),

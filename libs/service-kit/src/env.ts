@@ -29,6 +29,20 @@ export function loadEnvOrExit<S extends z.ZodObject>(service: string, schema: S)
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const millis = (fallback: number) => z.coerce.number().int().min(1).max(600_000).default(fallback);
 
+/** A text variable (empty when unset) read by `parse`; what `parse` throws becomes the variable's error. */
+export const parsedText = <T>(parse: (text: string) => T) =>
+  z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parse(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    });
+
 /** Variables every service shares. */
 export const BaseEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),

@@ -22,7 +22,7 @@ export const WATCH_OPTIONS = Symbol('WATCH_OPTIONS');
  */
 @Injectable()
 export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly watchers: LogWatcher<ChainLog>[] = [];
+  readonly watchers: Pick<LogWatcher<ChainLog>, 'name' | 'detail' | 'start' | 'stop'>[] = [];
 
   constructor(
     @Inject(EVM_CHAINS) chains: Map<string, EvmChain>,
@@ -35,7 +35,7 @@ export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) log: Logger,
   ) {
-    const add = <L extends ChainLog>(source: LogSource<L>) => this.watchers.push(new LogWatcher(source, opts, db, registry, log) as unknown as LogWatcher<ChainLog>);
+    const add = <L extends ChainLog>(source: LogSource<L>) => this.watchers.push(new LogWatcher(source, opts, db, registry, log));
     const { chain: fundingChain, router_address } = config.funding;
     const funding = chains.get(fundingChain);
     if (funding) {

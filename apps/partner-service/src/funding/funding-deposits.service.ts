@@ -42,20 +42,20 @@ export class FundingDepositsService {
     if (seen) return 'duplicate';
 
     const intent = await this.db.fundingIntent.findUnique({ where: { id: base.fundingId } });
+    if (!intent) return this.insertUnmatched({ ...base, partnerId: null }, 'no funding transaction was built with this funding id');
     const accepted = await this.funding.fundingToken(log.token).then(
       () => true,
       (err: unknown) => (err instanceof RpcError ? false : Promise.reject(err)),
     );
-    const problem = !intent
-      ? 'no funding transaction was built with this funding id'
-      : intent.chain !== chain
+    const problem =
+      intent.chain !== chain
         ? `the funding id was issued for ${intent.chain}`
         : !accepted
           ? 'the token is not a funding token'
           : log.amount === 0n
             ? 'the amount is zero'
             : undefined;
-    if (problem || !intent) return this.insertUnmatched({ ...base, partnerId: intent?.partnerId ?? null }, problem ?? '');
+    if (problem) return this.insertUnmatched({ ...base, partnerId: intent.partnerId }, problem);
 
     let value;
     try {
