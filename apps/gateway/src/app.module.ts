@@ -9,6 +9,7 @@ import { OpenApiController } from './http/openapi.controller';
 import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
 import { PartnerController } from './partner/partner.controller';
+import { OrdersController } from './orders/orders.controller';
 import { QuoteController } from './quote/quote.controller';
 import { RegistryController } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
@@ -19,7 +20,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RegistryController, QuoteController, PartnerController, OpenApiController],
+      controllers: [HealthController, RegistryController, QuoteController, OrdersController, PartnerController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),

@@ -21,3 +21,4 @@ export * from './http/schemas/partner';
 export * from './partners/subjects';
 export * from './partners/ledger';
 export * from './partners/admin';
+export * from './gasless/subjects';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChainName, Rfc3339 } from '../wire';
+import { ChainName, Rfc3339, Uint64String } from '../wire';
 
 /**
  * Order lifecycle events, published by the chain watcher and consumed (durably, through the
@@ -16,6 +16,8 @@ export const OrderEventSchema = z.object({
   /** Chain of the transaction: the source for deposits and refunds, the destination for fulfilments. */
   chain: ChainName,
   tx_hash: z.string().min(1),
+  /** Block of the transaction (absent on events from before block numbers were carried). */
+  block_number: Uint64String.optional(),
   /** Block time of the transaction. */
   occurred_at: Rfc3339,
 });

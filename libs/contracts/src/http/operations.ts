@@ -72,7 +72,6 @@ export const GetQuoteOp: HttpOperation = {
   points: 2,
 };
 
-const later = (op: Omit<HttpOperation, 'served'>): HttpOperation => ({ ...op, served: false });
 const served = (op: Omit<HttpOperation, 'served'>): HttpOperation => ({ ...op, served: true });
 
 /** Every operation of the public interface (interface.md and decisions D8), in document order. */
@@ -81,8 +80,8 @@ export const HTTP_OPERATIONS: readonly HttpOperation[] = [
   GetChainsOp,
   PreviewQuoteOp,
   GetQuoteOp,
-  later({ operationId: 'SubmitGaslessOrder', method: 'POST', path: '/v1/gasless/orders', summary: 'Relays a gasless deposit the user signed.', auth: 'optional_api_key', tag: 'gasless', points: 5, body: SubmitGaslessOrderRequest, response: GaslessOrderResultSchema }),
-  later({ operationId: 'GetOrder', method: 'GET', path: '/v1/orders/{quote_hash}', summary: "An order's lifecycle: quote, deposit, fulfilment or refund.", auth: 'none', tag: 'orders', pathParams: GetOrderPathParams, response: OrderStatusSchema }),
+  served({ operationId: 'SubmitGaslessOrder', method: 'POST', path: '/v1/gasless/orders', summary: 'Relays a gasless deposit the user signed.', auth: 'optional_api_key', tag: 'gasless', points: 5, body: SubmitGaslessOrderRequest, response: GaslessOrderResultSchema }),
+  served({ operationId: 'GetOrder', method: 'GET', path: '/v1/orders/{quote_hash}', summary: "An order's lifecycle: quote, deposit, fulfilment or refund.", auth: 'none', tag: 'orders', pathParams: GetOrderPathParams, response: OrderStatusSchema }),
   served({ operationId: 'GetPartner', method: 'GET', path: '/v1/partner', summary: 'The partner account and its API keys.', auth: 'bearer', tag: 'partner', response: PartnerSchema }),
   served({ operationId: 'GetPartnerFunding', method: 'GET', path: '/v1/partner/funding', summary: 'The gas sponsorship balance.', description: '`balance_usd_micros` is what is available: credits minus debits, open relay-gas holds and charges. `balances` lists, per funding token, what was credited in it (on-chain deposits and operator credits that named the token).', auth: 'bearer', tag: 'partner', response: PartnerFundingSchema }),
   served({ operationId: 'BuildPartnerFunding', method: 'POST', path: '/v1/partner/funding/tx', summary: 'Builds a transaction that tops up the funding balance.', description: 'Send `calldata` to `router_address` on `chain` with `value` (the amount for the native token, else 0 after approving the router for the token). When the router\'s `Funded` event carrying `funding_id` has enough confirmations, the token and amount it reports are credited, valued at the oracle price of that moment and rounded down to the micro.', auth: 'bearer', tag: 'partner', body: BuildPartnerFundingRequest, response: FundingTransactionSchema }),

@@ -1,15 +1,17 @@
 import { z } from 'zod';
 
+const QuoteHash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
+
 export const SubmitGaslessOrderRequest = z
   .object({
-    quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/),
+    quote_hash: QuoteHash,
     evm: z
       .object({
         owner: z.string().meta({ description: 'Token owner who signed the Permit2 transfer.' }),
-        permit2_nonce: z.string().meta({ description: 'Permit2 nonce (uint256, decimal).' }),
-        deadline: z.string().meta({ description: 'Permit2 deadline, unix seconds (decimal).' }),
-        signature: z.string().meta({ description: 'Signature of the PermitWitnessTransferFrom (0x hex).' }),
-        permit_signature: z.string().optional().meta({ description: 'EIP-2612 permit of src_token to Permit2, for tokens listed with `permit: true`.' }),
+        permit2_nonce: z.string().meta({ description: "Permit2 nonce (uint256, decimal): the quote's `permit2.message.nonce`." }),
+        deadline: z.string().meta({ description: "Permit2 deadline, unix seconds (decimal): the quote's `permit2.message.deadline`." }),
+        signature: z.string().meta({ description: 'Signature of the PermitWitnessTransferFrom (0x hex, 65 bytes).' }),
+        permit_signature: z.string().optional().meta({ description: 'EIP-2612 permit of src_token to Permit2 (the quote\'s `erc2612`), for tokens listed with `permit: true`.' }),
       })
       .optional()
       .meta({ description: 'For an EVM source.' }),
@@ -19,12 +21,23 @@ export const SubmitGaslessOrderRequest = z
       .meta({ description: 'For a Solana source.' }),
   })
   .meta({ id: 'SubmitGaslessOrderRequest' });
+export type SubmitGaslessOrderRequest = z.infer<typeof SubmitGaslessOrderRequest>;
+
+export const GaslessStatus = z.enum(['queued', 'submitted', 'confirmed', 'failed']).meta({ description: 'Terminal: `confirmed`, `failed` (D7).' });
+export type GaslessStatus = z.infer<typeof GaslessStatus>;
 
 export const GaslessOrderResultSchema = z
   .object({
     quote_hash: z.string(),
-    status: z.enum(['queued', 'submitted', 'confirmed', 'failed']).meta({ description: 'Terminal: `confirmed`, `failed` (D7).' }),
-    tx_hash: z.string().optional().meta({ description: 'Set from `submitted` on.' }),
-    error: z.string().optional().meta({ description: 'On `failed`: a stable reason code first, e.g. `INVALID_SIGNATURE: …`.' }),
+    status: GaslessStatus,
+    tx_hash: z.string().optional().meta({ description: 'Set from `submitted` on: the latest transaction sent (a replacement replaces it).' }),
+    error: z.string().optional().meta({ description: 'On `failed`: a stable reason code first, e.g. `TX_REVERTED: …`.' }),
   })
   .meta({ id: 'GaslessOrderResult' });
+export type GaslessOrderResult = z.infer<typeof GaslessOrderResultSchema>;
+
+/** The relay result as the order view shows it: every transaction sent, replacements included. */
+export const GaslessOrderViewSchema = GaslessOrderResultSchema.extend({
+  tx_hashes: z.array(z.string()).meta({ description: 'Every transaction sent for this order, oldest first; a receipt for any of them settles it.' }),
+}).meta({ id: 'GaslessOrderView' });
+export type GaslessOrderView = z.infer<typeof GaslessOrderViewSchema>;

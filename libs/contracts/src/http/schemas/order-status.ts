@@ -1,19 +1,41 @@
 import { z } from 'zod';
-import { Rfc3339 } from '../../wire';
-import { GaslessOrderResultSchema } from './gasless';
+import { defineRpc } from '../../rpc';
+import { AmountString, ChainName, Rfc3339, Uint64String } from '../../wire';
+import { GaslessOrderViewSchema } from './gasless';
 
-const ChainTx = z.object({ chain: z.string(), tx_hash: z.string(), at: Rfc3339 });
+const ChainStep = z
+  .object({
+    chain: ChainName,
+    tx_hash: z.string(),
+    block_number: Uint64String,
+    at: Rfc3339.meta({ description: 'Block time.' }),
+  })
+  .meta({ id: 'OrderStep', description: 'A step seen on chain, counted once it is the chain\'s confirmation depth deep.' });
 
 export const GetOrderPathParams = z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 
 export const OrderStatusSchema = z
   .object({
     quote_hash: z.string(),
-    status: z.enum(['quoted', 'deposited', 'fulfilled', 'refunded']).meta({ description: 'The furthest lifecycle step reached.' }),
+    status: z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired']).meta({
+      description: '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited whose expiry passed (D12).',
+    }),
+    src_chain: ChainName,
+    dst_chain: ChainName,
+    src_token: z.string(),
+    dst_token: z.string(),
+    amount_in: AmountString,
+    amount_out: AmountString,
+    min_amount_out: AmountString,
     quoted_at: Rfc3339,
-    deposit: ChainTx.optional().meta({ description: 'The deposit seen on the source chain.' }),
-    fulfillment: ChainTx.optional().meta({ description: 'The fulfilment on the destination chain.' }),
-    refund: ChainTx.optional().meta({ description: 'The refund on the source chain.' }),
-    gasless: GaslessOrderResultSchema.optional().meta({ description: 'The relay result of a gasless order.' }),
+    expires_at: Rfc3339,
+    deposit: ChainStep.optional().meta({ description: 'The deposit seen on the source chain.' }),
+    fulfillment: ChainStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
+    refund: ChainStep.optional().meta({ description: 'The refund on the source chain.' }),
+    gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
   })
   .meta({ id: 'OrderStatus' });
+export type OrderStatus = z.infer<typeof OrderStatusSchema>;
+
+/** The order view (D12), served by the quote-engine. */
+export const GetOrderRpc = defineRpc('order.v1.get', GetOrderPathParams, OrderStatusSchema);

@@ -1,0 +1,125 @@
+import { ORDER_ABI_COMPONENTS } from '@xchain/order-codec';
+
+const ORDER_TUPLE = { name: 'order', type: 'tuple', components: ORDER_ABI_COMPONENTS } as const;
+
+/** The ABI of contracts/src/XchainRouter.sol (the chains' `deposit_target`), item for item. */
+export const XCHAIN_ROUTER_ABI = [
+  {
+    type: 'event',
+    name: 'Deposited',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'depositor', type: 'address', indexed: true },
+      { name: 'token', type: 'address', indexed: false },
+      { name: 'amount', type: 'uint256', indexed: false },
+    ],
+  },
+  { type: 'function', name: 'deposit', stateMutability: 'payable', inputs: [ORDER_TUPLE], outputs: [] },
+  {
+    type: 'function',
+    name: 'depositFor',
+    stateMutability: 'payable',
+    inputs: [ORDER_TUPLE, { name: 'depositor', type: 'address' }],
+    outputs: [],
+  },
+  { type: 'function', name: 'deposited', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'depositAmount', stateMutability: 'pure', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
+  { type: 'error', name: 'AlreadyDeposited', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'WrongDepositTarget', inputs: [] },
+  { type: 'error', name: 'WrongSourceChain', inputs: [] },
+  { type: 'error', name: 'WrongValue', inputs: [] },
+] as const;
+
+/** The ABI of contracts/src/GaslessExecutor.sol (the chains' `gasless_executor`). */
+export const GASLESS_EXECUTOR_ABI = [
+  {
+    type: 'function',
+    name: 'execute',
+    stateMutability: 'nonpayable',
+    inputs: [
+      ORDER_TUPLE,
+      { name: 'owner', type: 'address' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+      { name: 'signature', type: 'bytes' },
+      { name: 'permitSignature', type: 'bytes' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'event',
+    name: 'Relayed',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'owner', type: 'address', indexed: true },
+      { name: 'relayFee', type: 'uint256', indexed: false },
+    ],
+  },
+  { type: 'function', name: 'permit2', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'router', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'feeRecipient', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'error', name: 'NotGasless', inputs: [] },
+  { type: 'error', name: 'WrongSourceChain', inputs: [] },
+  { type: 'error', name: 'NativeSource', inputs: [] },
+] as const;
+
+/** The part of the canonical Permit2 (SignatureTransfer) the relayer reads. */
+export const PERMIT2_ABI = [
+  {
+    type: 'function',
+    name: 'nonceBitmap',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'wordPos', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  { type: 'function', name: 'DOMAIN_SEPARATOR', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'bytes32' }] },
+] as const;
+
+/** ERC-20 with the optional EIP-2612 and EIP-5267 reads. */
+export const ERC20_PERMIT_ABI = [
+  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] },
+  {
+    type: 'function',
+    name: 'allowance',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'spender', type: 'address' },
+    ],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'approve',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'spender', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+  { type: 'function', name: 'nonces', stateMutability: 'view', inputs: [{ name: 'owner', type: 'address' }], outputs: [{ name: '', type: 'uint256' }] },
+  { type: 'function', name: 'name', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'string' }] },
+  { type: 'function', name: 'version', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'string' }] },
+  { type: 'function', name: 'decimals', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint8' }] },
+  {
+    type: 'function',
+    name: 'eip712Domain',
+    stateMutability: 'view',
+    inputs: [],
+    outputs: [
+      { name: 'fields', type: 'bytes1' },
+      { name: 'name', type: 'string' },
+      { name: 'version', type: 'string' },
+      { name: 'chainId', type: 'uint256' },
+      { name: 'verifyingContract', type: 'address' },
+      { name: 'salt', type: 'bytes32' },
+      { name: 'extensions', type: 'uint256[]' },
+    ],
+  },
+] as const;

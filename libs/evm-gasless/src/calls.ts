@@ -1,0 +1,57 @@
+import type { Order } from '@xchain/order-codec';
+import { type Address, type Hex, encodeFunctionData, zeroAddress } from 'viem';
+import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
+import { tokenOf } from './typed-data';
+
+/**
+ * What the router takes for an order: `amountIn`, less the relay gas of a gasless order whose
+ * user pays it (the executor pays that part to the fee recipient). Mirrors XchainRouter.depositAmount.
+ */
+export function depositAmount(order: Order): bigint {
+  return order.gasless && !order.sponsorFees ? order.amountIn - order.sponsorGas : order.amountIn;
+}
+
+/** The relay fee the executor pays the operator's fee recipient out of `amountIn`. */
+export function relayFee(order: Order): bigint {
+  return order.gasless && !order.sponsorFees ? order.sponsorGas : 0n;
+}
+
+export interface DepositTx {
+  to: Address;
+  data: Hex;
+  value: bigint;
+}
+
+/** The router call a wallet sends to deposit for an order itself (not gasless). */
+export function depositTx(order: Order, router: Address): DepositTx {
+  const token = tokenOf(order);
+  return {
+    to: router,
+    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }),
+    value: token === zeroAddress ? depositAmount(order) : 0n,
+  };
+}
+
+/** ERC-20 `approve(spender, amount)` calldata. */
+export function approveCalldata(spender: Address, amount: bigint): Hex {
+  return encodeFunctionData({ abi: ERC20_PERMIT_ABI, functionName: 'approve', args: [spender, amount] });
+}
+
+export interface ExecuteInput {
+  order: Order;
+  owner: Address;
+  nonce: bigint;
+  deadline: bigint;
+  signature: Hex;
+  /** EIP-2612 permit signature (65 bytes), or `0x` for none. */
+  permitSignature: Hex;
+}
+
+/** The executor call the relayer sends for a gasless order. */
+export function executeCalldata(p: ExecuteInput): Hex {
+  return encodeFunctionData({
+    abi: GASLESS_EXECUTOR_ABI,
+    functionName: 'execute',
+    args: [p.order, p.owner, p.nonce, p.deadline, p.signature, p.permitSignature],
+  });
+}

@@ -1,0 +1,3 @@
+export * from './abi';
+export * from './calls';
+export * from './typed-data';
