@@ -1,22 +1,85 @@
 import './instrument';
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { BaseEnv, HealthController, HealthRegistry, coreProviders, loadEnvOrExit, port, startService } from '@xchain/service-kit';
+import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { GetGaslessOrderRpc, RpcError, SubmitGaslessOrderRpc } from '@xchain/contracts';
+import { createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
+import { RpcClient, RpcServer, type NatsConnection } from '@xchain/messaging';
+import { HealthController, HealthRegistry, LOGGER, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
+import { chainHealth } from './chain/chain-health';
+import { RelayChains } from './chain/relay-chains';
+import { loadRelayerEnv } from './env';
+import { OrderRepository, viewOf } from './orders/order.repository';
+import { StatusEvents } from './orders/status-events';
+import { Holds } from './relay/holds';
+import { Lanes } from './relay/lanes';
+import { NonceBook } from './relay/nonces';
+import { Sender } from './relay/sender';
+import { Sweeper } from './relay/sweeper';
+import { Tracker } from './relay/tracker';
+import { SubmitService } from './submit/submit.service';
 
-// Relay jobs (BullMQ on this Redis) arrive with the gasless issue; today the service runs, joins
-// the bus, and its readiness reflects NATS and Redis.
-const env = loadEnvOrExit(
-  'gasless-relayer',
-  BaseEnv.extend({ GASLESS_RELAYER_PORT: port(8084), REDIS_URL: z.string().default('redis://127.0.0.1:6379') }),
-);
-const REDIS = Symbol('REDIS');
+const env = loadRelayerEnv();
+const DB = Symbol('DB');
 
+/** The relayer's parts, built once from the environment; Nest owns their start and stop. */
 @Injectable()
-class RedisLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly lanes: Lanes;
+  private readonly tracker: Tracker;
+  private readonly sweeper: Sweeper;
+  private readonly sender: Sender;
+  private readonly redis: Redis;
+  readonly submit: SubmitService;
+  readonly orders: OrderRepository;
+
+  constructor(
+    @Inject(DB) db: ReturnType<typeof createGaslessRelayerDb>,
+    @Inject(NATS) nc: NatsConnection,
+    @Inject(RpcServer) private readonly rpc: RpcServer,
+    @Inject(HealthRegistry) health: HealthRegistry,
+    @Inject(LOGGER) log: Logger,
+  ) {
+    const chains = new RelayChains(env);
+    const client = new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS);
+    this.orders = new OrderRepository(db);
+    const events = new StatusEvents(nc, log);
+    const nonces = new NonceBook(this.orders);
+    const holds = new Holds(this.orders, client, log);
+    this.lanes = new Lanes(chains, env.REDIS_URL, log);
+    this.sender = new Sender(chains, this.orders, nonces, events, holds, log);
+    this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log);
+    this.sweeper = new Sweeper(this.orders, this.lanes, holds, this.sender, client, env.RELAY_SWEEP_MS, log);
+    this.submit = new SubmitService(this.orders, client, chains, this.lanes, events, log);
+    this.redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    this.redis.on('error', () => undefined); // reported through readiness, retried by ioredis
+    health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
+    health.register('chains', chainHealth(chains));
+    health.register('relay_queue', async () => {
+      const d = await this.lanes.depth();
+      return { ok: true, detail: `${d.waiting} waiting, oldest ${Math.round(d.oldestMs / 1000)} s` };
+    });
+  }
+
+  onModuleInit(): void {
+    this.rpc.handle(SubmitGaslessOrderRpc, (req) => this.submit.submit(req));
+    this.rpc.handle(GetGaslessOrderRpc, async (req) => {
+      const order = await this.orders.find(req.quote_hash.toLowerCase());
+      if (!order) throw RpcError.notFound(`no gasless order for ${req.quote_hash}`, 'ORDER_NOT_FOUND');
+      return viewOf(order);
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.lanes.start((chain, wallet, quoteHash) => this.sender.send(chain, wallet, quoteHash));
+    this.tracker.start();
+    this.sweeper.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.tracker.stop(), this.sweeper.stop()]);
+    await this.lanes.close();
     await this.redis.quit().catch(() => undefined);
   }
 }
@@ -25,17 +88,8 @@ class RedisLifecycle implements OnApplicationShutdown {
   controllers: [HealthController],
   providers: [
     ...coreProviders({ service: 'gasless-relayer', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
-    {
-      provide: REDIS,
-      inject: [HealthRegistry],
-      useFactory: (health: HealthRegistry) => {
-        const redis = new Redis(env.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-        redis.on('error', () => undefined); // reported through readiness, retried by ioredis
-        health.register('redis', async () => ({ ok: (await redis.ping()) === 'PONG' }));
-        return redis;
-      },
-    },
-    RedisLifecycle,
+    ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),
+    Relayer,
   ],
 })
 class GaslessRelayerModule {}

@@ -13,7 +13,7 @@ export const SERVICES: readonly ServiceSpec[] = [
   { name: 'quote-engine', portVar: 'QUOTE_ENGINE_PORT', database: 'quote_engine' },
   { name: 'partner-service', portVar: 'PARTNER_SERVICE_PORT', database: 'partner_service' },
   { name: 'price-oracle', portVar: 'PRICE_ORACLE_PORT' },
-  { name: 'gasless-relayer', portVar: 'GASLESS_RELAYER_PORT' },
+  { name: 'gasless-relayer', portVar: 'GASLESS_RELAYER_PORT', database: 'gasless_relayer' },
   { name: 'gateway', portVar: 'GATEWAY_PORT' },
 ];
 

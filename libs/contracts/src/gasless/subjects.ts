@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRpc } from '../rpc';
 import { ChainName, Rfc3339 } from '../wire';
-import { GaslessOrderResultSchema, GaslessOrderViewSchema, GaslessStatus, SubmitGaslessOrderRequest } from '../http/schemas/gasless';
+import { type GaslessStatus, GaslessOrderResultSchema, GaslessOrderViewSchema, SubmitGaslessOrderRequest } from '../http/schemas/gasless';
 
 /** SubmitGaslessOrder: every check before gas is spent, then `queued` (or the one order's current state). */
 export const SubmitGaslessOrderRpc = defineRpc('gasless.v1.submit', SubmitGaslessOrderRequest, GaslessOrderResultSchema);

@@ -1,0 +1,71 @@
+import { type Address, type Hex, type PublicClient, createPublicClient, http } from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import type { RelayerEnv } from '../env';
+
+export interface RelayWallet {
+  address: Address;
+  account: PrivateKeyAccount;
+}
+
+/** One EVM chain the relayer sends on, with its settings. */
+export interface RelayChain {
+  name: string;
+  client: PublicClient;
+  wallets: RelayWallet[];
+  confirmations: number;
+  replaceAfterBlocks: number;
+  walletFloorWei: bigint;
+  /** The chain id the RPC serves (asked once, then cached). */
+  chainId(): Promise<bigint>;
+}
+
+/**
+ * The chains of `EVM_RPC_URLS`, each over viem HTTP with a deadline per call and no retries of
+ * its own (the relayer's loops retry). Every key is a wallet on every chain.
+ */
+export class RelayChains {
+  private readonly chains = new Map<string, RelayChain>();
+
+  constructor(env: Pick<RelayerEnv, 'EVM_RPC_URLS' | 'EVM_RPC_TIMEOUT_MS' | 'RELAYER_PRIVATE_KEYS' | 'CHAIN_WATCH_CONFIRMATIONS' | 'CHAIN_CONFIRMATIONS' | 'RELAY_REPLACE_AFTER_BLOCKS' | 'RELAY_REPLACE_AFTER' | 'RELAY_WALLET_FLOOR_WEI' | 'RELAY_WALLET_FLOORS'>) {
+    const wallets = env.RELAYER_PRIVATE_KEYS.map((key: Hex) => {
+      const account = privateKeyToAccount(key);
+      return { address: account.address, account };
+    });
+    for (const [name, url] of env.EVM_RPC_URLS) {
+      const client = createPublicClient({ transport: http(url, { timeout: env.EVM_RPC_TIMEOUT_MS, retryCount: 0 }) }) as PublicClient;
+      let id: Promise<bigint> | undefined;
+      this.chains.set(name, {
+        name,
+        client,
+        wallets,
+        confirmations: env.CHAIN_CONFIRMATIONS.get(name) ?? env.CHAIN_WATCH_CONFIRMATIONS,
+        replaceAfterBlocks: env.RELAY_REPLACE_AFTER.get(name) ?? env.RELAY_REPLACE_AFTER_BLOCKS,
+        walletFloorWei: env.RELAY_WALLET_FLOORS.get(name) ?? env.RELAY_WALLET_FLOOR_WEI,
+        chainId: () => {
+          id ??= client.getChainId().then(BigInt, (err: unknown) => {
+            id = undefined; // ask again next time
+            throw err;
+          });
+          return id;
+        },
+      });
+    }
+  }
+
+  all(): RelayChain[] {
+    return [...this.chains.values()];
+  }
+
+  byName(name: string): RelayChain | undefined {
+    return this.chains.get(name);
+  }
+
+  /** The configured chain serving `chainId`; chains whose RPC does not answer are skipped. */
+  async byChainId(chainId: bigint): Promise<RelayChain | undefined> {
+    for (const chain of this.chains.values()) {
+      const id = await chain.chainId().catch(() => undefined);
+      if (id === chainId) return chain;
+    }
+    return undefined;
+  }
+}

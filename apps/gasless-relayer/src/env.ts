@@ -1,0 +1,48 @@
+import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
+import { z } from 'zod';
+import { parseChainMap, parseKeys, parseRpcMap } from './chain/chain-config';
+
+/** Anvil's public dev keys #7 and #8: the local stack's relayer wallets, never for real money. */
+export const DEV_RELAYER_KEYS =
+  '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356,0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97';
+
+const count = (text: string) => {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 100_000) throw new Error(`${text} is not a whole number of blocks`);
+  return n;
+};
+const wei = (text: string) => {
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new Error(`${text} is not an amount in base units`);
+  return BigInt(text);
+};
+
+export const RelayerEnv = BaseEnv.extend({
+  GASLESS_RELAYER_PORT: port(8084),
+  REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
+  DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/gasless_relayer'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /** `chain=url,…`: the EVM chains the relayer sends on. A gasless quote from another chain is refused (503). */
+  EVM_RPC_URLS: parsedText(parseRpcMap),
+  EVM_RPC_TIMEOUT_MS: millis(5000),
+  /** Hot wallets (hex private keys, comma-separated): each is one lane on every chain. Never logged. */
+  RELAYER_PRIVATE_KEYS: parsedText(parseKeys, DEV_RELAYER_KEYS),
+  /** Blocks on top of a relay transaction's block before its order is `confirmed` (same variables as the chain watchers). */
+  CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(10),
+  CHAIN_CONFIRMATIONS: parsedText((t) => parseChainMap(t, count)),
+  /** A relay transaction not mined after this many blocks is replaced with higher fees. */
+  RELAY_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(3),
+  RELAY_REPLACE_AFTER: parsedText((t) => parseChainMap(t, count)),
+  /** Each replacement raises both EIP-1559 fee fields by at least this much (nodes require ≥ 10 %). */
+  RELAY_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(1000).default(25),
+  /** A wallet below this balance (native base units) makes readiness fail. */
+  RELAY_WALLET_FLOOR_WEI: parsedText(wei, '10000000000000000'),
+  RELAY_WALLET_FLOORS: parsedText((t) => parseChainMap(t, wei)),
+  /** How often submitted transactions are checked for receipts, replacement and rebroadcast. */
+  RELAY_POLL_MS: millis(1000),
+  /** How often the database's unfinished orders are re-enqueued (a Redis that lost its jobs). */
+  RELAY_SWEEP_MS: millis(5000),
+  NATS_REQUEST_TIMEOUT_MS: millis(2000),
+});
+export type RelayerEnv = z.output<typeof RelayerEnv>;
+
+export const loadRelayerEnv = (): RelayerEnv => loadEnvOrExit('gasless-relayer', RelayerEnv);

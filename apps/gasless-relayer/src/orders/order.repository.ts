@@ -1,0 +1,155 @@
+import type { GaslessOrderView, GaslessStatus } from '@xchain/contracts';
+import type { GaslessOrder, Prisma, PrismaClient } from '@xchain/gasless-relayer-db';
+
+export type HoldState = 'holding' | 'held' | 'settled' | 'released';
+
+export interface NewOrder {
+  quoteHash: string;
+  chain: string;
+  owner: string;
+  permit2Nonce: bigint;
+  deadline: bigint;
+  executor: string;
+  calldata: string;
+  wallet: string;
+  partnerId?: string;
+  holdUsdMicros?: bigint;
+}
+
+export interface SignedTx {
+  hash: string;
+  nonce: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  raw: string;
+  sentBlock: bigint;
+}
+
+export type OrderWithTxs = GaslessOrder & { txs: { txHash: string; nonce: bigint; raw: string; sentBlock: bigint; maxFeePerGas: Prisma.Decimal; maxPriorityFeePerGas: Prisma.Decimal }[] };
+
+/**
+ * Every read and write of gasless orders. A status moves only from its expected previous status
+ * (a conditional update that reports whether it happened), so two workers, a retry or a restart
+ * can never move an order twice.
+ */
+export class OrderRepository {
+  constructor(private readonly db: PrismaClient) {}
+
+  /** Inserts a queued order; false when one exists for the quote already (the first one stands). */
+  async insert(o: NewOrder): Promise<boolean> {
+    const rows = await this.db.$executeRaw`
+      INSERT INTO gasless_orders (quote_hash, chain, status, owner, permit2_nonce, deadline, executor, calldata, wallet, partner_id, hold_usd_micros, hold_state)
+      VALUES (${o.quoteHash}, ${o.chain}, 'queued', ${o.owner}, ${o.permit2Nonce.toString()}::numeric, ${o.deadline}, ${o.executor}, ${o.calldata}, ${o.wallet},
+              ${o.partnerId ?? null}, ${o.holdUsdMicros?.toString() ?? null}::numeric, ${o.partnerId ? 'holding' : null})
+      ON CONFLICT (quote_hash) DO NOTHING`;
+    return rows === 1;
+  }
+
+  find(quoteHash: string): Promise<OrderWithTxs | null> {
+    return this.db.gaslessOrder.findUnique({ where: { quoteHash }, include: { txs: { orderBy: { sentAt: 'asc' } } } });
+  }
+
+  /** Deletes a queued order whose hold was refused, so the quote can be submitted again once funded. */
+  async dropUnheld(quoteHash: string): Promise<void> {
+    await this.db.gaslessOrder.deleteMany({ where: { quoteHash, status: 'queued', holdState: 'holding' } });
+  }
+
+  async setHold(quoteHash: string, from: HoldState, to: HoldState): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, holdState: from }, data: { holdState: to, updatedAt: new Date() } });
+    return r.count === 1;
+  }
+
+  /** queued → submitted with the wallet nonce and the first signed transaction, in one database transaction, before it is broadcast. */
+  async markSubmitted(quoteHash: string, tx: SignedTx): Promise<boolean> {
+    return this.db.$transaction(async (t) => {
+      const r = await t.gaslessOrder.updateMany({
+        where: { quoteHash, status: 'queued' },
+        data: { status: 'submitted', txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
+      });
+      if (r.count !== 1) return false;
+      await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
+      return true;
+    });
+  }
+
+  /** Another transaction for a submitted order (a replacement, or the same order re-signed on a new nonce). */
+  async addTx(quoteHash: string, tx: SignedTx): Promise<boolean> {
+    return this.db.$transaction(async (t) => {
+      const r = await t.gaslessOrder.updateMany({
+        where: { quoteHash, status: 'submitted' },
+        data: { txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
+      });
+      if (r.count !== 1) return false;
+      await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
+      return true;
+    });
+  }
+
+  /** submitted → queued: its nonce was taken by a transaction that is not ours; it is signed again on a fresh nonce. */
+  async requeue(quoteHash: string): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, status: 'submitted' }, data: { status: 'queued', txNonce: null, updatedAt: new Date() } });
+    return r.count === 1;
+  }
+
+  async confirm(quoteHash: string, minedTxHash: string, block: bigint, gasCostWei: bigint): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, status: 'submitted' },
+      data: { status: 'confirmed', minedTxHash, confirmedBlock: block, gasCostWei: gasCostWei.toString(), updatedAt: new Date() },
+    });
+    return r.count === 1;
+  }
+
+  /** → failed from `from`; the error starts with its stable reason code. */
+  async fail(quoteHash: string, from: 'queued' | 'submitted', error: string, mined?: { txHash: string; gasCostWei: bigint }): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, status: from },
+      data: { status: 'failed', error, ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei.toString() } : {}), updatedAt: new Date() },
+    });
+    return r.count === 1;
+  }
+
+  /** Orders of a chain in `status`, oldest first (bounded). */
+  inStatus(chain: string, status: GaslessStatus, limit = 500): Promise<OrderWithTxs[]> {
+    return this.db.gaslessOrder.findMany({ where: { chain, status }, orderBy: { createdAt: 'asc' }, take: limit, include: { txs: { orderBy: { sentAt: 'asc' } } } });
+  }
+
+  /** Queued orders not touched for `olderThanMs` (their job may be lost with Redis). */
+  staleQueued(olderThanMs: number, limit = 1000): Promise<GaslessOrder[]> {
+    return this.db.gaslessOrder.findMany({ where: { status: 'queued', updatedAt: { lt: new Date(Date.now() - olderThanMs) } }, orderBy: { createdAt: 'asc' }, take: limit });
+  }
+
+  /** Finished orders whose ledger hold is still open (settle or release did not complete). */
+  openHolds(limit = 500): Promise<GaslessOrder[]> {
+    return this.db.gaslessOrder.findMany({ where: { status: { in: ['confirmed', 'failed'] }, holdState: 'held' }, take: limit });
+  }
+
+  /** The highest nonce stored for a wallet on a chain (the chain may not have seen it yet). */
+  async maxNonce(chain: string, wallet: string): Promise<bigint | undefined> {
+    const r = await this.db.gaslessOrder.aggregate({ where: { chain, wallet }, _max: { txNonce: true } });
+    return r._max.txNonce ?? undefined;
+  }
+}
+
+function txRow(tx: SignedTx) {
+  return {
+    txHash: tx.hash,
+    nonce: tx.nonce,
+    maxFeePerGas: tx.maxFeePerGas.toString(),
+    maxPriorityFeePerGas: tx.maxPriorityFeePerGas.toString(),
+    raw: tx.raw,
+    sentBlock: tx.sentBlock,
+  };
+}
+
+/** What SubmitGaslessOrder and the order view show of an order. */
+export function viewOf(o: OrderWithTxs): GaslessOrderView {
+  const hashes = o.txs.map((t) => t.txHash);
+  const latest = o.minedTxHash ?? hashes[hashes.length - 1];
+  return {
+    quote_hash: o.quoteHash,
+    status: o.status as GaslessStatus,
+    ...(latest ? { tx_hash: latest } : {}),
+    tx_hashes: hashes,
+    ...(o.error ? { error: o.error } : {}),
+  };
+}

@@ -1,0 +1,50 @@
+import { LedgerReleaseRpc, LedgerSettleRpc, ValueUsdRpc } from '@xchain/contracts';
+import type { GaslessOrder } from '@xchain/gasless-relayer-db';
+import type { RpcClient } from '@xchain/messaging';
+import type { Logger } from '@xchain/telemetry';
+import { zeroAddress } from 'viem';
+import type { OrderRepository } from '../orders/order.repository';
+import { RELAYER_CALLER } from '../submit/submit.service';
+
+/**
+ * Closes the sponsor hold of a finished order, exactly once: settle (charge the gas actually
+ * spent, valued at the oracle's native price and capped at the hold by the ledger) when it was
+ * confirmed, release when it failed. The ledger is idempotent per quote and the hold state moves
+ * held → settled | released only once, so a crash between the two is finished by the sweeper.
+ */
+export class Holds {
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly rpc: RpcClient,
+    private readonly log: Logger,
+  ) {}
+
+  async close(order: GaslessOrder): Promise<void> {
+    if (order.holdState !== 'held') return;
+    const quote_hash = order.quoteHash;
+    try {
+      if (order.status === 'confirmed') {
+        const actual = await this.gasUsd(order);
+        await this.rpc.call(LedgerSettleRpc, { quote_hash, actual_usd_micros: actual.toString() }, { caller: RELAYER_CALLER });
+        await this.orders.setHold(quote_hash, 'held', 'settled');
+      } else if (order.status === 'failed') {
+        await this.rpc.call(LedgerReleaseRpc, { quote_hash }, { caller: RELAYER_CALLER });
+        await this.orders.setHold(quote_hash, 'held', 'released');
+      }
+    } catch (err) {
+      this.log.warn({ quote_hash, err: err instanceof Error ? err.message : String(err) }, 'sponsor hold not closed yet; the sweeper retries');
+    }
+  }
+
+  /** The gas spent in USD micros; without a price, the whole hold (the ledger caps it there). */
+  private async gasUsd(order: GaslessOrder): Promise<bigint> {
+    const hold = BigInt(order.holdUsdMicros?.toFixed(0) ?? '0');
+    if (!order.gasCostWei) return hold;
+    try {
+      const v = await this.rpc.call(ValueUsdRpc, { chain: order.chain, token: zeroAddress, amount: order.gasCostWei.toFixed(0) }, { caller: RELAYER_CALLER });
+      return BigInt(v.usd_micros);
+    } catch {
+      return hold;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { Queue, Worker } from 'bullmq';
+import type { Logger } from '@xchain/telemetry';
+import type { Address } from 'viem';
+import type { RelayChains } from '../chain/relay-chains';
+
+/** What a lane's worker does with one order: sign, store and broadcast its transaction. */
+export type SendOrder = (chain: string, wallet: Address, quoteHash: string) => Promise<void>;
+
+const ENQUEUE_TIMEOUT_MS = 1000;
+
+/** Redis connection settings for BullMQ from a `redis://[:password@]host:port[/db]` URL. */
+function redisOptions(url: string) {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
+    // Workers block on Redis; BullMQ wants ioredis to keep retrying rather than fail a command.
+    maxRetriesPerRequest: null,
+  };
+}
+
+/**
+ * One BullMQ queue per hot wallet per chain, each worked with concurrency 1, so a wallet's
+ * transactions are signed and sent one at a time and their nonces go out in order. A job's id is
+ * the quote hash: enqueuing an order twice while it waits is a no-op. Jobs only schedule work;
+ * the database says what is done, so a lost job costs a delay (the sweeper), never an order.
+ */
+export class Lanes {
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers: Worker[] = [];
+  private readonly turn = new Map<string, number>();
+
+  constructor(
+    private readonly chains: RelayChains,
+    private readonly redisUrl: string,
+    private readonly log: Logger,
+  ) {}
+
+  start(send: SendOrder): void {
+    const connection = redisOptions(this.redisUrl);
+    for (const chain of this.chains.all()) {
+      for (const { address } of chain.wallets) {
+        const name = laneName(chain.name, address);
+        const queue = new Queue(name, {
+          connection,
+          defaultJobOptions: { attempts: 8, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: true },
+        });
+        queue.on('error', () => undefined); // Redis outages show in readiness; the sweeper recovers
+        this.queues.set(name, queue);
+        const worker = new Worker(name, async (job) => send(chain.name, address, (job.data as { quote_hash: string }).quote_hash), { connection, concurrency: 1 });
+        worker.on('error', () => undefined);
+        worker.on('failed', (job, err) => this.log.warn({ lane: name, quote_hash: job?.id, err: err.message }, 'relay job failed; it is retried'));
+        this.workers.push(worker);
+      }
+    }
+  }
+
+  /** The next wallet of a chain, in turn. */
+  pickWallet(chain: string): Address {
+    const wallets = this.chains.byName(chain)?.wallets ?? [];
+    if (wallets.length === 0) throw new Error(`no relayer wallet for ${chain}`);
+    const i = this.turn.get(chain) ?? 0;
+    this.turn.set(chain, i + 1);
+    return wallets[i % wallets.length]!.address;
+  }
+
+  async enqueue(chain: string, wallet: string, quoteHash: string): Promise<void> {
+    const queue = this.queues.get(laneName(chain, wallet));
+    if (!queue) throw new Error(`no lane for wallet ${wallet} on ${chain}`);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        queue.add('send', { quote_hash: quoteHash }, { jobId: quoteHash }),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`Redis did not take the job within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Jobs waiting in every lane, and the age of the oldest (for readiness and operators). */
+  async depth(): Promise<{ waiting: number; oldestMs: number }> {
+    let waiting = 0;
+    let oldest = Date.now();
+    for (const q of this.queues.values()) {
+      waiting += await q.getWaitingCount();
+      const [first] = await q.getWaiting(0, 0);
+      if (first) oldest = Math.min(oldest, first.timestamp);
+    }
+    return { waiting, oldestMs: Date.now() - oldest };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close().catch(() => undefined)));
+    await Promise.all([...this.queues.values()].map((q) => q.close().catch(() => undefined)));
+  }
+}
+
+const laneName = (chain: string, wallet: string) => `relay-${chain}-${wallet.toLowerCase()}`;

@@ -1,0 +1,74 @@
+import { Code, LedgerHoldRpc, RpcError } from '@xchain/contracts';
+import type { RpcClient } from '@xchain/messaging';
+import type { Logger } from '@xchain/telemetry';
+import type { OrderRepository } from '../orders/order.repository';
+import { RELAYER_CALLER } from '../submit/submit.service';
+import type { Holds } from './holds';
+import type { Lanes } from './lanes';
+import type { Sender } from './sender';
+
+/** A queued order this long untouched has probably lost its job (Redis restarted or emptied). */
+const STALE_MS = 2000;
+
+/**
+ * Makes the database's word final: every queued order is enqueued again (a no-op while its job
+ * still waits), a sponsor hold interrupted by a crash is taken or the order fails, and a finished
+ * order's open hold is closed. Runs at start and every `sweepMs`.
+ */
+export class Sweeper {
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly lanes: Lanes,
+    private readonly holds: Holds,
+    private readonly sender: Sender,
+    private readonly rpc: RpcClient,
+    private readonly sweepMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const loop = () => {
+      if (this.stopped) return;
+      this.pass = this.sweep()
+        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'sweep failed'))
+        .finally(() => {
+          this.timer = setTimeout(loop, this.sweepMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  async sweep(): Promise<void> {
+    let enqueued = 0;
+    for (const o of await this.orders.staleQueued(STALE_MS)) {
+      if (o.holdState === 'holding' && !(await this.retryHold(o.quoteHash, o.partnerId!, o.holdUsdMicros?.toFixed(0) ?? '0', o.chain))) continue;
+      await this.lanes.enqueue(o.chain, o.wallet, o.quoteHash);
+      enqueued++;
+    }
+    if (enqueued > 0) this.log.info({ enqueued }, 'queued orders enqueued again');
+    for (const o of await this.orders.openHolds()) await this.holds.close(o);
+  }
+
+  /** Takes a hold interrupted by a crash; a refused one fails the order. True when the order may go. */
+  private async retryHold(quoteHash: string, partnerId: string, amount: string, chain: string): Promise<boolean> {
+    try {
+      await this.rpc.call(LedgerHoldRpc, { partner_id: partnerId, quote_hash: quoteHash, amount_usd_micros: amount }, { caller: RELAYER_CALLER });
+      return this.orders.setHold(quoteHash, 'holding', 'held');
+    } catch (err) {
+      if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) {
+        if (await this.orders.fail(quoteHash, 'queued', 'SPONSOR_BALANCE_INSUFFICIENT: the sponsor could not cover the relay gas')) await this.sender.finished(chain, quoteHash);
+      }
+      return false;
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { Logger } from '@xchain/telemetry';
+import { type Address, type Hex, type TransactionReceipt, keccak256, parseTransaction } from 'viem';
+import type { RelayChain, RelayChains } from '../chain/relay-chains';
+import type { OrderRepository, OrderWithTxs } from '../orders/order.repository';
+import type { StatusEvents } from '../orders/status-events';
+import { broadcast } from './broadcast';
+import type { Lanes } from './lanes';
+import type { NonceBook } from './nonces';
+import type { Sender } from './sender';
+
+/**
+ * Follows every submitted order of every chain, once per poll: a receipt for any of its
+ * transactions (replacements included) settles it once it is `confirmations` deep — confirmed,
+ * or failed if it reverted; a transaction the node does not know is broadcast again (sent
+ * before a crash, or dropped); one not mined after `replaceAfterBlocks` is replaced on the same
+ * nonce with fees raised by `bumpPercent`. Works from the database alone, so it survives restarts.
+ */
+export class Tracker {
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly chains: RelayChains,
+    private readonly orders: OrderRepository,
+    private readonly sender: Sender,
+    private readonly lanes: Lanes,
+    private readonly nonces: NonceBook,
+    private readonly events: StatusEvents,
+    private readonly opts: { pollMs: number; bumpPercent: number },
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const loop = () => {
+      if (this.stopped) return;
+      this.pass = Promise.all(this.chains.all().map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))))
+        .then(() => undefined)
+        .finally(() => {
+          this.timer = setTimeout(loop, this.opts.pollMs);
+        });
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  async track(chain: RelayChain): Promise<void> {
+    const submitted = await this.orders.inStatus(chain.name, 'submitted');
+    if (submitted.length === 0) return;
+    const head = await chain.client.getBlockNumber({ cacheTime: 0 });
+    await Promise.all(submitted.map((o) => this.follow(chain, o, head).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'))));
+  }
+
+  private async follow(chain: RelayChain, order: OrderWithTxs, head: bigint): Promise<void> {
+    const receipt = await this.receiptOf(chain, order);
+    if (receipt) {
+      if (head - receipt.blockNumber + 1n < BigInt(chain.confirmations)) return;
+      const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
+      const done =
+        receipt.status === 'success'
+          ? await this.orders.confirm(order.quoteHash, receipt.transactionHash, receipt.blockNumber, gasCostWei)
+          : await this.orders.fail(order.quoteHash, 'submitted', `TX_REVERTED: ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`, { txHash: receipt.transactionHash, gasCostWei });
+      if (done) await this.sender.finished(chain.name, order.quoteHash);
+      return;
+    }
+    const latest = order.txs[order.txs.length - 1];
+    if (!latest) return;
+    const known = await chain.client.getTransaction({ hash: latest.txHash as Hex }).catch(() => null);
+    if (!known) {
+      const outcome = await broadcast(chain.client, latest.raw as Hex);
+      if (outcome === 'nonce_used') await this.nonceTaken(chain, order, latest.nonce);
+      return;
+    }
+    if (head - latest.sentBlock >= BigInt(chain.replaceAfterBlocks)) await this.replace(chain, order, latest.raw as Hex, head);
+  }
+
+  private async receiptOf(chain: RelayChain, order: OrderWithTxs): Promise<TransactionReceipt | undefined> {
+    const receipts = await Promise.all(order.txs.map((t) => chain.client.getTransactionReceipt({ hash: t.txHash as Hex }).catch(() => undefined)));
+    return receipts.find((r) => r !== undefined);
+  }
+
+  /** The stored nonce was used, yet none of ours was mined: another transaction took it. Sign again on a fresh nonce. */
+  private async nonceTaken(chain: RelayChain, order: OrderWithTxs, nonce: bigint): Promise<void> {
+    if (await this.receiptOf(chain, order)) return; // ours after all: the next pass confirms it
+    this.log.warn({ quote_hash: order.quoteHash, nonce: nonce.toString() }, 'nonce used by a transaction that is not ours; signing again');
+    this.nonces.reset(chain.name, order.wallet as Address);
+    if (await this.orders.requeue(order.quoteHash)) await this.lanes.enqueue(chain.name, order.wallet, order.quoteHash).catch(() => undefined);
+  }
+
+  /** Same nonce, same call, fees raised by at least bumpPercent on both fields (or to the current estimate if higher). */
+  private async replace(chain: RelayChain, order: OrderWithTxs, raw: Hex, head: bigint): Promise<void> {
+    const account = chain.wallets.find((w) => w.address === order.wallet)?.account;
+    if (!account) return;
+    const prev = parseTransaction(raw);
+    if (prev.type !== 'eip1559') return;
+    const now = await chain.client.estimateFeesPerGas();
+    const bump = (v: bigint) => (v * BigInt(100 + this.opts.bumpPercent)) / 100n + 1n;
+    const maxPriorityFeePerGas = max(bump(prev.maxPriorityFeePerGas ?? 0n), now.maxPriorityFeePerGas);
+    const maxFeePerGas = max(max(bump(prev.maxFeePerGas ?? 0n), now.maxFeePerGas), maxPriorityFeePerGas);
+    const signed = await account.signTransaction({ ...prev, maxFeePerGas, maxPriorityFeePerGas } as Parameters<typeof account.signTransaction>[0]);
+    const hash = keccak256(signed);
+    if (!(await this.orders.addTx(order.quoteHash, { hash, nonce: BigInt(prev.nonce ?? 0), maxFeePerGas, maxPriorityFeePerGas, raw: signed, sentBlock: head }))) return;
+    const outcome = await broadcast(chain.client, signed);
+    this.log.info({ quote_hash: order.quoteHash, tx_hash: hash, replaces: order.txs.length, outcome: typeof outcome === 'string' ? outcome : outcome.error }, 'relay transaction replaced with higher fees');
+    const hashes = [...order.txs.map((t) => t.txHash), hash];
+    this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
+  }
+}
+
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
