@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { FetchQuoteRpc, PRICES_BUCKET, QuotePreviewSchema, QuoteSchema, type RpcError } from '@xchain/contracts';
+import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
 import { ROOT, runTool } from '@xchain/stack';
-import { encodeAbiParameters, keccak256, parseAbiParameters } from 'viem';
+import { decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -88,6 +90,34 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     expect((missing as RpcError).status.code).toBe(5);
   });
 
+  it('gives a gasless EVM quote the Permit2 typed data a wallet signs as is', async () => {
+    const q = await quote({ gasless: true });
+    expect(q.status).toBe(200);
+    const cc = QuoteSchema.parse(q.body) as { cross_chain: Record<string, any> };
+    const { permit2, gasless_executor, amount_in, expires_at, order } = cc.cross_chain;
+    expect(permit2.primaryType).toBe('PermitWitnessTransferFrom');
+    expect(permit2.message).toMatchObject({ spender: gasless_executor, permitted: { amount: amount_in }, deadline: String(Date.parse(expires_at) / 1000) });
+    expect(permit2.message.witness.salt).toBe(order.salt);
+    expect(cc.cross_chain.deposit_tx).toBeUndefined();
+    const account = privateKeyToAccount(generatePrivateKey());
+    const signature = await account.signTypedData(permit2);
+    expect(await verifyTypedData({ ...permit2, address: account.address, signature })).toBe(true);
+  });
+
+  it('gives a non-gasless EVM quote the deposit transaction for its order and the approval it needs', async () => {
+    const q = await quote();
+    expect(q.status).toBe(200);
+    const { deposit_tx, approval, deposit_target, quote_hash } = q.body.cross_chain;
+    expect(deposit_tx).toMatchObject({ to: deposit_target, value: '0' });
+    expect(approval).toEqual({ token: USDC_ETH_TO_ARB.src_token, spender: deposit_target, amount: q.body.cross_chain.amount_in });
+    const call = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: deposit_tx.data });
+    expect(call.functionName).toBe('deposit');
+    expect(keccak256(encodeAbiParameters(ORDER_ABI, [call.args![0] as never]))).toBe(quote_hash);
+    const native = (await quote({ src_token: T.ethereum.ETH, amount: '100000000000000000' })).body.cross_chain;
+    expect(native.deposit_tx.value).toBe(native.amount_in);
+    expect(native.approval).toBeUndefined();
+  });
+
   it('prices all four trade types with their documented floors', async () => {
     const eth = { src_token: T.ethereum.ETH, dst_token: T.arbitrum.USDC };
     const exactIn = (await quote({ ...eth, amount: '100000000000000000' })).body.cross_chain;
@@ -124,6 +154,7 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     expect(fromSol.status).toBe(200);
     expect(fromSol.body.cross_chain).toMatchObject({ gasless: true, fee_payer: expect.any(String), deposit_target: expect.any(String) });
     expect(fromSol.body.cross_chain.gasless_executor).toBeUndefined();
+    for (const evmOnly of ['permit2', 'erc2612', 'deposit_tx', 'approval']) expect(fromSol.body.cross_chain[evmOnly]).toBeUndefined();
     await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.SOL }), { http: 400, code: 3, reason: 'INVALID_ADDRESS', fields: ['recipient'] });
     await expectError(quote({ src_chain: 'solana', src_token: T.solana.USDC, refund_address: EVM_REFUND }), { http: 400, reason: 'INVALID_ADDRESS', fields: ['refund_address'] });
   });

@@ -1,6 +1,6 @@
+import { parseRpcUrls } from '@xchain/chain-watch';
 import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
-import { parseRpcUrls } from './chain/evm-chain';
 
 /** Anvil's second public development key: fine for a local stack, never for real money. */
 export const DEV_VOUCHER_SIGNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';

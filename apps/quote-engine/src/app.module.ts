@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
+import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { env } from './env';
 import { EtaService } from './orders/eta.service';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
+import { orderViewProviders } from './orders/orders.providers';
 import { PriceBook } from './prices/price-book';
 import { Valuation } from './prices/valuation';
 import { QuotePipeline } from './quoting/quote-pipeline';
@@ -34,6 +36,8 @@ import { RegistryRepository } from './registry/registry.repository';
     QuotePipeline,
     QuoteService,
     QuoteHandlers,
+    ...orderViewProviders,
+    ...chainProviders,
   ],
 })
 export class AppModule {}

@@ -1,4 +1,5 @@
-import { BaseEnv, loadEnvOrExit, millis, port } from '@xchain/service-kit';
+import { parseChainConfirmations, parseRpcUrls } from '@xchain/chain-watch';
+import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
 
 export const QuoteEngineEnv = BaseEnv.extend({
@@ -22,6 +23,24 @@ export const QuoteEngineEnv = BaseEnv.extend({
   ZEROEX_TIMEOUT_MS: millis(1500),
   /** Deadline of requests to other services over NATS (the partner ledger, for sponsor_fees). */
   NATS_REQUEST_TIMEOUT_MS: millis(1500),
+  /**
+   * JSON-RPC endpoints of EVM chains, `chain=url` comma-separated (`base=https://…,ethereum=https://…`).
+   * A gasless quote of a `permit: true` token from a chain listed here carries `erc2612` (the read
+   * token nonce and EIP-712 domain); from a chain not listed, it carries none. On each chain listed,
+   * the deposit watcher reads the router's (`deposit_target`) `Deposited` events.
+   */
+  EVM_RPC_URLS: parsedText(parseRpcUrls),
+  /** Deadline of each of those reads: past it the quote is answered without `erc2612`. */
+  EVM_RPC_TIMEOUT_MS: millis(2000),
+  /** Blocks on top of a deposit's block before it counts (reorg safety), unless CHAIN_CONFIRMATIONS names the chain. */
+  CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
+  /** Per-chain depths, `chain=N` comma-separated (`ethereum=12,base=3`), overriding CHAIN_WATCH_CONFIRMATIONS. */
+  CHAIN_CONFIRMATIONS: parsedText(parseChainConfirmations),
+  CHAIN_WATCH_POLL_MS: millis(5000),
+  /** Largest block range asked in one eth_getLogs (providers cap it). */
+  CHAIN_WATCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /** First block read by a watcher that has read nothing yet; default: the confirmed head at its first start. */
+  CHAIN_WATCH_START_BLOCK: z.coerce.number().int().min(0).optional(),
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type ChainLog, LogWatcher, type LogSource, type WatchOptions, sqlCursorStore } from '@xchain/chain-watch';
 import type { PrismaClient } from '@xchain/partner-service-db';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -8,8 +9,7 @@ import { DB } from '../db.providers';
 import { FundingDepositsService } from '../funding/funding-deposits.service';
 import { RegistryClient } from '../registry-client';
 import { VouchersService } from '../vouchers/vouchers.service';
-import type { ChainLog, EvmChain } from './evm-chain';
-import { LogWatcher, type LogSource, type WatchOptions } from './log-watcher';
+import type { EvmChain } from './evm-chain';
 
 export const EVM_CHAINS = Symbol('EVM_CHAINS');
 export const WATCH_OPTIONS = Symbol('WATCH_OPTIONS');
@@ -35,7 +35,8 @@ export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) log: Logger,
   ) {
-    const add = <L extends ChainLog>(source: LogSource<L>) => this.watchers.push(new LogWatcher(source, opts, db, registry, log));
+    const deps = { cursors: sqlCursorStore(db), expectedChainId: async (name: string) => (await registry.chain(name))?.chain_id, log };
+    const add = <L extends ChainLog>(source: LogSource<L>) => this.watchers.push(new LogWatcher(source, opts, deps));
     const { chain: fundingChain, router_address } = config.funding;
     const funding = chains.get(fundingChain);
     if (funding) {

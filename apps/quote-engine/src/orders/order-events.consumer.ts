@@ -55,7 +55,14 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
     }
     await this.db.orderEvent.upsert({
       where: { quoteHash_type: { quoteHash: event.quote_hash, type: event.type } },
-      create: { quoteHash: event.quote_hash, type: event.type, chain: event.chain, txHash: event.tx_hash, occurredAt: new Date(event.occurred_at) },
+      create: {
+        quoteHash: event.quote_hash,
+        type: event.type,
+        chain: event.chain,
+        txHash: event.tx_hash,
+        blockNumber: event.block_number !== undefined ? BigInt(event.block_number) : null,
+        occurredAt: new Date(event.occurred_at),
+      },
       update: {},
     });
     if (event.type === 'refunded') return;

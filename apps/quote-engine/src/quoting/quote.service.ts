@@ -1,13 +1,19 @@
-import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { RpcError, type CallerContext, type GetQuoteRequest, type PreviewQuoteRequest, type Quote, type QuotePreview, type StoredQuote } from '@xchain/contracts';
-import { type Hex, hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
+import { permit2NonceFrom } from '@xchain/evm-gasless';
+import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { type Prisma, type PrismaClient } from '@xchain/quote-engine-db';
+import { LOGGER } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { BaseError, getAddress } from 'viem';
 import { DB } from '../db.providers';
 import { EtaService } from '../orders/eta.service';
 import { normaliseAddress } from './addresses';
+import { type EvmDepositFields, evmDepositFields } from './evm-deposit-fields';
+import { TOKEN_PERMIT_READER, type TokenPermit, type TokenPermitReader } from './permit-reader';
 import { invalid } from './quote-errors';
 import { QuotePipeline, type PricedRequest } from './quote-pipeline';
+import { RANDOM_WORD, type RandomWord } from './quote-random';
 import { pricedFields } from './quote-wire';
 
 const TRADE_TYPE_NUMBER = {
@@ -26,6 +32,9 @@ export class QuoteService {
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(DB) private readonly db: PrismaClient,
     @Inject('QUOTE_RETENTION_SECS') private readonly retentionSecs: number,
+    @Inject(RANDOM_WORD) private readonly random: RandomWord,
+    @Inject(TOKEN_PERMIT_READER) private readonly permits: TokenPermitReader,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
@@ -44,7 +53,7 @@ export class QuoteService {
     const referrers = p.referrers.map((r) => ({ account: toBytes32(p.srcChain.vm, r.address), bps: r.bps }));
     const order: Order = {
       version: 1,
-      salt: `0x${randomBytes(32).toString('hex')}` as Hex,
+      salt: this.random(),
       srcChainId: p.srcChain.chainId,
       dstChainId: p.dstChain.chainId,
       srcToken: toBytes32(p.srcChain.vm, p.src.address),
@@ -68,12 +77,15 @@ export class QuoteService {
       depositTarget: toBytes32(p.srcChain.vm, p.srcChain.depositTarget),
     };
     const quoteHash = hashOrder(order);
+    // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
+    const { permit2, erc2612, ...deposit } = await this.evmFields(p, order, refund);
     const content = {
       quote_hash: quoteHash,
       ...pricedFields(p.result, this.estimate(p)),
       deposit_target: p.srcChain.depositTarget,
       order: orderToWire(order, referrers),
       expires_at: rfc3339(now + EXPIRY_SECS),
+      ...deposit,
     };
     const quote: Quote = p.result.sameChainSwap
       ? { same_chain_swap: content }
@@ -85,6 +97,8 @@ export class QuoteService {
                   gasless: true,
                   ...(p.srcChain.vm === 'evm' && p.srcChain.gaslessExecutor ? { gasless_executor: p.srcChain.gaslessExecutor } : {}),
                   ...(p.srcChain.vm === 'svm' && p.srcChain.feePayer ? { fee_payer: p.srcChain.feePayer } : {}),
+                  ...(permit2 ? { permit2 } : {}),
+                  ...(erc2612 ? { erc2612 } : {}),
                 }
               : {}),
           },
@@ -126,6 +140,30 @@ export class QuoteService {
     };
   }
 
+  /** The typed data to sign or the transaction to send, for a quote from an EVM chain. */
+  private async evmFields(p: PricedRequest, order: Order, refund: string): Promise<EvmDepositFields> {
+    if (p.srcChain.vm !== 'evm') return {};
+    const wantsPermit = order.gasless && p.src.permit && !p.src.isNative;
+    const tokenPermit = wantsPermit ? await this.tokenPermit(p, refund) : undefined;
+    return evmDepositFields({
+      order,
+      chain: p.srcChain,
+      token: p.src,
+      permit2Nonce: permit2NonceFrom(this.random()),
+      ...(tokenPermit ? { tokenPermit } : {}),
+    });
+  }
+
+  /** erc2612 is a convenience (the user can approve Permit2 instead): a chain read that fails costs it, never the quote. */
+  private async tokenPermit(p: PricedRequest, owner: string): Promise<TokenPermit | undefined> {
+    try {
+      return await this.permits.read(p.srcChain, getAddress(p.src.address), getAddress(owner));
+    } catch (err) {
+      this.log.warn({ chain: p.srcChain.name, token: p.src.address, err: errorText(err) }, 'token permit read failed; quote without erc2612');
+      return undefined;
+    }
+  }
+
   private estimate(p: PricedRequest) {
     return this.eta.estimate(p.srcChain.name, p.dstChain.name, p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain', p.dstChain.defaultFulfillEtaSecs);
   }
@@ -134,6 +172,11 @@ export class QuoteService {
 /** RFC 3339 in whole seconds, as the interface shows it (`2026-11-22T10:30:00Z`). */
 function rfc3339(secs: number): string {
   return new Date(secs * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** viem's short message leaves out the request body; other errors by their message. */
+function errorText(err: unknown): string {
+  return err instanceof BaseError ? err.shortMessage : err instanceof Error ? err.message : String(err);
 }
 
 function nowSecs(): number {

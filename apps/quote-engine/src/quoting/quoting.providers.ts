@@ -3,6 +3,8 @@ import { OraclePoolPricer } from '@xchain/pricing-core';
 import { env } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
+import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
+import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
 import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 
@@ -12,6 +14,8 @@ export const quotingProviders: Provider[] = [
   { provide: 'REGISTRY_REFRESH_MS', useValue: env.REGISTRY_REFRESH_MS },
   { provide: 'QUOTE_RETENTION_SECS', useValue: env.QUOTE_RETENTION_SECS },
   { provide: 'ETA_CONFIG', useValue: { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS } },
+  { provide: RANDOM_WORD, useValue: cryptoRandomWord },
+  { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
   {
     provide: SWAP_PRICING,
     inject: ['QUOTING_CONFIG', RegistryCache],

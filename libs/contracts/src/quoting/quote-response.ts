@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AmountString, Rfc3339, Uint64String } from '../wire';
+import { AmountString, EvmAddress, Rfc3339, Uint64String } from '../wire';
 
 const UsdMicros = z.string().regex(/^(0|[1-9][0-9]*)$/).meta({ description: 'USD value in micros (1 USD = 1000000).' });
 
@@ -50,6 +50,63 @@ export const QuotePreviewSchema = z
   .meta({ id: 'QuotePreview' });
 export type QuotePreview = z.infer<typeof QuotePreviewSchema>;
 
+const Eip712Types = z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() })));
+const DecimalString = z.string().regex(/^(0|[1-9][0-9]*)$/);
+
+export const Permit2TypedDataSchema = z
+  .object({
+    domain: z.object({ name: z.literal('Permit2'), chainId: z.number().int(), verifyingContract: EvmAddress }),
+    types: Eip712Types,
+    primaryType: z.literal('PermitWitnessTransferFrom'),
+    message: z.object({
+      permitted: z.object({ token: EvmAddress, amount: DecimalString }),
+      spender: EvmAddress,
+      nonce: DecimalString,
+      deadline: DecimalString,
+      witness: z.record(z.string(), z.union([z.string(), z.boolean()])).meta({ description: 'The order, field for field (integers as decimal strings).' }),
+    }),
+  })
+  .meta({
+    id: 'Permit2TypedData',
+    description:
+      'EIP-712 typed data of a Permit2 `PermitWitnessTransferFrom` with the order as witness: pass it unchanged to `eth_signTypedData_v4` (or viem `signTypedData`). `permitted` is `{src_token, amount_in}`, `spender` the `gasless_executor`, `nonce` a random 256-bit word chosen per quote (Permit2 nonces are unordered), `deadline` the quote\'s expiry (unix seconds). Its signature is SubmitGaslessOrder\'s `evm.signature`, with `message.nonce` and `message.deadline` as `evm.permit2_nonce` and `evm.deadline`.',
+  });
+
+export const Erc2612TypedDataSchema = z
+  .object({
+    domain: z.object({ name: z.string(), version: z.string(), chainId: z.number().int(), verifyingContract: EvmAddress }),
+    types: Eip712Types,
+    primaryType: z.literal('Permit'),
+    message: z.object({ owner: EvmAddress, spender: EvmAddress, value: DecimalString, nonce: DecimalString, deadline: DecimalString }),
+  })
+  .meta({
+    id: 'Erc2612TypedData',
+    description:
+      'EIP-712 typed data of an EIP-2612 `permit` of `amount_in` of `src_token` to the canonical Permit2, built for `refund_address` as the signing wallet (its current token nonce, the token\'s own EIP-712 domain, the quote\'s expiry as deadline). Sign it to skip an on-chain approval of Permit2; its signature is SubmitGaslessOrder\'s `evm.permit_signature`.',
+  });
+
+export const DepositTxSchema = z
+  .object({
+    to: EvmAddress.meta({ description: 'The router (`deposit_target`).' }),
+    data: z.string().regex(/^0x([0-9a-f]{2})*$/).meta({ description: 'Calldata of `deposit(order)`.' }),
+    value: DecimalString.meta({ description: 'Wei to send: the deposit amount for the native asset, else "0".' }),
+  })
+  .meta({ id: 'DepositTx', description: 'The router call that deposits for this order, ready for `eth_sendTransaction`.' });
+
+export const ApprovalSchema = z
+  .object({
+    token: EvmAddress.meta({ description: 'The ERC-20 to approve (`src_token`).' }),
+    spender: EvmAddress.meta({ description: 'The router (`deposit_target`).' }),
+    amount: AmountString.meta({ description: 'Allowance the deposit pulls.' }),
+  })
+  .meta({ id: 'Approval', description: 'ERC-20 allowance `deposit_tx` needs: `approve(spender, amount)` on `token` first unless the allowance already covers it.' });
+
+/** What a wallet sends for a quote it deposits for itself (EVM source, not gasless). */
+const evmDeposit = {
+  deposit_tx: DepositTxSchema.optional().meta({ description: 'EVM source, not gasless: the deposit transaction to send.' }),
+  approval: ApprovalSchema.optional().meta({ description: 'EVM ERC-20 source, not gasless: the approval `deposit_tx` needs first.' }),
+};
+
 const quoteContent = {
   quote_hash: z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: 'keccak256(abi.encode(Order)) of the stored order.' }),
   ...priced,
@@ -58,6 +115,7 @@ const quoteContent = {
     description: 'The full bound parameter set: every field of the published Order struct (contracts/src/OrderLib.sol), so the hash can be recomputed.',
   }),
   expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the stored quote is honoured while retained.' }),
+  ...evmDeposit,
 };
 
 export const SameChainQuoteSchema = z.object(quoteContent).meta({ id: 'SameChainSwapQuote' });
@@ -67,6 +125,11 @@ export const CrossChainQuoteSchema = z
     gasless: z.boolean().optional().meta({ description: 'Priced for gasless submission through SubmitGaslessOrder.' }),
     gasless_executor: z.string().optional().meta({ description: 'EVM contract the relayed deposit executes against; the Permit2 spender.' }),
     fee_payer: z.string().optional().meta({ description: 'Solana account that must pay the fees of the gasless transaction.' }),
+    permit2: Permit2TypedDataSchema.optional().meta({ description: 'Gasless quote from an EVM source: the Permit2 typed data the user signs.' }),
+    erc2612: Erc2612TypedDataSchema.optional().meta({
+      description:
+        'Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Absent when the token\'s nonce could not be read (no RPC configured for the chain, or it did not answer in time).',
+    }),
   })
   .meta({ id: 'CrossChainQuote' });
 

@@ -1,7 +1,6 @@
-import type { PrismaClient } from '@xchain/partner-service-db';
 import type { Logger } from '@xchain/telemetry';
-import type { RegistryClient } from '../registry-client';
-import type { ChainLog, EvmChain } from './evm-chain';
+import type { ChainLog } from './chain-log';
+import type { CursorStore } from './cursor-store';
 
 export interface WatchOptions {
   /** Blocks on top of a log's block before it is handled (reorg safety). */
@@ -13,16 +12,30 @@ export interface WatchOptions {
   startBlock?: number;
 }
 
+/** What a watcher needs of the chain itself (a JSON-RPC node behind it). */
+export interface ChainHead {
+  chainId(): Promise<number>;
+  head(): Promise<bigint>;
+}
+
 /** One kind of log on one contract of one chain, and what to do with each. */
 export interface LogSource<L extends ChainLog> {
   /** Names the saved position: change it (another router) and reading starts afresh. */
   name: string;
   /** Registry name of the chain, whose chain id the RPC must serve. */
   chainName: string;
-  chain: EvmChain;
+  chain: ChainHead;
   read(from: bigint, to: bigint): Promise<L[]>;
   /** Must be idempotent per log: a block is handled again after a failure or a rescan. Returns an outcome to log; 'duplicate' is not logged. */
   handle(log: L): Promise<string>;
+}
+
+/** What the watcher needs of its service: where positions are kept, and which chain id a chain name means. */
+export interface WatcherDeps {
+  cursors: CursorStore;
+  /** The registry's chain id (decimal) for a chain name; undefined when the chain is not listed. */
+  expectedChainId(chainName: string): Promise<string | undefined>;
+  log: Pick<Logger, 'info' | 'warn'>;
 }
 
 /**
@@ -41,9 +54,7 @@ export class LogWatcher<L extends ChainLog> {
   constructor(
     private readonly source: LogSource<L>,
     private readonly opts: WatchOptions,
-    private readonly db: PrismaClient,
-    private readonly registry: RegistryClient,
-    private readonly log: Logger,
+    private readonly deps: WatcherDeps,
   ) {}
 
   get name(): string {
@@ -67,7 +78,7 @@ export class LogWatcher<L extends ChainLog> {
         .catch((err: unknown) => {
           const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
           this.detail = `retrying: ${message}`;
-          this.log.warn({ watcher: this.name, err: message }, 'chain watcher pass failed');
+          this.deps.log.warn({ watcher: this.name, err: message }, 'chain watcher pass failed');
         })
         .finally(() => this.schedule(this.opts.pollMs));
     }, delayMs);
@@ -77,9 +88,9 @@ export class LogWatcher<L extends ChainLog> {
   async readOnce(): Promise<void> {
     const { chain, chainName } = this.source;
     if (!this.verifiedChain) {
-      const [actual, listed] = await Promise.all([chain.chainId(), this.registry.chain(chainName)]);
-      if (!listed || String(actual) !== listed.chain_id) {
-        throw new Error(`the RPC of ${chainName} serves chain id ${actual}, but ${chainName} is ${listed?.chain_id ?? 'not listed'}`);
+      const [actual, expected] = await Promise.all([chain.chainId(), this.deps.expectedChainId(chainName)]);
+      if (String(actual) !== expected) {
+        throw new Error(`the RPC of ${chainName} serves chain id ${actual}, but ${chainName} is ${expected ?? 'not listed'}`);
       }
       this.verifiedChain = true;
     }
@@ -90,31 +101,27 @@ export class LogWatcher<L extends ChainLog> {
       for (const log of await this.source.read(done + 1n, to)) {
         try {
           const outcome = await this.source.handle(log);
-          if (outcome !== 'duplicate') this.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
+          if (outcome !== 'duplicate') this.deps.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
         } catch (err) {
           // Everything before this block is done; this block is read again (handled logs are no-ops).
-          await this.saveCursor(log.blockNumber - 1n);
+          await this.deps.cursors.save(this.name, log.blockNumber - 1n);
           throw err;
         }
       }
-      await this.saveCursor(to);
+      await this.deps.cursors.save(this.name, to);
       done = to;
     }
     this.detail = `read up to block ${done} (${this.opts.confirmations} confirmations)`;
   }
 
   private async cursor(safeHead: bigint): Promise<bigint> {
-    const row = await this.db.chainCursor.findUnique({ where: { name: this.name } });
-    if (row) return row.block;
-    const start = this.opts.startBlock !== undefined ? BigInt(this.opts.startBlock) - 1n : safeHead;
-    await this.saveCursor(start);
+    const saved = await this.deps.cursors.load(this.name);
+    if (saved !== undefined) return saved;
+    const wanted = this.opts.startBlock !== undefined ? BigInt(this.opts.startBlock) - 1n : safeHead;
+    // A chain younger than the confirmation depth has no confirmed head yet: start from its genesis
+    // (-1: nothing read), never from a negative block that eth_getLogs would refuse forever.
+    const start = wanted < -1n ? -1n : wanted;
+    await this.deps.cursors.save(this.name, start);
     return start;
-  }
-
-  /** Only ever moves forward, so two replicas (or a retry) cannot move it back. */
-  private async saveCursor(block: bigint): Promise<void> {
-    await this.db.$executeRaw`
-      INSERT INTO chain_cursors (name, block, updated_at) VALUES (${this.name}, ${block}, now())
-      ON CONFLICT (name) DO UPDATE SET block = GREATEST(chain_cursors.block, EXCLUDED.block), updated_at = now()`;
   }
 }

@@ -1,4 +1,4 @@
-import { inChainOrder, parseRpcUrls } from './evm-chain';
+import { parseRpcUrls } from './rpc-urls';
 
 describe('EVM_RPC_URLS', () => {
   it('reads chain=url pairs, ignoring blanks and spaces', () => {
@@ -14,12 +14,5 @@ describe('EVM_RPC_URLS', () => {
     expect(() => parseRpcUrls('Base=http://x')).toThrow('lowercase chain name');
     expect(() => parseRpcUrls('base=ws://x')).toThrow('the URL of base is not an http(s) URL');
     expect(() => parseRpcUrls('base=http://a,base=http://b')).toThrow('base is named twice');
-  });
-});
-
-describe('inChainOrder', () => {
-  it('orders by block, then by log index', () => {
-    const at = (blockNumber: bigint, logIndex: number) => ({ txHash: '0x' as const, blockNumber, logIndex });
-    expect([at(2n, 0), at(1n, 5), at(1n, 1), at(10n, 0)].sort(inChainOrder)).toEqual([at(1n, 1), at(1n, 5), at(2n, 0), at(10n, 0)]);
   });
 });

@@ -1,0 +1,30 @@
+import type { Provider } from '@nestjs/common';
+import { sqlCursorStore } from '@xchain/chain-watch';
+import type { NatsConnection } from '@xchain/messaging';
+import type { PrismaClient } from '@xchain/quote-engine-db';
+import { NATS } from '@xchain/service-kit';
+import { DB } from '../db.providers';
+import { env } from '../env';
+import { rpcDepositChain } from './deposit-chain';
+import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig } from './deposit-watchers';
+import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
+
+/** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
+export const chainProviders: Provider[] = [
+  { provide: DEPOSIT_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcDepositChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
+  {
+    provide: DEPOSIT_WATCH_CONFIG,
+    useValue: {
+      watch: {
+        confirmations: env.CHAIN_WATCH_CONFIRMATIONS,
+        pollMs: env.CHAIN_WATCH_POLL_MS,
+        maxBlockRange: env.CHAIN_WATCH_MAX_BLOCK_RANGE,
+        ...(env.CHAIN_WATCH_START_BLOCK !== undefined ? { startBlock: env.CHAIN_WATCH_START_BLOCK } : {}),
+      },
+      confirmations: env.CHAIN_CONFIRMATIONS,
+    } satisfies DepositWatchConfig,
+  },
+  { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
+  { provide: ORDER_EVENT_PUBLISHER, inject: [NATS], useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+  DepositWatchers,
+];

@@ -1,0 +1,198 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { sqlCursorStore } from '@xchain/chain-watch';
+import { ANVIL_DEV_KEY, type Anvil, compileXchainContracts, deployContract, startAnvil } from '@xchain/chain-tools';
+import { ORDER_EVENTS_STREAM } from '@xchain/contracts';
+import { depositTx } from '@xchain/evm-gasless';
+import { connectNats, type NatsConnection } from '@xchain/messaging';
+import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
+import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { type Managed, ROOT, freePort, startNats } from '@xchain/stack';
+import type { Logger } from '@xchain/telemetry';
+import { Client } from 'pg';
+import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { EtaService } from '../orders/eta.service';
+import { OrderEventsConsumer } from '../orders/order-events.consumer';
+import { OrderRepository } from '../orders/order.repository';
+import { OrderViewService } from '../orders/order-view.service';
+import type { ChainInfo } from '../registry/registry-cache';
+import { rpcDepositChain } from './deposit-chain';
+import { DepositWatchers } from './deposit-watchers';
+import { jetStreamOrderEventPublisher } from './order-event-publisher';
+
+const CHAIN_ID = 8453;
+const CONFIRMATIONS = 2;
+const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+
+/** The quote-engine's migrations, applied in order to a fresh database (what tools/migrate does). */
+async function freshDatabase(): Promise<string> {
+  const name = `qe_deposits_${Date.now().toString(36)}`;
+  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  const dir = join(ROOT, 'prisma/quote-engine/migrations');
+  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
+  await c.end();
+  return url;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
+  let anvil: Anvil;
+  let nats: Managed;
+  let natsDir: string;
+  let nc: NatsConnection;
+  let db: PrismaClient;
+  let router: Address;
+  let consumer: OrderEventsConsumer;
+  const watchers: DepositWatchers[] = [];
+
+  beforeAll(async () => {
+    natsDir = mkdtempSync(join(tmpdir(), 'nats-deposits-'));
+    const [natsPort, monitorPort] = [await freePort(), await freePort()];
+    [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'))]);
+    nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000 });
+    db = createQuoteEngineDb(await freshDatabase(), 2);
+    router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']! });
+    consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
+    consumer.onModuleInit();
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(watchers.map((w) => w.onApplicationShutdown()));
+    consumer?.onApplicationShutdown();
+    await nc?.close();
+    await db?.$disconnect();
+    await Promise.all([anvil?.proc.stop(), nats?.stop()]);
+    rmSync(natsDir, { recursive: true, force: true });
+  });
+
+  const newWatchers = () => {
+    const registry = { chain: (name: string) => (name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined) };
+    const w = new DepositWatchers(
+      new Map([['base', rpcDepositChain(anvil.rpcUrl, 5000)]]),
+      { watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0 }, confirmations: new Map([['base', CONFIRMATIONS]]) },
+      registry,
+      sqlCursorStore(db),
+      jetStreamOrderEventPublisher(nc, 5000),
+      { register: () => undefined },
+      silent,
+    );
+    watchers.push(w);
+    return w;
+  };
+
+  it('publishes a confirmed deposit once; the consumer records it with its block, and the order view shows it', async () => {
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const order: Order = {
+      version: 1,
+      salt: `0x${'5a'.repeat(32)}`,
+      srcChainId: BigInt(CHAIN_ID),
+      dstChainId: 1n,
+      srcToken: toBytes32('evm', zeroAddress),
+      dstToken: toBytes32('evm', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48'),
+      amountIn: 10n ** 16n,
+      amountOut: 30_000_000n,
+      minAmountOut: 29_000_000n,
+      recipient: toBytes32('evm', '0x71268d7045f6faf62bdea68ce4bae4fe2184fb8b'),
+      refundAddress: toBytes32('evm', '0x71268d7045f6faf62bdea68ce4bae4fe2184fb8b'),
+      gasDrop: 0n,
+      tradeType: 1,
+      slippageBps: 10,
+      srcSlippageBps: 10,
+      dstGasNative: 0n,
+      sponsorGas: 0n,
+      gasless: false,
+      sponsorFees: false,
+      referrersHash: ZERO_BYTES32,
+      issuedAt: now,
+      expiresAt: now + 1800n,
+      depositTarget: toBytes32('evm', router),
+    };
+    const quoteHash = hashOrder(order);
+    const response = { cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' } };
+    await db.quote.create({
+      data: {
+        quoteHash,
+        kind: 'cross_chain',
+        srcChain: 'base',
+        dstChain: 'ethereum',
+        routeType: 'cross_chain',
+        gasless: false,
+        sponsorFees: false,
+        callerKind: 'keyless',
+        order: orderToWire(order, []),
+        response,
+        expiresAt: new Date(Number(order.expiresAt) * 1000),
+        retainedUntil: new Date(Date.now() + 86_400_000),
+      },
+    });
+
+    const watcher = newWatchers();
+    watcher.onApplicationBootstrap();
+    const transport = http(anvil.rpcUrl);
+    const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_DEV_KEY), transport });
+    const client = createPublicClient({ transport, pollingInterval: 100 });
+    const tx = depositTx(order, router);
+    const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('success');
+    const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+
+    // Not yet deep enough: the watcher must not count it before CONFIRMATIONS blocks sit on top.
+    await until('the watcher to read past the blocks before the deposit', async () => (/read up to block/.test(watcher.detail()) ? true : undefined));
+    expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(0);
+    await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
+
+    const view = new OrderViewService({
+      records: new OrderRepository(db),
+      gasless: { get: async () => undefined },
+      now: () => new Date(),
+      vmOf: () => 'evm',
+      log: silent,
+    });
+    const shown = await until('the deposit in the order view', async () => {
+      const v = await view.get(quoteHash);
+      return v.status === 'deposited' ? v : undefined;
+    });
+    expect(shown.deposit).toEqual({
+      chain: 'base',
+      tx_hash: hash,
+      block_number: receipt.blockNumber.toString(),
+      at: new Date(Number(block.timestamp) * 1000).toISOString().replace('.000Z', 'Z'),
+    });
+    expect(shown).toMatchObject({ src_token: zeroAddress, dst_token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount_in: '10000000000000000' });
+    const cursor = await db.chainCursor.findUnique({ where: { name: `deposits:base:${router.toLowerCase()}` } });
+    expect(cursor!.block).toBeGreaterThanOrEqual(receipt.blockNumber);
+
+    // Read again from the start (a lost cursor, a second replica): the stream drops the repeat by its id.
+    await watcher.onApplicationShutdown();
+    await db.chainCursor.deleteMany({});
+    const again = newWatchers();
+    again.onApplicationBootstrap();
+    await until('the second watcher to read past the deposit', async () => {
+      const row = await db.chainCursor.findFirst();
+      return row && row.block >= receipt.blockNumber ? true : undefined;
+    });
+    const jsm = await jetstreamManager(nc);
+    expect((await jsm.streams.info(ORDER_EVENTS_STREAM)).state.messages).toBe(1);
+    expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(1);
+  }, 60_000);
+});

@@ -1,0 +1,161 @@
+import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
+import { toBytes32 } from '@xchain/order-codec';
+import { OrderViewService, type OrderViewDeps, type RecordedOrderEvent, type StoredOrder } from './order-view.service';
+
+const HASH = `0x${'ab'.repeat(32)}`;
+const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const USDC_SOL = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const VMS = new Map<string, 'evm' | 'svm'>([['base', 'evm'], ['solana', 'svm']]);
+const CREATED = new Date('2026-11-22T10:00:00.123Z');
+const EXPIRES = new Date('2026-11-22T10:30:00Z');
+
+function stored(over: Partial<StoredOrder> = {}): StoredOrder {
+  const content = { quote_hash: HASH, amount_in: '1000000', amount_out: '990000', min_amount_out: '985000', expires_at: '2026-11-22T10:30:00Z' };
+  return {
+    quoteHash: HASH,
+    srcChain: 'base',
+    dstChain: 'solana',
+    gasless: false,
+    // lowercase in the order: the view must give it back EIP-55, as the request named it
+    order: { src_token: toBytes32('evm', USDC_BASE.toLowerCase()), dst_token: toBytes32('svm', USDC_SOL), amount_in: '1000000' },
+    response: { cross_chain: content } as unknown as Quote,
+    createdAt: CREATED,
+    expiresAt: EXPIRES,
+    retainedUntil: new Date('2026-11-29T10:00:00Z'),
+    ...over,
+  };
+}
+
+const event = (type: RecordedOrderEvent['type'], chain: string, block: bigint | null, at: string): RecordedOrderEvent => ({
+  type,
+  chain,
+  txHash: `0x${type}`,
+  blockNumber: block,
+  occurredAt: new Date(at),
+});
+
+function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; now?: string; gasless?: GaslessOrderViewOrFailure } = {}) {
+  const warn = jest.fn();
+  const info = jest.fn();
+  const gaslessGet = jest.fn(async (): Promise<GaslessOrderView | undefined> => {
+    const g = opts.gasless;
+    if (g instanceof Error) throw g;
+    return g;
+  });
+  const find = jest.fn(async (hash: string) => (opts.order && hash === opts.order.quoteHash ? { order: opts.order, events: opts.events ?? [] } : undefined));
+  const deps: OrderViewDeps = {
+    records: { find },
+    gasless: { get: gaslessGet },
+    now: () => new Date(opts.now ?? '2026-11-22T10:05:00Z'),
+    vmOf: (chain) => VMS.get(chain),
+    log: { warn, info },
+  };
+  return { service: new OrderViewService(deps), gaslessGet, find, warn, info };
+}
+type GaslessOrderViewOrFailure = GaslessOrderView | undefined | Error;
+
+describe('OrderViewService', () => {
+  it('shows a fresh quote as quoted, with its terms and tokens as the request named them', async () => {
+    const { service, gaslessGet } = newTestService({ order: stored() });
+    const view = await service.get(HASH.toUpperCase().replace('0X', '0x'));
+    expect(OrderStatusSchema.parse(view)).toEqual(view);
+    expect(view).toEqual({
+      quote_hash: HASH,
+      status: 'quoted',
+      src_chain: 'base',
+      dst_chain: 'solana',
+      src_token: USDC_BASE,
+      dst_token: USDC_SOL,
+      amount_in: '1000000',
+      amount_out: '990000',
+      min_amount_out: '985000',
+      quoted_at: '2026-11-22T10:00:00.123Z',
+      expires_at: '2026-11-22T10:30:00Z',
+    });
+    expect(gaslessGet).not.toHaveBeenCalled(); // not a gasless quote
+  });
+
+  it('reads the terms of a same-chain swap too', async () => {
+    const order = stored({ dstChain: 'base', response: { same_chain_swap: { amount_in: '5', amount_out: '4', min_amount_out: '3' } } as unknown as Quote });
+    order.order['dst_token'] = toBytes32('evm', '0x0000000000000000000000000000000000000000');
+    const view = await newTestService({ order }).service.get(HASH);
+    expect(view).toMatchObject({ amount_in: '5', amount_out: '4', min_amount_out: '3', dst_token: '0x0000000000000000000000000000000000000000' });
+  });
+
+  it('shows expired once the expiry passed with no deposit, and quoted up to it', async () => {
+    expect((await newTestService({ order: stored(), now: '2026-11-22T10:30:00Z' }).service.get(HASH)).status).toBe('quoted');
+    expect((await newTestService({ order: stored(), now: '2026-11-22T10:30:01Z' }).service.get(HASH)).status).toBe('expired');
+  });
+
+  it('shows deposited with the deposit step, even after the expiry', async () => {
+    const events = [event('deposited', 'base', 12345n, '2026-11-22T10:29:00Z')];
+    const view = await newTestService({ order: stored(), events, now: '2026-11-22T11:00:00Z' }).service.get(HASH);
+    expect(view.status).toBe('deposited');
+    expect(view.deposit).toEqual({ chain: 'base', tx_hash: '0xdeposited', block_number: '12345', at: '2026-11-22T10:29:00Z' });
+    expect(view.fulfillment).toBeUndefined();
+    expect(view.refund).toBeUndefined();
+  });
+
+  it('shows fulfilled with both steps; an event without a block number shows block 0', async () => {
+    const events = [event('fulfilled', 'solana', null, '2026-11-22T10:07:00Z'), event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
+    const view = await newTestService({ order: stored(), events }).service.get(HASH);
+    expect(OrderStatusSchema.parse(view)).toEqual(view);
+    expect(view.status).toBe('fulfilled');
+    expect(view.deposit?.block_number).toBe('7');
+    expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: '0xfulfilled', block_number: '0', at: '2026-11-22T10:07:00Z' });
+  });
+
+  it('shows refunded over everything else', async () => {
+    const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z'), event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z')];
+    const view = await newTestService({ order: stored(), events }).service.get(HASH);
+    expect(view.status).toBe('refunded');
+    expect(view.refund).toEqual({ chain: 'base', tx_hash: '0xrefunded', block_number: '90', at: '2026-11-22T12:00:00Z' });
+  });
+
+  it('answers QUOTE_NOT_FOUND for an unknown quote and for one past retention', async () => {
+    const unknown = newTestService({ order: undefined }).service.get(HASH);
+    await expect(unknown).rejects.toMatchObject({ status: { code: Code.NOT_FOUND } });
+    await expect(unknown).rejects.toThrow(`no retained quote ${HASH}`);
+    const order = stored({ retainedUntil: new Date('2026-11-22T10:04:59Z') });
+    const gone = newTestService({ order, now: '2026-11-22T10:05:00Z' }).service.get(HASH);
+    await expect(gone).rejects.toBeInstanceOf(RpcError);
+    await expect(gone).rejects.toMatchObject({ status: { code: Code.NOT_FOUND, details: [expect.objectContaining({ reason: 'QUOTE_NOT_FOUND' })] } });
+  });
+
+  describe('a gasless order', () => {
+    const relayed: GaslessOrderView = { quote_hash: HASH, status: 'confirmed', tx_hash: '0xr2', tx_hashes: ['0xr1', '0xr2'] };
+
+    it('carries the relayer\'s view next to the chain steps', async () => {
+      const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
+      const { service, gaslessGet } = newTestService({ order: stored({ gasless: true }), events, gasless: relayed });
+      const view = await service.get(HASH);
+      expect(gaslessGet).toHaveBeenCalledWith(HASH);
+      expect(OrderStatusSchema.parse(view)).toEqual(view);
+      expect(view).toMatchObject({ status: 'deposited', gasless: relayed });
+    });
+
+    it('omits gasless when it was never submitted', async () => {
+      const { service, warn } = newTestService({ order: stored({ gasless: true }), gasless: undefined });
+      const view = await service.get(HASH);
+      expect(view.status).toBe('quoted');
+      expect('gasless' in view).toBe(false);
+      expect(warn).not.toHaveBeenCalled();
+    });
+
+    it('is still served when the relayer is away, logging the outage once, and its end once', async () => {
+      const t = newTestService({ order: stored({ gasless: true }), gasless: RpcError.unavailable('no responders', 'SERVICE_UNAVAILABLE') });
+      for (let i = 0; i < 3; i++) {
+        const view = await t.service.get(HASH);
+        expect(view.status).toBe('quoted');
+        expect('gasless' in view).toBe(false);
+      }
+      expect(t.warn).toHaveBeenCalledTimes(1);
+      t.gaslessGet.mockResolvedValue(relayed);
+      expect((await t.service.get(HASH)).gasless).toEqual(relayed);
+      expect(t.info).toHaveBeenCalledTimes(1);
+      t.gaslessGet.mockRejectedValue(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT'));
+      await t.service.get(HASH);
+      expect(t.warn).toHaveBeenCalledTimes(2); // a new outage is logged again
+    });
+  });
+});

@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type Quote } from '@xchain/contracts';
+import { type Hex, fromBytes32 } from '@xchain/order-codec';
+import type { Logger } from '@xchain/telemetry';
+
+/** A stored quote as the order view needs it. */
+export interface StoredOrder {
+  quoteHash: string;
+  srcChain: string;
+  dstChain: string;
+  gasless: boolean;
+  /** The wire order (every field a string). */
+  order: Record<string, unknown>;
+  /** The quote as it was returned. */
+  response: Quote;
+  createdAt: Date;
+  expiresAt: Date;
+  retainedUntil: Date;
+}
+
+/** An order event as recorded (at most one per type). */
+export interface RecordedOrderEvent {
+  type: OrderEventType;
+  chain: string;
+  txHash: string;
+  blockNumber: bigint | null;
+  occurredAt: Date;
+}
+
+export interface OrderRecords {
+  /** The stored quote and its recorded events; undefined when there is no such quote. */
+  find(quoteHash: string): Promise<{ order: StoredOrder; events: RecordedOrderEvent[] } | undefined>;
+}
+
+/** The relayer's view of a gasless order: undefined when it was never submitted; throws when the relayer cannot answer. */
+export interface GaslessLookup {
+  get(quoteHash: string): Promise<GaslessOrderView | undefined>;
+}
+
+export interface OrderViewDeps {
+  records: OrderRecords;
+  gasless: GaslessLookup;
+  now: () => Date;
+  /** The VM of a registry chain (how its bytes32 addresses read); undefined for an unknown chain. */
+  vmOf: (chain: string) => 'evm' | 'svm' | undefined;
+  log: Pick<Logger, 'info' | 'warn'>;
+}
+
+export const ORDER_VIEW_DEPS = Symbol('ORDER_VIEW_DEPS');
+
+/**
+ * The order view (D12): the terms of a stored quote, what the chains showed of it (deposit,
+ * fulfilment, refund) and, for a gasless order, the relayer's state. The relayer is optional to
+ * the view: when it cannot answer, the view is served without `gasless`.
+ */
+@Injectable()
+export class OrderViewService {
+  private relayerDown = false;
+
+  constructor(@Inject(ORDER_VIEW_DEPS) private readonly deps: OrderViewDeps) {}
+
+  async get(quoteHash: string): Promise<OrderStatus> {
+    const now = this.deps.now();
+    const found = await this.deps.records.find(quoteHash.toLowerCase());
+    // Same rule as quote.v1.fetch: past retention a quote is gone, even if the sweep has not run.
+    if (!found || found.order.retainedUntil.getTime() < now.getTime()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    const { order: stored, events } = found;
+    const content = 'cross_chain' in stored.response ? stored.response.cross_chain : stored.response.same_chain_swap;
+    const step = (type: OrderEventType) => {
+      const e = events.find((x) => x.type === type);
+      // block_number is required by the view; events from before it was carried show 0 (unknown).
+      return e ? { chain: e.chain, tx_hash: e.txHash, block_number: (e.blockNumber ?? 0n).toString(), at: rfc3339(e.occurredAt) } : undefined;
+    };
+    const deposit = step('deposited');
+    const fulfillment = step('fulfilled');
+    const refund = step('refunded');
+    const status: OrderStatus['status'] = refund
+      ? 'refunded'
+      : fulfillment
+        ? 'fulfilled'
+        : deposit
+          ? 'deposited'
+          : now.getTime() > stored.expiresAt.getTime()
+            ? 'expired'
+            : 'quoted';
+    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash) : undefined;
+    return {
+      quote_hash: stored.quoteHash,
+      status,
+      src_chain: stored.srcChain,
+      dst_chain: stored.dstChain,
+      src_token: this.address(stored.srcChain, stored.order['src_token']),
+      dst_token: this.address(stored.dstChain, stored.order['dst_token']),
+      amount_in: content.amount_in,
+      amount_out: content.amount_out,
+      min_amount_out: content.min_amount_out,
+      quoted_at: rfc3339(stored.createdAt),
+      expires_at: rfc3339(stored.expiresAt),
+      ...(deposit ? { deposit } : {}),
+      ...(fulfillment ? { fulfillment } : {}),
+      ...(refund ? { refund } : {}),
+      ...(gasless ? { gasless } : {}),
+    };
+  }
+
+  /** The token as the request named it: the order holds it as bytes32 (EIP-55 on EVM chains, base58 on Solana). */
+  private address(chain: string, bytes32: unknown): string {
+    const vm = this.deps.vmOf(chain);
+    if (!vm) throw RpcError.unavailable(`chain ${chain} is not in the registry`, 'UNKNOWN_CHAIN');
+    return fromBytes32(vm, String(bytes32) as Hex);
+  }
+
+  /** Logs an outage once when it starts and once when it ends, not on every view served meanwhile. */
+  private async relayerView(quoteHash: string): Promise<GaslessOrderView | undefined> {
+    try {
+      const view = await this.deps.gasless.get(quoteHash);
+      if (this.relayerDown) {
+        this.relayerDown = false;
+        this.deps.log.info({}, 'order view: the gasless relayer answers again');
+      }
+      return view;
+    } catch (err) {
+      if (!this.relayerDown) {
+        this.relayerDown = true;
+        this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order view: the gasless relayer does not answer; serving views without gasless');
+      }
+      return undefined;
+    }
+  }
+}
+
+/** RFC 3339 in whole seconds when there is no fraction (`2026-11-22T10:30:00Z`), as the interface shows times. */
+function rfc3339(d: Date): string {
+  return d.toISOString().replace('.000Z', 'Z');
+}

@@ -1,0 +1,27 @@
+import type { Provider } from '@nestjs/common';
+import { RpcClient } from '@xchain/messaging';
+import { LOGGER } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { RegistryCache } from '../registry/registry-cache';
+import { relayerGaslessLookup } from './gasless-lookup';
+import { OrderRepository } from './order.repository';
+import { OrderHandlers } from './order.handlers';
+import { ORDER_VIEW_DEPS, OrderViewService, type OrderViewDeps } from './order-view.service';
+
+/** The order view (`order.v1.get`) and its collaborators. */
+export const orderViewProviders: Provider[] = [
+  OrderRepository,
+  {
+    provide: ORDER_VIEW_DEPS,
+    inject: [OrderRepository, RpcClient, RegistryCache, LOGGER],
+    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger): OrderViewDeps => ({
+      records,
+      gasless: relayerGaslessLookup(rpc),
+      now: () => new Date(),
+      vmOf: (chain) => registry.chain(chain)?.vm,
+      log,
+    }),
+  },
+  OrderViewService,
+  OrderHandlers,
+];

@@ -1,0 +1,56 @@
+import { type Erc2612TypedData, type Permit2TypedData, depositAmount, depositTx, erc2612TypedData, permit2TypedData } from '@xchain/evm-gasless';
+import { type Order, fromBytes32 } from '@xchain/order-codec';
+import { getAddress } from 'viem';
+import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
+import type { TokenPermit } from './permit-reader';
+
+export interface EvmDepositInput {
+  order: Order;
+  /** The source chain. */
+  chain: ChainInfo;
+  /** The source token. */
+  token: TokenInfo;
+  /** Permit2 nonce of a gasless quote: a random word per quote (D11). */
+  permit2Nonce: bigint;
+  /** The source token's permit state for the refund address, when it could be read. */
+  tokenPermit?: TokenPermit;
+}
+
+/** What the wallet signs (gasless) or sends (not gasless) for a quote from an EVM chain. */
+export interface EvmDepositFields {
+  permit2?: Permit2TypedData;
+  erc2612?: Erc2612TypedData;
+  deposit_tx?: { to: string; data: string; value: string };
+  approval?: { token: string; spender: string; amount: string };
+}
+
+/**
+ * A gasless order is pulled by the executor through Permit2 (D5, D11), so its user signs typed
+ * data and sends nothing; any other order is deposited by the user's own call to the router.
+ * The deadline of both permits is the quote's expiry: a signature outlives the quote by nothing.
+ */
+export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermit }: EvmDepositInput): EvmDepositFields {
+  if (chain.vm !== 'evm') return {};
+  if (order.gasless) {
+    if (!chain.gaslessExecutor) return {};
+    const permit2 = permit2TypedData({ order, spender: getAddress(chain.gaslessExecutor), nonce: permit2Nonce, deadline: order.expiresAt });
+    if (!token.permit || token.isNative || !tokenPermit) return { permit2 };
+    const erc2612 = erc2612TypedData({
+      chainId: order.srcChainId,
+      token: getAddress(token.address),
+      name: tokenPermit.name,
+      version: tokenPermit.version,
+      // The refund address is the wallet that holds the tokens and signs: Permit2's owner too.
+      owner: getAddress(fromBytes32('evm', order.refundAddress)),
+      value: order.amountIn,
+      nonce: tokenPermit.nonce,
+      deadline: order.expiresAt,
+    });
+    return { permit2, erc2612 };
+  }
+  const router = getAddress(chain.depositTarget);
+  const tx = depositTx(order, router);
+  const deposit_tx = { to: tx.to, data: tx.data, value: tx.value.toString() };
+  if (token.isNative) return { deposit_tx };
+  return { deposit_tx, approval: { token: getAddress(token.address), spender: router, amount: depositAmount(order).toString() } };
+}

@@ -1,0 +1,148 @@
+import { type GetQuoteRequest, QuoteSchema } from '@xchain/contracts';
+import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
+import type { Hex } from '@xchain/order-codec';
+import type { PrismaClient } from '@xchain/quote-engine-db';
+import type { QuoteResult } from '@xchain/pricing-core';
+import type { Logger } from '@xchain/telemetry';
+import { hexToBigInt, zeroAddress } from 'viem';
+import type { EtaService } from '../orders/eta.service';
+import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
+import type { TokenPermitReader } from './permit-reader';
+import type { PricedRequest, QuotePipeline } from './quote-pipeline';
+import { QuoteService } from './quote.service';
+
+const ROUTER = '0x7CCfEacBa472f31962CB515Fe4cE4477D15C4a04';
+const EXECUTOR = '0x71268D7045F6fAF62bDea68CE4BaE4fE2184FB8b';
+const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+const REFUND = '0x5555555555555555555555555555555555555555';
+const RANDOM: Hex = `0x${'c3'.repeat(32)}`;
+
+const evmChain = (name: string, chainId: bigint): ChainInfo => ({
+  name,
+  chainId,
+  vm: 'evm',
+  nativeSymbol: 'ETH',
+  nativeDecimals: 18,
+  enabled: true,
+  gasless: true,
+  maxGasDrop: 0n,
+  depositTarget: ROUTER,
+  gaslessExecutor: EXECUTOR,
+});
+const ethereum = evmChain('ethereum', 1n);
+const arbitrum = evmChain('arbitrum', 42161n);
+const usdc: TokenInfo = { chain: 'ethereum', address: USDC, symbol: 'USDC', decimals: 6, tier: 'stable', permit: true, isNative: false };
+const arbUsdc: TokenInfo = { ...usdc, chain: 'arbitrum', address: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831' };
+
+const result: QuoteResult = {
+  amountIn: 1_000_000_000n,
+  amountOut: 998_000_000n,
+  minAmountOut: 993_000_000n,
+  slippageBps: 50,
+  srcSlippageBps: 0,
+  amountInUsdMicros: 1_000_000_000n,
+  amountOutUsdMicros: 998_000_000n,
+  fees: [],
+  srcTotalUsdMicros: 0n,
+  dstTotalUsdMicros: 0n,
+  srcGasNative: 0n,
+  dstGasNative: 0n,
+  sponsorGasInSrcToken: 0n,
+  sameChainSwap: false,
+  legs: [],
+};
+
+function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dstChain?: ChainInfo } = {}): PricedRequest {
+  const dstChain = over.dstChain ?? arbitrum;
+  return {
+    input: { gasDrop: 0n, tradeType: 'TRADE_TYPE_EXACT_INPUT', gasless: over.gasless ?? false, sponsorFees: false } as PricedRequest['input'],
+    result: { ...result, sameChainSwap: dstChain.name === ethereum.name },
+    srcChain: ethereum,
+    dstChain,
+    src: over.src ?? usdc,
+    dst: over.dst ?? arbUsdc,
+    referrers: [],
+    nowSecs: 0,
+  };
+}
+
+/** The service with every collaborator mocked: pricing, storage, randomness, chain reads, logs. */
+function newTestService(p: PricedRequest, read: TokenPermitReader['read']) {
+  const create = jest.fn().mockResolvedValue({});
+  const warn = jest.fn();
+  const reader = { read: jest.fn(read) };
+  const service = new QuoteService(
+    { price: jest.fn().mockResolvedValue(p) } as unknown as QuotePipeline,
+    { estimate: () => undefined } as unknown as EtaService,
+    { quote: { create } } as unknown as PrismaClient,
+    86_400,
+    () => RANDOM,
+    reader,
+    { warn } as unknown as Logger,
+  );
+  const request = { recipient: REFUND, refund_address: REFUND.toLowerCase() } as GetQuoteRequest;
+  return { service, create, warn, reader, request };
+}
+
+describe('QuoteService.quote from an EVM chain', () => {
+  it('adds permit2 with the injected random nonce and erc2612 with the read token state, and stores them', async () => {
+    const t = newTestService(priced({ gasless: true }), async () => ({ name: 'USD Coin', version: '2', nonce: 9n }));
+    const quote = await t.service.quote(t.request, undefined);
+    if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
+    const cc = quote.cross_chain;
+    expect(cc.permit2?.message).toMatchObject({
+      spender: EXECUTOR,
+      nonce: hexToBigInt(RANDOM).toString(),
+      deadline: String(Date.parse(cc.expires_at) / 1000),
+      permitted: { token: USDC, amount: cc.amount_in },
+    });
+    expect(cc.erc2612?.message).toEqual({ owner: REFUND, spender: PERMIT2_ADDRESS, value: cc.amount_in, nonce: '9', deadline: cc.permit2?.message.deadline });
+    expect(t.reader.read).toHaveBeenCalledWith(ethereum, USDC, REFUND);
+    expect(cc.deposit_tx).toBeUndefined();
+    // Stored as returned (quote.v1.fetch hands the relayer these fields), and the schema keeps every one.
+    expect(t.create.mock.calls[0][0].data.response).toBe(quote);
+    expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
+  });
+
+  it('still quotes, without erc2612, when the token read fails, and says so in the log', async () => {
+    const t = newTestService(priced({ gasless: true }), () => Promise.reject(new Error('request timed out')));
+    const quote = await t.service.quote(t.request, undefined);
+    if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
+    expect(quote.cross_chain.permit2).toBeDefined();
+    expect(quote.cross_chain.erc2612).toBeUndefined();
+    expect(t.warn).toHaveBeenCalledTimes(1);
+    expect(t.warn.mock.calls[0][0]).toMatchObject({ chain: 'ethereum', err: 'request timed out' });
+  });
+
+  it('quotes without erc2612 and without a warning when no RPC is configured for the chain', async () => {
+    const t = newTestService(priced({ gasless: true }), async () => undefined);
+    const quote = await t.service.quote(t.request, undefined);
+    expect('cross_chain' in quote && quote.cross_chain.erc2612).toBeFalsy();
+    expect(t.warn).not.toHaveBeenCalled();
+  });
+
+  it('reads nothing for a token not listed with permit', async () => {
+    const t = newTestService(priced({ gasless: true, src: { ...usdc, permit: false } }), async () => undefined);
+    await t.service.quote(t.request, undefined);
+    expect(t.reader.read).not.toHaveBeenCalled();
+  });
+
+  it('gives a non-gasless quote deposit_tx and approval, and nothing to sign', async () => {
+    const t = newTestService(priced(), async () => undefined);
+    const quote = await t.service.quote(t.request, undefined);
+    if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
+    expect(quote.cross_chain).toMatchObject({ deposit_tx: { to: ROUTER, value: '0' }, approval: { token: USDC, spender: ROUTER, amount: '1000000000' } });
+    expect(quote.cross_chain.permit2).toBeUndefined();
+    expect(t.reader.read).not.toHaveBeenCalled();
+  });
+
+  it('gives a same-chain swap deposit_tx too', async () => {
+    const weth: TokenInfo = { ...usdc, address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', permit: false };
+    const eth: TokenInfo = { ...usdc, address: zeroAddress, isNative: true, permit: false };
+    const t = newTestService(priced({ src: eth, dst: weth, dstChain: ethereum }), async () => undefined);
+    const quote = await t.service.quote(t.request, undefined);
+    if (!('same_chain_swap' in quote)) throw new Error('expected a same_chain_swap quote');
+    expect(quote.same_chain_swap.deposit_tx).toMatchObject({ to: ROUTER, value: '1000000000' });
+    expect(quote.same_chain_swap.approval).toBeUndefined();
+  });
+});

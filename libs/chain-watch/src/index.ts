@@ -1,0 +1,5 @@
+export * from './chain-log';
+export * from './confirmations';
+export * from './cursor-store';
+export * from './log-watcher';
+export * from './rpc-urls';
