@@ -1,6 +1,7 @@
 import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
-import { parseChainMap, parseKeys, parseRpcMap } from './chain/chain-config';
+import { parseChainConfirmations, parseChainMap, parseRpcUrls } from '@xchain/chain-watch';
+import { parseKeys } from './chain/chain-config';
 
 /** Anvil's public dev keys #7 and #8: the local stack's relayer wallets, never for real money. */
 export const DEV_RELAYER_KEYS =
@@ -22,21 +23,21 @@ export const RelayerEnv = BaseEnv.extend({
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/gasless_relayer'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** `chain=url,…`: the EVM chains the relayer sends on. A gasless quote from another chain is refused (503). */
-  EVM_RPC_URLS: parsedText(parseRpcMap),
+  EVM_RPC_URLS: parsedText(parseRpcUrls),
   EVM_RPC_TIMEOUT_MS: millis(5000),
   /** Hot wallets (hex private keys, comma-separated): each is one lane on every chain. Never logged. */
   RELAYER_PRIVATE_KEYS: parsedText(parseKeys, DEV_RELAYER_KEYS),
   /** Blocks on top of a relay transaction's block before its order is `confirmed` (same variables as the chain watchers). */
   CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(10),
-  CHAIN_CONFIRMATIONS: parsedText((t) => parseChainMap(t, count)),
+  CHAIN_CONFIRMATIONS: parsedText(parseChainConfirmations),
   /** A relay transaction not mined after this many blocks is replaced with higher fees. */
   RELAY_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(3),
-  RELAY_REPLACE_AFTER: parsedText((t) => parseChainMap(t, count)),
+  RELAY_REPLACE_AFTER: parsedText((t) => parseChainMap(t, count, 'N')),
   /** Each replacement raises both EIP-1559 fee fields by at least this much (nodes require ≥ 10 %). */
   RELAY_FEE_BUMP_PERCENT: z.coerce.number().int().min(10).max(1000).default(25),
   /** A wallet below this balance (native base units) makes readiness fail. */
   RELAY_WALLET_FLOOR_WEI: parsedText(wei, '10000000000000000'),
-  RELAY_WALLET_FLOORS: parsedText((t) => parseChainMap(t, wei)),
+  RELAY_WALLET_FLOORS: parsedText((t) => parseChainMap(t, wei, 'wei')),
   /** How often submitted transactions are checked for receipts, replacement and rebroadcast. */
   RELAY_POLL_MS: millis(1000),
   /** How often the database's unfinished orders are re-enqueued (a Redis that lost its jobs). */

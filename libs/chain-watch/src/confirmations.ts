@@ -1,3 +1,5 @@
+import { parseChainMap } from './chain-map';
+
 /** Most blocks a chain may be asked to wait: beyond this a typo, not a policy. */
 const MAX_CONFIRMATIONS = 1000;
 
@@ -7,19 +9,16 @@ const MAX_CONFIRMATIONS = 1000;
  * at very different speeds, so one depth for all is either slow on fast chains or unsafe on others.
  */
 export function parseChainConfirmations(value: string): Map<string, number> {
-  const depths = new Map<string, number>();
-  for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
-    const eq = pair.indexOf('=');
-    const chain = pair.slice(0, eq).trim();
-    const depth = pair.slice(eq + 1).trim();
-    if (eq < 1 || !/^[a-z][a-z0-9-]*$/.test(chain)) throw new Error(`"${pair}" is not chain=N with a lowercase chain name`);
-    if (!/^(0|[1-9][0-9]*)$/.test(depth) || Number(depth) > MAX_CONFIRMATIONS) {
-      throw new Error(`the confirmations of ${chain} must be a whole number from 0 to ${MAX_CONFIRMATIONS}`);
-    }
-    if (depths.has(chain)) throw new Error(`${chain} is named twice`);
-    depths.set(chain, Number(depth));
-  }
-  return depths;
+  return parseChainMap(
+    value,
+    (depth, chain) => {
+      if (!/^(0|[1-9][0-9]*)$/.test(depth) || Number(depth) > MAX_CONFIRMATIONS) {
+        throw new Error(`the confirmations of ${chain} must be a whole number from 0 to ${MAX_CONFIRMATIONS}`);
+      }
+      return Number(depth);
+    },
+    'N',
+  );
 }
 
 /** The depth a chain's logs wait for: its override, else the default. */

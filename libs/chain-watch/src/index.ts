@@ -1,3 +1,4 @@
+export * from './chain-map';
 export * from './chain-log';
 export * from './confirmations';
 export * from './cursor-store';
