@@ -19,7 +19,7 @@ import {
   zeroAddress,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress, signTypedData } from 'viem/accounts';
-import { sampleEvmOrder } from './testing';
+import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, PERMIT2_ABI, XCHAIN_ROUTER_ABI } from './abi';
 import { approveCalldata, depositAmount, depositTx, executeCalldata, relayFee } from './calls';
 import { ORDER_EIP712_TYPE, ORDER_TYPEHASH, PERMIT2_ADDRESS, WITNESS_TYPE_STRING, erc2612TypedData, orderWitnessHash, permit2NonceSlot, permit2TypedData } from './typed-data';

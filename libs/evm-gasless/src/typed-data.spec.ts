@@ -1,5 +1,5 @@
 import { concat, encodeAbiParameters, hashTypedData, keccak256, parseAbiParameters, toHex } from 'viem';
-import { sampleEvmOrder } from './testing';
+import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { depositAmount, relayFee } from './calls';
 import { ORDER_EIP712_TYPE, ORDER_TYPEHASH, PERMIT2_ADDRESS, WITNESS_TYPE_STRING, erc2612TypedData, orderWitnessHash, permit2TypedData, tokenOf } from './typed-data';
 

@@ -2,3 +2,4 @@ export * from './base58';
 export * from './order';
 export type { Hex } from 'viem';
 export * from './wire';
+export { sampleOrder } from './testing';

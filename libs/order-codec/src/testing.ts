@@ -1,6 +1,6 @@
 import { type Order, ZERO_BYTES32, toBytes32 } from './order';
 
-/** A realistic order for the specs (not exported from the index). */
+/** A realistic EVM-source order for specs (exported for other libs' and apps' tests; never used by running code). */
 export function sampleOrder(over: Partial<Order> = {}): Order {
   return {
     version: 1,
