@@ -2,7 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Devnet, type FundReport, fund, startDevnet } from '@xchain/devnet';
 import { ROOT, freeStackPorts, startStack, type Stack } from '@xchain/stack';
+import type { Address } from 'viem';
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
 /**
  * Boots the real, built services for one suite: its own NATS, its own databases in the shared
@@ -18,27 +21,55 @@ export interface E2eStack {
   admin(...args: string[]): Promise<{ code: number; out: any; err: string }>;
   /** URL of one of this stack's service databases (for operator tools such as the seed). */
   databaseUrl(db: string): string;
+  /** The local chains, when asked for (`devnet` option); `fund` gives an address gas and every token. */
+  devnet?: Devnet & { fund(address: Address): Promise<FundReport> };
+  /** The relayer's wallets (fresh keys per stack, funded on every local chain); empty without a devnet. */
+  relayerWallets: Address[];
   stop(): Promise<void>;
 }
 
-export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E2eStack> {
+export interface E2eStackOptions {
+  /**
+   * Local chains for this stack, started first on free ports (registry chain ids, our contracts and
+   * the registry's tokens at the registry's addresses). Blocks come every `blockTimeSecs` (default 1)
+   * so confirmations advance without traffic; the services get EVM_RPC_URLS, fresh funded
+   * RELAYER_PRIVATE_KEYS, one confirmation and fast chain polling (a suite's extraEnv wins).
+   */
+  devnet?: { chains: string[]; blockTimeSecs?: number };
+}
+
+export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
   const pg = Number(process.env['TEST_POSTGRES_PORT']);
   const redis = Number(process.env['TEST_REDIS_PORT']);
   if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run the suites through `npm test`');
   const id = randomBytes(4).toString('hex');
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
   const ports = { ...(await freeStackPorts()), redis, postgres: pg };
-  const stack = await startStack({
-    dataDir,
-    ports,
-    persistent: false,
-    external: { postgres: pg, redis },
-    databasePrefix: `e2e_${id}_`,
-    logDir: join(dataDir, 'logs'),
-    // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
-    // out of the way unless a suite sets it to test it.
-    extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...extraEnv },
-  });
+  const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
+  const relayerWallets = relayerKeys.map((k) => privateKeyToAddress(k));
+  const devnet = opts.devnet
+    ? await startDevnet({ chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 })
+    : undefined;
+  const chainEnv: NodeJS.ProcessEnv = devnet
+    ? { EVM_RPC_URLS: devnet.rpcUrls, RELAYER_PRIVATE_KEYS: relayerKeys.join(','), CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '250' }
+    : {};
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      dataDir,
+      ports,
+      persistent: false,
+      external: { postgres: pg, redis },
+      databasePrefix: `e2e_${id}_`,
+      logDir: join(dataDir, 'logs'),
+      // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
+      // out of the way unless a suite sets it to test it.
+      extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...chainEnv, ...extraEnv },
+    });
+  } catch (err) {
+    await devnet?.stop();
+    throw err;
+  }
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
@@ -46,8 +77,11 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}): Promise<E
     logDir: join(dataDir, 'logs'),
     admin: (...args) => runAdmin(stack.env, args),
     databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
+    ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet.rpcUrls, address) } } : {}),
+    relayerWallets,
     async stop() {
       await stack.stop();
+      await devnet?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

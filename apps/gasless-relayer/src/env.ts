@@ -27,8 +27,8 @@ export const RelayerEnv = BaseEnv.extend({
   EVM_RPC_TIMEOUT_MS: millis(5000),
   /** Hot wallets (hex private keys, comma-separated): each is one lane on every chain. Never logged. */
   RELAYER_PRIVATE_KEYS: parsedText(parseKeys, DEV_RELAYER_KEYS),
-  /** Blocks on top of a relay transaction's block before its order is `confirmed` (same variables as the chain watchers). */
-  CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Blocks on top of a relay transaction's block before its order is `confirmed` (the chain watchers' variables, same meaning). */
+  CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
   CHAIN_CONFIRMATIONS: parsedText(parseChainConfirmations),
   /** A relay transaction not mined after this many blocks is replaced with higher fees. */
   RELAY_REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(3),

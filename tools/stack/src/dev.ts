@@ -1,9 +1,12 @@
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Managed, launch, waitFor } from './process';
 import { ROOT } from './services';
-import { startStack } from './stack';
+import { type Stack, startStack } from './stack';
 
 /**
- * `npm start`: the whole system on loopback with its data under .data/ (kept across runs).
+ * `npm start`: the whole system on loopback with its data under .data/ (kept across runs), and,
+ * unless EVM_RPC_URLS points elsewhere, local EVM chains (anvil, fresh every run).
  * Ctrl-C stops everything this command started and nothing else.
  */
 const num = (name: string, fallback: number) => {
@@ -30,19 +33,29 @@ async function main(): Promise<void> {
     'partner-service': num('PARTNER_SERVICE_PORT', 8085),
   };
   const dataDir = process.env['DATA_DIR'] ?? join(ROOT, '.data');
-  const stack = await startStack({
-    dataDir,
-    ports,
-    persistent: true,
-    logDir: join(dataDir, 'logs'),
-    onProgress: (line) => console.log(`[stack] ${line}`),
-  });
+  const chains = process.env['EVM_RPC_URLS'] ? undefined : await startLocalChains(dataDir);
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      dataDir,
+      ports,
+      persistent: true,
+      logDir: join(dataDir, 'logs'),
+      extraEnv: chains?.state.serviceEnv ?? {},
+      onProgress: (line) => console.log(`[stack] ${line}`),
+    });
+  } catch (err) {
+    await chains?.proc.stop();
+    throw err;
+  }
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n[stack] ${signal}: stopping services and servers`);
     await stack.stop();
+    // After the services, so none of them sees its chain vanish mid-request.
+    await chains?.proc.stop();
     console.log('[stack] stopped');
     process.exit(0);
   };
@@ -53,12 +66,57 @@ async function main(): Promise<void> {
       if (!stopping) console.error(`[stack] ${name} exited unexpectedly (code ${code}); see ${join(dataDir, 'logs', `${name}.log`)}`);
     });
   }
+  chains?.proc.child.once('exit', (code) => {
+    if (!stopping) console.error(`[stack] the local chains exited unexpectedly (code ${code}); restart npm start`);
+  });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`[stack] ready in ${secs}s; logs in ${join(dataDir, 'logs')}`);
   console.log(`[stack] gateway: http://127.0.0.1:${ports.gateway}/json/v1  (try: curl http://127.0.0.1:${ports.gateway}/json/v1/tokens)`);
   const natsEnv = ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `;
   console.log(`[stack] partners: ${natsEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
+  if (chains) {
+    for (const [name, url] of Object.entries(chains.state.rpcUrls)) console.log(`[stack] ${name} (chain ${chains.state.chainIds[name]}): ${url}`);
+    console.log('[stack] fund a wallet on every local chain: npm run -s devnet -- fund <address>');
+  } else {
+    console.log('[stack] EVM chains: EVM_RPC_URLS (no local chain started)');
+  }
   console.log('[stack] Ctrl-C stops everything');
+}
+
+/** The part of `<DATA_DIR>/devnet.json` the stack reads (written by tools/devnet's state file). */
+interface DevnetState {
+  pid: number;
+  rpcUrls: Record<string, string>;
+  chainIds: Record<string, number>;
+  serviceEnv: Record<string, string>;
+}
+
+/**
+ * Runs `devnet serve` as a program of its own, in its own process group: Ctrl-C then reaches the
+ * services but not the chains, which stop after them. (It is a separate program, not an import,
+ * because the devnet builds on this package: importing it here would make the two a cycle.)
+ * Ready when it has written its state file, which also hands over the services' variables.
+ */
+async function startLocalChains(dataDir: string): Promise<{ proc: Managed; state: DevnetState }> {
+  const stateFile = join(dataDir, 'devnet.json');
+  rmSync(stateFile, { force: true });
+  const proc = launch('devnet', process.execPath, [join(ROOT, 'dist/tools/devnet/src/main.js'), 'serve', '--until-stdin-closes'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['pipe', 'inherit', 'inherit'],
+    detached: true,
+  });
+  let state: DevnetState | undefined;
+  try {
+    await waitFor('the local chains (devnet)', async () => {
+      state = JSON.parse(readFileSync(stateFile, 'utf8')) as DevnetState;
+      return state.pid === proc.child.pid;
+    }, 180_000, proc);
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+  return { proc, state: state! };
 }
 
 main().catch((err: unknown) => {

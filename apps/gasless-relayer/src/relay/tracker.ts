@@ -10,7 +10,7 @@ import type { Sender } from './sender';
 
 /**
  * Follows every submitted order of every chain, once per poll: a receipt for any of its
- * transactions (replacements included) settles it once it is `confirmations` deep — confirmed,
+ * transactions (replacements included) settles it once `confirmations` blocks are on top of it — confirmed,
  * or failed if it reverted; a transaction the node does not know is broadcast again (sent
  * before a crash, or dropped); one not mined after `replaceAfterBlocks` is replaced on the same
  * nonce with fees raised by `bumpPercent`. Works from the database alone, so it survives restarts.
@@ -59,7 +59,7 @@ export class Tracker {
   private async follow(chain: RelayChain, order: OrderWithTxs, head: bigint): Promise<void> {
     const receipt = await this.receiptOf(chain, order);
     if (receipt) {
-      if (head - receipt.blockNumber + 1n < BigInt(chain.confirmations)) return;
+      if (head - receipt.blockNumber < BigInt(chain.confirmations)) return; // blocks on top, as the chain watchers count
       const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
       const done =
         receipt.status === 'success'

@@ -1,0 +1,218 @@
+import { join } from 'node:path';
+import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
+import { type Managed, SERVICES, freePort, startBuiltService, startRedis } from '@xchain/stack';
+import { type Address, type Hex, createWalletClient, encodeFunctionData, http } from 'viem';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+
+jest.setTimeout(180_000);
+
+const { base, ethereum } = LOCAL_TOKENS;
+const USDC = (n: number) => BigInt(n) * 10n ** 6n;
+const RELAYER = SERVICES.find((s) => s.name === 'gasless-relayer')!;
+
+/** The relayer under load and under failure: many orders, stuck transactions, kill -9, Redis lost, sponsor holds. */
+describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () => {
+  let e2e: E2eStack;
+  let g: GaslessClient;
+  let redis: Managed;
+  let redisPort: number;
+  let router: Record<string, Address>;
+
+  const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
+  const relayer = () => e2e.stack.services.get('gasless-relayer')!;
+  const restartRelayer = async () => {
+    const proc = await startBuiltService({
+      spec: RELAYER,
+      port: e2e.ports['gasless-relayer'],
+      env: { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
+      logFile: join(e2e.logDir, 'gasless-relayer.log'),
+    });
+    e2e.stack.services.set('gasless-relayer', proc);
+  };
+  const fundedQuote = async (chain: 'base' | 'ethereum', amount: bigint, headers: Record<string, string> = {}, over: Record<string, unknown> = {}) => {
+    const user = g.newUser();
+    const token = chain === 'base' ? base.USDC : ethereum.USDC;
+    await g.mint(chain, token, user.address, amount);
+    const q = await g.gaslessQuote(chain, token, user.address, amount.toString(), headers, over);
+    return { user, q, token, body: await g.evmBody(user, q, true) };
+  };
+
+  beforeAll(async () => {
+    redisPort = await freePort();
+    redis = await startRedis(join(process.cwd(), '.test-data', `redis-${redisPort}`), redisPort, false);
+    e2e = await startE2eStack(
+      {
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        PRICE_POLL_MS: '600000',
+        PRICE_MAX_AGE_SECS: '7200',
+        RELAY_POLL_MS: '200',
+        RELAY_SWEEP_MS: '500',
+        RELAY_REPLACE_AFTER_BLOCKS: '2',
+        CHAIN_WATCH_CONFIRMATIONS: '0',
+        CHAIN_WATCH_POLL_MS: '300',
+      },
+      // A block per transaction: the tests below stop and start mining themselves.
+      { devnet: { chains: ['ethereum', 'base'], blockTimeSecs: 0 } },
+    );
+    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
+    const listed = (await (await fetch(g.url('/chains'))).json()) as { chains: { chain: string; deposit_target: Address }[] };
+    router = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target]));
+  }, 240_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await redis?.stop();
+  });
+
+  it('confirms 200 concurrent orders over two chains, with gap-free nonces per wallet', async () => {
+    const orders = await Promise.all(Array.from({ length: 200 }, (_, i) => fundedQuote(i % 2 ? 'base' : 'ethereum', USDC(5))));
+    const answers = await Promise.all(orders.map((o) => g.submit(o.body)));
+    expect(answers.map((a) => a.body.status)).toEqual(orders.map(() => 'queued'));
+    const views = await Promise.all(orders.map((o) => g.waitOrder(o.q['quote_hash'], (v) => v.gasless?.status === 'confirmed', 120_000)));
+    const byWallet = new Map<string, number[]>();
+    await Promise.all(
+      views.map(async (v, i) => {
+        const chain = i % 2 ? 'base' : 'ethereum';
+        expect(v.gasless.tx_hashes).toHaveLength(1);
+        const tx = await g.client(chain).getTransaction({ hash: v.gasless.tx_hash as Hex });
+        const key = `${chain}:${tx.from}`;
+        byWallet.set(key, [...(byWallet.get(key) ?? []), tx.nonce]);
+      }),
+    );
+    expect(byWallet.size).toBe(2 * e2e.relayerWallets.length);
+    for (const [wallet, nonces] of byWallet) {
+      const sorted = [...nonces].sort((a, b) => a - b);
+      const count = await g.client(wallet.split(':')[0]!).getTransactionCount({ address: wallet.split(':')[1] as Address });
+      // Every nonce the wallet ever used went to one of these orders, none twice, none skipped.
+      expect([wallet, sorted]).toEqual([wallet, Array.from({ length: count }, (_, i) => i)]);
+    }
+  });
+
+  it('replaces a transaction that is not mined and confirms the order with every hash listed', async () => {
+    const { q, body } = await fundedQuote('ethereum', USDC(20));
+    await rpc('ethereum', 'evm_setAutomine', [false]);
+    try {
+      expect((await g.submit(body)).body.status).toBe('queued');
+      const sent = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'submitted');
+      const tx = await g.client('ethereum').getTransaction({ hash: sent.gasless.tx_hash });
+      // Blocks now cost more than the transaction offers: it waits, and is replaced after 2 blocks.
+      for (let i = 0; i < 3; i++) {
+        await rpc('ethereum', 'anvil_setNextBlockBaseFeePerGas', [`0x${(tx.maxFeePerGas! * 10n).toString(16)}`]);
+        await rpc('ethereum', 'evm_mine');
+      }
+      const replaced = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.tx_hashes.length >= 2);
+      expect(replaced.gasless.tx_hashes[0]).toBe(sent.gasless.tx_hash);
+    } finally {
+      await rpc('ethereum', 'evm_setAutomine', [true]);
+    }
+    await rpc('ethereum', 'evm_mine');
+    const done = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited');
+    expect(done.gasless.tx_hashes.length).toBeGreaterThanOrEqual(2);
+    expect(done.gasless.tx_hashes).toContain(done.gasless.tx_hash);
+    expect(await g.deposits('ethereum', router['ethereum']!, q['quote_hash'])).toHaveLength(1);
+  });
+
+  it('confirms an order sent just before a kill -9, after the restart, without a second transaction', async () => {
+    const { q, body } = await fundedQuote('base', USDC(15));
+    await rpc('base', 'evm_setAutomine', [false]);
+    let wallet: Address;
+    let nonceBefore: number;
+    try {
+      expect((await g.submit(body)).body.status).toBe('queued');
+      const sent = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'submitted');
+      wallet = (await g.client('base').getTransaction({ hash: sent.gasless.tx_hash })).from;
+      nonceBefore = await g.client('base').getTransactionCount({ address: wallet });
+      relayer().child.kill('SIGKILL');
+      await new Promise((r) => relayer().child.once('exit', r));
+    } finally {
+      await rpc('base', 'evm_setAutomine', [true]);
+    }
+    await rpc('base', 'evm_mine');
+    await restartRelayer();
+    const done = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed');
+    expect(done.gasless.tx_hashes).toHaveLength(1);
+    expect(await g.client('base').getTransactionCount({ address: wallet! })).toBe(nonceBefore! + 1);
+    expect(await g.deposits('base', router['base']!, q['quote_hash'])).toHaveLength(1);
+  });
+
+  it('loses no order accepted while Redis is down: the sweeper enqueues it once Redis is back', async () => {
+    const { q, body } = await fundedQuote('base', USDC(12));
+    await redis.stop();
+    try {
+      const r = await g.submit(body);
+      expect(r.body).toEqual({ quote_hash: q['quote_hash'], status: 'queued' });
+    } finally {
+      redis = await startRedis(join(process.cwd(), '.test-data', `redis-${redisPort}`), redisPort, false);
+    }
+    const done = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed', 60_000);
+    expect(done.status).toBe('deposited');
+  });
+
+  describe('sponsored by a partner', () => {
+    let key: string;
+    const available = async () => {
+      const shown = await e2e.admin('show-partner', '--email', 'sponsor@example.com');
+      return BigInt(shown.out.balance_usd_micros);
+    };
+
+    beforeAll(async () => {
+      expect((await e2e.admin('create-partner', '--email', 'sponsor@example.com')).code).toBe(0);
+      key = (await e2e.admin('create-key', '--email', 'sponsor@example.com', '--name', 'wallet')).out.secret;
+      expect((await e2e.admin('credit', '--email', 'sponsor@example.com', '--usd-micros', '100000000', '--reason', 'prepaid')).code).toBe(0);
+    });
+
+    it('holds the relay gas, then settles the gas spent: the user deposits all of amount_in', async () => {
+      const before = await available();
+      const { q, body, user } = await fundedQuote('base', USDC(30), { 'x-api-key': key }, { sponsor_fees: true });
+      expect(q['order'].sponsor_fees).toBe('true');
+      expect((await g.submit(body, { 'x-api-key': key })).body.status).toBe('queued');
+      await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed');
+      const [dep] = await g.deposits('base', router['base']!, q['quote_hash']);
+      expect(dep!.args).toMatchObject({ depositor: user.address, amount: USDC(30) });
+      const hold = BigInt(q['fee_breakdown'].components.find((c: { name: string }) => c.name === 'sponsor_gas').usd_micros);
+      // Settled exactly once: charged what the gas cost (never more than the hold).
+      let after = await available();
+      for (let i = 0; i < 50 && after === before - hold; i++) after = await available();
+      expect(after).toBeLessThan(before);
+      expect(before - after).toBeLessThanOrEqual(hold);
+    });
+
+    it('releases the hold when the relay fails on chain', async () => {
+      const before = await available();
+      const { q, body, user, token } = await fundedQuote('base', USDC(25), { 'x-api-key': key }, { sponsor_fees: true });
+      await g.setNativeBalance('base', user.address, 10n ** 18n);
+      await rpc('base', 'evm_setAutomine', [false]);
+      try {
+        expect((await g.submit(body, { 'x-api-key': key })).body.status).toBe('queued');
+        await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'submitted');
+        // The user moves the tokens away in the same block, ahead of the relay (a higher tip).
+        const wallet = createWalletClient({ transport: http(e2e.devnet!.chains.get('base')!.rpcUrl), account: user });
+        await wallet.sendTransaction({
+          to: token,
+          data: encodeFunctionData({ abi: ERC20_PERMIT_ABI, functionName: 'approve', args: [user.address, 0n] }).slice(0, 2) === '0x' ? transferAll(user.address) : '0x',
+          maxPriorityFeePerGas: 10n ** 11n,
+          maxFeePerGas: 10n ** 12n,
+          chain: null,
+        });
+      } finally {
+        await rpc('base', 'evm_setAutomine', [true]);
+      }
+      await rpc('base', 'evm_mine');
+      const failed = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'failed');
+      expect(failed.gasless.error).toMatch(/^TX_REVERTED: /);
+      let after = await available();
+      for (let i = 0; i < 50 && after !== before; i++) after = await available();
+      expect(after).toBe(before);
+    });
+  });
+});
+
+/** transfer(0x…dEaD, 25 USDC): the whole balance of the release test's user. */
+function transferAll(_from: Address): Hex {
+  return encodeFunctionData({
+    abi: [{ type: 'function', name: 'transfer', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] }],
+    functionName: 'transfer',
+    args: ['0x000000000000000000000000000000000000dEaD', USDC(25)],
+  });
+}

@@ -1,0 +1,143 @@
+import { ERC20_PERMIT_ABI, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
+import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
+import { type Address, type Hex, type PublicClient, createPublicClient, createWalletClient, http, parseEventLogs } from 'viem';
+import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { postJson } from './http';
+import { T } from './registry-fixture';
+
+/** A wallet's view of the gasless flow against one e2e stack: quote, sign, submit, watch. */
+export class GaslessClient {
+  readonly clients = new Map<string, PublicClient>();
+  private readonly minter = privateKeyToAccount(ANVIL_DEV_KEY);
+
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly rpcUrls: Map<string, string>,
+  ) {
+    for (const [chain, url] of rpcUrls) this.clients.set(chain, createPublicClient({ transport: http(url) }) as PublicClient);
+  }
+
+  url(path: string): string {
+    return `${this.gatewayUrl}/json/v1${path}`;
+  }
+
+  client(chain: string): PublicClient {
+    const c = this.clients.get(chain);
+    if (!c) throw new Error(`no local chain ${chain}`);
+    return c;
+  }
+
+  newUser(): PrivateKeyAccount {
+    return privateKeyToAccount(generatePrivateKey());
+  }
+
+  /** Sends a transaction from `account` (the anvil dev key by default) and waits for its receipt. */
+  async send(chain: string, tx: { to: Address; data: Hex; value?: bigint }, account: PrivateKeyAccount = this.minter) {
+    const wallet = createWalletClient({ transport: http(this.rpcUrls.get(chain)!), account });
+    const hash = await wallet.sendTransaction({ ...tx, chain: null });
+    return this.client(chain).waitForTransactionReceipt({ hash });
+  }
+
+  /** Dev tokens have an open mint. */
+  async mint(chain: string, token: Address, to: Address, amount: bigint): Promise<void> {
+    const wallet = createWalletClient({ transport: http(this.rpcUrls.get(chain)!), account: this.minter });
+    const hash = await wallet.writeContract({ address: token, abi: MINT_ABI, functionName: 'mint', args: [to, amount], chain: null });
+    await this.client(chain).waitForTransactionReceipt({ hash });
+  }
+
+  async setNativeBalance(chain: string, who: Address, wei: bigint): Promise<void> {
+    await this.client(chain).request({ method: 'anvil_setBalance' as never, params: [who, `0x${wei.toString(16)}`] as never });
+  }
+
+  balanceOf(chain: string, token: Address, who: Address): Promise<bigint> {
+    return this.client(chain).readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
+  }
+
+  /** A gasless quote of `amount` of `token` from `chain` to Arbitrum USDC, for `user`. */
+  async gaslessQuote(chain: string, token: Address, user: Address, amount: string, headers: Record<string, string> = {}, over: Record<string, unknown> = {}) {
+    const r = await postJson(
+      this.url('/quote'),
+      {
+        src_chain: chain,
+        dst_chain: 'arbitrum',
+        src_token: token,
+        dst_token: T.arbitrum.USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount,
+        gas_drop: '',
+        recipient: user,
+        refund_address: user,
+        gasless: true,
+        ...over,
+      },
+      headers,
+    );
+    if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.cross_chain as Record<string, any>;
+  }
+
+  /** Signs the quote's permit2 typed data exactly as served (what a wallet's eth_signTypedData_v4 gets). */
+  sign(user: PrivateKeyAccount, typed: unknown): Promise<Hex> {
+    return user.signTypedData(JSON.parse(JSON.stringify(typed)));
+  }
+
+  async evmBody(user: PrivateKeyAccount, quote: Record<string, any>, withPermit = false) {
+    const body: Record<string, unknown> = {
+      quote_hash: quote['quote_hash'],
+      evm: {
+        owner: user.address,
+        permit2_nonce: quote['permit2'].message.nonce,
+        deadline: quote['permit2'].message.deadline,
+        signature: await this.sign(user, quote['permit2']),
+        ...(withPermit ? { permit_signature: await this.sign(user, quote['erc2612']) } : {}),
+      },
+    };
+    return body;
+  }
+
+  submit(body: unknown, headers: Record<string, string> = {}) {
+    return postJson(this.url('/gasless/orders'), body, headers);
+  }
+
+  async order(quoteHash: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(this.url(`/orders/${quoteHash}`));
+    return { status: res.status, body: await res.json() };
+  }
+
+  /** Polls the order view until `done` holds (a positive signal), or fails after `timeoutMs`. */
+  async waitOrder(quoteHash: string, done: (view: any) => boolean, timeoutMs = 30_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    let last: unknown;
+    for (;;) {
+      const r = await this.order(quoteHash);
+      last = r.body;
+      if (r.status === 200 && done(r.body)) return r.body;
+      if (Date.now() > deadline) throw new Error(`order ${quoteHash} did not get there in ${timeoutMs} ms; last view ${JSON.stringify(last)}`);
+      await new Promise((res) => setTimeout(res, 150));
+    }
+  }
+
+  /** Every Deposited event of a router for a quote hash. */
+  async deposits(chain: string, router: Address, quoteHash: Hex) {
+    const logs = await this.client(chain).getLogs({ address: router, fromBlock: 0n, toBlock: 'latest' });
+    return parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs, eventName: 'Deposited' }).filter((l) => l.args.quoteHash === quoteHash);
+  }
+}
+
+const MINT_ABI = [
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+] as const;
+
+export const LOCAL_TOKENS = {
+  base: { USDC: T.base.USDC as Address },
+  ethereum: { USDC: T.ethereum.USDC as Address, USDT: '0xdAC17F958D2ee523a2206206994597C13D831ec7' as Address },
+};

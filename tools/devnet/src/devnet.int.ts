@@ -1,0 +1,137 @@
+import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
+import { type Address, createPublicClient, getAddress, http, parseAbi, zeroAddress } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import { DEV_FEE_RECIPIENT, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { type ChainPlan, readDevnetPlan } from './devnet-plan';
+import { FUND_NATIVE_UNITS, FUND_TOKEN_UNITS, fund } from './fund';
+import { type Devnet, startDevnet } from './start-devnet';
+
+const TOKEN_ABI = parseAbi([
+  'function decimals() view returns (uint8)',
+  'function symbol() view returns (string)',
+  'function name() view returns (string)',
+  'function balanceOf(address) view returns (uint256)',
+  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
+]);
+const EXECUTOR_ABI = parseAbi(['function permit2() view returns (address)', 'function router() view returns (address)', 'function feeRecipient() view returns (address)']);
+const VOUCHER_ABI = parseAbi(['function operator() view returns (address)']);
+
+/**
+ * The local chains as `npm start` and the end-to-end suites get them: real anvils with the
+ * registry's chain ids, our contracts and the registry's tokens at the registry's addresses.
+ */
+describe('devnet', () => {
+  let devnet: Devnet;
+  const [ethPlan, basePlan] = readDevnetPlan(['ethereum', 'base']) as [ChainPlan, ChainPlan];
+  const relayer = privateKeyToAddress('0x1111111111111111111111111111111111111111111111111111111111111111');
+  const client = (chain: string) => createPublicClient({ transport: http(devnet.chains.get(chain)!.rpcUrl) });
+  const token = (plan: ChainPlan, symbol: string) => plan.tokens.find((t) => t.symbol === symbol)!;
+
+  beforeAll(async () => {
+    devnet = await startDevnet({ chains: ['ethereum', 'base'], fund: [relayer] });
+  }, 180_000);
+  afterAll(async () => {
+    await devnet?.stop();
+  });
+
+  it('serves each chain under its registry chain id', async () => {
+    expect([...devnet.chains.keys()]).toEqual(['ethereum', 'base']);
+    expect(await client('ethereum').getChainId()).toBe(1);
+    expect(await client('base').getChainId()).toBe(8453);
+    expect(devnet.rpcUrls).toBe(`ethereum=${devnet.chains.get('ethereum')!.rpcUrl},base=${devnet.chains.get('base')!.rpcUrl}`);
+  });
+
+  it('places Permit2, the router and the gasless executor, wired to each other', async () => {
+    for (const plan of [ethPlan, basePlan]) {
+      const c = client(plan.name);
+      expect((await c.getCode({ address: PERMIT2_ADDRESS }))?.length).toBeGreaterThan(2);
+      expect((await c.getCode({ address: plan.depositTarget }))?.length).toBeGreaterThan(2);
+      const at = plan.gaslessExecutor!;
+      expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'permit2' })).toBe(getAddress(PERMIT2_ADDRESS));
+      expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'router' })).toBe(plan.depositTarget);
+      expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'feeRecipient' })).toBe(DEV_FEE_RECIPIENT);
+    }
+    expect(devnet.feeRecipient).toBe(DEV_FEE_RECIPIENT);
+  });
+
+  it("puts USDC at base's registry address with Circle's decimals and permit domain", async () => {
+    const usdc = token(basePlan, 'USDC').address;
+    expect(usdc).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
+    const c = client('base');
+    expect(await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'decimals' })).toBe(6);
+    expect(await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'symbol' })).toBe('USDC');
+    const [, name, version, chainId, verifyingContract] = await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'eip712Domain' });
+    expect({ name, version, chainId, verifyingContract }).toEqual({ name: 'USD Coin', version: '2', chainId: 8453n, verifyingContract: usdc });
+  });
+
+  it('puts a non-permit token at its registry address with its registry decimals', async () => {
+    const usdt = token(ethPlan, 'USDT');
+    const weth = token(ethPlan, 'WETH');
+    expect([usdt.permitVersion, weth.permitVersion]).toEqual([undefined, undefined]);
+    const c = client('ethereum');
+    expect(await c.readContract({ address: usdt.address, abi: TOKEN_ABI, functionName: 'decimals' })).toBe(6);
+    expect(await c.readContract({ address: weth.address, abi: TOKEN_ABI, functionName: 'decimals' })).toBe(18);
+    expect(await c.readContract({ address: weth.address, abi: TOKEN_ABI, functionName: 'symbol' })).toBe('WETH');
+  });
+
+  it('places the partner routers: funding on base, vouchers signed by the dev voucher key', async () => {
+    expect(DEV_VOUCHER_SIGNER).toBe(privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'));
+    expect((await client('base').getCode({ address: basePlan.fundingRouter! }))?.length).toBeGreaterThan(2);
+    expect(ethPlan.fundingRouter).toBeUndefined();
+    for (const plan of [ethPlan, basePlan]) {
+      expect(await client(plan.name).readContract({ address: plan.voucherRouter!, abi: VOUCHER_ABI, functionName: 'operator' })).toBe(DEV_VOUCHER_SIGNER);
+    }
+  });
+
+  it('gives the relayer wallets native gas', async () => {
+    for (const chain of ['ethereum', 'base']) expect(await client(chain).getBalance({ address: relayer })).toBe(100n * 10n ** 18n);
+  });
+
+  it('funds an address with native gas and 1,000,000 whole units of every token on every chain', async () => {
+    const who: Address = privateKeyToAddress('0x2222222222222222222222222222222222222222222222222222222222222222');
+    const report = await fund(devnet.rpcUrls, who);
+    expect(report.chains.map((c) => c.chain)).toEqual(['ethereum', 'base']);
+    let checked = 0;
+    for (const plan of [ethPlan, basePlan]) {
+      const c = client(plan.name);
+      expect(await c.getBalance({ address: who })).toBe(FUND_NATIVE_UNITS * 10n ** 18n);
+      expect(plan.tokens.length).toBeGreaterThan(1);
+      for (const t of plan.tokens) {
+        expect(t.address).not.toBe(zeroAddress);
+        const balance = await c.readContract({ address: t.address, abi: TOKEN_ABI, functionName: 'balanceOf', args: [who] });
+        expect([plan.name, t.symbol, balance]).toEqual([plan.name, t.symbol, FUND_TOKEN_UNITS * 10n ** BigInt(t.decimals)]);
+        checked++;
+      }
+    }
+    expect(checked).toBe(ethPlan.tokens.length + basePlan.tokens.length);
+    // Funding again adds rather than resets.
+    await fund(devnet.rpcUrls, who);
+    expect(await client('base').getBalance({ address: who })).toBe(2n * FUND_NATIVE_UNITS * 10n ** 18n);
+  });
+
+  it('stop() ends every anvil', async () => {
+    const procs = [...devnet.chains.values()].map((c) => c.proc.child);
+    await devnet.stop();
+    for (const child of procs) expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
+    await expect(client('ethereum').getChainId()).rejects.toThrow();
+  });
+});
+
+describe('devnet with a block time', () => {
+  it('mines on the clock once set up, and funding still lands', async () => {
+    const devnet = await startDevnet({ chains: ['arbitrum'], blockTimeSecs: 1 });
+    try {
+      const c = createPublicClient({ transport: http(devnet.chains.get('arbitrum')!.rpcUrl) });
+      const first = await c.getBlockNumber({ cacheTime: 0 });
+      const deadline = Date.now() + 10_000;
+      while ((await c.getBlockNumber({ cacheTime: 0 })) === first && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await c.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(first);
+      const who = privateKeyToAddress('0x3333333333333333333333333333333333333333333333333333333333333333');
+      const [arb] = (await fund(devnet.rpcUrls, who)).chains;
+      const usdc = arb!.tokens.find((t) => t.symbol === 'USDC')!;
+      expect(await c.readContract({ address: usdc.address, abi: TOKEN_ABI, functionName: 'balanceOf', args: [who] })).toBe(1_000_000n * 10n ** 6n);
+    } finally {
+      await devnet.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,6 @@
+export * from './dev-keys';
+export * from './devnet-plan';
+export * from './fund';
+export * from './rpc-urls';
+export * from './start-devnet';
+export * from './state-file';

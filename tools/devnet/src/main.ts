@@ -1,0 +1,65 @@
+import { type Address, createPublicClient, http, isAddress } from 'viem';
+import { fund } from './fund';
+import { formatRpcUrls } from './rpc-urls';
+import { serve } from './serve';
+import { type DevnetState, devnetStateFile, readDevnetState } from './state-file';
+
+/**
+ * devnet: the local chains' tool. `fund <address>` gives the address native gas and every registry
+ * token on every local chain that `npm start` runs (found through its state file); output is JSON
+ * on stdout, errors go to stderr (exit 1), usage errors exit 2. `serve` runs the chains (what
+ * `npm start` starts when EVM_RPC_URLS is unset).
+ */
+const USAGE = [
+  'usage: devnet fund <address>   give 100 native units and 1,000,000 of every registry token on every local chain',
+  '       devnet serve            run the local chains (DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME) until Ctrl-C',
+  '',
+].join('\n');
+
+async function main(argv: string[]): Promise<number> {
+  const [command, address, ...rest] = argv;
+  if (command === 'serve') return serve(argv.slice(1));
+  if (command !== 'fund' || address === undefined || rest.length > 0) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  if (!isAddress(address, { strict: false })) {
+    process.stderr.write(`${address} is not an EVM address\n`);
+    return 2;
+  }
+  const file = devnetStateFile();
+  const state = readDevnetState(file);
+  if (!state) {
+    process.stderr.write(`no local chain runs (${file} is missing): start them with \`npm start\`, leaving EVM_RPC_URLS unset\n`);
+    return 1;
+  }
+  const live = await liveChains(state);
+  if (live.size === 0) {
+    process.stderr.write(`no local chain answers at the URLs in ${file}: is \`npm start\` still running?\n`);
+    return 1;
+  }
+  const report = await fund(formatRpcUrls(live), address as Address);
+  const missing = Object.keys(state.rpcUrls).filter((chain) => !live.has(chain));
+  process.stdout.write(`${JSON.stringify(missing.length ? { ...report, unreachable: missing } : report, null, 2)}\n`);
+  return 0;
+}
+
+/** The chains of the state file that answer with the chain id recorded for them. */
+async function liveChains(state: DevnetState): Promise<Map<string, string>> {
+  const answers = await Promise.all(
+    Object.entries(state.rpcUrls).map(async ([chain, url]) => {
+      const client = createPublicClient({ transport: http(url, { timeout: 2000, retryCount: 0 }) });
+      const id = await client.getChainId().catch(() => undefined);
+      return id !== undefined && id === state.chainIds[chain] ? ([chain, url] as const) : undefined;
+    }),
+  );
+  return new Map(answers.filter((a) => a !== undefined));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`devnet: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,67 @@
+import { isAbsolute, join } from 'node:path';
+import { ROOT } from '@xchain/stack';
+import type { Address, Hex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import { DEV_RELAYER_KEYS } from './dev-keys';
+import { devnetStateFile } from './state-file';
+
+/** What `devnet serve` (run by `npm start`) starts, read from the same variables the services read. */
+export interface ServeConfig {
+  chains: string[];
+  /** chain → port: ANVIL_BASE_PORT, then one up per chain. */
+  ports: Record<string, number>;
+  blockTimeSecs: number;
+  /** The relayer's wallets, given gas on every chain. */
+  relayers: Address[];
+  /** Set when RELAYER_PRIVATE_KEYS is unset: the public dev keys the services are then given. */
+  devRelayerKeys?: string;
+  voucherSigner?: Address;
+  partnersFile?: string;
+  stateFile: string;
+  /** Variables for the services that the caller did not set itself. */
+  serviceDefaults: Record<string, string>;
+}
+
+const HEX_KEY = /^0x[0-9a-fA-F]{64}$/;
+
+export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
+  const chains = (env['DEVNET_CHAINS'] ?? 'ethereum,base,arbitrum').split(',').map((c) => c.trim()).filter(Boolean);
+  if (chains.length === 0) throw new Error('DEVNET_CHAINS names no chain');
+  const basePort = whole(env, 'ANVIL_BASE_PORT', 8545);
+  if (basePort < 1 || basePort + chains.length - 1 > 65535) throw new Error(`ANVIL_BASE_PORT=${basePort} leaves no room for ${chains.length} ports`);
+  const blockTimeSecs = whole(env, 'ANVIL_BLOCK_TIME', 1);
+  const keysText = env['RELAYER_PRIVATE_KEYS'];
+  const relayers = (keysText ?? DEV_RELAYER_KEYS.join(',')).split(',').map((k) => k.trim()).filter(Boolean).map((k) => addressOf(k, 'RELAYER_PRIVATE_KEYS'));
+  const voucherKey = env['VOUCHER_SIGNER_KEY'];
+  const partners = env['PARTNERS_CONFIG_FILE'];
+  const config: ServeConfig = {
+    chains,
+    ports: Object.fromEntries(chains.map((c, i) => [c, basePort + i])),
+    blockTimeSecs,
+    relayers,
+    stateFile: devnetStateFile(env['DATA_DIR'] ?? join(ROOT, '.data')),
+    // A local block comes every second or so: one confirmation is enough, and waiting 5 s per poll
+    // would only slow every manual try down.
+    serviceDefaults: {
+      ...(env['CHAIN_WATCH_CONFIRMATIONS'] ? {} : { CHAIN_WATCH_CONFIRMATIONS: '1' }),
+      ...(env['CHAIN_WATCH_POLL_MS'] ? {} : { CHAIN_WATCH_POLL_MS: '1000' }),
+    },
+  };
+  if (keysText === undefined) config.devRelayerKeys = DEV_RELAYER_KEYS.join(',');
+  if (voucherKey) config.voucherSigner = addressOf(voucherKey, 'VOUCHER_SIGNER_KEY');
+  // The services read it relative to the repository root (their working directory).
+  if (partners) config.partnersFile = isAbsolute(partners) ? partners : join(ROOT, partners);
+  return config;
+}
+
+function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name}=${raw} is not a whole number`);
+  return n;
+}
+
+function addressOf(key: string, variable: string): Address {
+  if (!HEX_KEY.test(key)) throw new Error(`${variable} holds a value that is not a 32-byte hex private key`);
+  return privateKeyToAddress(key as Hex);
+}

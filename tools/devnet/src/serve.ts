@@ -1,0 +1,65 @@
+import { tcpOpen } from '@xchain/stack';
+import { serveConfig } from './serve-config';
+import { type Devnet, startDevnet } from './start-devnet';
+import { readDevnetState, removeDevnetState, writeDevnetState } from './state-file';
+
+/**
+ * `devnet serve [--until-stdin-closes]`: runs the local chains until SIGTERM or SIGINT (or, with
+ * the flag, until whoever started it closes its stdin, so a parent that dies cannot leave anvils
+ * behind). `npm start` runs it as its own process group: Ctrl-C reaches the services first, and
+ * the chains stop only when the stack stops them. Ready when the state file is written.
+ */
+export async function serve(args: string[]): Promise<number> {
+  const config = serveConfig(process.env);
+  const taken: string[] = [];
+  for (const [chain, port] of Object.entries(config.ports)) {
+    if (await tcpOpen(port)) taken.push(`port ${port} for anvil (${chain}) is already in use; set ANVIL_BASE_PORT to a free port`);
+  }
+  if (taken.length > 0) throw new Error(taken.join('\n'));
+
+  // Listening before the chains start: a stop asked for during the start must still end them.
+  const running: { devnet?: Devnet } = {};
+  let stopRequested: { reason: string; code: number } | undefined;
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => (finish = resolve));
+  const stop = (reason: string, code: number) => {
+    if (stopRequested) return;
+    stopRequested = { reason, code };
+    console.log(`[devnet] ${reason}: stopping the local chains`);
+    const devnet = running.devnet;
+    if (!devnet) return; // the start below sees the request when it is done
+    // Only our own state: another devnet may have written the file since.
+    if (readDevnetState(config.stateFile)?.pid === process.pid) removeDevnetState(config.stateFile);
+    void devnet.stop().then(() => finish(code));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM', 0));
+  process.once('SIGINT', () => stop('SIGINT', 0));
+  if (args.includes('--until-stdin-closes')) {
+    process.stdin.once('close', () => stop('parent gone', 0));
+    process.stdin.resume();
+  }
+
+  const started = await startDevnet({
+    chains: config.chains,
+    ports: config.ports,
+    blockTimeSecs: config.blockTimeSecs,
+    fund: config.relayers,
+    ...(config.voucherSigner ? { voucherSigner: config.voucherSigner } : {}),
+    ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),
+    onProgress: (line) => console.log(`[devnet] ${line}`),
+  });
+  if (stopRequested) {
+    await started.stop();
+    return stopRequested.code;
+  }
+  running.devnet = started;
+  for (const [name, chain] of started.chains) {
+    chain.proc.child.once('exit', (code) => stop(`anvil of ${name} exited unexpectedly (code ${code})`, 1));
+  }
+  writeDevnetState(config.stateFile, started, {
+    ...config.serviceDefaults,
+    ...(config.devRelayerKeys ? { RELAYER_PRIVATE_KEYS: config.devRelayerKeys } : {}),
+  });
+  console.log(`[devnet] ready: ${started.rpcUrls} (state in ${config.stateFile})`);
+  return finished;
+}

@@ -1,0 +1,90 @@
+import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
+import type { Managed } from '@xchain/stack';
+import { type Address, createTestClient, getAddress, http } from 'viem';
+import { DEV_FEE_RECIPIENT, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { readDevnetPlan } from './devnet-plan';
+import { equipChain } from './equip-chain';
+import { formatRpcUrls } from './rpc-urls';
+
+export interface DevnetOptions {
+  /** Registry chain names, EVM only. */
+  chains: string[];
+  registryFile?: string;
+  partnersFile?: string;
+  /** Port per chain name; a chain not named here gets a free port. */
+  ports?: Record<string, number>;
+  /** Receives the gasless executors' fees; default DEV_FEE_RECIPIENT (anvil account #9). */
+  feeRecipient?: Address;
+  /** Wallets given native gas on every chain (the relayer's). */
+  fund?: Address[];
+  /** The voucher routers' operator; default DEV_VOUCHER_SIGNER (anvil account #1). */
+  voucherSigner?: Address;
+  /** Mine a block every this many seconds once set up; unset or 0: a block per transaction. */
+  blockTimeSecs?: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface DevnetChain {
+  rpcUrl: string;
+  chainId: number;
+  proc: Managed;
+}
+
+export interface Devnet {
+  /** In the order of `chains`. */
+  chains: Map<string, DevnetChain>;
+  /** `EVM_RPC_URLS` for the services: `ethereum=http://…,base=http://…`. */
+  rpcUrls: string;
+  feeRecipient: Address;
+  stop(): Promise<void>;
+}
+
+/** Native gas given to each `fund` wallet: plenty for a local session of relaying. */
+const GAS_FUNDING_WEI = 100n * 10n ** 18n;
+
+/**
+ * Starts one anvil per chain, in parallel, each with the registry's real chain id (Permit2's and
+ * the tokens' EIP-712 domains depend on it), and places Permit2, our router and gasless executor,
+ * every registry token and the partner routers at the addresses the registry and partners file
+ * name. Nothing persists: every start is a fresh chain at block 0.
+ */
+export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
+  const say = opts.onProgress ?? (() => undefined);
+  const plans = readDevnetPlan(opts.chains, opts.registryFile, opts.partnersFile);
+  if (plans.length === 0) throw new Error('the devnet needs at least one chain');
+  const roles = {
+    feeRecipient: getAddress(opts.feeRecipient ?? DEV_FEE_RECIPIENT),
+    voucherSigner: getAddress(opts.voucherSigner ?? DEV_VOUCHER_SIGNER),
+  };
+  say('compiling the contracts');
+  const contracts = compileXchainContracts();
+  const started = new Map<string, DevnetChain>();
+  const stop = async () => {
+    await Promise.all([...started.values()].map((c) => c.proc.stop()));
+  };
+  // allSettled, not all: a chain that fails must not leave another one's anvil running unseen.
+  const outcomes = await Promise.allSettled(
+    plans.map(async (plan) => {
+      const anvil = await startAnvil(plan.chainId, { port: opts.ports?.[plan.name] });
+      started.set(plan.name, anvil);
+      const placed = await equipChain(anvil.rpcUrl, plan, contracts, roles);
+      const test = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+      for (const wallet of opts.fund ?? []) await test.setBalance({ address: getAddress(wallet), value: GAS_FUNDING_WEI });
+      // Set up under automine (fast); then blocks come on a clock, as on a real chain.
+      if (opts.blockTimeSecs) await test.setIntervalMining({ interval: opts.blockTimeSecs });
+      say(`${plan.name} (chain ${plan.chainId}): ${placed} contracts placed, ${anvil.rpcUrl}`);
+    }),
+  );
+  const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  const chains = new Map(plans.map((p) => [p.name, started.get(p.name)!] as const));
+  return {
+    chains,
+    rpcUrls: formatRpcUrls(new Map([...chains].map(([name, c]) => [name, c.rpcUrl]))),
+    feeRecipient: roles.feeRecipient,
+    stop,
+  };
+}

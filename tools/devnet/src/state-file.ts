@@ -1,0 +1,47 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ROOT } from '@xchain/stack';
+import type { Devnet } from './start-devnet';
+
+/** What `npm start` leaves for `npm run devnet` to find the running local chains. */
+export interface DevnetState {
+  /** chain → JSON-RPC URL. */
+  rpcUrls: Record<string, string>;
+  /** chain → chain id, so a stale file cannot send to whatever took the port since. */
+  chainIds: Record<string, number>;
+  /** The process that runs the chains. */
+  pid: number;
+  startedAt: string;
+  /** Variables the services need to use these chains (EVM_RPC_URLS and the local defaults). */
+  serviceEnv: Record<string, string>;
+}
+
+/** `<DATA_DIR>/devnet.json`, DATA_DIR defaulting to `.data` at the repository root, as for `npm start`. */
+export function devnetStateFile(dataDir = process.env['DATA_DIR'] ?? join(ROOT, '.data')): string {
+  return join(resolve(dataDir), 'devnet.json');
+}
+
+export function writeDevnetState(file: string, devnet: Pick<Devnet, 'chains' | 'rpcUrls'>, serviceEnv: Record<string, string> = {}): void {
+  const state: DevnetState = {
+    rpcUrls: Object.fromEntries([...devnet.chains].map(([name, c]) => [name, c.rpcUrl])),
+    chainIds: Object.fromEntries([...devnet.chains].map(([name, c]) => [name, c.chainId])),
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    serviceEnv: { EVM_RPC_URLS: devnet.rpcUrls, ...serviceEnv },
+  };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+/** The state, or undefined when no whole file is there (no local chains started, they were stopped, or it is being written). */
+export function readDevnetState(file: string): DevnetState | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevnetState;
+  } catch {
+    return undefined;
+  }
+}
+
+export function removeDevnetState(file: string): void {
+  rmSync(file, { force: true });
+}
