@@ -38,12 +38,18 @@ export class GaslessClient {
     return this.client(chain).waitForTransactionReceipt({ hash });
   }
 
-  /** Dev tokens have an open mint. */
-  async mint(chain: string, token: Address, to: Address, amount: bigint): Promise<void> {
-    const wallet = createWalletClient({ transport: http(this.rpcUrls.get(chain)!), account: this.minter });
-    const hash = await wallet.writeContract({ address: token, abi: MINT_ABI, functionName: 'mint', args: [to, amount], chain: null });
-    await this.client(chain).waitForTransactionReceipt({ hash });
+  /** Dev tokens have an open mint. One minter: its transactions go one at a time per chain, so nonces never collide. */
+  mint(chain: string, token: Address, to: Address, amount: bigint): Promise<void> {
+    const run = async () => {
+      const wallet = createWalletClient({ transport: http(this.rpcUrls.get(chain)!), account: this.minter });
+      const hash = await wallet.writeContract({ address: token, abi: MINT_ABI, functionName: 'mint', args: [to, amount], chain: null });
+      await this.client(chain).waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    };
+    const next = (this.minting.get(chain) ?? Promise.resolve()).then(run, run);
+    this.minting.set(chain, next.catch(() => undefined));
+    return next;
   }
+  private readonly minting = new Map<string, Promise<void>>();
 
   async setNativeBalance(chain: string, who: Address, wei: bigint): Promise<void> {
     await this.client(chain).request({ method: 'anvil_setBalance' as never, params: [who, `0x${wei.toString(16)}`] as never });

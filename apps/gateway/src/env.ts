@@ -5,6 +5,8 @@ export const GatewayEnv = BaseEnv.extend({
   GATEWAY_PORT: port(8080),
   /** Deadline of every NATS request the gateway makes; past it the client gets DEADLINE_EXCEEDED. */
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
+  /** Deadline of SubmitGaslessOrder: its checks read the source chain (signature, nonce, balance, simulation) before answering. */
+  GASLESS_SUBMIT_TIMEOUT_MS: millis(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** Rate-limit counters live here, shared by every gateway replica. */

@@ -32,7 +32,8 @@ export class RelayChains {
       return { address: account.address, account };
     });
     for (const [name, url] of env.EVM_RPC_URLS) {
-      const client = createPublicClient({ transport: http(url, { timeout: env.EVM_RPC_TIMEOUT_MS, retryCount: 0 }) }) as PublicClient;
+      // Concurrent reads (many submits at once) share one HTTP round trip as a JSON-RPC batch.
+      const client = createPublicClient({ transport: http(url, { timeout: env.EVM_RPC_TIMEOUT_MS, retryCount: 0, batch: { batchSize: 100, wait: 2 } }) }) as PublicClient;
       let id: Promise<bigint> | undefined;
       this.chains.set(name, {
         name,

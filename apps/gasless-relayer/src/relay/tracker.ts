@@ -70,11 +70,14 @@ export class Tracker {
     }
     const latest = order.txs[order.txs.length - 1];
     if (!latest) return;
+    // A transaction the node cannot show us is sent again: it may never have left before a crash,
+    // or been dropped (a node evicts one whose fee cap the base fee has passed: replaced at once).
     const known = await chain.client.getTransaction({ hash: latest.txHash as Hex }).catch(() => null);
     if (!known) {
       const outcome = await broadcast(chain.client, latest.raw as Hex);
-      if (outcome === 'nonce_used') await this.nonceTaken(chain, order, latest.nonce);
-      return;
+      if (outcome === 'nonce_used') return this.nonceTaken(chain, order, latest.nonce);
+      if (outcome === 'underpriced') return this.replace(chain, order, latest.raw as Hex, head); // fees moved past it: now
+      if (typeof outcome !== 'string') return; // the RPC failed: next pass
     }
     if (head - latest.sentBlock >= BigInt(chain.replaceAfterBlocks)) await this.replace(chain, order, latest.raw as Hex, head);
   }
@@ -102,7 +105,18 @@ export class Tracker {
     const bump = (v: bigint) => (v * BigInt(100 + this.opts.bumpPercent)) / 100n + 1n;
     const maxPriorityFeePerGas = max(bump(prev.maxPriorityFeePerGas ?? 0n), now.maxPriorityFeePerGas);
     const maxFeePerGas = max(max(bump(prev.maxFeePerGas ?? 0n), now.maxFeePerGas), maxPriorityFeePerGas);
-    const signed = await account.signTransaction({ ...prev, maxFeePerGas, maxPriorityFeePerGas } as Parameters<typeof account.signTransaction>[0]);
+    // Only the fields of the transaction itself: the parsed signature (r, s, yParity) must not ride along.
+    const signed = await account.signTransaction({
+      type: 'eip1559',
+      chainId: prev.chainId!,
+      nonce: prev.nonce!,
+      to: prev.to!,
+      data: prev.data!,
+      value: prev.value ?? 0n,
+      gas: prev.gas!,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    });
     const hash = keccak256(signed);
     if (!(await this.orders.addTx(order.quoteHash, { hash, nonce: BigInt(prev.nonce ?? 0), maxFeePerGas, maxPriorityFeePerGas, raw: signed, sentBlock: head }))) return;
     const outcome = await broadcast(chain.client, signed);
