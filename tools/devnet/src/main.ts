@@ -2,23 +2,26 @@ import { type Address, createPublicClient, http, isAddress } from 'viem';
 import { fund } from './fund';
 import { formatRpcUrls } from './rpc-urls';
 import { serve } from './serve';
+import { sign } from './sign';
 import { type DevnetState, devnetStateFile, readDevnetState } from './state-file';
 
 /**
  * devnet: the local chains' tool. `fund <address>` gives the address native gas and every registry
  * token on every local chain that `npm start` runs (found through its state file); output is JSON
  * on stdout, errors go to stderr (exit 1), usage errors exit 2. `serve` runs the chains (what
- * `npm start` starts when EVM_RPC_URLS is unset).
+ * `npm start` starts when EVM_RPC_URLS is unset). `sign` signs a gasless quote as a wallet would.
  */
 const USAGE = [
   'usage: devnet fund <address>   give 100 native units and 1,000,000 of every registry token on every local chain',
   '       devnet serve            run the local chains (DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME) until Ctrl-C',
+  '       devnet sign <key> [quote.json]   sign a gasless quote (stdin when no file) and print the SubmitGaslessOrder body',
   '',
 ].join('\n');
 
 async function main(argv: string[]): Promise<number> {
   const [command, address, ...rest] = argv;
   if (command === 'serve') return serve(argv.slice(1));
+  if (command === 'sign') return sign(argv.slice(1));
   if (command !== 'fund' || address === undefined || rest.length > 0) {
     process.stderr.write(USAGE);
     return 2;
