@@ -87,7 +87,7 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
 @Module({
   controllers: [HealthController],
   providers: [
-    ...coreProviders({ service: 'gasless-relayer', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+    ...coreProviders({ service: 'gasless-relayer', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),
     Relayer,
   ],

@@ -107,6 +107,8 @@ export async function waitForNonces(
   pollMs: number,
   timeoutMs: number,
   signal?: AbortSignal,
+  /** Called when the mined count stands still with nothing ahead in the pool: a transaction went missing (resend it). */
+  onGap?: (mined: number) => Promise<void>,
 ): Promise<{ atMs?: number; last: number; nudges: number }> {
   const deadline = Date.now() + timeoutMs;
   let last = 0;
@@ -118,10 +120,14 @@ export async function waitForNonces(
     last = now;
     if (last >= target) return { atMs: nowMs(), last, nudges };
     if (Date.now() > deadline || signal?.aborted) return { last, nudges };
-    if (Date.now() - movedAt > STALL_MS && (await minedNonces(client, wallets, 'pending').catch(() => last)) > last) {
-      await client.request({ method: 'evm_mine' as never, params: [] as never }).catch(() => undefined);
-      nudges++;
-      movedAt = Date.now();
+    if (Date.now() - movedAt > STALL_MS) {
+      const pending = await minedNonces(client, wallets, 'pending').catch(() => last);
+      if (pending > last) await client.request({ method: 'evm_mine' as never, params: [] as never }).catch(() => undefined);
+      else if (onGap) await onGap(last).catch(() => undefined);
+      if (pending > last || onGap) {
+        nudges++;
+        movedAt = Date.now();
+      }
     }
     await sleep(pollMs);
   }

@@ -59,16 +59,34 @@ export class OrderRepository {
     return r.count === 1;
   }
 
-  /** queued → submitted with the wallet nonce and the first signed transaction, in one database transaction, before it is broadcast. */
-  async markSubmitted(quoteHash: string, tx: SignedTx): Promise<boolean> {
+  /**
+   * queued → submitted with their wallet nonces and first signed transactions, in one database
+   * transaction, before any is broadcast. `batch` is in nonce order; it stops at the first order
+   * that is no longer queued, so the stored nonces are always a gap-free run. Returns how many
+   * were stored (a prefix of `batch`).
+   */
+  async markSubmitted(batch: { quoteHash: string; tx: SignedTx }[]): Promise<number> {
     return this.db.$transaction(async (t) => {
-      const r = await t.gaslessOrder.updateMany({
-        where: { quoteHash, status: 'queued' },
-        data: { status: 'submitted', txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
-      });
-      if (r.count !== 1) return false;
-      await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
-      return true;
+      let stored = 0;
+      for (const { quoteHash, tx } of batch) {
+        const r = await t.gaslessOrder.updateMany({
+          where: { quoteHash, status: 'queued' },
+          data: { status: 'submitted', txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
+        });
+        if (r.count !== 1) break;
+        await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
+        stored++;
+      }
+      return stored;
+    });
+  }
+
+  /** The queued orders of one lane, oldest first, whose sponsor hold (if any) is taken. */
+  queuedForLane(chain: string, wallet: string, limit: number): Promise<GaslessOrder[]> {
+    return this.db.gaslessOrder.findMany({
+      where: { chain, wallet, status: 'queued', OR: [{ holdState: null }, { holdState: { not: 'holding' } }] },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
     });
   }
 
