@@ -5,6 +5,7 @@ import type { OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from '../submit/submit.service';
 import type { Holds } from './holds';
 import type { Lanes } from './lanes';
+import { Periodic } from './periodic';
 import type { Sender } from './sender';
 
 /** A queued order this long untouched has probably lost its job (Redis restarted or emptied). */
@@ -16,9 +17,7 @@ const STALE_MS = 2000;
  * order's open hold is closed. Runs at start and every `sweepMs`.
  */
 export class Sweeper {
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopped = false;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly orders: OrderRepository,
@@ -26,26 +25,18 @@ export class Sweeper {
     private readonly holds: Holds,
     private readonly sender: Sender,
     private readonly rpc: RpcClient,
-    private readonly sweepMs: number,
+    sweepMs: number,
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.pass = this.sweep()
-        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'sweep failed'))
-        .finally(() => {
-          this.timer = setTimeout(loop, this.sweepMs);
-        });
-    };
-    loop();
+  ) {
+    this.loop = new Periodic(() => this.sweep(), sweepMs, (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'sweep failed'));
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async sweep(): Promise<void> {

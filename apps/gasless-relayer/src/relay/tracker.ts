@@ -6,6 +6,7 @@ import type { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
 import type { Lanes } from './lanes';
 import type { NonceBook } from './nonces';
+import { Periodic } from './periodic';
 import type { Sender } from './sender';
 
 /**
@@ -16,9 +17,7 @@ import type { Sender } from './sender';
  * nonce with fees raised by `bumpPercent`. Works from the database alone, so it survives restarts.
  */
 export class Tracker {
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopped = false;
+  private readonly loop: Periodic;
 
   constructor(
     private readonly chains: RelayChains,
@@ -29,24 +28,17 @@ export class Tracker {
     private readonly events: StatusEvents,
     private readonly opts: { pollMs: number; bumpPercent: number },
     private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.pass = Promise.all(this.chains.all().map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))))
-        .then(() => undefined)
-        .finally(() => {
-          this.timer = setTimeout(loop, this.opts.pollMs);
-        });
-    };
-    loop();
+  ) {
+    const pass = () => Promise.all(this.chains.all().map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))));
+    this.loop = new Periodic(pass, opts.pollMs, () => undefined);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   async track(chain: RelayChain): Promise<void> {
