@@ -6,8 +6,28 @@ export const E18 = 10n ** 18n;
 export const BPS = 10_000n;
 const MICROS_PER_E18 = 10n ** 12n;
 
+// Every conversion needs 10^decimals; building it each time was the largest cost of a quote.
+const POW10: readonly bigint[] = Array.from({ length: 78 }, (_, i) => 10n ** BigInt(i));
+
 export function pow10(n: number): bigint {
-  return 10n ** BigInt(n);
+  return POW10[n] ?? 10n ** BigInt(n);
+}
+
+/** ⌈n / d⌉ for d > 0 (bigint division truncates toward zero, which is the ceiling below zero). */
+export function ceilDiv(n: bigint, d: bigint): bigint {
+  return n <= 0n ? n / d : (n - 1n) / d + 1n;
+}
+
+/** ⌊√n⌋ for n ≥ 0, by Newton's method from above (integers only). */
+export function isqrt(n: bigint): bigint {
+  if (n < 0n) throw new RangeError('square root of a negative number');
+  if (n < 2n) return n;
+  let x = 1n << BigInt((n.toString(16).length * 4 + 1) >> 1); // ≥ √n
+  for (;;) {
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
 }
 
 export function mulDivFloor(a: bigint, b: bigint, d: bigint): bigint {

@@ -1,5 +1,6 @@
 import { PricingError } from './errors';
 import { checkGasDrop, forward, type ForwardResult } from './forward';
+import { inverseForward } from './inverse';
 import { BPS, amountCeil, e18ToMicros, microsToE18, mulDivCeil, mulDivFloor, valueFloor } from './money';
 import type { SwapLegPricer } from './pricers';
 import { defaultSlippageBps } from './slippage';
@@ -55,8 +56,7 @@ export function priceQuote(input: QuoteInput, pricer: SwapLegPricer): QuoteResul
       const exact = input.tradeType === 'TRADE_TYPE_EXACT_OUTPUT';
       checkBand(input, valueFloor(input.amount, input.dst), 'dst');
       const target = exact ? mulDivCeil(input.amount, BPS + BigInt(slippage), BPS) : input.amount;
-      amountIn = solveAmountIn(input, target, pricer);
-      result = forward(input, amountIn, pricer);
+      ({ amountIn, result } = solveAmountIn(input, target, pricer));
       minAmountOut = exact ? input.amount : mulDivFloor(result.amountOut, BPS - BigInt(slippage), BPS);
       break;
     }
@@ -85,14 +85,30 @@ export function priceQuote(input: QuoteInput, pricer: SwapLegPricer): QuoteResul
   };
 }
 
-/** The smallest deposit whose output reaches `target` (output is monotone in the deposit). */
-function solveAmountIn(input: QuoteInput, target: bigint, pricer: SwapLegPricer): bigint {
+/**
+ * The smallest deposit whose output reaches `target` (output is monotone in the deposit), with
+ * its forward pass. The closed-form inverse (`inverse.ts`) gives it directly; it is accepted only
+ * once `forward` itself confirms it, i.e. the deposit reaches the target and one unit less does
+ * not, so the answer is the one bisection finds. Otherwise (no inverse, or a non-monotone pricer)
+ * the deposit is found as before, by doubling then bisection.
+ */
+function solveAmountIn(input: QuoteInput, target: bigint, pricer: SwapLegPricer): { amountIn: bigint; result: ForwardResult } {
   const outOf = (a: bigint) => {
     const r = forward(input, a, pricer);
     return r.tooSmall ? 0n : r.amountOut;
   };
   // Start from the value of the target and grow until it is reached.
   let hi = amountCeil(valueFloor(target, input.dst), input.src) + 1n;
+  const solved = inverseForward(input, target, pricer);
+  if (solved !== undefined && solved > 0n) {
+    const result = forward(input, solved, pricer);
+    if (!result.tooSmall && result.amountOut >= target && outOf(solved - 1n) < target) {
+      // The doubling below gives up past hi·2^MAX_SEARCH_STEPS; so does this.
+      if (solved > hi << BigInt(MAX_SEARCH_STEPS)) throw new PricingError('AMOUNT_ABOVE_MAX', 'no deposit reaches the requested output', maxMeta(input, 'dst'));
+      checkBand(input, valueFloor(solved, input.src), 'src');
+      return { amountIn: solved, result };
+    }
+  }
   let steps = 0;
   while (outOf(hi) < target) {
     hi *= 2n;
@@ -106,7 +122,7 @@ function solveAmountIn(input: QuoteInput, target: bigint, pricer: SwapLegPricer)
     if (++steps > MAX_SEARCH_STEPS * 2) break;
   }
   checkBand(input, valueFloor(hi, input.src), 'src');
-  return hi;
+  return { amountIn: hi, result: forward(input, hi, pricer) };
 }
 
 function validate(input: QuoteInput): void {

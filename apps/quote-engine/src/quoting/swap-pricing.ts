@@ -28,11 +28,11 @@ export class SwapPricing {
     );
     if (rates.size === 0) return undefined;
     const oracle = this.oracle;
+    const pricerOf = (tokenIn: PricedToken, tokenOut: PricedToken) => rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`) ?? oracle;
     return {
-      amountOut(tokenIn: PricedToken, tokenOut: PricedToken, amountIn: bigint): bigint {
-        const rate = rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`);
-        return (rate ?? oracle).amountOut(tokenIn, tokenOut, amountIn);
-      },
+      amountOut: (tokenIn, tokenOut, amountIn) => pricerOf(tokenIn, tokenOut).amountOut(tokenIn, tokenOut, amountIn),
+      // The inverse per leg, so expected- and exact-output quotes solve without bisection here too.
+      amountInFor: (tokenIn, tokenOut, wanted) => pricerOf(tokenIn, tokenOut).amountInFor?.(tokenIn, tokenOut, wanted),
     };
   }
 }
