@@ -25,7 +25,7 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
     const proc = await startBuiltService({
       spec: RELAYER,
       port: e2e.ports['gasless-relayer'],
-      env: { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
+      env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('gasless-relayer'), DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
       logFile: join(e2e.logDir, 'gasless-relayer.log'),
     });
     e2e.stack.services.set('gasless-relayer', proc);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { ANVIL_DEV_KEY, compileContracts, startAnvil } from '@xchain/chain-tools';
 import { buildFundingCall } from '@xchain/partner-chain';
 import { ROOT } from '@xchain/stack';
@@ -9,7 +9,7 @@ import { type Address, type Hex, createPublicClient, createWalletClient, getAddr
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
-import { publishFulfilled } from '../support/order-events';
+import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 const CONFIRMATIONS = 2;
@@ -111,10 +111,10 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
       CHAIN_WATCH_CONFIRMATIONS: String(CONFIRMATIONS),
       CHAIN_WATCH_POLL_MS: '200',
       CHAIN_WATCH_START_BLOCK: '0',
-    });
+    }, { testUsers: FULFILMENT_STAND_IN });
     db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
-    nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    nc = await e2e.connectAs('fulfilment-stand-in');
     for (const email of ['fin@example.com', 'bob@example.com']) await admin('create-partner', '--email', email);
     fin = (await admin('issue-session', '--email', 'fin@example.com')).token;
     bob = (await admin('issue-session', '--email', 'bob@example.com')).token;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { Secp256k1Program, Transaction } from '@solana/web3.js';
 import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI, recoverVoucherSigner } from '@xchain/partner-chain';
 import { toBytes32 } from '@xchain/order-codec';
@@ -10,7 +10,7 @@ import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { errorView, postJson } from '../support/http';
-import { publishFulfilled } from '../support/order-events';
+import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { startSolanaRpcStub } from '../support/solana-rpc-stub';
 
@@ -70,8 +70,8 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
   beforeAll(async () => {
     solana = await startSolanaRpcStub();
     // A long key cache: a disabled key must stop working through the key_changed event, not the TTL.
-    e2e = await startE2eStack({ SOLANA_RPC_URL: solana.url, KEY_CACHE_TTL_MS: '600000' });
-    nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    e2e = await startE2eStack({ SOLANA_RPC_URL: solana.url, KEY_CACHE_TTL_MS: '600000' }, { testUsers: FULFILMENT_STAND_IN });
+    nc = await e2e.connectAs('fulfilment-stand-in');
     await admin('create-partner', '--email', 'alice@example.com', '--max-keys', '3');
     await admin('create-partner', '--email', 'bob@example.com');
     alice = await session('alice@example.com');

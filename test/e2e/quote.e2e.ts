@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { FetchQuoteRpc, PRICES_BUCKET, QuotePreviewSchema, QuoteSchema, type RpcError } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
@@ -22,6 +22,7 @@ const ORDER_ABI = parseAbiParameters(
 describe('PreviewQuote and GetQuote through the gateway', () => {
   let e2e: E2eStack;
   let nc: NatsConnection;
+  let oracle: NatsConnection;
   const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
   const base = USDC_ETH_TO_ARB;
   const bound = { recipient: EVM_USER, refund_address: EVM_REFUND };
@@ -41,10 +42,14 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
       PRICE_MAX_AGE_SECS: '7200',
       REGISTRY_REFRESH_MS: '300',
     });
-    nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    // As the services that may do what the suite does (D14): fetch a stored quote as the relayer,
+    // write a price as the oracle.
+    nc = await e2e.connectAs('gasless-relayer');
+    oracle = await e2e.connectAs('price-oracle');
   });
   afterAll(async () => {
     await nc?.close();
+    await oracle?.close();
     await e2e?.stop();
   });
 
@@ -214,7 +219,7 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8'));
     registry.chains.find((c: { chain: string }) => c.chain === 'base').enabled = false;
     registry.tokens.find((t: { symbol: string }) => t.symbol === 'BONK').coingecko_id = 'stale-test';
-    const kv = await new Kvm(nc).open(PRICES_BUCKET);
+    const kv = await new Kvm(oracle).open(PRICES_BUCKET);
     const old = { price_id: 'stale-test', price: '1129', expo: -8, conf: '0', publish_time: Math.floor(Date.now() / 1000) - 3 * 3600, source: 'pyth' };
     await kv.put('stale-test', JSON.stringify(old));
     const file = join(e2e.logDir, 'registry-changed.json');

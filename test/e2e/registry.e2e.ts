@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
 import { ListChainsResponse, ListTokensResponse, ListTokensRpc, StatusSchema } from '@xchain/contracts';
 import { ROOT } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -106,8 +105,9 @@ describe('ListTokens and GetChains through the gateway', () => {
   });
 
   it('answers DEADLINE_EXCEEDED within the configured bound when the service does not answer', async () => {
-    // A subscriber that never replies stands in for a hung quote-engine (the real one is stopped).
-    const nc = await connect({ servers: e2e.stack.env['NATS_URL']! });
+    // A subscriber that never replies stands in for a hung quote-engine (the real one is stopped);
+    // only the quote-engine's NATS user may serve registry subjects (D14), so it uses that one.
+    const nc = await e2e.connectAs('quote-engine');
     nc.subscribe(ListTokensRpc.subject, { callback: () => undefined });
     await nc.flush();
     try {

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { postJson } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(60_000);
 
@@ -27,8 +29,11 @@ describe('tracing across the services', () => {
   });
 
   it('links HTTP, NATS and database spans of one request in one trace', async () => {
+    // The order view reads the quote-engine's database on every request (the token list is served from memory).
+    const quoted = await postJson(`${e2e.gatewayUrl}/json/v1/quote`, { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND });
+    expect(quoted.status).toBe(200);
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const res = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/orders/${quoted.body.cross_chain.quote_hash}`, {
       headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
     });
     expect(res.status).toBe(200);
@@ -40,15 +45,15 @@ describe('tracing across the services', () => {
         const mine = inTrace(all);
         return (
           mine.some((s) => s.service === 'quote-engine' && s.name.startsWith('pg.query')) &&
-          mine.some((s) => s.service === 'gateway' && s.name === 'registry.v1.list_tokens send') &&
+          mine.some((s) => s.service === 'gateway' && s.name === 'order.v1.get send') &&
           mine.some((s) => s.service === 'gateway' && s.kind === 2)
         );
       }),
     );
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const httpSpan = spans.find((s) => s.service === 'gateway' && s.kind === 2 && s.parentSpanId === '00f067aa0ba902b7');
-    const send = spans.find((s) => s.service === 'gateway' && s.name === 'registry.v1.list_tokens send');
-    const processSpan = spans.find((s) => s.service === 'quote-engine' && s.name === 'registry.v1.list_tokens process');
+    const send = spans.find((s) => s.service === 'gateway' && s.name === 'order.v1.get send');
+    const processSpan = spans.find((s) => s.service === 'quote-engine' && s.name === 'order.v1.get process');
     const query = spans.find((s) => s.service === 'quote-engine' && s.name.startsWith('pg.query'));
     expect(httpSpan).toBeDefined();
     expect(send).toBeDefined();
@@ -66,7 +71,7 @@ describe('tracing across the services', () => {
       expect(cur.spanId).toBe(httpSpan!.spanId);
       return names;
     };
-    expect(chainToRoot(query!)).toEqual(expect.arrayContaining(['quote-engine:registry.v1.list_tokens process', 'gateway:registry.v1.list_tokens send']));
+    expect(chainToRoot(query!)).toEqual(expect.arrayContaining(['quote-engine:order.v1.get process', 'gateway:order.v1.get send']));
     chainToRoot(send!);
   });
 

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Devnet, type FundReport, fund, startDevnet } from '@xchain/devnet';
-import { ROOT, freeStackPorts, startStack, type Stack } from '@xchain/stack';
+import { connectNats, type NatsConnection } from '@xchain/messaging';
+import { ROOT, freeStackPorts, startStack, type Stack, type TestUserSpec } from '@xchain/stack';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
@@ -17,8 +18,13 @@ export interface E2eStack {
   /** Every port of this stack (servers and services' health ports). */
   ports: Awaited<ReturnType<typeof freeStackPorts>> & { redis: number; postgres: number };
   logDir: string;
-  /** Runs the operator tool against this stack; resolves with its exit code and parsed JSON output. */
+  /** Runs the operator tool (as the `operator` NATS user) against this stack; resolves with its exit code and parsed JSON output. */
   admin(...args: string[]): Promise<{ code: number; out: any; err: string }>;
+  /**
+   * A NATS connection as one of this stack's users (D14): a service's own (to act exactly as that
+   * service may, no more) or a test user the suite declared (`testUsers`).
+   */
+  connectAs(user: string): Promise<NatsConnection>;
   /** URL of one of this stack's service databases (for operator tools such as the seed). */
   databaseUrl(db: string): string;
   /** The local chains, when asked for (`devnet` option); `fund` gives an address gas and every token. */
@@ -36,6 +42,11 @@ export interface E2eStackOptions {
    * RELAYER_PRIVATE_KEYS, one confirmation and fast chain polling (a suite's extraEnv wins).
    */
   devnet?: { chains: string[]; blockTimeSecs?: number };
+  /**
+   * NATS users for what no service does yet but a suite must (e.g. publish the `fulfilled` order
+   * events of a fulfilment watcher still to come), each with only the subjects it declares.
+   */
+  testUsers?: Record<string, TestUserSpec>;
 }
 
 export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
@@ -61,6 +72,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
       persistent: false,
       external: { postgres: pg, redis },
       databasePrefix: `e2e_${id}_`,
+      ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
       logDir: join(dataDir, 'logs'),
       // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
       // out of the way unless a suite sets it to test it.
@@ -75,7 +87,9 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
     ports,
     logDir: join(dataDir, 'logs'),
-    admin: (...args) => runAdmin(stack.env, args),
+    admin: (...args) => runAdmin({ ...stack.env, ...stack.bus.envFor('operator') }, args),
+    connectAs: (user) =>
+      connectNats({ url: stack.env['NATS_URL']!, name: `e2e-${user}`, connectTimeoutMs: 5000, ...stack.bus.credentials(user) }),
     databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
     ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet.rpcUrls, address) } } : {}),
     relayerWallets,

@@ -23,7 +23,7 @@ export class GatewayModule {
       controllers: [HealthController, RegistryController, QuoteController, OrdersController, PartnerController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
-        ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+        ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
         {
           provide: RpcClient,
           inject: [NATS],

@@ -1,19 +1,10 @@
-import { Code, RpcError, errorInfo, type CallerContext } from '@xchain/contracts';
+import { Code, RpcError, errorInfo } from '@xchain/contracts';
 
-/** Partner operations act for the partner of the caller's session, never for one named in a body. */
-export function sessionPartner(caller: CallerContext | undefined): { partnerId: string; sessionId: string } {
-  if (caller?.kind !== 'partner_session') {
-    throw new RpcError(Code.UNAUTHENTICATED, 'a partner session is required', [errorInfo('SESSION_REQUIRED')]);
-  }
-  return { partnerId: caller.partner_id, sessionId: caller.session_id };
-}
-
-/** Operator and service-to-service operations: never reachable through the gateway. */
-export function requireInternal(caller: CallerContext | undefined): void {
-  if (caller?.kind !== 'internal') {
-    throw new RpcError(Code.PERMISSION_DENIED, 'internal operation', [errorInfo('INTERNAL_ONLY')]);
-  }
-}
+/*
+ * Who may call each operation is declared on its contract (`access`) and enforced in one place:
+ * the bus lets only the declared callers publish it, and the RPC server gives a `partner`
+ * operation the session's partner (`ctx.session`). Nothing here checks callers any more.
+ */
 
 export function failedPrecondition(message: string, reason: string, metadata?: Record<string, string>): RpcError {
   return new RpcError(Code.FAILED_PRECONDITION, message, [errorInfo(reason, metadata)]);

@@ -23,7 +23,7 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
 @Module({
   controllers: [HealthController],
   providers: [
-    ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+    ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...dbProviders,
     { provide: PARTNERS_CONFIG, useFactory: () => loadPartnersConfig(env.PARTNERS_CONFIG_FILE) },
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },

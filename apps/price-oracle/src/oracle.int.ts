@@ -2,15 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { PRICES_BUCKET, PriceSchema, type Price } from '@xchain/contracts';
-import type { RpcServer } from '@xchain/messaging';
-import { type Managed, freePort, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { repoRoot } from './config-path';
 import { drawsPerKey } from './random';
 import { FilePriceSource, loadPricesFile } from './sources/file-source';
 import type { Feed } from './sources/source';
-import { type RunningOracle, bootOracle, eventually, serveFeeds } from './testing';
+import { PRICE_READER, type RunningOracle, bootOracle, eventually, serveFeeds } from './testing';
 
 jest.setTimeout(30_000);
 
@@ -22,6 +21,9 @@ const FEEDS: Feed[] = [
 ];
 
 /** The file source end to end: feed list over NATS, walk, validated publication into the KV bucket. */
+/** NATS runs with authorization, as everywhere (D14): the oracle as itself, the suite as a price reader. */
+const bus = newBus({ 'price-reader': PRICE_READER });
+
 describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   let dir: string;
   let nats: Managed;
@@ -33,9 +35,9 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'oracle-nats-'));
     const [port, monitor] = [await freePort(), await freePort()];
-    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'));
+    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
     natsUrl = `nats://127.0.0.1:${port}`;
-    nc = await connect({ servers: natsUrl });
+    nc = await connectNats({ url: natsUrl, name: 'price-reader', connectTimeoutMs: 5000, ...bus.credentials('price-reader') });
   });
 
   afterAll(async () => {
@@ -47,7 +49,7 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   });
 
   it('waits for the quote-engine without crashing, unready and saying why', async () => {
-    oracle = await bootOracle({ NATS_URL: natsUrl, PRICE_SOURCES: 'file', PRICE_WALK_SEED: '7', PRICE_POLL_MS: '200' });
+    oracle = await bootOracle({ NATS_URL: natsUrl, ...bus.envFor('price-oracle'), PRICE_SOURCES: 'file', PRICE_WALK_SEED: '7', PRICE_POLL_MS: '200' });
     await new Promise((r) => setTimeout(r, 800)); // several ListPriceFeeds attempts answered "no responders"
     const ready = await oracle.readiness();
     expect(ready.status).toBe(503);

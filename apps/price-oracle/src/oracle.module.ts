@@ -80,7 +80,7 @@ export class PriceOracleModule {
       module: PriceOracleModule,
       controllers: [HealthController],
       providers: [
-        ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+        ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
         { provide: ORACLE_ENV, useValue: env },
         { provide: CLOCK, useValue: opts.now ?? Date.now },
         OracleRunner,

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { type Health, ListPriceFeedsRpc } from '@xchain/contracts';
+import { type Health, ListPriceFeedsRpc, PRICES_BUCKET } from '@xchain/contracts';
 import { RpcServer, type NatsConnection } from '@xchain/messaging';
 import pino from 'pino';
 import { PriceOracleEnv } from './env';
@@ -33,6 +33,26 @@ export async function bootOracle(env: Record<string, string>, opts: OracleModule
     close: () => app.close(),
   };
 }
+
+const KV = `KV_${PRICES_BUCKET}`;
+/**
+ * The NATS test user of the oracle suites (D14: they run NATS with authorization; the oracle
+ * connects as its real user): it answers ListPriceFeeds as the quote-engine would and reads the
+ * bucket (and may create it, as a suite does before the oracle starts). It never writes prices.
+ */
+export const PRICE_READER = {
+  subscribe: [ListPriceFeedsRpc.subject],
+  allowResponses: true,
+  publish: [
+    '$JS.API.INFO',
+    `$JS.API.STREAM.CREATE.${KV}`,
+    `$JS.API.STREAM.INFO.${KV}`,
+    `$JS.API.DIRECT.GET.${KV}.>`,
+    `$JS.API.STREAM.MSG.GET.${KV}`,
+    `$JS.API.CONSUMER.CREATE.${KV}.>`,
+    `$JS.API.CONSUMER.DELETE.${KV}.>`,
+  ],
+};
 
 /** Answers ListPriceFeeds as the quote-engine would. */
 export function serveFeeds(nc: NatsConnection, feeds: Feed[]): RpcServer {

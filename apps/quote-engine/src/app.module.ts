@@ -21,7 +21,7 @@ import { RegistryRepository } from './registry/registry.repository';
 @Module({
   controllers: [HealthController],
   providers: [
-    ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS }),
+    ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...dbProviders,
     ...quotingProviders,
     RegistryRepository,

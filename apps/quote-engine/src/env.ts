@@ -10,6 +10,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
   QUOTING_CONFIG_FILE: z.string().default('config/quoting.json'),
   /** A price older than this is stale: quotes needing it fail UNAVAILABLE / STALE_PRICE. */
   PRICE_MAX_AGE_SECS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** A price stamped further ahead of this clock is ignored, so no source can freeze a price. */
+  PRICE_MAX_FUTURE_SKEW_SECS: z.coerce.number().int().min(0).max(3600).default(5),
   REGISTRY_REFRESH_MS: millis(5000),
   /** Stored quotes stay fetchable (and depositable) this long; at least 24 h. */
   QUOTE_RETENTION_SECS: z.coerce.number().int().min(86_400).default(7 * 86_400),

@@ -22,3 +22,4 @@ export * from './partners/subjects';
 export * from './partners/ledger';
 export * from './partners/admin';
 export * from './gasless/subjects';
+export * from './bus-permissions';

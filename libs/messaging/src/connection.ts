@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { inboxPrefixOf } from '@xchain/contracts';
 
 export type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
@@ -7,6 +8,13 @@ export interface NatsOptions {
   name: string;
   /** Time allowed for the first connection before startup fails. */
   connectTimeoutMs: number;
+  /**
+   * The NATS user (D14): one per service and one for the operator tool, each allowed only its own
+   * subjects. Replies to this connection's requests arrive under the user's own inbox prefix, the
+   * only inbox it may subscribe to.
+   */
+  user: string;
+  password: string;
 }
 
 /** Connects with endless reconnects: a NATS restart must not take a service down. */
@@ -14,6 +22,9 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
   return connect({
     servers: opts.url.split(','),
     name: opts.name,
+    user: opts.user,
+    pass: opts.password,
+    inboxPrefix: inboxPrefixOf(opts.user),
     timeout: opts.connectTimeoutMs,
     reconnect: true,
     maxReconnectAttempts: -1,

@@ -87,6 +87,10 @@ function mapTransportError(err: unknown, subject: string, timeoutMs: number): Rp
   const noResponders =
     err instanceof natsErrors.NoRespondersError ||
     (err instanceof natsErrors.RequestError && err.isNoResponders());
+  if (err instanceof natsErrors.PermissionViolationError || (err instanceof Error && err.cause instanceof natsErrors.PermissionViolationError)) {
+    // D14: this connection's NATS user may not call that subject (a wiring fault, never the client's).
+    return new RpcError(Code.PERMISSION_DENIED, `not allowed to call ${subject}`, [errorInfo('BUS_PERMISSION_DENIED', { subject })]);
+  }
   if (noResponders) {
     return RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
   }

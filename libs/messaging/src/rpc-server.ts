@@ -3,8 +3,11 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import {
   CALLER_HEADER,
   CallerContextSchema,
+  Code,
   RpcError,
+  errorInfo,
   type CallerContext,
+  type RpcAccess,
   type RpcContract,
 } from '@xchain/contracts';
 import type { Logger } from 'pino';
@@ -15,14 +18,40 @@ import { violationsOf } from './zod-violations';
 
 const tracer = trace.getTracer('@xchain/messaging');
 
+/** The partner a `partner` operation acts for: the one of the caller's session, never one named in a body. */
+export interface PartnerSession {
+  partnerId: string;
+  sessionId: string;
+}
+
 export interface RpcHandlerContext {
   caller: CallerContext | undefined;
 }
 
-export type RpcHandler<Req extends z.ZodType, Res extends z.ZodType> = (
+/** What a handler knows about its caller: for a `partner` operation, the session's partner too. */
+export type RpcHandlerContextFor<A extends RpcAccess> = A extends { access: 'partner' }
+  ? RpcHandlerContext & { session: PartnerSession }
+  : RpcHandlerContext;
+
+export type RpcHandler<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess = RpcAccess> = (
   request: z.output<Req>,
-  ctx: RpcHandlerContext,
+  ctx: RpcHandlerContextFor<A>,
 ) => Promise<z.input<Res>>;
+
+/**
+ * Who may call an operation, checked here and nowhere else (D14). The bus lets only the contract's
+ * declared callers publish its subject (bus permissions generated from the same contract), so an
+ * `internal` or `operator` request cannot come from anyone else, whatever its `x-caller` header
+ * says, and the gateway's caller context can be trusted. What remains to check is which client
+ * the gateway acts for: a `partner` operation needs a partner session.
+ */
+export function authorize(access: RpcAccess, caller: CallerContext | undefined): RpcHandlerContext & { session?: PartnerSession } {
+  if (access.access !== 'partner') return { caller };
+  if (caller?.kind !== 'partner_session') {
+    throw new RpcError(Code.UNAUTHENTICATED, 'a partner session is required', [errorInfo('SESSION_REQUIRED')]);
+  }
+  return { caller, session: { partnerId: caller.partner_id, sessionId: caller.session_id } };
+}
 
 /**
  * Serves contracts over NATS in a queue group (so replicas share the load). Every request is
@@ -38,7 +67,7 @@ export class RpcServer {
     private readonly log: Logger,
   ) {}
 
-  handle<Req extends z.ZodType, Res extends z.ZodType>(contract: RpcContract<Req, Res>, handler: RpcHandler<Req, Res>): void {
+  handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
     const sub = this.nc.subscribe(contract.subject, {
       queue: this.queue,
       callback: (err, msg) => {
@@ -46,7 +75,7 @@ export class RpcServer {
           this.log.error({ err: err.message, subject: contract.subject }, 'subscription error');
           return;
         }
-        void this.dispatch(contract, handler, msg);
+        void this.dispatch(contract, handler as RpcHandler<Req, Res>, msg);
       },
     });
     this.subs.push(sub);
@@ -96,8 +125,8 @@ export class RpcServer {
     }
     const parsed = contract.request.safeParse(body);
     if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
-    const caller = parseCaller(msg);
-    const result = await handler(parsed.data, { caller });
+    const ctx = authorize(contract.access, parseCaller(msg));
+    const result = await handler(parsed.data, ctx);
     const checked = contract.response.safeParse(result);
     if (!checked.success) {
       this.log.error({ subject: contract.subject, issues: checked.error.issues.slice(0, 5) }, 'reply violates contract');

@@ -6,16 +6,25 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Code, RpcError, defineRpc } from '@xchain/contracts';
-import { freePort, startNats, type Managed } from '@xchain/stack';
+import { freePort, newBus, startNats, type Managed } from '@xchain/stack';
 import pino from 'pino';
 import { z } from 'zod';
 import { connectNats, type NatsConnection } from './connection';
 import { RpcClient } from './rpc-client';
 import { RpcServer } from './rpc-server';
 
-const Echo = defineRpc('test.v1.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string() }));
-const Broken = defineRpc('test.v1.broken', z.object({}), z.object({ n: z.number() }));
-const Nobody = defineRpc('test.v1.nobody', z.object({}), z.object({}));
+const PUBLIC = { access: 'public' } as const;
+const Echo = defineRpc('test.v1.echo', z.object({ text: z.string().min(1) }), z.object({ text: z.string() }), PUBLIC);
+const Broken = defineRpc('test.v1.broken', z.object({}), z.object({ n: z.number() }), PUBLIC);
+const Nobody = defineRpc('test.v1.nobody', z.object({}), z.object({}), PUBLIC);
+const Mine = defineRpc('test.v1.mine', z.object({}), z.object({ partner: z.string() }), { access: 'partner' });
+const Forbidden = defineRpc('test.v1.forbidden', z.object({}), z.object({}), PUBLIC);
+
+/** The two ends as users of an authorised bus: the client may call test.v1.* but not test.v1.forbidden. */
+const bus = newBus({
+  'test-server': { subscribe: ['test.v1.>'], allowResponses: true },
+  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine'] },
+});
 
 describe('RPC over a real NATS server', () => {
   const exporter = new InMemorySpanExporter();
@@ -33,13 +42,15 @@ describe('RPC over a real NATS server', () => {
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
     dir = mkdtempSync(join(tmpdir(), 'nats-'));
     const [port, monitor] = [await freePort(), await freePort()];
-    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'));
+    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
     const url = `nats://127.0.0.1:${port}`;
-    serverConn = await connectNats({ url, name: 'server', connectTimeoutMs: 2000 });
-    clientConn = await connectNats({ url, name: 'client', connectTimeoutMs: 2000 });
+    serverConn = await connectNats({ url, name: 'server', connectTimeoutMs: 2000, ...bus.credentials('test-server') });
+    clientConn = await connectNats({ url, name: 'client', connectTimeoutMs: 2000, ...bus.credentials('test-client') });
     const server = new RpcServer(serverConn, 'test', pino({ level: 'silent' }));
     server.handle(Echo, async (req, ctx) => ({ text: `${req.text}:${ctx.caller?.kind ?? 'none'}` }));
     server.handle(Broken, async () => ({ n: 'not a number' }) as unknown as { n: number });
+    server.handle(Mine, async (_req, ctx) => ({ partner: ctx.session.partnerId }));
+    server.handle(Forbidden, async () => ({}));
     await serverConn.flush();
     client = new RpcClient(clientConn, 1000);
   });
@@ -82,13 +93,28 @@ describe('RPC over a real NATS server', () => {
   });
 
   it('answers DEADLINE_EXCEEDED when the peer is silent past the deadline', async () => {
-    const silent = defineRpc('test.v1.silent', z.object({}), z.object({}));
+    const silent = defineRpc('test.v1.silent', z.object({}), z.object({}), PUBLIC);
     serverConn.subscribe(silent.subject, { callback: () => undefined });
     await serverConn.flush();
     const started = Date.now();
     const err = (await client.call(silent, {}, { timeoutMs: 300 }).catch((e: unknown) => e)) as RpcError;
     expect(err.status.code).toBe(Code.DEADLINE_EXCEEDED);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('gives a partner operation the session’s partner, and refuses it without a session (the one access check)', async () => {
+    const session = { kind: 'partner_session', client_ip: '127.0.0.1', partner_id: 'ptn_1', session_id: 'ses_1' } as const;
+    await expect(client.call(Mine, {}, { caller: session })).resolves.toEqual({ partner: 'ptn_1' });
+    for (const caller of [undefined, { kind: 'keyless', client_ip: '127.0.0.1' } as const, { kind: 'internal', service: 'x' } as const]) {
+      const err = (await client.call(Mine, {}, caller ? { caller } : {}).catch((e: unknown) => e)) as RpcError;
+      expect(err.status.code).toBe(Code.UNAUTHENTICATED);
+    }
+  });
+
+  it('answers PERMISSION_DENIED at once when the bus does not let this user call the subject', async () => {
+    const err = (await client.call(Forbidden, {}, { timeoutMs: 2000 }).catch((e: unknown) => e)) as RpcError;
+    expect(err.status.code).toBe(Code.PERMISSION_DENIED);
+    await expect(client.call(Echo, { text: 'still' })).resolves.toEqual({ text: 'still:none' });
   });
 
   it('links the server span to the client span through NATS headers', async () => {

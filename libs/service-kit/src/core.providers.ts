@@ -25,6 +25,9 @@ export interface CoreOptions {
   service: string;
   natsUrl: string;
   natsConnectTimeoutMs: number;
+  /** The service's NATS user (default: its name) and password (D14). */
+  natsUser?: string | undefined;
+  natsPassword: string;
 }
 
 /** Logger, NATS connection, RPC server (queue group = service name) and readiness registry. */
@@ -33,8 +36,16 @@ export function coreProviders(opts: CoreOptions): Provider[] {
     { provide: LOGGER, useValue: createLogger(opts.service) },
     {
       provide: NATS,
-      useFactory: () =>
-        connectNats({ url: opts.natsUrl, name: opts.service, connectTimeoutMs: opts.natsConnectTimeoutMs }),
+      useFactory: () => {
+        if (!opts.natsPassword) throw new Error('NATS_PASSWORD is not set: every service connects to NATS as its own user (D14)');
+        return connectNats({
+          url: opts.natsUrl,
+          name: opts.service,
+          connectTimeoutMs: opts.natsConnectTimeoutMs,
+          user: opts.natsUser ?? opts.service,
+          password: opts.natsPassword,
+        });
+      },
     },
     {
       provide: HealthRegistry,

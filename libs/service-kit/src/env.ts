@@ -46,6 +46,10 @@ export const parsedText = <T>(parse: (text: string) => T, fallback = '') =>
 /** Variables every service shares. */
 export const BaseEnv = z.object({
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** This service's own NATS user (D14); by default the service's name. */
+  NATS_USER: z.string().min(1).optional(),
+  /** Its password (a Kubernetes Secret in production; the local stack makes one per run). */
+  NATS_PASSWORD: z.string().default(''),
   NATS_CONNECT_TIMEOUT_MS: millis(5000),
   HOST: z.string().default('127.0.0.1'),
   SHUTDOWN_GRACE_MS: millis(10_000),

@@ -39,7 +39,7 @@ async function redisRoundTrips(url: string): Promise<string> {
 async function main(): Promise<void> {
   const bench = await startBenchStack();
   try {
-    const env = bench.stack.env;
+    const env: NodeJS.ProcessEnv = { ...bench.stack.env, ...bench.stack.bus.envFor('operator') }; // the operator's NATS user (D14)
     admin(env, 'create-partner', '--email', 'bench@example.com');
     const key = admin(env, 'create-key', '--email', 'bench@example.com', '--name', 'bench');
     admin(env, 'set-tier', '--key-id', key.key.id, '--tier', 'bench', '--points-per-min', '1000000');

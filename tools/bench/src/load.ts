@@ -21,7 +21,7 @@ export interface LoadOptions {
   maxSeconds: number;
 }
 
-function once(agent: Agent, opts: LoadOptions): Promise<number> {
+function once(agent: Agent, opts: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(opts.url, { method: opts.method ?? 'GET', agent, headers: opts.headers, timeout: 10_000 }, (res) => {
       res.resume();
@@ -78,4 +78,82 @@ export function formatLoad(label: string, r: LoadResult): string {
   return `${label.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms
     .toFixed(2)
     .padStart(7)} ms  (${r.requests} requests, ${r.errors} errors, ${r.seconds.toFixed(1)} s)`;
+}
+
+export interface OpenLoopOptions extends Omit<LoadOptions, 'concurrency' | 'maxRequests'> {
+  /** Requests started per second on a fixed schedule, whatever the answers' pace. */
+  ratePerSec: number;
+  /** Bound on requests outstanding; a request due past it is counted as dropped, not sent. */
+  maxInFlight: number;
+}
+
+export interface OpenLoopResult extends LoadResult {
+  offeredPerSec: number;
+  dropped: number;
+}
+
+/**
+ * Open-loop load: requests start at fixed times (rate × maxSeconds of them), never waiting for
+ * earlier answers. Latency runs from each request's scheduled start, so a stall of this generator
+ * or of the server shows in the figures instead of hiding (no coordinated omission).
+ */
+export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxInFlight });
+  const total = Math.max(1, Math.floor(opts.ratePerSec * opts.maxSeconds));
+  const intervalNs = 1e9 / opts.ratePerSec;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  let dropped = 0;
+  let next = 0;
+  let inFlight = 0;
+  const started = process.hrtime.bigint();
+  const elapsedNs = () => Number(process.hrtime.bigint() - started);
+  await new Promise<void>((done) => {
+    const finished = () => next >= total && inFlight === 0 && done();
+    const tick = () => {
+      const now = elapsedNs();
+      while (next < total && next * intervalNs <= now) {
+        const due = next * intervalNs;
+        next++;
+        if (inFlight >= opts.maxInFlight) {
+          dropped++;
+          continue;
+        }
+        inFlight++;
+        once(agent, opts)
+          .then((status) => {
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status >= 400) errors++;
+          })
+          .catch(() => {
+            errors++;
+            statuses['error'] = (statuses['error'] ?? 0) + 1;
+          })
+          .finally(() => {
+            latencies.push((elapsedNs() - due) / 1e6);
+            inFlight--;
+            finished();
+          });
+      }
+      if (next < total) setTimeout(tick, Math.max(0, Math.floor((next * intervalNs - elapsedNs()) / 1e6)));
+      else finished();
+    };
+    tick();
+  });
+  const seconds = elapsedNs() / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: pct(0.5),
+    p99Ms: pct(0.99),
+    statuses,
+    offeredPerSec: opts.ratePerSec,
+    dropped,
+  };
 }

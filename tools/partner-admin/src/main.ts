@@ -3,8 +3,9 @@ import { RpcClient, connectNats } from '@xchain/messaging';
 import { COMMANDS, compact, parseFlags } from './commands';
 
 /**
- * partner-admin: the operator's tool. It talks to the partner-service over NATS (NATS_URL), as an
- * `internal` caller, never to its tables. Output is JSON on stdout; errors go to stderr.
+ * partner-admin: the operator's tool. It talks to the partner-service over NATS (NATS_URL) as the
+ * `operator` NATS user (NATS_USER, NATS_PASSWORD), the only user allowed on operator subjects
+ * (D14), never to its tables. Output is JSON on stdout; errors go to stderr.
  */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -20,10 +21,21 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
-  const nc = await connectNats({ url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222', name: 'partner-admin', connectTimeoutMs: 5000 });
+  const password = process.env['NATS_PASSWORD'];
+  if (!password) {
+    process.stderr.write('NATS_PASSWORD is required: the operator connects to NATS as its own user (NATS_USER, default operator)\n');
+    return 2;
+  }
+  const nc = await connectNats({
+    url: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222',
+    name: 'partner-admin',
+    connectTimeoutMs: 5000,
+    user: process.env['NATS_USER'] || 'operator',
+    password,
+  });
   try {
     const rpc = new RpcClient(nc, Number(process.env['PARTNER_ADMIN_TIMEOUT_MS'] ?? 10_000));
-    const result = await rpc.call(command.contract, request as never, { caller: { kind: 'internal', service: 'partner-admin' } });
+    const result = await rpc.call(command.contract, request as never);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

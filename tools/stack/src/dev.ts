@@ -72,7 +72,8 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`[stack] ready in ${secs}s; logs in ${join(dataDir, 'logs')}`);
   console.log(`[stack] gateway: http://127.0.0.1:${ports.gateway}/json/v1  (try: curl http://127.0.0.1:${ports.gateway}/json/v1/tokens)`);
-  const natsEnv = ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `;
+  // The operator's NATS user for this run (D14): its password changes with every start.
+  const natsEnv = `${ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `}NATS_USER=operator NATS_PASSWORD=${stack.bus.credentials('operator').password} `;
   console.log(`[stack] partners: ${natsEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
   if (chains) {
     for (const [name, url] of Object.entries(chains.state.rpcUrls)) console.log(`[stack] ${name} (chain ${chains.state.chainIds[name]}): ${url}`);

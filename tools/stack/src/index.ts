@@ -1,3 +1,4 @@
+export * from './bus';
 export * from './process';
 export * from './servers';
 export * from './services';

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type NatsUser, natsAuthorization } from './bus';
 import { type Managed, launch, tcpOpen, waitFor } from './process';
 
 /**
@@ -37,14 +38,22 @@ async function ensureFree(port: number, what: string, envVar: string): Promise<v
   }
 }
 
-export async function startNats(dir: string, port: number, monitorPort: number, logFile?: string): Promise<Managed> {
+/**
+ * NATS with JetStream, always with authorization (D14): only the given users may connect, each
+ * limited to its permissions (see `newBus`). The configuration, passwords included, is written
+ * into `dir` readable by its owner only.
+ */
+export async function startNats(dir: string, port: number, monitorPort: number, logFile: string | undefined, users: NatsUser[]): Promise<Managed> {
+  if (users.length === 0) throw new Error('NATS needs at least one user: it never runs open');
   await ensureFree(port, 'NATS', 'NATS_PORT');
   await ensureFree(monitorPort, 'NATS monitoring', 'NATS_MONITOR_PORT');
   mkdirSync(join(dir, 'jetstream'), { recursive: true });
+  const config = join(dir, 'nats.conf');
+  writeFileSync(config, natsAuthorization(users), { mode: 0o600 });
   const proc = launch(
     'nats',
     'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-m', String(monitorPort)],
+    ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-m', String(monitorPort)],
     { logFile },
   );
   await waitFor('nats-server', async () => (await fetch(`http://127.0.0.1:${monitorPort}/healthz`)).ok, 15_000, proc);

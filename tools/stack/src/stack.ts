@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Bus, type TestUserSpec, newBus } from './bus';
 import { type Managed, freePort, tcpOpen } from './process';
 import { databaseUrl, startNats, startPostgres, startRedis, type ServerPorts } from './servers';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
@@ -17,11 +18,16 @@ export interface StackOptions {
   /** Prefix of the services' database names, so several stacks can share one PostgreSQL. */
   databasePrefix?: string;
   extraEnv?: NodeJS.ProcessEnv;
+  /** NATS users for test code that talks to the bus directly, each with only what it declares. */
+  testUsers?: Record<string, TestUserSpec>;
   onProgress?: (line: string) => void;
 }
 
 export interface Stack {
+  /** The environment shared by the services, without any NATS credentials (see `bus`). */
   env: NodeJS.ProcessEnv;
+  /** This run's NATS users and their passwords: each service got its own; the operator's is for partner-admin. */
+  bus: Bus;
   servers: Managed[];
   services: Map<ServiceSpec['name'], Managed>;
   stop(): Promise<void>;
@@ -43,9 +49,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pgPort = opts.external?.postgres ?? opts.ports.postgres;
     const redisPort = opts.external?.redis ?? opts.ports.redis;
     say(opts.external ? 'starting NATS' : 'starting NATS, Redis and PostgreSQL');
+    // A fresh password per user per run; each service gets only its own (D14).
+    const bus = newBus(opts.testUsers);
     servers.push(
       ...(await Promise.all([
-        startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats')),
+        startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats'), bus.users),
         ...(opts.external
           ? []
           : [
@@ -54,8 +62,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
             ]),
       ])),
     );
+    const { NATS_USER: _user, NATS_PASSWORD: _password, ...inherited } = process.env;
     const base: NodeJS.ProcessEnv = {
-      ...process.env,
+      ...inherited,
       NATS_URL: `nats://127.0.0.1:${opts.ports.nats}`,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       ...opts.extraEnv,
@@ -73,14 +82,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     say(`registry: ${seeded}`);
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
-        const env = spec.database ? { ...base, DATABASE_URL: dbUrl(spec.database) } : base;
+        const env = { ...base, ...bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}) };
         services.set(spec.name, await startBuiltService({ spec, port: opts.ports[spec.name], env, logFile: log(spec.name) }));
         say(`${spec.name} ready on 127.0.0.1:${opts.ports[spec.name]}`);
       }),
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
-    services.set('gateway', await startBuiltService({ spec: gw, port: opts.ports.gateway, env: base, logFile: log('gateway') }));
-    return { env: base, servers, services, stop };
+    services.set('gateway', await startBuiltService({ spec: gw, port: opts.ports.gateway, env: { ...base, ...bus.envFor('gateway') }, logFile: log('gateway') }));
+    return { env: base, bus, servers, services, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -2,14 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { ANVIL_DEV_KEY, type Anvil, compileContracts, startAnvil } from '@xchain/chain-tools';
 import { PRICES_BUCKET, PriceSchema } from '@xchain/contracts';
-import type { RpcServer } from '@xchain/messaging';
-import { type Managed, ROOT, freePort, startNats } from '@xchain/stack';
+import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
+import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { type Abi, type Address, type Hex, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { bootOracle, eventually, serveFeeds, type RunningOracle } from '../testing';
+import { PRICE_READER, bootOracle, eventually, serveFeeds, type RunningOracle } from '../testing';
 import { ChainlinkSource } from './chainlink-source';
 import type { Feed } from './source';
 
@@ -23,6 +22,9 @@ const FEEDS: Feed[] = [
 ];
 
 /** The Chainlink source against MockAggregator contracts deployed on a real anvil node. */
+/** NATS runs with authorization, as everywhere (D14): the oracle as itself, the suite as a price reader. */
+const bus = newBus({ 'price-reader': PRICE_READER });
+
 describe('Chainlink source against aggregators on anvil', () => {
   let anvil: Anvil;
   let client: PublicClient;
@@ -114,11 +116,12 @@ describe('Chainlink source against aggregators on anvil', () => {
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'oracle-chainlink-'));
       const [port, monitor] = [await freePort(), await freePort()];
-      nats = await startNats(dir, port, monitor, join(dir, 'nats.log'));
-      nc = await connect({ servers: `nats://127.0.0.1:${port}` });
+      nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
+      nc = await connectNats({ url: `nats://127.0.0.1:${port}`, name: 'price-reader', connectTimeoutMs: 5000, ...bus.credentials('price-reader') });
       feeds = serveFeeds(nc, FEEDS);
       oracle = await bootOracle({
         NATS_URL: `nats://127.0.0.1:${port}`,
+        ...bus.envFor('price-oracle'),
         PRICE_SOURCES: 'chainlink',
         CHAINLINK_RPC_URL: anvil.rpcUrl,
         CHAINLINK_FEEDS: `ethereum=${eth},usd-coin=${usdc}`,

@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KV, Kvm } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { PRICES_BUCKET, PriceSchema } from '@xchain/contracts';
-import type { RpcServer } from '@xchain/messaging';
-import { type Managed, freePort, startNats } from '@xchain/stack';
-import { type RunningOracle, bootOracle, eventually, serveFeeds } from '../testing';
+import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
+import { PRICE_READER, type RunningOracle, bootOracle, eventually, serveFeeds } from '../testing';
 import type { Feed } from './source';
 
 jest.setTimeout(30_000);
@@ -29,6 +28,9 @@ const FEEDS: Feed[] = [
 type Mode = { kind: 'replay'; body: string } | { kind: 'status'; code: number } | { kind: 'hang' };
 
 /** Pyth through a loopback server replaying Hermes' real answer format, into a real NATS KV bucket. */
+/** NATS runs with authorization, as everywhere (D14): the oracle as itself, the suite as a price reader. */
+const bus = newBus({ 'price-reader': PRICE_READER });
+
 describe('Pyth Hermes source against a replayed Hermes', () => {
   let dir: string;
   let nats: Managed;
@@ -48,9 +50,9 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'oracle-pyth-'));
     const [port, monitor] = [await freePort(), await freePort()];
-    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'));
+    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
     natsUrl = `nats://127.0.0.1:${port}`;
-    nc = await connect({ servers: natsUrl });
+    nc = await connectNats({ url: natsUrl, name: 'price-reader', connectTimeoutMs: 5000, ...bus.credentials('price-reader') });
     feeds = serveFeeds(nc, FEEDS);
     hermes = createServer((req, res) => {
       seen.push({ url: new URL(req.url ?? '/', 'http://x'), headers: req.headers });
@@ -75,6 +77,7 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
 
   const env = (sources: string) => ({
     NATS_URL: natsUrl,
+    ...bus.envFor('price-oracle'),
     PRICE_SOURCES: sources,
     PYTH_HERMES_URL: hermesUrl,
     PYTH_API_KEY: 'test-key',

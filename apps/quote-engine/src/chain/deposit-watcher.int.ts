@@ -9,7 +9,7 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { type Managed, ROOT, freePort, startNats } from '@xchain/stack';
+import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Client } from 'pg';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
@@ -67,8 +67,10 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
   beforeAll(async () => {
     natsDir = mkdtempSync(join(tmpdir(), 'nats-deposits-'));
     const [natsPort, monitorPort] = [await freePort(), await freePort()];
-    [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'))]);
-    nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000 });
+    // With authorization, as everywhere (D14): the watcher and the consumer run as the quote-engine's user.
+    const bus = newBus();
+    [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
+    nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
     db = createQuoteEngineDb(await freshDatabase(), 2);
     router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']! });
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);

@@ -10,7 +10,9 @@ const decoder = new TextDecoder();
 /**
  * The latest USD price of every asset, held in memory from the oracle's JetStream KV bucket, so a
  * quote never waits on a price fetch. A price older than the configured age is stale: a quote that
- * needs it fails UNAVAILABLE / STALE_PRICE instead of trading on an old number.
+ * needs it fails UNAVAILABLE / STALE_PRICE instead of trading on an old number. A price stamped
+ * further ahead of this clock than the allowed skew is refused: it would otherwise outrank every
+ * later value until its time came (a forged or clock-skewed source freezing the price).
  */
 @Injectable()
 export class PriceBook implements OnModuleInit, OnApplicationShutdown {
@@ -18,12 +20,15 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   private stopped = false;
   private watching = false;
   private stopWatch?: () => void;
+  /** Price ids whose last update was refused as from the future (logged once until one is accepted). */
+  private readonly refusedFuture = new Set<string>();
 
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject('PRICE_MAX_AGE_SECS') private readonly maxAgeSecs: number,
+    @Inject('PRICE_MAX_FUTURE_SKEW_SECS') private readonly maxFutureSkewSecs: number,
   ) {
     health.register('prices', async () =>
       this.watching
@@ -41,10 +46,26 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     this.stopWatch?.();
   }
 
-  /** Applies one update; an older value never replaces a newer one. */
-  apply(price: Price): void {
+  /**
+   * Applies one update; an older value never replaces a newer one, and one stamped more than the
+   * allowed skew ahead of `nowSecs` is ignored. Answers whether the price was taken.
+   */
+  apply(price: Price, nowSecs: number): boolean {
+    if (price.publish_time - nowSecs > this.maxFutureSkewSecs) {
+      if (!this.refusedFuture.has(price.price_id)) {
+        this.refusedFuture.add(price.price_id);
+        this.log.warn(
+          { price_id: price.price_id, source: price.source, publish_time: price.publish_time, ahead_secs: price.publish_time - nowSecs },
+          'ignored a price from the future',
+        );
+      }
+      return false;
+    }
+    this.refusedFuture.delete(price.price_id);
     const current = this.prices.get(price.price_id);
-    if (!current || current.publish_time <= price.publish_time) this.prices.set(price.price_id, price);
+    if (current && current.publish_time > price.publish_time) return false;
+    this.prices.set(price.price_id, price);
+    return true;
   }
 
   /** A fresh price, or UNAVAILABLE / STALE_PRICE naming the asset. */
@@ -75,7 +96,8 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     let delay = 250;
     while (!this.stopped) {
       try {
-        const kv = await new Kvm(this.nc).create(PRICES_BUCKET, { history: 1 });
+        // Open, never create: only the oracle may (D14); until it has, the watch fails and retries.
+        const kv = await new Kvm(this.nc).open(PRICES_BUCKET);
         const iter = await kv.watch({ key: '>' });
         this.stopWatch = () => iter.stop();
         this.watching = true;
@@ -83,7 +105,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
         for await (const entry of iter) {
           if (entry.operation !== 'PUT') continue;
           const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
-          if (parsed.success) this.apply(parsed.data);
+          if (parsed.success) this.apply(parsed.data, Math.floor(Date.now() / 1000));
           else this.log.warn({ key: entry.key }, 'ignored a malformed price');
         }
       } catch (err) {

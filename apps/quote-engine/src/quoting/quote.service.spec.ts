@@ -9,6 +9,7 @@ import type { EtaService } from '../orders/eta.service';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import type { TokenPermitReader } from './permit-reader';
 import type { PricedRequest, QuotePipeline } from './quote-pipeline';
+import type { QuoteWriter } from './quote-writer';
 import { QuoteService } from './quote.service';
 
 const ROUTER = '0x7CCfEacBa472f31962CB515Fe4cE4477D15C4a04';
@@ -74,7 +75,8 @@ function newTestService(p: PricedRequest, read: TokenPermitReader['read']) {
   const service = new QuoteService(
     { price: jest.fn().mockResolvedValue(p) } as unknown as QuotePipeline,
     { estimate: () => undefined } as unknown as EtaService,
-    { quote: { create } } as unknown as PrismaClient,
+    {} as PrismaClient,
+    { store: create } as unknown as QuoteWriter,
     86_400,
     () => RANDOM,
     reader,
@@ -100,7 +102,7 @@ describe('QuoteService.quote from an EVM chain', () => {
     expect(t.reader.read).toHaveBeenCalledWith(ethereum, USDC, REFUND);
     expect(cc.deposit_tx).toBeUndefined();
     // Stored as returned (quote.v1.fetch hands the relayer these fields), and the schema keeps every one.
-    expect(t.create.mock.calls[0][0].data.response).toBe(quote);
+    expect(t.create.mock.calls[0][0].response).toBe(quote);
     expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RpcError, type CallerContext, type GetQuoteRequest, type PreviewQuoteRequest, type Quote, type QuotePreview, type StoredQuote } from '@xchain/contracts';
 import { permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
-import { type Prisma, type PrismaClient } from '@xchain/quote-engine-db';
+import { type PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { BaseError, getAddress } from 'viem';
@@ -14,6 +14,7 @@ import { TOKEN_PERMIT_READER, type TokenPermit, type TokenPermitReader } from '.
 import { invalid } from './quote-errors';
 import { QuotePipeline, type PricedRequest } from './quote-pipeline';
 import { RANDOM_WORD, type RandomWord } from './quote-random';
+import { QuoteWriter } from './quote-writer';
 import { pricedFields } from './quote-wire';
 
 const TRADE_TYPE_NUMBER = {
@@ -31,6 +32,7 @@ export class QuoteService {
     @Inject(QuotePipeline) private readonly pipeline: QuotePipeline,
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(DB) private readonly db: PrismaClient,
+    @Inject(QuoteWriter) private readonly writer: QuoteWriter,
     @Inject('QUOTE_RETENTION_SECS') private readonly retentionSecs: number,
     @Inject(RANDOM_WORD) private readonly random: RandomWord,
     @Inject(TOKEN_PERMIT_READER) private readonly permits: TokenPermitReader,
@@ -103,24 +105,23 @@ export class QuoteService {
               : {}),
           },
         };
-    // Stored before it is returned: a deposit may carry this hash the moment the caller has it.
-    await this.db.quote.create({
-      data: {
-        quoteHash,
-        kind: p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain',
-        srcChain: p.srcChain.name,
-        dstChain: p.dstChain.name,
-        routeType: p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain',
-        gasless: p.input.gasless,
-        sponsorFees: p.input.sponsorFees,
-        callerKind: caller?.kind ?? 'keyless',
-        apiKeyId: caller?.kind === 'api_key' ? caller.key_id : null,
-        partnerId: caller?.kind === 'api_key' ? caller.partner_id : null,
-        order: content.order,
-        response: quote as Prisma.InputJsonObject,
-        expiresAt: new Date((now + EXPIRY_SECS) * 1000),
-        retainedUntil: new Date((now + this.retentionSecs) * 1000),
-      },
+    // Stored (committed) before it is returned: a deposit may carry this hash the moment the caller
+    // has it. Concurrent quotes share one INSERT (group commit, see QuoteWriter).
+    await this.writer.store({
+      quoteHash,
+      kind: p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain',
+      srcChain: p.srcChain.name,
+      dstChain: p.dstChain.name,
+      routeType: p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain',
+      gasless: p.input.gasless,
+      sponsorFees: p.input.sponsorFees,
+      callerKind: caller?.kind ?? 'keyless',
+      apiKeyId: caller?.kind === 'api_key' ? caller.key_id : null,
+      partnerId: caller?.kind === 'api_key' ? caller.partner_id : null,
+      order: content.order,
+      response: quote,
+      expiresAt: new Date((now + EXPIRY_SECS) * 1000),
+      retainedUntil: new Date((now + this.retentionSecs) * 1000),
     });
     return quote;
   }

@@ -1,20 +1,26 @@
 import type { Provider } from '@nestjs/common';
 import { OraclePoolPricer } from '@xchain/pricing-core';
+import { LOGGER } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { env } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
+import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
 import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 
 export const quotingProviders: Provider[] = [
   { provide: 'QUOTING_CONFIG', useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
   { provide: 'PRICE_MAX_AGE_SECS', useValue: env.PRICE_MAX_AGE_SECS },
+  { provide: 'PRICE_MAX_FUTURE_SKEW_SECS', useValue: env.PRICE_MAX_FUTURE_SKEW_SECS },
   { provide: 'REGISTRY_REFRESH_MS', useValue: env.REGISTRY_REFRESH_MS },
   { provide: 'QUOTE_RETENTION_SECS', useValue: env.QUOTE_RETENTION_SECS },
   { provide: 'ETA_CONFIG', useValue: { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS } },
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
+  // Two statements in flight: one commits while the next batch gathers and is sent.
+  { provide: QuoteWriter, inject: [LOGGER], useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: 2, maxBatch: 500 }, log) },
   { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
   {
     provide: SWAP_PRICING,

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { RpcError, type Chain, type ListChainsResponse, type ListTokensResponse, type Token } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -35,14 +36,17 @@ const EVM_NATIVE = '0x0000000000000000000000000000000000000000';
 const SVM_NATIVE = '11111111111111111111111111111111';
 
 /**
- * The registry in memory for the quote hot path, reloaded from the database every few seconds
- * (an operator's change shows within REGISTRY_REFRESH_MS; no quote waits on the database for it).
+ * The registry in memory for the quote hot path and for ListTokens/ListChains, reloaded from the
+ * database every few seconds (an operator's change shows within REGISTRY_REFRESH_MS; no quote or
+ * list waits on the database for it).
  */
 @Injectable()
 export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private chains = new Map<string, ChainInfo>();
   private tokens = new Map<string, TokenInfo>();
   private bySymbolIndex = new Map<string, TokenInfo>();
+  private tokenList?: ListTokensResponse;
+  private chainList?: ListChainsResponse;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -64,7 +68,11 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   async reload(): Promise<void> {
-    const [chains, tokens] = await Promise.all([this.db.chain.findMany(), this.db.token.findMany({ where: { listed: true } })]);
+    // Ordered as the lists are served (chain id; chain, symbol, address in the database's collation).
+    const [chains, tokens] = await Promise.all([
+      this.db.chain.findMany({ orderBy: { chainId: 'asc' } }),
+      this.db.token.findMany({ where: { listed: true }, orderBy: [{ chainName: 'asc' }, { symbol: 'asc' }, { address: 'asc' }] }),
+    ]);
     const nextChains = new Map<string, ChainInfo>();
     for (const c of chains) {
       nextChains.set(c.name, {
@@ -96,9 +104,46 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
         isNative: vm === 'evm' ? t.address === EVM_NATIVE : t.address === SVM_NATIVE,
       });
     }
+    const chainList: Chain[] = chains.map((c) => ({
+      chain: c.name,
+      chain_id: c.chainId.toString(),
+      vm: c.vm,
+      native_symbol: c.nativeSymbol,
+      native_decimals: c.nativeDecimals,
+      enabled: c.enabled,
+      gasless: c.gasless,
+      max_gas_drop: c.maxGasDrop.toFixed(0),
+      deposit_target: c.depositTarget,
+      ...(c.gaslessExecutor ? { gasless_executor: c.gaslessExecutor } : {}),
+      ...(c.feePayer ? { fee_payer: c.feePayer } : {}),
+    }));
+    const tokenList: Token[] = tokens.map((t) => ({
+      chain: t.chainName,
+      chain_id: (nextChains.get(t.chainName)?.chainId ?? 0n).toString(),
+      address: t.address,
+      tier: t.tier as Token['tier'],
+      symbol: t.symbol,
+      decimals: t.decimals,
+      logo_url: t.logoUrl,
+      permit: t.permit,
+    }));
     this.chains = nextChains;
     this.tokens = nextTokens;
     this.bySymbolIndex = new Map([...nextTokens.values()].map((t) => [key(t.chain, t.symbol), t]));
+    this.chainList = { chains: chainList };
+    this.tokenList = { tokens: tokenList };
+  }
+
+  /** ListChains as last loaded; UNAVAILABLE until the first load succeeded. */
+  listChains(): ListChainsResponse {
+    if (!this.chainList) throw RpcError.unavailable('registry not loaded yet', 'REGISTRY_NOT_LOADED');
+    return this.chainList;
+  }
+
+  /** ListTokens (listed tokens) as last loaded; UNAVAILABLE until the first load succeeded. */
+  listTokens(): ListTokensResponse {
+    if (!this.tokenList) throw RpcError.unavailable('registry not loaded yet', 'REGISTRY_NOT_LOADED');
+    return this.tokenList;
   }
 
   chain(name: string): ChainInfo | undefined {

@@ -18,7 +18,8 @@ import { Rfc3339 } from '../wire';
 /**
  * partner-service over NATS. The gateway never sends a secret: it hashes a bearer token or an API
  * key (sha256, hex) and asks who it belongs to. Partner operations act for the partner named by
- * the `x-caller` header (a `partner_session` caller), never for one named in the body.
+ * the `x-caller` header (a `partner_session` caller), never for one named in the body; only the
+ * gateway may publish them (bus permissions generated from the `access` below).
  */
 const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -26,6 +27,7 @@ export const AuthenticateSessionRpc = defineRpc(
   'partner.v1.authenticate_session',
   z.object({ token_hash: Sha256Hex }),
   z.object({ partner_id: z.string(), session_id: z.string(), expires_at: Rfc3339 }),
+  { access: 'internal', callers: ['gateway'] },
 );
 
 export const ApiKeyIdentitySchema = z.object({
@@ -38,26 +40,32 @@ export const ApiKeyIdentitySchema = z.object({
 export type ApiKeyIdentity = z.infer<typeof ApiKeyIdentitySchema>;
 
 /** Unknown keys answer NOT_FOUND; disabled keys are returned with `disabled: true`. */
-export const AuthenticateKeyRpc = defineRpc('partner.v1.authenticate_key', z.object({ key_hash: Sha256Hex }), ApiKeyIdentitySchema);
+export const AuthenticateKeyRpc = defineRpc('partner.v1.authenticate_key', z.object({ key_hash: Sha256Hex }), ApiKeyIdentitySchema, {
+  access: 'internal',
+  callers: ['gateway'],
+});
 
 const Empty = z.object({});
-export const GetPartnerRpc = defineRpc('partner.v1.get_partner', Empty, PartnerSchema);
-export const GetPartnerFundingRpc = defineRpc('partner.v1.get_funding', Empty, PartnerFundingSchema);
-export const BuildPartnerFundingRpc = defineRpc('partner.v1.build_funding', BuildPartnerFundingRequest, FundingTransactionSchema);
-export const ListPartnerVouchersRpc = defineRpc('partner.v1.list_vouchers', Empty, z.object({ vouchers: z.array(VoucherSchema) }));
+const PARTNER = { access: 'partner' } as const;
+export const GetPartnerRpc = defineRpc('partner.v1.get_partner', Empty, PartnerSchema, PARTNER);
+export const GetPartnerFundingRpc = defineRpc('partner.v1.get_funding', Empty, PartnerFundingSchema, PARTNER);
+export const BuildPartnerFundingRpc = defineRpc('partner.v1.build_funding', BuildPartnerFundingRequest, FundingTransactionSchema, PARTNER);
+export const ListPartnerVouchersRpc = defineRpc('partner.v1.list_vouchers', Empty, z.object({ vouchers: z.array(VoucherSchema) }), PARTNER);
 export const BuildVoucherRedemptionRpc = defineRpc(
   'partner.v1.build_voucher_redemption',
   BuildVoucherRedemptionRequest,
   z.object({ tx_base64: z.string() }),
+  PARTNER,
 );
 export const GetPartnerReferralsRpc = defineRpc(
   'partner.v1.get_referrals',
   ReferralsQuery,
   z.object({ groups: z.array(ReferralGroupSchema), next_cursor: z.string() }),
+  PARTNER,
 );
-export const RevokePartnerSessionRpc = defineRpc('partner.v1.revoke_session', z.object({ id: z.string() }), Empty);
-export const CreatePartnerKeyRpc = defineRpc('partner.v1.create_key', CreateKeyRequest, CreatedKeySchema);
-export const DisablePartnerKeyRpc = defineRpc('partner.v1.disable_key', z.object({ id: z.string() }), ApiKeySchema);
+export const RevokePartnerSessionRpc = defineRpc('partner.v1.revoke_session', z.object({ id: z.string() }), Empty, PARTNER);
+export const CreatePartnerKeyRpc = defineRpc('partner.v1.create_key', CreateKeyRequest, CreatedKeySchema, PARTNER);
+export const DisablePartnerKeyRpc = defineRpc('partner.v1.disable_key', z.object({ id: z.string() }), ApiKeySchema, PARTNER);
 
 /**
  * Published (core NATS, no reply) when a key is disabled or its tier changes, so gateways drop

@@ -4,13 +4,14 @@ import { AmountString } from '../wire';
 import { GetQuoteRequest, PreviewQuoteRequest } from './quote-request';
 import { QuotePreviewSchema, QuoteSchema, StoredQuoteSchema } from './quote-response';
 
-export const PreviewQuoteRpc = defineRpc('quote.v1.preview', PreviewQuoteRequest, QuotePreviewSchema);
-export const GetQuoteRpc = defineRpc('quote.v1.get', GetQuoteRequest, QuoteSchema);
+export const PreviewQuoteRpc = defineRpc('quote.v1.preview', PreviewQuoteRequest, QuotePreviewSchema, { access: 'public' });
+export const GetQuoteRpc = defineRpc('quote.v1.get', GetQuoteRequest, QuoteSchema, { access: 'public' });
 /** Internal: a stored quote by hash, while retained (NOT_FOUND after). */
 export const FetchQuoteRpc = defineRpc(
   'quote.v1.fetch',
   z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) }),
   StoredQuoteSchema,
+  { access: 'internal', callers: ['gasless-relayer', 'partner-service'] },
 );
 
 /**
@@ -28,4 +29,5 @@ export const ValueUsdRpc = defineRpc(
     price_id: z.string(),
     publish_time: z.number().int(),
   }),
+  { access: 'internal', callers: ['gasless-relayer', 'partner-service'] },
 );

@@ -6,8 +6,17 @@ import { ListPriceFeedsResponse } from '../prices/price';
 
 const Empty = z.object({});
 
-export const ListTokensRpc = defineRpc('registry.v1.list_tokens', Empty, ListTokensResponse);
-export const ListChainsRpc = defineRpc('registry.v1.list_chains', Empty, ListChainsResponse);
+export const ListTokensRpc = defineRpc('registry.v1.list_tokens', Empty, ListTokensResponse, {
+  access: 'public',
+  alsoCalledBy: ['partner-service'],
+});
+export const ListChainsRpc = defineRpc('registry.v1.list_chains', Empty, ListChainsResponse, {
+  access: 'public',
+  alsoCalledBy: ['partner-service'],
+});
 
 /** Internal: the price identities the oracle must keep fresh (served by the quote-engine). */
-export const ListPriceFeedsRpc = defineRpc('registry.v1.list_price_feeds', Empty, ListPriceFeedsResponse);
+export const ListPriceFeedsRpc = defineRpc('registry.v1.list_price_feeds', Empty, ListPriceFeedsResponse, {
+  access: 'internal',
+  callers: ['price-oracle'],
+});

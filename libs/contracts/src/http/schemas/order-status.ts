@@ -38,4 +38,4 @@ export const OrderStatusSchema = z
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
 /** The order view (D12), served by the quote-engine. */
-export const GetOrderRpc = defineRpc('order.v1.get', GetOrderPathParams, OrderStatusSchema);
+export const GetOrderRpc = defineRpc('order.v1.get', GetOrderPathParams, OrderStatusSchema, { access: 'public' });

@@ -1,0 +1,146 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
+import type { Logger } from '@xchain/telemetry';
+import { Pool } from 'pg';
+
+/** One row of `quotes` (created_at is the database's clock). */
+export interface QuoteRow {
+  quoteHash: string;
+  kind: string;
+  srcChain: string;
+  dstChain: string;
+  routeType: string;
+  gasless: boolean;
+  sponsorFees: boolean;
+  callerKind: string;
+  apiKeyId: string | null;
+  partnerId: string | null;
+  order: unknown;
+  response: unknown;
+  expiresAt: Date;
+  retainedUntil: Date;
+}
+
+/** Where a batch goes: one statement, committed when it resolves. */
+export interface QuoteSink {
+  insert(rows: readonly QuoteRow[]): Promise<void>;
+}
+
+interface Waiting {
+  row: QuoteRow;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export interface QuoteWriterOptions {
+  /** Statements in flight at once (each on its own connection). */
+  maxInFlight: number;
+  /** Rows per statement at most. */
+  maxBatch: number;
+}
+
+/**
+ * Group commit for stored quotes: a quote that arrives while statements are in flight waits for
+ * the next one, and everything waiting then goes in a single multi-row INSERT. Each caller is
+ * answered only after the statement holding its row committed, so an answered quote is stored;
+ * a failed statement fails every caller in it (none of them is answered with a quote). No timer:
+ * an idle writer sends at once, so a lone request pays one insert and nothing more.
+ */
+export class QuoteWriter implements OnApplicationShutdown {
+  private waiting: Waiting[] = [];
+  private inFlight = 0;
+  private drained?: () => void;
+
+  constructor(
+    private readonly sink: QuoteSink,
+    private readonly opts: QuoteWriterOptions,
+    private readonly close: () => Promise<void> = async () => undefined,
+  ) {}
+
+  store(row: QuoteRow): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ row, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Lets every accepted row reach its statement, then closes the connections. */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.inFlight > 0 || this.waiting.length > 0) await new Promise<void>((r) => (this.drained = r));
+    await this.close();
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.opts.maxInFlight && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.opts.maxBatch);
+      this.inFlight++;
+      void this.flush(batch);
+    }
+    if (this.inFlight === 0 && this.waiting.length === 0) this.drained?.();
+  }
+
+  private async flush(batch: Waiting[]): Promise<void> {
+    try {
+      await this.sink.insert(batch.map((w) => w.row));
+      for (const w of batch) w.resolve();
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    } finally {
+      this.inFlight--;
+      this.pump();
+    }
+  }
+}
+
+/**
+ * One statement text for any batch size (arrays unnested into rows), prepared once per connection
+ * and only bound after that. (A VALUES list per batch size measured no faster: what PostgreSQL
+ * saves on array parsing, the driver spends binding n × 14 parameters.)
+ */
+const INSERT_QUOTES = {
+  name: 'quotes_insert_v1',
+  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::bool[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::timestamptz[], $14::timestamptz[])`,
+};
+
+function columnsOf(rows: readonly QuoteRow[]): unknown[][] {
+  const cols: unknown[][] = Array.from({ length: 14 }, () => new Array<unknown>(rows.length));
+  rows.forEach((r, i) => {
+    cols[0]![i] = r.quoteHash;
+    cols[1]![i] = r.kind;
+    cols[2]![i] = r.srcChain;
+    cols[3]![i] = r.dstChain;
+    cols[4]![i] = r.routeType;
+    cols[5]![i] = r.gasless;
+    cols[6]![i] = r.sponsorFees;
+    cols[7]![i] = r.callerKind;
+    cols[8]![i] = r.apiKeyId;
+    cols[9]![i] = r.partnerId;
+    cols[10]![i] = JSON.stringify(r.order);
+    cols[11]![i] = JSON.stringify(r.response);
+    cols[12]![i] = r.expiresAt.toISOString();
+    cols[13]![i] = r.retainedUntil.toISOString();
+  });
+  return cols;
+}
+
+/**
+ * The writer's own connections to the quote-engine database. `synchronous_commit=on` on them
+ * whatever the server's default: a commit returns only once its WAL is written out, so a quote
+ * answered survives kill -9 of PostgreSQL too (and of this process: nothing is answered before).
+ */
+export function postgresQuoteWriter(databaseUrl: string, opts: QuoteWriterOptions, log: Logger): QuoteWriter {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: opts.maxInFlight,
+    connectionTimeoutMillis: 5000,
+    options: '-c synchronous_commit=on',
+  });
+  // An idle connection dropped by the server (a restart) must not take the service down.
+  pool.on('error', (err) => log.warn({ err: err.message }, 'quote writer connection lost'));
+  const sink: QuoteSink = {
+    insert: async (rows) => {
+      await pool.query({ ...INSERT_QUOTES, values: columnsOf(rows) });
+    },
+  };
+  return new QuoteWriter(sink, opts, () => pool.end());
+}

@@ -1,0 +1,215 @@
+import { ORDER_EVENTS_STREAM, orderEventSubject } from './events/order-events';
+import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, GetGaslessOrderRpc, SubmitGaslessOrderRpc } from './gasless/subjects';
+import { GetOrderRpc } from './http/schemas/order-status';
+import {
+  AdminAdjustFundingRpc,
+  AdminCreateKeyRpc,
+  AdminCreatePartnerRpc,
+  AdminDisableKeyRpc,
+  AdminIssueSessionRpc,
+  AdminIssueVouchersRpc,
+  AdminListFundingDepositsRpc,
+  AdminSetKeyTierRpc,
+  AdminShowPartnerRpc,
+} from './partners/admin';
+import { LedgerBalanceRpc, LedgerHoldRpc, LedgerReleaseRpc, LedgerSettleRpc } from './partners/ledger';
+import {
+  AuthenticateKeyRpc,
+  AuthenticateSessionRpc,
+  BuildPartnerFundingRpc,
+  BuildVoucherRedemptionRpc,
+  CreatePartnerKeyRpc,
+  DisablePartnerKeyRpc,
+  GetPartnerFundingRpc,
+  GetPartnerReferralsRpc,
+  GetPartnerRpc,
+  KEY_CHANGED_SUBJECT,
+  ListPartnerVouchersRpc,
+  RevokePartnerSessionRpc,
+} from './partners/subjects';
+import { PRICES_BUCKET } from './prices/price';
+import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from './quoting/subjects';
+import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc } from './registry/subjects';
+import { SERVICE_NAMES, type RpcContract, type ServiceName } from './rpc';
+
+/**
+ * D14: who may publish and subscribe what on NATS, generated from the contracts so it cannot drift
+ * from them. Each service and the operator tool connect as their own NATS user; the server runs
+ * with exactly these permissions (tools/stack writes them into its configuration), so a header a
+ * caller writes about itself is never what lets it in.
+ */
+export type BusUser = ServiceName | 'operator';
+export const BUS_USERS: readonly BusUser[] = [...SERVICE_NAMES, 'operator'];
+
+export interface BusPermissions {
+  publish: string[];
+  subscribe: string[];
+  /** May answer requests it received (publish once to their reply subject, whoever sent them). */
+  allowResponses: boolean;
+}
+
+/** Which service serves each subject domain (the part before `.v<N>.`). */
+export const SUBJECT_DOMAINS: Readonly<Record<string, ServiceName>> = {
+  quote: 'quote-engine',
+  registry: 'quote-engine',
+  order: 'quote-engine',
+  gasless: 'gasless-relayer',
+  partner: 'partner-service',
+  'partner-admin': 'partner-service',
+  ledger: 'partner-service',
+};
+
+/** The service that serves a subject; throws for a domain nobody serves. */
+export function serverOf(subject: string): ServiceName {
+  const domain = subject.split('.')[0] ?? '';
+  const server = SUBJECT_DOMAINS[domain];
+  if (!server) throw new Error(`no service serves the ${domain} domain (${subject})`);
+  return server;
+}
+
+/** Every request/reply operation on the bus (a spec checks that each exported contract is here). */
+export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
+  PreviewQuoteRpc,
+  GetQuoteRpc,
+  FetchQuoteRpc,
+  ValueUsdRpc,
+  ListTokensRpc,
+  ListChainsRpc,
+  ListPriceFeedsRpc,
+  GetOrderRpc,
+  SubmitGaslessOrderRpc,
+  GetGaslessOrderRpc,
+  AuthenticateSessionRpc,
+  AuthenticateKeyRpc,
+  GetPartnerRpc,
+  GetPartnerFundingRpc,
+  BuildPartnerFundingRpc,
+  ListPartnerVouchersRpc,
+  BuildVoucherRedemptionRpc,
+  GetPartnerReferralsRpc,
+  RevokePartnerSessionRpc,
+  CreatePartnerKeyRpc,
+  DisablePartnerKeyRpc,
+  LedgerHoldRpc,
+  LedgerSettleRpc,
+  LedgerReleaseRpc,
+  LedgerBalanceRpc,
+  AdminCreatePartnerRpc,
+  AdminIssueSessionRpc,
+  AdminCreateKeyRpc,
+  AdminSetKeyTierRpc,
+  AdminAdjustFundingRpc,
+  AdminShowPartnerRpc,
+  AdminDisableKeyRpc,
+  AdminIssueVouchersRpc,
+  AdminListFundingDepositsRpc,
+] as unknown as readonly RpcContract<never, never>[];
+
+/** The bus users that may publish (call) a contract's subject. */
+export function callersOf(contract: Pick<RpcContract<never, never>, 'access'>): BusUser[] {
+  const a = contract.access;
+  switch (a.access) {
+    case 'public':
+      return ['gateway', ...(a.alsoCalledBy ?? [])];
+    case 'partner':
+      return ['gateway'];
+    case 'internal':
+      return [...a.callers];
+    case 'operator':
+      return ['operator'];
+  }
+}
+
+/** Replies to a user's requests arrive under its own prefix, which nobody else may subscribe to. */
+export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
+
+/** Durable consumers of the order events stream, by the service that runs each. */
+export const ORDER_EVENT_CONSUMERS = { quoteEngine: 'quote-engine', referrals: 'partner-service-referrals' } as const;
+
+/**
+ * JetStream as each service uses it. Publishing into a stream is publishing its subject (the
+ * stream answers the ack to the publisher's inbox); everything else goes through `$JS.API.…`
+ * subjects, each granted for one stream (and, for durables, one consumer name) only.
+ */
+interface StreamUse {
+  stream: string;
+  /** Subjects this user publishes into the stream. */
+  publish?: string[];
+  /** Creates the stream when missing (and reads its info). */
+  create?: boolean;
+  /** Reads the stream's info (opening a KV bucket). */
+  info?: boolean;
+  /** Durable pull consumer it creates and consumes (acks included). */
+  durable?: string;
+  /** Creates and deletes ordered (ephemeral) consumers delivered to its own inbox: KV watch and keys. */
+  ordered?: boolean;
+  /** Reads single messages (KV get). */
+  get?: boolean;
+}
+
+const KV_STREAM = `KV_${PRICES_BUCKET}`;
+
+const JETSTREAM: Partial<Record<BusUser, StreamUse[]>> = {
+  // The deposit watcher publishes `deposited` (the other order watchers will add theirs here).
+  'quote-engine': [
+    { stream: ORDER_EVENTS_STREAM, publish: [orderEventSubject('deposited')], create: true, durable: ORDER_EVENT_CONSUMERS.quoteEngine },
+    { stream: KV_STREAM, info: true, ordered: true },
+  ],
+  'partner-service': [{ stream: ORDER_EVENTS_STREAM, create: true, durable: ORDER_EVENT_CONSUMERS.referrals }],
+  // The only writer of prices.
+  'price-oracle': [{ stream: KV_STREAM, publish: [`$KV.${PRICES_BUCKET}.>`], create: true, ordered: true, get: true }],
+  'gasless-relayer': [{ stream: GASLESS_EVENTS_STREAM, publish: [GASLESS_EVENT_SUBJECTS], create: true }],
+};
+
+/** Core NATS events (no stream): who publishes and who subscribes. */
+const CORE_EVENTS: { subject: string; publishers: BusUser[]; subscribers: BusUser[] }[] = [
+  { subject: KEY_CHANGED_SUBJECT, publishers: ['partner-service'], subscribers: ['gateway'] },
+];
+
+function jetStreamSubjects(use: StreamUse): { publish: string[]; subscribe: string[] } {
+  const api = '$JS.API';
+  const s = use.stream;
+  const publish = [...(use.publish ?? [])];
+  if (use.create) publish.push(`${api}.STREAM.CREATE.${s}`, `${api}.STREAM.INFO.${s}`);
+  if (use.info) publish.push(`${api}.STREAM.INFO.${s}`);
+  if (use.durable) {
+    const d = use.durable;
+    publish.push(
+      `${api}.CONSUMER.CREATE.${s}.${d}`,
+      `${api}.CONSUMER.CREATE.${s}.${d}.>`,
+      `${api}.CONSUMER.DURABLE.CREATE.${s}.${d}`,
+      `${api}.CONSUMER.INFO.${s}.${d}`,
+      `${api}.CONSUMER.MSG.NEXT.${s}.${d}`,
+      `$JS.ACK.${s}.${d}.>`,
+    );
+  }
+  if (use.ordered) {
+    publish.push(`${api}.CONSUMER.CREATE.${s}`, `${api}.CONSUMER.CREATE.${s}.>`, `${api}.CONSUMER.INFO.${s}.>`, `${api}.CONSUMER.DELETE.${s}.>`, `$JS.FC.${s}.>`);
+  }
+  if (use.get) publish.push(`${api}.DIRECT.GET.${s}.>`, `${api}.STREAM.MSG.GET.${s}`);
+  return { publish, subscribe: [] };
+}
+
+/** The permissions of every bus user, generated from the contracts and the tables above. */
+export function busPermissions(): Record<BusUser, BusPermissions> {
+  const perms = Object.fromEntries(
+    BUS_USERS.map((u) => [u, { publish: new Set<string>(), subscribe: new Set<string>([`${inboxPrefixOf(u)}.>`]) }]),
+  ) as Record<BusUser, { publish: Set<string>; subscribe: Set<string> }>;
+  for (const contract of RPC_CATALOGUE) {
+    perms[serverOf(contract.subject)].subscribe.add(contract.subject);
+    for (const caller of callersOf(contract)) perms[caller].publish.add(contract.subject);
+  }
+  for (const e of CORE_EVENTS) {
+    for (const p of e.publishers) perms[p].publish.add(e.subject);
+    for (const s of e.subscribers) perms[s].subscribe.add(e.subject);
+  }
+  for (const [user, uses] of Object.entries(JETSTREAM) as [BusUser, StreamUse[]][]) {
+    perms[user].publish.add('$JS.API.INFO');
+    for (const use of uses) for (const subject of jetStreamSubjects(use).publish) perms[user].publish.add(subject);
+  }
+  // Only a user that serves operations answers requests (to the requester's inbox, once each).
+  const servers = new Set<BusUser>(RPC_CATALOGUE.map((c) => serverOf(c.subject)));
+  return Object.fromEntries(
+    BUS_USERS.map((u) => [u, { publish: [...perms[u].publish].sort(), subscribe: [...perms[u].subscribe].sort(), allowResponses: servers.has(u) }]),
+  ) as Record<BusUser, BusPermissions>;
+}

@@ -1,0 +1,115 @@
+import { startBenchStack } from './bench-stack';
+import { type LoadOptions, type LoadResult, runLoad, runOpenLoop } from './load';
+import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
+
+/**
+ * `npm run bench:speed`: the quote path against its own ceiling, in one run on one machine. The
+ * ceiling is a bare Fastify → NATS → echo path (two processes, no work, on the stack's NATS); each
+ * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
+ * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
+ * at half each one's saturating rate, then the RSS of every process before and after a saturating
+ * run. Prints figures; asserts nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60).
+ */
+type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
+
+const SECS = Number(process.env['BENCH_SECS'] ?? 5);
+const SOAK_SECS = Number(process.env['BENCH_SOAK_SECS'] ?? 60);
+const MAX_REQUESTS = 200_000;
+
+const PREVIEW = {
+  src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
+  dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
+};
+const BOUND = { recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' };
+
+function specs(gateway: string, ceiling: Ceiling): [string, Spec][] {
+  const json = { 'content-type': 'application/json' };
+  return [
+    ['ceiling (Fastify → NATS → echo)', { url: ceiling.url, method: 'POST', headers: json, body: JSON.stringify(PREVIEW) }],
+    ['PreviewQuote', { url: `${gateway}/json/v1/quote/preview`, method: 'POST', headers: json, body: JSON.stringify(PREVIEW) }],
+    ['GetQuote (stored)', { url: `${gateway}/json/v1/quote`, method: 'POST', headers: json, body: JSON.stringify({ ...PREVIEW, ...BOUND }) }],
+    ['GetChains', { url: `${gateway}/json/v1/chains` }],
+    ['ListTokens', { url: `${gateway}/json/v1/tokens` }],
+  ];
+}
+
+const pct = (x: number, of: number) => `${((100 * x) / of).toFixed(0).padStart(4)} %`;
+const ms = (x: number) => x.toFixed(2).padStart(7);
+
+function row(label: string, r: LoadResult, ceiling?: number): string {
+  const share = ceiling ? `${pct(r.perSecond, ceiling)} of ceiling` : ''.padEnd(15);
+  const bad = r.errors > 0 ? `  ${r.errors} errors ${JSON.stringify(r.statuses)}` : '';
+  return `  ${label.padEnd(32)} ${r.perSecond.toFixed(0).padStart(6)} req/s  ${share}  p50 ${ms(r.p50Ms)} ms  p99 ${ms(r.p99Ms)} ms  (${r.requests} req)${bad}`;
+}
+
+async function main(): Promise<void> {
+  // The ceiling's own bus user (D14): it may only request and answer on bench.echo.*.
+  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } });
+  const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
+  const processes = new Map<string, number>([
+    ...[...bench.stack.services.entries()].map(([name, m]) => [name, m.child.pid!] as const),
+    ...bench.stack.servers.filter((s) => s.name === 'nats').map((s) => [s.name, s.child.pid!] as const),
+    ['ceiling http', ceiling.pids.http],
+    ['ceiling echo', ceiling.pids.echo],
+  ]);
+  const rss = () => new Map([...processes].map(([name, pid]) => [name, rssMiB(pid)]));
+  try {
+    const targets = specs(bench.gatewayUrl, ceiling);
+    console.log(`speed bench: ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores`);
+    for (const [, spec] of targets) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
+    const warm = rss();
+
+    const saturating = new Map<string, number>();
+    for (const concurrency of [1, 32]) {
+      // The ceiling before and after the operations: their spread is this run's noise.
+      const before = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
+      const results: [string, LoadResult][] = [];
+      for (const [label, spec] of targets.slice(1)) results.push([label, await runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS })]);
+      const after = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
+      const ceilingRate = (before.perSecond + after.perSecond) / 2;
+      console.log(`\nclosed loop, ${concurrency} in flight (ceiling ${ceilingRate.toFixed(0)} req/s = mean of ${before.perSecond.toFixed(0)} before and ${after.perSecond.toFixed(0)} after)`);
+      console.log(row(`${targets[0]![0]}, before`, before, ceilingRate));
+      for (const [label, r] of results) console.log(row(label, r, ceilingRate));
+      console.log(row(`${targets[0]![0]}, after`, after, ceilingRate));
+      if (concurrency === 32) {
+        saturating.set(targets[0]![0], ceilingRate);
+        for (const [label, r] of results) saturating.set(label, r.perSecond);
+      }
+    }
+
+    console.log('\nopen loop at half the saturating rate (latency from each scheduled start)');
+    for (const [label, spec] of targets) {
+      const rate = Math.max(1, Math.round(saturating.get(label)! / 2));
+      const r = await runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 });
+      console.log(`${row(`${label} @ ${rate}/s`, r)}${r.dropped > 0 ? `  ${r.dropped} dropped` : ''}`);
+    }
+
+    console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);
+    // Sampled halfway too: growth that stops by then is the heap settling, growth that goes on is a leak.
+    let mid = rss();
+    const midTimer = setTimeout(() => (mid = rss()), (SOAK_SECS * 1000) / 2);
+    const soak = await Promise.all(
+      targets.slice(1).map(([label, spec]) => runLoad({ ...spec, concurrency: 8, maxRequests: 1_000_000, maxSeconds: SOAK_SECS }).then((r) => [label, r] as const)),
+    );
+    for (const [label, r] of soak) console.log(row(label, r));
+    clearTimeout(midTimer);
+    const soaked = rss();
+    const mib = (x: number | undefined) => (x?.toFixed(1) ?? 'gone').padStart(10);
+    const change = (from: number | undefined, to: number | undefined) =>
+      (from && to ? `${to >= from ? '+' : ''}${((100 * (to - from)) / from).toFixed(0)} %` : 'n/a').padStart(7);
+    console.log('\nRSS (MiB)                          warm-up   mid-run  end of run   end vs warm-up   end vs mid-run');
+    for (const [name, before] of warm) {
+      const m = mid.get(name);
+      const after = soaked.get(name);
+      console.log(`  ${name.padEnd(30)} ${mib(before)} ${mib(m)} ${mib(after)}   ${change(before, after).padStart(14)}   ${change(m, after).padStart(14)}`);
+    }
+  } finally {
+    await ceiling.stop();
+    await bench.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
