@@ -59,19 +59,15 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
+  return summarize(latencies, errors, Number(process.hrtime.bigint() - started) / 1e9, statuses);
+}
+
+/** Throughput and latency percentiles of one run (sorts `latencies` in place). */
+function summarize(latencies: number[], errors: number, seconds: number, statuses: Record<string, number>): LoadResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return {
-    requests: latencies.length,
-    errors,
-    seconds,
-    perSecond: latencies.length / seconds,
-    p50Ms: pct(0.5),
-    p99Ms: pct(0.99),
-    statuses,
-  };
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: pct(0.5), p99Ms: pct(0.99), statuses };
 }
 
 export function formatLoad(label: string, r: LoadResult): string {
@@ -141,19 +137,6 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
     };
     tick();
   });
-  const seconds = elapsedNs() / 1e9;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return {
-    requests: latencies.length,
-    errors,
-    seconds,
-    perSecond: latencies.length / seconds,
-    p50Ms: pct(0.5),
-    p99Ms: pct(0.99),
-    statuses,
-    offeredPerSec: opts.ratePerSec,
-    dropped,
-  };
+  return { ...summarize(latencies, errors, elapsedNs() / 1e9, statuses), offeredPerSec: opts.ratePerSec, dropped };
 }
