@@ -1,5 +1,5 @@
 import * as contracts from './index';
-import { BUS_USERS, RPC_CATALOGUE, busPermissions, callersOf, inboxPrefixOf, serverOf } from './bus-permissions';
+import { BUS_USERS, RPC_CATALOGUE, WILDCARD_SUBSCRIPTIONS, busPermissions, callersOf, inboxPrefixOf, serverOf } from './bus-permissions';
 
 const isContract = (v: unknown): v is contracts.RpcContract<never, never> =>
   typeof v === 'object' && v !== null && 'subject' in v && 'request' in v && 'response' in v && 'access' in v;
@@ -35,7 +35,8 @@ describe('bus permissions (D14), generated from the contracts', () => {
 
   it('has no wildcard subscription beyond a user’s own inbox, and no wildcard publish outside its own streams', () => {
     for (const u of BUS_USERS) {
-      for (const s of perms[u].subscribe) if (/[*>]/.test(s)) expect(s).toBe(`${inboxPrefixOf(u)}.>`);
+      const allowed = [`${inboxPrefixOf(u)}.>`, ...(WILDCARD_SUBSCRIPTIONS[u] ?? [])];
+      for (const s of perms[u].subscribe) if (/[*>]/.test(s)) expect(allowed).toContain(s);
       for (const s of perms[u].publish) expect(s).not.toMatch(/^(>|\$JS\.API\.>|_INBOX)/);
     }
   });
@@ -43,7 +44,13 @@ describe('bus permissions (D14), generated from the contracts', () => {
   it('lets only the price-oracle write prices and only the quote-engine publish order events', () => {
     expect(publishers('$KV.prices_v1.>')).toEqual(['price-oracle']);
     expect(BUS_USERS.filter((u) => perms[u].publish.some((s) => s.startsWith('orders.')))).toEqual(['quote-engine']);
-    expect(perms['quote-engine'].publish.filter((s) => s.startsWith('orders.'))).toEqual(['orders.v1.deposited']);
+    expect(perms['quote-engine'].publish.filter((s) => s.startsWith('orders.'))).toEqual([
+      'orders.v1.deposited',
+      'orders.v1.fulfilled',
+      'orders.v1.refunded',
+      'orders.v1.updated.*',
+    ]);
+    expect(WILDCARD_SUBSCRIPTIONS).toEqual({ gateway: ['orders.v1.updated.*'] });
   });
 
   it('lets only services that serve operations answer requests', () => {

@@ -1,4 +1,5 @@
 import { ORDER_EVENTS_STREAM, orderEventSubject } from './events/order-events';
+import { ORDER_UPDATES_STREAM, ORDER_UPDATE_CONSUMERS, ORDER_UPDATE_SUBJECTS } from './events/order-updates';
 import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, GetGaslessOrderRpc, SubmitGaslessOrderRpc } from './gasless/subjects';
 import { GetOrderRpc } from './http/schemas/order-status';
 import {
@@ -126,6 +127,9 @@ export const inboxPrefixOf = (user: string): string => `_INBOX_${user}`;
 /** Durable consumers of the order events stream, by the service that runs each. */
 export const ORDER_EVENT_CONSUMERS = { quoteEngine: 'quote-engine', referrals: 'partner-service-referrals' } as const;
 
+/** Durable consumers of the gasless relay events, by the service that runs each. */
+export const GASLESS_EVENT_CONSUMERS = { orderUpdates: 'quote-engine-order-updates' } as const;
+
 /**
  * JetStream as each service uses it. Publishing into a stream is publishing its subject (the
  * stream answers the ack to the publisher's inbox); everything else goes through `$JS.API.…`
@@ -150,12 +154,22 @@ interface StreamUse {
 const KV_STREAM = `KV_${PRICES_BUCKET}`;
 
 const JETSTREAM: Partial<Record<BusUser, StreamUse[]>> = {
-  // The deposit watcher publishes `deposited` (the other order watchers will add theirs here).
+  // The chain watchers publish every step; the order views push each change (D13) and follow the relay events.
   'quote-engine': [
-    { stream: ORDER_EVENTS_STREAM, publish: [orderEventSubject('deposited')], create: true, durable: ORDER_EVENT_CONSUMERS.quoteEngine },
+    {
+      stream: ORDER_EVENTS_STREAM,
+      publish: [orderEventSubject('deposited'), orderEventSubject('fulfilled'), orderEventSubject('refunded')],
+      create: true,
+      durable: ORDER_EVENT_CONSUMERS.quoteEngine,
+    },
+    { stream: ORDER_UPDATES_STREAM, publish: [ORDER_UPDATE_SUBJECTS], create: true },
+    { stream: GASLESS_EVENTS_STREAM, create: true, durable: GASLESS_EVENT_CONSUMERS.orderUpdates },
     { stream: KV_STREAM, info: true, ordered: true },
   ],
-  'partner-service': [{ stream: ORDER_EVENTS_STREAM, create: true, durable: ORDER_EVENT_CONSUMERS.referrals }],
+  'partner-service': [
+    { stream: ORDER_EVENTS_STREAM, create: true, durable: ORDER_EVENT_CONSUMERS.referrals },
+    { stream: ORDER_UPDATES_STREAM, create: true, durable: ORDER_UPDATE_CONSUMERS.webhooks },
+  ],
   // The only writer of prices.
   'price-oracle': [{ stream: KV_STREAM, publish: [`$KV.${PRICES_BUCKET}.>`], create: true, ordered: true, get: true }],
   'gasless-relayer': [{ stream: GASLESS_EVENTS_STREAM, publish: [GASLESS_EVENT_SUBJECTS], create: true }],
@@ -165,6 +179,13 @@ const JETSTREAM: Partial<Record<BusUser, StreamUse[]>> = {
 const CORE_EVENTS: { subject: string; publishers: BusUser[]; subscribers: BusUser[] }[] = [
   { subject: KEY_CHANGED_SUBJECT, publishers: ['partner-service'], subscribers: ['gateway'] },
 ];
+
+/**
+ * Wildcard subscriptions a user may hold beyond its own inbox: the gateway follows every order
+ * update (one subscription, fanned out to the server-sent event streams it serves). An update is
+ * the public order view, so reading all of them shows nothing a caller could not ask for.
+ */
+export const WILDCARD_SUBSCRIPTIONS: Partial<Record<BusUser, string[]>> = { gateway: [ORDER_UPDATE_SUBJECTS] };
 
 function jetStreamSubjects(use: StreamUse): { publish: string[]; subscribe: string[] } {
   const api = '$JS.API';
@@ -203,6 +224,7 @@ export function busPermissions(): Record<BusUser, BusPermissions> {
     for (const p of e.publishers) perms[p].publish.add(e.subject);
     for (const s of e.subscribers) perms[s].subscribe.add(e.subject);
   }
+  for (const [user, subjects] of Object.entries(WILDCARD_SUBSCRIPTIONS) as [BusUser, string[]][]) for (const s of subjects) perms[user].subscribe.add(s);
   for (const [user, uses] of Object.entries(JETSTREAM) as [BusUser, StreamUse[]][]) {
     perms[user].publish.add('$JS.API.INFO');
     for (const use of uses) for (const subject of jetStreamSubjects(use).publish) perms[user].publish.add(subject);

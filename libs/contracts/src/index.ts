@@ -11,6 +11,7 @@ export * from './http/operations';
 export * from './http/openapi';
 export * from './prices/price';
 export * from './events/order-events';
+export * from './events/order-updates';
 export * from './quoting/trade-type';
 export * from './quoting/quote-request';
 export * from './quoting/quote-response';

@@ -20,6 +20,17 @@ export const OrderEventSchema = z.object({
   block_number: Uint64String.optional(),
   /** Block time of the transaction. */
   occurred_at: Rfc3339,
+  /** Place of the log (EVM) or instruction (Solana) in its transaction: with chain and tx, what makes a step unique. */
+  log_index: z.number().int().nonnegative().optional(),
+  /** Hash of the block (EVM) or slot's blockhash (Solana) the step was read in. */
+  block_hash: z.string().optional(),
+  /** Amount moved, base units of the step's token (deposited, delivered or refunded). */
+  amount: z.string().regex(/^(0|[1-9][0-9]*)$/).optional(),
+  /**
+   * True when a reorg deeper than the confirmation depth dropped this step (same chain, tx and log
+   * index as the step it withdraws): the step did not happen after all.
+   */
+  removed: z.boolean().optional(),
 });
 export type OrderEvent = z.infer<typeof OrderEventSchema>;
 
