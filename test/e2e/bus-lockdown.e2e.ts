@@ -155,9 +155,9 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     expect(q.status).toBe(200);
   });
 
-  it('refuses publishing orders.v1.fulfilled to every user, so no referral accrual can be forged', async () => {
+  it('refuses publishing orders.v1.fulfilled to every user but the quote-engine (whose chain watchers read fills), so no referral accrual can be forged', async () => {
     const event: OrderEvent = { type: 'fulfilled', quote_hash: `0x${'3'.repeat(64)}`, chain: 'arbitrum', tx_hash: '0xf', occurred_at: new Date().toISOString() };
-    for (const user of [...SERVICES, 'operator']) {
+    for (const user of [...SERVICES.filter((s) => s !== 'quote-engine'), 'operator']) {
       const nc = await as(user);
       const err = await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(event), { timeout: 5000 }).then(
         () => new Error('published'),

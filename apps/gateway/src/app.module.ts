@@ -2,7 +2,8 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
+import { HealthController, LOGGER, NATS, coreProviders } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
 import { OpenApiController } from './http/openapi.controller';
@@ -10,6 +11,7 @@ import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
 import { PartnerController } from './partner/partner.controller';
 import { OrdersController } from './orders/orders.controller';
+import { OrderStreamHub } from './orders/order-stream-hub';
 import { QuoteController } from './quote/quote.controller';
 import { RegistryController } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
@@ -30,6 +32,7 @@ export class GatewayModule {
           useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
         },
         { provide: RouteTable, useFactory: gatewayRoutes },
+        { provide: OrderStreamHub, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new OrderStreamHub(nc, env.SSE_MAX_STREAMS_PER_CALLER, log) },
         ...accessProviders(env),
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
       ],

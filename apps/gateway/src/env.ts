@@ -36,6 +36,14 @@ export const GatewayEnv = BaseEnv.extend({
    * Browser origins allowed to call the API (CORS): `*` for any, or comma-separated origins
    * (`https://app.example.com,https://wallet.example`). Empty: no CORS headers at all.
    */
+  /** Order event streams (SSE) one caller (API key, or client IP without one) may hold open at once, per replica. */
+  SSE_MAX_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** A comment line on every open stream this often, so proxies do not close an idle one. */
+  SSE_HEARTBEAT_MS: millis(15_000),
+  /** A stream ends after this long; the client reconnects with Last-Event-ID and loses nothing. */
+  SSE_MAX_DURATION_MS: z.coerce.number().int().min(1000).max(86_400_000).default(3_600_000),
+  /** The reconnection delay sent to clients (`retry:`). */
+  SSE_RETRY_MS: millis(2000),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('*')

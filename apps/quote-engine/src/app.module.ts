@@ -5,7 +5,9 @@ import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { env } from './env';
 import { EtaService } from './orders/eta.service';
+import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
+import { OrderUpdates } from './orders/order-updates';
 import { orderViewProviders } from './orders/orders.providers';
 import { PriceBook } from './prices/price-book';
 import { Valuation } from './prices/valuation';
@@ -30,7 +32,9 @@ import { RegistryRepository } from './registry/registry.repository';
     PriceBook,
     Valuation,
     EtaService,
+    OrderUpdates,
     OrderEventsConsumer,
+    GaslessEventsConsumer,
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     SponsorFunding,
     QuotePipeline,

@@ -3,6 +3,8 @@ export interface CursorStore {
   load(name: string): Promise<bigint | undefined>;
   /** Only ever moves forward, so two replicas (or a retry) cannot move it back. */
   save(name: string, block: bigint): Promise<void>;
+  /** Moves it back (never forward): blocks after `block` were replaced by a reorg and are read again. */
+  rewind(name: string, block: bigint): Promise<void>;
 }
 
 /** What a Prisma client offers for raw SQL; each service passes its own client. */
@@ -25,6 +27,9 @@ export function sqlCursorStore(db: RawSql): CursorStore {
       await db.$executeRaw`
         INSERT INTO chain_cursors (name, block, updated_at) VALUES (${name}, ${block}, now())
         ON CONFLICT (name) DO UPDATE SET block = GREATEST(chain_cursors.block, EXCLUDED.block), updated_at = now()`;
+    },
+    async rewind(name, block) {
+      await db.$executeRaw`UPDATE chain_cursors SET block = LEAST(block, ${block}), updated_at = now() WHERE name = ${name}`;
     },
   };
 }

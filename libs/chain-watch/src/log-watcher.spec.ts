@@ -2,7 +2,7 @@ import type { Logger } from '@xchain/telemetry';
 import { type Hex, pad } from 'viem';
 import type { ChainLog } from './chain-log';
 import type { CursorStore } from './cursor-store';
-import { type ChainHead, LogWatcher, type WatchOptions } from './log-watcher';
+import { type ChainHead, type HandledStep, LogWatcher, type StepHistory, type WatchOptions } from './log-watcher';
 
 const logAt = (block: number, logIndex = 0): ChainLog => ({
   txHash: pad(`0x${block.toString(16)}${logIndex}`) as Hex,
@@ -29,6 +29,10 @@ function fakeCursors() {
     save: async (name, block) => {
       const was = cursors.get(name);
       cursors.set(name, was !== undefined && was > block ? was : block);
+    },
+    rewind: async (name, block) => {
+      const was = cursors.get(name);
+      if (was !== undefined && was > block) cursors.set(name, block);
     },
   };
   return { store, cursor: () => [...cursors.values()][0] };
@@ -122,5 +126,109 @@ describe('LogWatcher', () => {
     const w = new LogWatcher(source, { confirmations: 0, pollMs: 1000, maxBlockRange: 10, startBlock: 0 }, { cursors: store, expectedChainId: async () => undefined, log });
     await expect(w.readOnce()).rejects.toThrow('the RPC of base serves chain id 8453, but base is not listed');
     expect(fake.ranges).toEqual([]);
+  });
+
+  describe('reorgs', () => {
+    /**
+     * A chain whose blocks each have a hash of the form <block>-<fork>: a reorg from block N bumps
+     * the fork of every block from N on, and moves or drops the logs there.
+     */
+    function forkingChain(head: number) {
+      const fork = new Map<number, number>();
+      const hashOf = (b: number) => pad(`0x${b.toString(16)}0${(fork.get(b) ?? 0).toString(16)}`) as Hex;
+      let logs: { block: number; logIndex: number; tx: string }[] = [];
+      const chain: ChainHead = { chainId: async () => 8453, head: async () => BigInt(head), blockHash: async (b) => hashOf(Number(b)) };
+      const read = async (from: bigint, to: bigint): Promise<ChainLog[]> =>
+        logs
+          .filter((l) => l.block >= Number(from) && l.block <= Number(to))
+          .map((l) => ({ txHash: pad(l.tx as Hex), logIndex: l.logIndex, blockNumber: BigInt(l.block), blockHash: hashOf(l.block) }));
+      return {
+        chain,
+        read,
+        setLogs: (l: typeof logs) => (logs = l),
+        reorgFrom: (b: number) => {
+          for (let i = b; i <= head + 100; i++) fork.set(i, (fork.get(i) ?? 0) + 1);
+        },
+        setHead: (h: number) => (head = h),
+      };
+    }
+
+    function historyWatcher(fake: ReturnType<typeof forkingChain>, confirmations = 2, onRead?: () => void) {
+      const { store, cursor } = fakeCursors();
+      const handled = new Map<string, HandledStep>();
+      const published: string[] = [];
+      const steps: StepHistory = {
+        since: async (b) => [...handled.values()].filter((s) => s.blockNumber > b),
+        withdraw: async (s) => {
+          published.push(`withdrawn ${s.txHash.slice(-2)}@${s.blockNumber}`);
+          handled.delete(`${s.txHash}:${s.logIndex}:${s.blockHash}`);
+        },
+      };
+      const source = {
+        name: 'deposits:base:0xrouter',
+        chainName: 'base',
+        chain: fake.chain,
+        read: async (from: bigint, to: bigint) => {
+          const logs = await fake.read(from, to);
+          onRead?.();
+          return logs;
+        },
+        handle: async (l: ChainLog) => {
+          const key = `${l.txHash}:${l.logIndex}:${l.blockHash}`;
+          if (handled.has(key)) return 'duplicate';
+          handled.set(key, { txHash: l.txHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockHash: l.blockHash! });
+          published.push(`step ${l.txHash.slice(-2)}@${l.blockNumber}`);
+          return 'published';
+        },
+        steps,
+      };
+      const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
+      const w = new LogWatcher(source, { confirmations, pollMs: 1000, maxBlockRange: 100, startBlock: 0 }, { cursors: store, expectedChainId: async () => '8453', log });
+      return { w, published, cursor };
+    }
+
+    it('withdraws a step whose block a deep reorg replaced, and publishes the step again where the new chain holds it', async () => {
+      const fake = forkingChain(20);
+      fake.setLogs([{ block: 10, logIndex: 0, tx: '0xa1' }, { block: 12, logIndex: 0, tx: '0xb2' }]);
+      const { w, published, cursor } = historyWatcher(fake);
+      await w.readOnce();
+      expect(published).toEqual(['step a1@10', 'step b2@12']);
+      expect(cursor()).toBe(18n);
+      // A reorg from block 11: tx b2 moves to block 14, a1 stays where it was.
+      fake.reorgFrom(11);
+      fake.setLogs([{ block: 10, logIndex: 0, tx: '0xa1' }, { block: 14, logIndex: 0, tx: '0xb2' }]);
+      await w.readOnce();
+      expect(published).toEqual(['step a1@10', 'step b2@12', 'withdrawn b2@12', 'step b2@14']);
+      expect(cursor()).toBe(18n);
+      // Nothing changes on the next pass.
+      await w.readOnce();
+      expect(published).toHaveLength(4);
+    });
+
+    it('withdraws a step the new chain does not hold at all', async () => {
+      const fake = forkingChain(20);
+      fake.setLogs([{ block: 15, logIndex: 3, tx: '0xc3' }]);
+      const { w, published } = historyWatcher(fake);
+      await w.readOnce();
+      fake.reorgFrom(13);
+      fake.setLogs([]);
+      await w.readOnce();
+      expect(published).toEqual(['step c3@15', 'withdrawn c3@15']);
+    });
+
+    it('never handles a log of a block replaced while it was being read', async () => {
+      const fake = forkingChain(20);
+      fake.setLogs([{ block: 16, logIndex: 0, tx: '0xd4' }]);
+      let reorgOnRead = true;
+      const { w, published, cursor } = historyWatcher(fake, 2, () => {
+        if (reorgOnRead) fake.reorgFrom(16); // the node switches forks between eth_getLogs and our hash check
+        reorgOnRead = false;
+      });
+      await expect(w.readOnce()).rejects.toThrow('block 16 was replaced while it was read');
+      expect(published).toEqual([]);
+      expect(cursor()).toBe(-1n);
+      await w.readOnce(); // read again: the log now carries the new block's hash
+      expect(published).toEqual(['step d4@16']);
+    });
   });
 });

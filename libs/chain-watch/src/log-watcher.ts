@@ -1,4 +1,5 @@
 import type { Logger } from '@xchain/telemetry';
+import type { Hex } from 'viem';
 import type { ChainLog } from './chain-log';
 import type { CursorStore } from './cursor-store';
 
@@ -10,12 +11,38 @@ export interface WatchOptions {
   maxBlockRange: number;
   /** First block read when there is no saved position; default: the confirmed head at first start. */
   startBlock?: number;
+  /**
+   * How far below the confirmed head handled steps are re-checked against the chain's block hashes
+   * (a reorg deeper than the confirmation depth); default max(64, 4 × confirmations).
+   */
+  recheckBlocks?: number;
 }
 
 /** What a watcher needs of the chain itself (a JSON-RPC node behind it). */
 export interface ChainHead {
   chainId(): Promise<number>;
   head(): Promise<bigint>;
+  /** The canonical hash of a block now; without it logs are not checked against reorgs. */
+  blockHash?(block: bigint): Promise<Hex>;
+}
+
+/** A step a source handled, as it remembers it: where it was read. */
+export interface HandledStep {
+  txHash: Hex;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hex;
+}
+
+/**
+ * What a source remembers of the steps it handled, so that a reorg deeper than the confirmation
+ * depth withdraws the steps it dropped rather than leaving them standing.
+ */
+export interface StepHistory {
+  /** Handled, not withdrawn steps in blocks after `block`. */
+  since(block: bigint): Promise<HandledStep[]>;
+  /** Publishes that the step did not happen after all and forgets it (idempotent). */
+  withdraw(step: HandledStep): Promise<void>;
 }
 
 /** One kind of log on one contract of one chain, and what to do with each. */
@@ -28,6 +55,8 @@ export interface LogSource<L extends ChainLog> {
   read(from: bigint, to: bigint): Promise<L[]>;
   /** Must be idempotent per log: a block is handled again after a failure or a rescan. Returns an outcome to log; 'duplicate' is not logged. */
   handle(log: L): Promise<string>;
+  /** When given (and the chain serves block hashes), handled steps are re-checked for deep reorgs. */
+  steps?: StepHistory;
 }
 
 /** What the watcher needs of its service: where positions are kept, and which chain id a chain name means. */
@@ -95,10 +124,13 @@ export class LogWatcher<L extends ChainLog> {
       this.verifiedChain = true;
     }
     const safeHead = (await chain.head()) - BigInt(this.opts.confirmations);
+    await this.recheck(safeHead);
     let done = await this.cursor(safeHead);
     while (done < safeHead && !this.stopped) {
       const to = done + BigInt(this.opts.maxBlockRange) < safeHead ? done + BigInt(this.opts.maxBlockRange) : safeHead;
-      for (const log of await this.source.read(done + 1n, to)) {
+      const logs = await this.source.read(done + 1n, to);
+      await this.assertCanonical(logs);
+      for (const log of logs) {
         try {
           const outcome = await this.source.handle(log);
           if (outcome !== 'duplicate') this.deps.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
@@ -112,6 +144,46 @@ export class LogWatcher<L extends ChainLog> {
       done = to;
     }
     this.detail = `read up to block ${done} (${this.opts.confirmations} confirmations)`;
+  }
+
+  /**
+   * The logs just read must sit in the blocks the chain holds now: a log of a block that a reorg
+   * replaced between the read and now is not handled (the pass fails and reads the range again).
+   */
+  private async assertCanonical(logs: readonly L[]): Promise<void> {
+    const blockHash = this.source.chain.blockHash?.bind(this.source.chain);
+    if (!blockHash || !this.source.steps) return;
+    const wanted = new Map<bigint, Hex | undefined>();
+    for (const l of logs) if (l.blockHash) wanted.set(l.blockNumber, l.blockHash);
+    for (const [block, hash] of wanted) {
+      const now = await blockHash(block);
+      if (now.toLowerCase() !== hash!.toLowerCase()) throw new Error(`block ${block} was replaced while it was read (reorg): reading it again`);
+    }
+  }
+
+  /**
+   * A reorg deeper than the confirmation depth: every handled step of the last `recheckBlocks`
+   * blocks is compared with the block hash the chain holds now at its height. A step whose block
+   * is gone is withdrawn, and reading resumes before it, so whatever the new blocks hold (the same
+   * transaction again, or nothing) is read afresh.
+   */
+  private async recheck(safeHead: bigint): Promise<void> {
+    const { steps, chain } = this.source;
+    const blockHash = chain.blockHash?.bind(chain);
+    if (!steps || !blockHash || safeHead < 0n) return;
+    const window = BigInt(this.opts.recheckBlocks ?? Math.max(64, 4 * this.opts.confirmations));
+    const handled = await steps.since(safeHead > window ? safeHead - window : -1n);
+    const canonical = new Map<bigint, Hex>();
+    let earliest: bigint | undefined;
+    for (const step of handled) {
+      if (step.blockNumber > safeHead + BigInt(this.opts.confirmations)) continue; // not yet: the head moved back
+      if (!canonical.has(step.blockNumber)) canonical.set(step.blockNumber, (await blockHash(step.blockNumber)).toLowerCase() as Hex);
+      if (canonical.get(step.blockNumber) === step.blockHash.toLowerCase()) continue;
+      await steps.withdraw(step);
+      this.deps.log.warn({ watcher: this.name, tx_hash: step.txHash, log_index: step.logIndex, block: step.blockNumber.toString() }, 'chain step withdrawn: a reorg replaced its block');
+      if (earliest === undefined || step.blockNumber < earliest) earliest = step.blockNumber;
+    }
+    if (earliest !== undefined) await this.deps.cursors.rewind(this.name, earliest - 1n);
   }
 
   private async cursor(safeHead: bigint): Promise<bigint> {

@@ -1,19 +1,39 @@
-import { Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
-import { GetOrderPathParams, GetOrderRpc, SubmitGaslessOrderRequest, SubmitGaslessOrderRpc } from '@xchain/contracts';
+import { Controller, Get, HttpCode, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Param, Post, Req, Res } from '@nestjs/common';
+import {
+  Code,
+  GetOrderPathParams,
+  GetOrderRpc,
+  type OrderUpdate,
+  RpcError,
+  SubmitGaslessOrderRequest,
+  SubmitGaslessOrderRpc,
+  errorInfo,
+} from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayEnv } from '../env';
-import { GATEWAY_ENV } from '../tokens';
-import type { FastifyRequest } from 'fastify';
 import { callerOf } from '../http/caller';
 import { validateBody } from '../http/validate';
+import { GATEWAY_ENV } from '../tokens';
+import { streamOrderEvents } from './order-events-stream';
+import { OrderStreamHub } from './order-stream-hub';
 
-/** SubmitGaslessOrder (to the gasless-relayer) and the order view (from the quote-engine). */
+/** SubmitGaslessOrder (to the gasless-relayer), the order view (from the quote-engine) and its event stream. */
 @Controller('json/v1')
-export class OrdersController {
+export class OrdersController implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Inject(OrderStreamHub) private readonly hub: OrderStreamHub,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.hub.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.hub.stop();
+  }
 
   @Post('gasless/orders')
   @HttpCode(200)
@@ -24,5 +44,60 @@ export class OrdersController {
   @Get('orders/:quote_hash')
   order(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest) {
     return this.rpc.call(GetOrderRpc, validateBody(GetOrderPathParams, { quote_hash: quoteHash }), { caller: callerOf(req) });
+  }
+
+  /**
+   * Server-sent events of one order (D13). Everything that can be refused is refused before the
+   * stream opens, in the error shape of D2: a malformed or unknown hash, and a caller (API key, or
+   * client IP without one) that already holds `SSE_MAX_STREAMS_PER_CALLER` streams.
+   */
+  @Get('orders/:quote_hash/events')
+  async events(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const params = validateBody(GetOrderPathParams, { quote_hash: quoteHash });
+    const caller = callerOf(req);
+    const callerKey = caller.kind === 'api_key' ? `key:${caller.key_id}` : caller.kind === 'internal' ? `svc:${caller.service}` : `ip:${caller.client_ip}`;
+    // Updates are followed before the first view is read, so none falls between the two.
+    const early: OrderUpdate[] = [];
+    let deliver: (u: OrderUpdate) => void = (u) => void early.push(u);
+    const unfollow = this.hub.follow(callerKey, params.quote_hash, (u) => deliver(u));
+    if (!unfollow) {
+      const max = String(this.env.SSE_MAX_STREAMS_PER_CALLER);
+      throw new RpcError(Code.RESOURCE_EXHAUSTED, `at most ${max} order event streams may be open at once per caller`, [errorInfo('TOO_MANY_STREAMS', { max_streams: max })]);
+    }
+    const fetchView = () => this.rpc.call(GetOrderRpc, params, { caller });
+    let first;
+    try {
+      first = await fetchView();
+    } catch (err) {
+      unfollow();
+      throw err;
+    }
+    reply.hijack();
+    reply.raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const lastEventId = req.headers['last-event-id'];
+    let pending: typeof first | undefined = first;
+    await streamOrderEvents(reply.raw, {
+      fetchView: () => {
+        const v = pending;
+        pending = undefined;
+        return v ? Promise.resolve(v) : fetchView();
+      },
+      follow: (listener) => {
+        deliver = listener;
+        for (const u of early.splice(0)) listener(u);
+        return unfollow;
+      },
+      ...(typeof lastEventId === 'string' && lastEventId.length <= 64 ? { lastEventId } : {}),
+      heartbeatMs: this.env.SSE_HEARTBEAT_MS,
+      maxDurationMs: this.env.SSE_MAX_DURATION_MS,
+      retryMs: this.env.SSE_RETRY_MS,
+      signal: this.hub.shutdown,
+    });
   }
 }

@@ -5,6 +5,7 @@ import type { PrismaClient } from '@xchain/quote-engine-db';
 import { NATS } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 import { env } from '../env';
+import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
@@ -25,6 +26,7 @@ export const chainProviders: Provider[] = [
     } satisfies DepositWatchConfig,
   },
   { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
+  { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
   { provide: ORDER_EVENT_PUBLISHER, inject: [NATS], useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS) },
   DepositWatchers,
 ];

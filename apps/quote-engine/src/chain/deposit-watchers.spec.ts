@@ -13,11 +13,11 @@ function newTestWatchers(chainNames: string[]) {
     chainNames.map((name) => [
       name,
       // head 0: each pass reads nothing; the chain id matches the registry's
-      { chainId: async () => Number(registry.get(name)?.chainId ?? 0n), head: async () => 0n, depositedLogs: async () => [], blockTime: async () => new Date(0) },
+      { chainId: async () => Number(registry.get(name)?.chainId ?? 0n), head: async () => 0n, routerLogs: async () => [], blockTime: async () => new Date(0), blockHash: async () => '0x' },
     ]),
   );
   const saved = new Map<string, bigint>();
-  const cursors: CursorStore = { load: async (n) => saved.get(n), save: async (n, b) => void saved.set(n, b) };
+  const cursors: CursorStore = { load: async (n) => saved.get(n), save: async (n, b) => void saved.set(n, b), rewind: async (n, b) => void saved.set(n, b) };
   let check: (() => Promise<{ ok: boolean; detail?: string }>) | undefined;
   const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
   const watchers = new DepositWatchers(

@@ -4,7 +4,8 @@ import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, getAddress, isAddress } from 'viem';
 import { RegistryCache } from '../registry/registry-cache';
-import type { DepositChain, DepositedLog } from './deposit-chain';
+import { CHAIN_STEPS, type ChainStepStore } from './chain-steps';
+import type { DepositChain, RouterLog } from './deposit-chain';
 import { depositSource } from './deposit-source';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
 
@@ -20,15 +21,16 @@ export interface DepositWatchConfig {
 }
 
 /**
- * One deposit watcher per chain with an RPC (`EVM_RPC_URLS`), on the router the registry names
- * as that chain's `deposit_target`. The registry can change under a running service (a reseed,
+ * One order watcher per chain with an RPC (`EVM_RPC_URLS`), on the router the registry names
+ * as that chain's `deposit_target` (deposits and refunds of orders from the chain, fills of
+ * orders to it). The registry can change under a running service (a reseed,
  * a new router), so the set is re-checked every poll: a changed router gets a new watcher with
  * its own position. `/readyz` reports them under `chain_watchers` and never fails on them: a
  * lagging chain must not stop quoting.
  */
 @Injectable()
 export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly running = new Map<string, { router: Address; watcher: LogWatcher<DepositedLog> }>();
+  private readonly running = new Map<string, { router: Address; watcher: LogWatcher<RouterLog> }>();
   private readonly idle = new Map<string, string>();
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
@@ -42,6 +44,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(ORDER_EVENT_PUBLISHER) private readonly publisher: OrderEventPublisher,
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(CHAIN_STEPS) private readonly steps?: ChainStepStore,
   ) {
     health.register('chain_watchers', async () => ({ ok: true, detail: this.detail() }));
   }
@@ -95,7 +98,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
         continue;
       }
       const watcher = new LogWatcher(
-        depositSource(chainName, router, chain, this.publisher),
+        depositSource(chainName, router, chain, this.publisher, this.steps),
         { ...this.config.watch, confirmations: confirmationsFor(chainName, this.config.confirmations, this.config.watch.confirmations) },
         {
           cursors: this.cursors,

@@ -6,6 +6,7 @@ import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { EtaService } from './eta.service';
+import { OrderUpdates } from './order-updates';
 
 /**
  * Consumes order events from a JetStream stream with a durable consumer, so none is lost while
@@ -21,6 +22,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
   ) {
     this.consumer = new DurableConsumer({
       nc,
@@ -43,15 +45,30 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
     this.consumer.stop();
   }
 
-  /** Idempotent: a redelivered event changes nothing. */
+  /** Idempotent: a redelivered event changes nothing. The changed view is pushed before the event is acked. */
   async record(event: OrderEvent): Promise<void> {
+    if (await this.apply(event)) await this.updates?.changed(event.quote_hash);
+  }
+
+  /** Records the step (or its withdrawal); false when there is no such quote. */
+  private async apply(event: OrderEvent): Promise<boolean> {
     const quote = await this.db.quote.findUnique({
       where: { quoteHash: event.quote_hash },
       select: { srcChain: true, dstChain: true, routeType: true },
     });
     if (!quote) {
       this.log.warn({ quote_hash: event.quote_hash, type: event.type }, 'order event for an unknown quote');
-      return;
+      return false;
+    }
+    if (event.removed) {
+      // A reorg dropped the step: forget it (only the step it names), and the fulfilment time it made.
+      const gone = await this.db.orderEvent.deleteMany({ where: { quoteHash: event.quote_hash, type: event.type, txHash: event.tx_hash } });
+      if (gone.count > 0 && event.type !== 'refunded') {
+        await this.db.fulfillmentSample.deleteMany({ where: { quoteHash: event.quote_hash } });
+        void this.eta.refresh();
+      }
+      this.log.warn({ quote_hash: event.quote_hash, type: event.type, tx_hash: event.tx_hash, forgotten: gone.count }, 'order step withdrawn by a reorg');
+      return true;
     }
     await this.db.orderEvent.upsert({
       where: { quoteHash_type: { quoteHash: event.quote_hash, type: event.type } },
@@ -61,17 +78,20 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
         chain: event.chain,
         txHash: event.tx_hash,
         blockNumber: event.block_number !== undefined ? BigInt(event.block_number) : null,
+        blockHash: event.block_hash ?? null,
+        logIndex: event.log_index ?? null,
+        amount: event.amount ?? null,
         occurredAt: new Date(event.occurred_at),
       },
       update: {},
     });
-    if (event.type === 'refunded') return;
+    if (event.type === 'refunded') return true;
     const both = await this.db.orderEvent.findMany({
       where: { quoteHash: event.quote_hash, type: { in: ['deposited', 'fulfilled'] } },
     });
     const deposited = both.find((e) => e.type === 'deposited');
     const fulfilled = both.find((e) => e.type === 'fulfilled');
-    if (!deposited || !fulfilled) return;
+    if (!deposited || !fulfilled) return true;
     const secs = Math.max(0, Math.round((fulfilled.occurredAt.getTime() - deposited.occurredAt.getTime()) / 1000));
     await this.db.fulfillmentSample.upsert({
       where: { quoteHash: event.quote_hash },
@@ -79,5 +99,6 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
       update: {},
     });
     void this.eta.refresh();
+    return true;
   }
 }

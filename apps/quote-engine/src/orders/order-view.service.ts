@@ -59,7 +59,11 @@ export class OrderViewService {
 
   constructor(@Inject(ORDER_VIEW_DEPS) private readonly deps: OrderViewDeps) {}
 
-  async get(quoteHash: string): Promise<OrderStatus> {
+  /**
+   * `requireGasless`: a gasless order's view needs the relayer's answer (a push must not show a
+   * view that merely lacks it while the relayer is down); throws UNAVAILABLE instead.
+   */
+  async get(quoteHash: string, opts: { requireGasless?: boolean } = {}): Promise<OrderStatus> {
     const now = this.deps.now();
     const found = await this.deps.records.find(quoteHash.toLowerCase());
     // Same rule as quote.v1.fetch: past retention a quote is gone, even if the sweep has not run.
@@ -83,7 +87,7 @@ export class OrderViewService {
           : now.getTime() > stored.expiresAt.getTime()
             ? 'expired'
             : 'quoted';
-    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash) : undefined;
+    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, opts.requireGasless ?? false) : undefined;
     return {
       quote_hash: stored.quoteHash,
       status,
@@ -111,7 +115,7 @@ export class OrderViewService {
   }
 
   /** Logs an outage once when it starts and once when it ends, not on every view served meanwhile. */
-  private async relayerView(quoteHash: string): Promise<GaslessOrderView | undefined> {
+  private async relayerView(quoteHash: string, required: boolean): Promise<GaslessOrderView | undefined> {
     try {
       const view = await this.deps.gasless.get(quoteHash);
       if (this.relayerDown) {
@@ -120,6 +124,7 @@ export class OrderViewService {
       }
       return view;
     } catch (err) {
+      if (required) throw RpcError.unavailable('the gasless relayer does not answer', 'RELAYER_UNAVAILABLE', 2);
       if (!this.relayerDown) {
         this.relayerDown = true;
         this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order view: the gasless relayer does not answer; serving views without gasless');

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 
-export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export type AuthMode = 'none' | 'optional_api_key' | 'bearer';
 
 /**
@@ -27,4 +27,6 @@ export interface HttpOperation {
   readonly description?: string;
   /** Supports ETag / If-None-Match. */
   readonly cacheable?: boolean;
+  /** Answers a `text/event-stream` whose events carry `response` as data (server-sent events). */
+  readonly eventStream?: boolean;
 }

@@ -1,0 +1,39 @@
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_CONSUMERS, GASLESS_EVENT_SUBJECTS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
+import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { LOGGER, NATS } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { OrderUpdates } from './order-updates';
+
+/**
+ * The relayer's status changes (GASLESS_EVENTS_V1), through a durable consumer of the
+ * quote-engine's own: each one changes the order view, which is pushed (D13). An event is acked
+ * only once the view it changed has been pushed, so a restart misses none.
+ */
+@Injectable()
+export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdown {
+  private readonly consumer: DurableConsumer<GaslessEvent>;
+
+  constructor(@Inject(NATS) nc: NatsConnection, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger) {
+    this.consumer = new DurableConsumer({
+      nc,
+      // The relayer creates this stream with the same subjects and age.
+      stream: { name: GASLESS_EVENTS_STREAM, subjects: [GASLESS_EVENT_SUBJECTS], maxAgeSecs: 7 * 24 * 3600 },
+      durable: GASLESS_EVENT_CONSUMERS.orderUpdates,
+      maxDeliver: 50,
+      schema: GaslessEventSchema,
+      handle: (event) => updates.changed(event.quote_hash),
+      retryDelayMs: 1000,
+      log,
+      label: 'gasless events',
+    });
+  }
+
+  onModuleInit(): void {
+    this.consumer.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.consumer.stop();
+  }
+}

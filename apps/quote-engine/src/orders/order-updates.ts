@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Inject, Injectable } from '@nestjs/common';
+import { Code, ORDER_UPDATES_STREAM, ORDER_UPDATE_SUBJECTS, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
+import type { NatsConnection } from '@xchain/messaging';
+import type { PrismaClient } from '@xchain/quote-engine-db';
+import { NATS } from '@xchain/service-kit';
+import { DB } from '../db.providers';
+import { env } from '../env';
+import { OrderViewService } from './order-view.service';
+
+/** Where pushed versions are kept; the SQL table `order_view_pushes` in the service. */
+export interface PushLog {
+  last(quoteHash: string): Promise<{ version: number; digest: string } | undefined>;
+  /** Records `version` only if the last recorded one is `version - 1` (another replica may have pushed meanwhile). */
+  advance(quoteHash: string, version: number, digest: string): Promise<boolean>;
+  partnerOf(quoteHash: string): Promise<string | undefined>;
+}
+
+/** Publishes an update on the stream, once per event id. */
+export type UpdateSink = (update: OrderUpdate) => Promise<void>;
+
+/** A digest of a view, so an unchanged view is not pushed again (key order is the schema's, fixed). */
+export function viewDigest(view: OrderStatus): string {
+  return createHash('sha256').update(JSON.stringify(view)).digest('hex').slice(0, 32);
+}
+
+/**
+ * Pushes an order's view each time it changes (D13): after a step is recorded or withdrawn, and
+ * after each relay status. The view is recomputed from the database (never from the event that
+ * triggered it), compared with the last view pushed, and published with the next version on the
+ * ORDER_UPDATES_V1 stream. Changes of one order are handled one at a time, in order. The stream
+ * message comes first and the version after it: a crash in between republishes the same event id,
+ * which the stream drops, so a change is pushed at least once and never under two versions.
+ */
+export class OrderUpdatePusher {
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly views: Pick<OrderViewService, 'get'>,
+    private readonly pushes: PushLog,
+    private readonly sink: UpdateSink,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Resolves once the view as it is now has been pushed (or was already); throws to be retried. */
+  changed(quoteHash: string): Promise<void> {
+    const hash = quoteHash.toLowerCase();
+    const previous = this.inFlight.get(hash) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.push(hash));
+    this.inFlight.set(hash, next);
+    void next.finally(() => {
+      if (this.inFlight.get(hash) === next) this.inFlight.delete(hash);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private async push(quoteHash: string): Promise<void> {
+    let view: OrderStatus;
+    try {
+      view = await this.views.get(quoteHash, { requireGasless: true });
+    } catch (err) {
+      if (err instanceof RpcError && err.status.code === Code.NOT_FOUND) return; // no (longer a) retained quote: nobody to tell
+      throw err;
+    }
+    const digest = viewDigest(view);
+    const last = await this.pushes.last(quoteHash);
+    if (last?.digest === digest) return;
+    const version = (last?.version ?? 0) + 1;
+    const partnerId = await this.pushes.partnerOf(quoteHash);
+    await this.sink({
+      event_id: `${quoteHash}:${version}`,
+      quote_hash: quoteHash,
+      version,
+      ...(partnerId ? { partner_id: partnerId } : {}),
+      occurred_at: this.now().toISOString(),
+      order: view,
+    });
+    if (!(await this.pushes.advance(quoteHash, version, digest))) throw new Error(`order ${quoteHash}: version ${version} was pushed concurrently; recomputing`);
+  }
+}
+
+export function sqlPushLog(db: PrismaClient): PushLog {
+  return {
+    async last(quoteHash) {
+      const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
+      return row ? { version: row.version, digest: row.digest } : undefined;
+    },
+    async advance(quoteHash, version, digest) {
+      if (version === 1) {
+        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, version, digest }], skipDuplicates: true });
+        return created.count === 1;
+      }
+      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { version, digest, updatedAt: new Date() } });
+      return moved.count === 1;
+    },
+    async partnerOf(quoteHash) {
+      const row = await db.quote.findUnique({ where: { quoteHash }, select: { partnerId: true } });
+      return row?.partnerId ?? undefined;
+    },
+  };
+}
+
+/** JetStream publishing of order updates, creating the stream when missing. */
+export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number): UpdateSink {
+  let ready: Promise<void> | undefined;
+  const ensure = async () => {
+    const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
+    await jsm.streams.add({ name: ORDER_UPDATES_STREAM, subjects: [ORDER_UPDATE_SUBJECTS], max_age: 7 * 24 * 3600 * 1e9 }).catch(async () => {
+      await jsm.streams.info(ORDER_UPDATES_STREAM); // exists already: fine
+    });
+  };
+  const js = jetstream(nc, { timeout: timeoutMs });
+  return async (update) => {
+    ready ??= ensure().catch((err: unknown) => {
+      ready = undefined;
+      throw err;
+    });
+    await ready;
+    await js.publish(orderUpdateSubject(update.quote_hash), JSON.stringify(update), { msgID: update.event_id });
+  };
+}
+
+/** The pusher as the quote-engine runs it. */
+@Injectable()
+export class OrderUpdates extends OrderUpdatePusher {
+  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection) {
+    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, env.NATS_REQUEST_TIMEOUT_MS));
+  }
+}
