@@ -1,11 +1,19 @@
+import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
+import { DEV_REFUNDER_KEY } from '@xchain/devnet';
+import { approveCalldata, depositTx, fillTx, refundTx } from '@xchain/evm-gasless';
+import { orderFromWire } from '@xchain/order-codec';
+import { type Address, maxUint256 } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { errorView } from '../support/http';
+import { errorView, postJson } from '../support/http';
+import { T } from '../support/registry-fixture';
 import { SseClient, type SseEvent } from '../support/sse';
 
 jest.setTimeout(120_000);
 
 const { base } = LOCAL_TOKENS;
+const ARB_USDC = T.arbitrum.USDC as Address;
 const view = (e: SseEvent) => JSON.parse(e.data) as Record<string, any>;
 
 /** The order view pushed to wallets over server-sent events (D13), through the gateway. */
@@ -30,10 +38,41 @@ describe('order events (SSE) through the gateway', () => {
         SSE_HEARTBEAT_MS: '500',
         SSE_MAX_STREAMS_PER_CALLER: '3',
       },
-      { devnet: { chains: ['base'] } },
+      { devnet: { chains: ['base', 'arbitrum'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
+    const listed = (await (await fetch(g.url('/chains'))).json()) as { chains: { chain: string; deposit_target: Address }[] };
+    routers = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target]));
   }, 180_000);
+  let routers: Record<string, Address>;
+
+  /** A user deposits a plain (not gasless) quote from base to arbitrum USDC with its deposit_tx. */
+  const deposited = async (amount: bigint) => {
+    const user = g.newUser();
+    await g.mint('base', base.USDC, user.address, amount);
+    await g.setNativeBalance('base', user.address, 10n ** 17n);
+    const r = await postJson(g.url('/quote'), {
+      src_chain: 'base',
+      dst_chain: 'arbitrum',
+      src_token: base.USDC,
+      dst_token: ARB_USDC,
+      trade_type: 'TRADE_TYPE_EXACT_INPUT',
+      amount: amount.toString(),
+      gas_drop: '',
+      recipient: user.address,
+      refund_address: user.address,
+    });
+    expect(r.status).toBe(200);
+    const q = r.body.cross_chain as Record<string, any>;
+    const { order } = orderFromWire(q['order']);
+    const s = await open(q['quote_hash']);
+    await s.next((e) => view(e)['status'] === 'quoted');
+    await g.send('base', { to: base.USDC, data: approveCalldata(routers['base']!, maxUint256) }, user);
+    const receipt = await g.send('base', depositTx(order, routers['base']!), user);
+    expect(receipt.status).toBe('success');
+    await s.next((e) => view(e)['status'] === 'deposited');
+    return { user, q, order, s, receipt };
+  };
 
   afterAll(async () => {
     for (const s of streams) s.close();
@@ -104,5 +143,37 @@ describe('order events (SSE) through the gateway', () => {
     const fifth = await openOk();
     expect(fifth.status).toBe(200);
     for (const h of [...held, fifth]) h.close();
+  });
+
+  it('follows a fill on the destination chain: fulfilled in the stream and in the view, with the fill transaction', async () => {
+    const { user, q, order, s } = await deposited(25_000_000n);
+    // A filler (the dev key) delivers amount_out of arbitrum USDC to the recipient on arbitrum's router.
+    const amountOut = BigInt(q['amount_out']);
+    await g.mint('arbitrum', ARB_USDC, privateKeyToAccount(ANVIL_DEV_KEY).address, amountOut);
+    await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(routers['arbitrum']!, maxUint256) });
+    const fill = await g.send('arbitrum', fillTx(order, amountOut, routers['arbitrum']!));
+    expect(fill.status).toBe('success');
+    const done = await s.next((e) => view(e)['status'] === 'fulfilled');
+    expect(view(done)['fulfillment']).toEqual({
+      chain: 'arbitrum',
+      tx_hash: fill.transactionHash,
+      block_number: fill.blockNumber.toString(),
+      at: expect.stringMatching(/^20\d\d-/),
+    });
+    expect(await g.balanceOf('arbitrum', ARB_USDC, user.address)).toBe(amountOut);
+    expect((await g.order(q['quote_hash'])).body).toEqual(view(done));
+    s.close();
+  });
+
+  it('follows a refund on the source chain: refunded, and the deposit back at the refund address', async () => {
+    const { user, order, s } = await deposited(7_000_000n);
+    expect(await g.balanceOf('base', base.USDC, user.address)).toBe(0n);
+    const refund = await g.send('base', refundTx(order, routers['base']!), privateKeyToAccount(DEV_REFUNDER_KEY));
+    expect(refund.status).toBe('success');
+    const done = await s.next((e) => view(e)['status'] === 'refunded');
+    expect(view(done)['refund']).toMatchObject({ chain: 'base', tx_hash: refund.transactionHash });
+    expect(view(done)['deposit']).toBeDefined();
+    expect(await g.balanceOf('base', base.USDC, user.address)).toBe(7_000_000n);
+    s.close();
   });
 });

@@ -2,8 +2,20 @@ import { ORDER_ABI_COMPONENTS } from '@xchain/order-codec';
 
 const ORDER_TUPLE = { name: 'order', type: 'tuple', components: ORDER_ABI_COMPONENTS } as const;
 
-/** The ABI of contracts/src/XchainRouter.sol (the chains' `deposit_target`), item for item. */
+/**
+ * The ABI of contracts/src/XchainRouter.sol (the chains' `deposit_target`), item for item (its
+ * constructor aside): deposits on the source chain, fills on the destination, refunds.
+ */
 export const XCHAIN_ROUTER_ABI = [
+  {
+    type: 'event',
+    name: 'OrderOpened',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { ...ORDER_TUPLE, indexed: false },
+    ],
+  },
   {
     type: 'event',
     name: 'Deposited',
@@ -11,6 +23,30 @@ export const XCHAIN_ROUTER_ABI = [
     inputs: [
       { name: 'quoteHash', type: 'bytes32', indexed: true },
       { name: 'depositor', type: 'address', indexed: true },
+      { name: 'token', type: 'address', indexed: false },
+      { name: 'amount', type: 'uint256', indexed: false },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'Filled',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'filler', type: 'address', indexed: true },
+      { name: 'recipient', type: 'address', indexed: false },
+      { name: 'token', type: 'address', indexed: false },
+      { name: 'amount', type: 'uint256', indexed: false },
+      { name: 'gasDrop', type: 'uint256', indexed: false },
+    ],
+  },
+  {
+    type: 'event',
+    name: 'Refunded',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'to', type: 'address', indexed: true },
       { name: 'token', type: 'address', indexed: false },
       { name: 'amount', type: 'uint256', indexed: false },
     ],
@@ -23,12 +59,35 @@ export const XCHAIN_ROUTER_ABI = [
     inputs: [ORDER_TUPLE, { name: 'depositor', type: 'address' }],
     outputs: [],
   },
+  { type: 'function', name: 'fill', stateMutability: 'payable', inputs: [ORDER_TUPLE, { name: 'amount', type: 'uint256' }], outputs: [] },
+  { type: 'function', name: 'refund', stateMutability: 'nonpayable', inputs: [ORDER_TUPLE], outputs: [] },
   { type: 'function', name: 'deposited', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'filled', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'refunded', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'refunder', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
   { type: 'function', name: 'depositAmount', stateMutability: 'pure', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'error', name: 'AlreadyDeposited', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   { type: 'error', name: 'WrongDepositTarget', inputs: [] },
   { type: 'error', name: 'WrongSourceChain', inputs: [] },
   { type: 'error', name: 'WrongValue', inputs: [] },
+  { type: 'error', name: 'WrongDestinationChain', inputs: [] },
+  { type: 'error', name: 'AlreadyFilled', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'AlreadyRefunded', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'NotDeposited', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  {
+    type: 'error',
+    name: 'BelowMinimum',
+    inputs: [
+      { name: 'amount', type: 'uint256' },
+      { name: 'minAmountOut', type: 'uint256' },
+    ],
+  },
+  { type: 'error', name: 'BadRecipient', inputs: [] },
+  { type: 'error', name: 'BadToken', inputs: [] },
+  { type: 'error', name: 'NotRefunder', inputs: [] },
+  { type: 'error', name: 'TransferFailed', inputs: [] },
+  // OpenZeppelin's SafeERC20, when a token answers a transfer with false.
+  { type: 'error', name: 'SafeERC20FailedOperation', inputs: [{ name: 'token', type: 'address' }] },
 ] as const;
 
 /** The ABI of contracts/src/GaslessExecutor.sol (the chains' `gasless_executor`). */

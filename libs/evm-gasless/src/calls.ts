@@ -1,5 +1,5 @@
 import type { Order } from '@xchain/order-codec';
-import { type Address, type Hex, encodeFunctionData, zeroAddress } from 'viem';
+import { type Address, type Hex, encodeFunctionData, getAddress, zeroAddress } from 'viem';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
 import { tokenOf } from './typed-data';
 
@@ -16,11 +16,15 @@ export function relayFee(order: Order): bigint {
   return order.gasless && !order.sponsorFees ? order.sponsorGas : 0n;
 }
 
+/** A transaction to a router: where, what and how much of the native asset goes with it. */
 export interface DepositTx {
   to: Address;
   data: Hex;
   value: bigint;
 }
+
+/** The same shape for any router call (fill, refund). */
+export type RouterTx = DepositTx;
 
 /** The router call a wallet sends to deposit for an order itself (not gasless). */
 export function depositTx(order: Order, router: Address): DepositTx {
@@ -29,6 +33,34 @@ export function depositTx(order: Order, router: Address): DepositTx {
     to: router,
     data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }),
     value: token === zeroAddress ? depositAmount(order) : 0n,
+  };
+}
+
+/** The destination token of an order for an EVM chain as an address (the zero address is the native asset). */
+export function dstTokenOf(order: Order): Address {
+  return getAddress(`0x${order.dstToken.slice(26)}`);
+}
+
+/**
+ * The destination router call a filler sends to deliver an order: `amount` (at least
+ * `minAmountOut`) of the destination token and `gasDrop` of the native asset to the recipient.
+ * For a native destination the value carries both; for an ERC-20 it carries the gas drop and the
+ * router pulls `amount` from the filler, who must have approved the router first.
+ */
+export function fillTx(order: Order, amount: bigint, router: Address): RouterTx {
+  return {
+    to: router,
+    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'fill', args: [order, amount] }),
+    value: dstTokenOf(order) === zeroAddress ? amount + order.gasDrop : order.gasDrop,
+  };
+}
+
+/** The source router call its refunder sends to return an unfilled order's deposit to `refundAddress`. */
+export function refundTx(order: Order, router: Address): RouterTx {
+  return {
+    to: router,
+    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }),
+    value: 0n,
   };
 }
 

@@ -31,6 +31,7 @@ const EXECUTOR = getAddress('0x6a5e1e5500000000000000000000000000000e0e');
 const USDC = getAddress('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'); // permit token, domain version "2"
 const USDT = getAddress('0xfde4c96c8593536e31f229ea8f37b2ada2699bb2'); // plain token
 const FEE_RECIPIENT = privateKeyToAddress(generatePrivateKey());
+const REFUNDER = privateKeyToAddress(generatePrivateKey());
 
 /** The errors any call below may end in: ours, Permit2's and the dev tokens'. */
 const ERRORS = [
@@ -72,7 +73,7 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
     // Concurrent on purpose: deployContract serialises one deployer's sends itself.
     await Promise.all([
-      place('XchainRouter', ROUTER, []),
+      place('XchainRouter', ROUTER, [REFUNDER]),
       place('GaslessExecutor', EXECUTOR, [PERMIT2_ADDRESS, ROUTER, FEE_RECIPIENT]),
       place('DevPermitToken', USDC, ['USD Coin', 'USDC', 6, '2']),
       place('DevToken', USDT, ['Tether USD', 'USDT', 6]),
@@ -163,6 +164,8 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const order = gaslessOrder(USDC);
     expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'witnessHash', args: [order] })).toBe(orderWitnessHash(order));
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'depositAmount', args: [order] })).toBe(depositAmount(order));
+    // The refunder is an immutable: it came along with the code.
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refunder' })).toBe(REFUNDER);
 
     // Metadata and the EIP-712 domain live in code, so they survive anvil_setCode.
     const token = (address: Address, functionName: 'name' | 'decimals') => client.readContract({ address, abi: ERC20_PERMIT_ABI, functionName });

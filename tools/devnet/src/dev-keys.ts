@@ -16,3 +16,17 @@ export const DEV_VOUCHER_SIGNER: Address = '0x70997970C51812dc3A010C7d01b50e0d17
 
 /** Account #9's address: where the local gasless executors send fees, so they land somewhere anyone can inspect. */
 export const DEV_FEE_RECIPIENT: Address = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
+
+/**
+ * Account #5: the local filler's wallet. Under `devnet serve` (what `npm start` runs) it delivers
+ * orders whose destination is a local chain; the devnet gives it gas and every dev token and has it
+ * approve every router. Used nowhere else, so its nonces are its own.
+ */
+export const DEV_FILLER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
+
+/**
+ * Account #4: the local routers' refunder (the immutable every devnet router is deployed with);
+ * `devnet refund` sends from it. A real deployment names an operator key of its own.
+ */
+export const DEV_REFUNDER_KEY: Hex = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
+export const DEV_REFUNDER: Address = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';

@@ -1,7 +1,7 @@
 import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
 import { type Address, createPublicClient, getAddress, http, parseAbi, zeroAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { DEV_FEE_RECIPIENT, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_FEE_RECIPIENT, DEV_REFUNDER, DEV_REFUNDER_KEY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { type ChainPlan, readDevnetPlan } from './devnet-plan';
 import { FUND_NATIVE_UNITS, FUND_TOKEN_UNITS, fund } from './fund';
 import { type Devnet, startDevnet } from './start-devnet';
@@ -15,6 +15,7 @@ const TOKEN_ABI = parseAbi([
 ]);
 const EXECUTOR_ABI = parseAbi(['function permit2() view returns (address)', 'function router() view returns (address)', 'function feeRecipient() view returns (address)']);
 const VOUCHER_ABI = parseAbi(['function operator() view returns (address)']);
+const ROUTER_ABI = parseAbi(['function refunder() view returns (address)']);
 
 /**
  * The local chains as `npm start` and the end-to-end suites get them: real anvils with the
@@ -41,7 +42,7 @@ describe('devnet', () => {
     expect(devnet.rpcUrls).toBe(`ethereum=${devnet.chains.get('ethereum')!.rpcUrl},base=${devnet.chains.get('base')!.rpcUrl}`);
   });
 
-  it('places Permit2, the router and the gasless executor, wired to each other', async () => {
+  it('places Permit2, the router (refunder: dev key #4) and the gasless executor, wired to each other', async () => {
     for (const plan of [ethPlan, basePlan]) {
       const c = client(plan.name);
       expect((await c.getCode({ address: PERMIT2_ADDRESS }))?.length).toBeGreaterThan(2);
@@ -50,8 +51,10 @@ describe('devnet', () => {
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'permit2' })).toBe(getAddress(PERMIT2_ADDRESS));
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'router' })).toBe(plan.depositTarget);
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'feeRecipient' })).toBe(DEV_FEE_RECIPIENT);
+      expect(await c.readContract({ address: plan.depositTarget, abi: ROUTER_ABI, functionName: 'refunder' })).toBe(DEV_REFUNDER);
     }
     expect(devnet.feeRecipient).toBe(DEV_FEE_RECIPIENT);
+    expect([devnet.refunder, privateKeyToAddress(DEV_REFUNDER_KEY)]).toEqual([DEV_REFUNDER, DEV_REFUNDER]);
   });
 
   it("puts USDC at base's registry address with Circle's decimals and permit domain", async () => {

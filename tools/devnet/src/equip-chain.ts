@@ -8,6 +8,8 @@ export interface ChainRoles {
   feeRecipient: Address;
   /** The only signer the voucher router accepts. */
   voucherSigner: Address;
+  /** The only caller the router lets refund (an immutable of its code). */
+  refunder: Address;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Rec
   };
   await installPermit2(rpcUrl);
   let placed = 1;
-  await place('XchainRouter', plan.depositTarget);
+  await place('XchainRouter', plan.depositTarget, [roles.refunder]);
   placed++;
   if (plan.gaslessExecutor) {
     await place('GaslessExecutor', plan.gaslessExecutor, [PERMIT2_ADDRESS, plan.depositTarget, roles.feeRecipient]);

@@ -4,3 +4,5 @@ export * from './fund';
 export * from './rpc-urls';
 export * from './start-devnet';
 export * from './state-file';
+export * from './filler';
+export * from './refund';

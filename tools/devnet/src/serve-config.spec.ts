@@ -13,6 +13,12 @@ describe('serveConfig (what npm start runs locally)', () => {
     expect(c.serviceDefaults).toEqual({ CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '1000' });
     expect(c.stateFile).toBe('/tmp/x/devnet.json');
     expect(c.voucherSigner).toBeUndefined();
+    expect(c.fillDelay).toEqual({ minMs: 2000, maxMs: 6000 });
+  });
+
+  it('runs the local filler with the delay range asked for, or not at all', () => {
+    expect(serveConfig({ DEVNET_FILL_DELAY_MS: '100-900' }).fillDelay).toEqual({ minMs: 100, maxMs: 900 });
+    expect(serveConfig({ DEVNET_FILL_DELAY_MS: 'off' }).fillDelay).toBeUndefined();
   });
 
   it('follows the variables the operator set, and never hands their keys on', () => {
@@ -38,5 +44,6 @@ describe('serveConfig (what npm start runs locally)', () => {
     expect(() => serveConfig({ ANVIL_BASE_PORT: '65535' })).toThrow(/ANVIL_BASE_PORT/);
     expect(() => serveConfig({ ANVIL_BLOCK_TIME: 'soon' })).toThrow(/ANVIL_BLOCK_TIME/);
     expect(() => serveConfig({ RELAYER_PRIVATE_KEYS: '0x12' })).toThrow(/RELAYER_PRIVATE_KEYS/);
+    expect(() => serveConfig({ DEVNET_FILL_DELAY_MS: 'fast' })).toThrow(/DEVNET_FILL_DELAY_MS/);
   });
 });

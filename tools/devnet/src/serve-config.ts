@@ -3,6 +3,7 @@ import { ROOT } from '@xchain/stack';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { DEV_RELAYER_KEYS } from './dev-keys';
+import { type FillDelay, parseFillDelay } from './filler/fill-delay';
 import { devnetStateFile } from './state-file';
 
 /** What `devnet serve` (run by `npm start`) starts, read from the same variables the services read. */
@@ -18,6 +19,12 @@ export interface ServeConfig {
   voucherSigner?: Address;
   partnersFile?: string;
   stateFile: string;
+  /**
+   * DEVNET_FILL_DELAY_MS (`min-max` ms, default 2000-6000): the local filler fills each order bound
+   * for a local chain after a random wait in this range; undefined (`off`): no filler. It only ever
+   * touches these local chains: with EVM_RPC_URLS set, `npm start` runs no devnet and so no filler.
+   */
+  fillDelay?: FillDelay;
   /** Variables for the services that the caller did not set itself. */
   serviceDefaults: Record<string, string>;
 }
@@ -34,6 +41,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
   const relayers = (keysText ?? DEV_RELAYER_KEYS.join(',')).split(',').map((k) => k.trim()).filter(Boolean).map((k) => addressOf(k, 'RELAYER_PRIVATE_KEYS'));
   const voucherKey = env['VOUCHER_SIGNER_KEY'];
   const partners = env['PARTNERS_CONFIG_FILE'];
+  const fillDelay = parseFillDelay(env['DEVNET_FILL_DELAY_MS']);
   const config: ServeConfig = {
     chains,
     ports: Object.fromEntries(chains.map((c, i) => [c, basePort + i])),
@@ -47,6 +55,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
       ...(env['CHAIN_WATCH_POLL_MS'] ? {} : { CHAIN_WATCH_POLL_MS: '1000' }),
     },
   };
+  if (fillDelay) config.fillDelay = fillDelay;
   if (keysText === undefined) config.devRelayerKeys = DEV_RELAYER_KEYS.join(',');
   if (voucherKey) config.voucherSigner = addressOf(voucherKey, 'VOUCHER_SIGNER_KEY');
   // The services read it relative to the repository root (their working directory).

@@ -1,4 +1,7 @@
 import { tcpOpen } from '@xchain/stack';
+import { formatFillDelay } from './filler/fill-delay';
+import type { LocalFiller } from './filler/local-filler';
+import { startDevnetFiller } from './filler/start-filler';
 import { serveConfig } from './serve-config';
 import { type Devnet, startDevnet } from './start-devnet';
 import { readDevnetState, removeDevnetState, writeDevnetState } from './state-file';
@@ -7,7 +10,8 @@ import { readDevnetState, removeDevnetState, writeDevnetState } from './state-fi
  * `devnet serve [--until-stdin-closes]`: runs the local chains until SIGTERM or SIGINT (or, with
  * the flag, until whoever started it closes its stdin, so a parent that dies cannot leave anvils
  * behind). `npm start` runs it as its own process group: Ctrl-C reaches the services first, and
- * the chains stop only when the stack stops them. Ready when the state file is written.
+ * the chains stop only when the stack stops them. Unless DEVNET_FILL_DELAY_MS is `off`, a local
+ * filler delivers every order bound for one of these chains. Ready when the state file is written.
  */
 export async function serve(args: string[]): Promise<number> {
   const config = serveConfig(process.env);
@@ -18,7 +22,7 @@ export async function serve(args: string[]): Promise<number> {
   if (taken.length > 0) throw new Error(taken.join('\n'));
 
   // Listening before the chains start: a stop asked for during the start must still end them.
-  const running: { devnet?: Devnet } = {};
+  const running: { devnet?: Devnet; filler?: LocalFiller } = {};
   let stopRequested: { reason: string; code: number } | undefined;
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -30,7 +34,10 @@ export async function serve(args: string[]): Promise<number> {
     if (!devnet) return; // the start below sees the request when it is done
     // Only our own state: another devnet may have written the file since.
     if (readDevnetState(config.stateFile)?.pid === process.pid) removeDevnetState(config.stateFile);
-    void devnet.stop().then(() => finish(code));
+    // The filler first: none of its fills may be sent to a chain that is going away.
+    void Promise.resolve(running.filler?.stop())
+      .then(() => devnet.stop())
+      .then(() => finish(code));
   };
   process.once('SIGTERM', () => stop('SIGTERM', 0));
   process.once('SIGINT', () => stop('SIGINT', 0));
@@ -48,7 +55,21 @@ export async function serve(args: string[]): Promise<number> {
     ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),
     onProgress: (line) => console.log(`[devnet] ${line}`),
   });
+  if (config.fillDelay && !stopRequested) {
+    try {
+      running.filler = await startDevnetFiller(started, {
+        delay: config.fillDelay,
+        ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),
+        log: (line) => console.log(`[devnet] filler: ${line}`),
+      });
+      console.log(`[devnet] filler ${running.filler.address} fills orders bound for these chains after ${formatFillDelay(config.fillDelay)} (DEVNET_FILL_DELAY_MS; off disables it)`);
+    } catch (err) {
+      await started.stop();
+      throw err;
+    }
+  }
   if (stopRequested) {
+    await running.filler?.stop();
     await started.stop();
     return stopRequested.code;
   }

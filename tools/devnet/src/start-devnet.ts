@@ -1,7 +1,7 @@
 import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
 import type { Managed } from '@xchain/stack';
 import { type Address, createTestClient, getAddress, http } from 'viem';
-import { DEV_FEE_RECIPIENT, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_FEE_RECIPIENT, DEV_REFUNDER, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { readDevnetPlan } from './devnet-plan';
 import { equipChain } from './equip-chain';
 import { formatRpcUrls } from './rpc-urls';
@@ -19,6 +19,8 @@ export interface DevnetOptions {
   fund?: Address[];
   /** The voucher routers' operator; default DEV_VOUCHER_SIGNER (anvil account #1). */
   voucherSigner?: Address;
+  /** The routers' refunder; default DEV_REFUNDER (anvil account #4). */
+  refunder?: Address;
   /** Mine a block every this many seconds once set up; unset or 0: a block per transaction. */
   blockTimeSecs?: number;
   onProgress?: (line: string) => void;
@@ -36,6 +38,8 @@ export interface Devnet {
   /** `EVM_RPC_URLS` for the services: `ethereum=http://…,base=http://…`. */
   rpcUrls: string;
   feeRecipient: Address;
+  /** The address every router lets refund. */
+  refunder: Address;
   stop(): Promise<void>;
 }
 
@@ -55,6 +59,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const roles = {
     feeRecipient: getAddress(opts.feeRecipient ?? DEV_FEE_RECIPIENT),
     voucherSigner: getAddress(opts.voucherSigner ?? DEV_VOUCHER_SIGNER),
+    refunder: getAddress(opts.refunder ?? DEV_REFUNDER),
   };
   say('compiling the contracts');
   const contracts = compileXchainContracts();
@@ -85,6 +90,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     chains,
     rpcUrls: formatRpcUrls(new Map([...chains].map(([name, c]) => [name, c.rpcUrl]))),
     feeRecipient: roles.feeRecipient,
+    refunder: roles.refunder,
     stop,
   };
 }

@@ -1,0 +1,27 @@
+import { sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { decodeFunctionData, zeroAddress } from 'viem';
+import { XCHAIN_ROUTER_ABI } from './abi';
+import { dstTokenOf, fillTx, refundTx } from './calls';
+
+const ROUTER = '0xB662F3402a4748403b63cE240BF6b9EeB55e5727';
+const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+describe('fillTx and refundTx', () => {
+  const erc20 = sampleOrder({ dstChainId: 8453n, dstToken: toBytes32('evm', USDC), gasDrop: 7n });
+  const native = sampleOrder({ dstChainId: 8453n, dstToken: toBytes32('evm', zeroAddress), gasDrop: 7n });
+
+  it('sends the gas drop as value for an ERC-20, and amount + gas drop for the native asset', () => {
+    expect(fillTx(erc20, 1000n, ROUTER)).toMatchObject({ to: ROUTER, value: 7n });
+    expect(fillTx(native, 1000n, ROUTER)).toMatchObject({ to: ROUTER, value: 1007n });
+    expect(fillTx({ ...native, gasDrop: 0n }, 1000n, ROUTER).value).toBe(1000n);
+    expect(dstTokenOf(erc20)).toBe(USDC);
+  });
+
+  it('encodes fill(order, amount) and refund(order) for the router, order field for field', () => {
+    const fill = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: fillTx(erc20, 998_000_001n, ROUTER).data });
+    expect(fill).toEqual({ functionName: 'fill', args: [erc20, 998_000_001n] });
+    const refund = refundTx(erc20, ROUTER);
+    expect(refund.value).toBe(0n);
+    expect(decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: refund.data })).toEqual({ functionName: 'refund', args: [erc20] });
+  });
+});
