@@ -1,6 +1,6 @@
 import { type ChainHead, type ChainLog, placedLogs } from '@xchain/chain-watch';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
-import { type Address, type Hex, createPublicClient, getAddress, http, parseAbiItem } from 'viem';
+import { type Address, type Hex, createPublicClient, getAddress, http } from 'viem';
 
 /** The router's `Deposited` event: an order's funds arrived on its source chain. */
 export interface DepositedLog extends ChainLog {
@@ -44,8 +44,8 @@ export interface DepositChain extends ChainHead {
 
 type EventItem<N extends string> = Extract<(typeof XCHAIN_ROUTER_ABI)[number], { type: 'event'; name: N }>;
 const DEPOSITED = XCHAIN_ROUTER_ABI.find((i): i is EventItem<'Deposited'> => i.type === 'event' && i.name === 'Deposited')!;
-const FILLED = parseAbiItem('event Filled(bytes32 indexed quoteHash, address indexed filler, address recipient, address token, uint256 amount, uint256 gasDrop)');
-const REFUNDED = parseAbiItem('event Refunded(bytes32 indexed quoteHash, address indexed to, address token, uint256 amount)');
+const FILLED = XCHAIN_ROUTER_ABI.find((i): i is EventItem<'Filled'> => i.type === 'event' && i.name === 'Filled')!;
+const REFUNDED = XCHAIN_ROUTER_ABI.find((i): i is EventItem<'Refunded'> => i.type === 'event' && i.name === 'Refunded')!;
 
 /** viem over HTTP, with a deadline per call and no retries of its own (the watcher's loop retries). */
 export function rpcDepositChain(url: string, timeoutMs: number): DepositChain {
