@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the project needs and is missing: Debian's nats-server, redis-server and
-# postgresql (through apt, saying so), and the npm packages of the lockfile.
+# Installs what the project needs and is missing: Debian's nats-server, redis-server, postgresql
+# and prometheus (through apt, saying so), and the npm packages of the lockfile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +8,8 @@ missing=()
 command -v nats-server >/dev/null 2>&1 || missing+=(nats-server)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+# Prometheus and promtool: the metrics tests scrape the services and check the alert rules.
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "[deps] installing with apt-get: ${missing[*]}"
   SUDO=""
@@ -15,7 +17,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
   # Debian starts the packaged servers as system services; the project runs its own instances.
-  for svc in redis-server postgresql nats-server; do $SUDO service "$svc" stop >/dev/null 2>&1 || true; done
+  for svc in redis-server postgresql nats-server prometheus; do $SUDO service "$svc" stop >/dev/null 2>&1 || true; done
 fi
 
 # npm ci refuses lockfiles made against this registry (see README); npm install keeps the lock as is.

@@ -47,6 +47,8 @@ export interface E2eStackOptions {
    * events of a fulfilment watcher still to come), each with only the subjects it declares.
    */
   testUsers?: Record<string, TestUserSpec>;
+  /** A registry to seed instead of config/registry.json (e.g. the suite's own Solana fee payer). */
+  registryFile?: string;
 }
 
 export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
@@ -73,6 +75,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
       external: { postgres: pg, redis },
       databasePrefix: `e2e_${id}_`,
       ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
+      ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
       logDir: join(dataDir, 'logs'),
       // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
       // out of the way unless a suite sets it to test it.

@@ -2,6 +2,7 @@ import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/servic
 import { z } from 'zod';
 import { parseChainConfirmations, parseChainMap, parseRpcUrls } from '@xchain/chain-watch';
 import { parseKeys } from './chain/chain-config';
+import { parseFeePayerKey } from './svm/fee-payer-key';
 
 /** Anvil's public dev keys #7 and #8: the local stack's relayer wallets, never for real money. */
 export const DEV_RELAYER_KEYS =
@@ -43,6 +44,19 @@ export const RelayerEnv = BaseEnv.extend({
   /** How often the database's unfinished orders are re-enqueued (a Redis that lost its jobs). */
   RELAY_SWEEP_MS: millis(5000),
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
+  /** Solana JSON-RPC endpoint. Without it (or without SOLANA_FEE_PAYER_KEY), a gasless quote from Solana is refused (503 CHAIN_NOT_RELAYED). */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  SOLANA_RPC_TIMEOUT_MS: millis(5000),
+  /**
+   * The fee payer's secret key: base58 of the 64-byte secret key, or its JSON byte array (a
+   * `solana-keygen` file's content). Its public key must be the registry's `fee_payer` for solana.
+   * Never logged.
+   */
+  SOLANA_FEE_PAYER_KEY: parsedText(parseFeePayerKey),
+  /** How often sent Solana transactions are polled (getSignatureStatuses) and unsent ones sent. */
+  SOLANA_POLL_MS: millis(1000),
+  /** A fee payer below this balance (lamports) makes readiness fail. */
+  SOLANA_FEE_PAYER_FLOOR_LAMPORTS: parsedText(wei, '10000000'),
 });
 export type RelayerEnv = z.output<typeof RelayerEnv>;
 

@@ -4,12 +4,13 @@ import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplica
 import { GetGaslessOrderRpc, RpcError, SubmitGaslessOrderRpc } from '@xchain/contracts';
 import { createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { RpcClient, RpcServer, type NatsConnection } from '@xchain/messaging';
-import { HealthController, HealthRegistry, LOGGER, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
+import { HealthController, HealthRegistry, LOGGER, Metrics, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import { chainHealth } from './chain/chain-health';
 import { RelayChains } from './chain/relay-chains';
 import { loadRelayerEnv } from './env';
+import { walletBalanceGauges, watchLanes } from './metrics/relayer-metrics';
 import { OrderRepository, viewOf } from './orders/order.repository';
 import { StatusEvents } from './orders/status-events';
 import { Holds } from './relay/holds';
@@ -19,6 +20,10 @@ import { Sender } from './relay/sender';
 import { Sweeper } from './relay/sweeper';
 import { Tracker } from './relay/tracker';
 import { SubmitService } from './submit/submit.service';
+import { solanaHealth } from './svm/solana-health';
+import { SolanaRpc } from './svm/solana-rpc';
+import { SvmRelay } from './svm/svm-relay';
+import { SvmSubmit } from './svm/svm-submit';
 
 const env = loadRelayerEnv();
 const DB = Symbol('DB');
@@ -30,6 +35,7 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
   private readonly tracker: Tracker;
   private readonly sweeper: Sweeper;
   private readonly sender: Sender;
+  private readonly svmRelay?: SvmRelay;
   private readonly redis: Redis;
   readonly submit: SubmitService;
   readonly orders: OrderRepository;
@@ -40,6 +46,7 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
     @Inject(RpcServer) private readonly rpc: RpcServer,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) log: Logger,
+    @Inject(Metrics) metrics: Metrics,
   ) {
     const chains = new RelayChains(env);
     const client = new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS);
@@ -51,11 +58,21 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
     this.sender = new Sender(chains, this.orders, nonces, events, holds, log);
     this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log);
     this.sweeper = new Sweeper(this.orders, this.lanes, holds, this.sender, client, env.RELAY_SWEEP_MS, log);
-    this.submit = new SubmitService(this.orders, client, chains, this.lanes, events, log);
+    // Solana (D6) is relayed only with both an RPC and the fee payer's key.
+    const feePayer = env.SOLANA_FEE_PAYER_KEY;
+    let svm: { submit: SvmSubmit; relay: SvmRelay } | undefined;
+    if (env.SOLANA_RPC_URL && feePayer) {
+      const solana = new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS);
+      this.svmRelay = new SvmRelay(this.orders, solana, events, (chain, q) => this.sender.finished(chain, q), env.SOLANA_POLL_MS, log);
+      svm = { submit: new SvmSubmit(solana, feePayer), relay: this.svmRelay };
+      health.register('solana', solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS));
+    }
+    this.submit = new SubmitService(this.orders, client, chains, this.lanes, events, log, undefined, svm);
     this.redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.redis.on('error', () => undefined); // reported through readiness, retried by ioredis
     health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
-    health.register('chains', chainHealth(chains));
+    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics)));
+    watchLanes(metrics, () => this.lanes.laneQueues);
     health.register('relay_queue', async () => {
       const d = await this.lanes.depth();
       return { ok: true, detail: `${d.waiting} waiting, oldest ${Math.round(d.oldestMs / 1000)} s` };
@@ -75,10 +92,11 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
     this.lanes.start((chain, wallet, quoteHash) => this.sender.send(chain, wallet, quoteHash));
     this.tracker.start();
     this.sweeper.start();
+    this.svmRelay?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.tracker.stop(), this.sweeper.stop()]);
+    await Promise.all([this.tracker.stop(), this.sweeper.stop(), this.svmRelay?.stop()]);
     await this.lanes.close();
     await this.redis.quit().catch(() => undefined);
   }
@@ -94,4 +112,4 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
 })
 class GaslessRelayerModule {}
 
-void startService({ service: 'gasless-relayer', module: GaslessRelayerModule, host: env.HOST, port: env.GASLESS_RELAYER_PORT });
+void startService({ service: 'gasless-relayer', module: GaslessRelayerModule, host: env.HOST, port: env.GASLESS_RELAYER_PORT, metrics: env.METRICS_ENABLED });

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, NATS, coreProviders } from '@xchain/service-kit';
+import { HealthController, LOGGER, METRICS_PATH, NATS, coreProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
@@ -31,7 +31,7 @@ export class GatewayModule {
           inject: [NATS],
           useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
         },
-        { provide: RouteTable, useFactory: gatewayRoutes },
+        { provide: RouteTable, useFactory: () => gatewayRoutes(env.METRICS_ENABLED) },
         { provide: OrderStreamHub, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new OrderStreamHub(nc, env.SSE_MAX_STREAMS_PER_CALLER, log) },
         ...accessProviders(env),
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
@@ -41,11 +41,12 @@ export class GatewayModule {
 }
 
 /** Every path the gateway answers, to tell an unknown path (404) from a wrong method (405). */
-function gatewayRoutes(): RouteTable {
+function gatewayRoutes(metrics: boolean): RouteTable {
   const routes = new RouteTable();
   routes.addOperations(HTTP_OPERATIONS);
   routes.add('GET', '/json/v1/openapi.json');
   routes.add('GET', '/livez');
   routes.add('GET', '/readyz');
+  if (metrics) routes.add('GET', METRICS_PATH);
   return routes;
 }

@@ -21,6 +21,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     module: GatewayModule.forEnv(env),
     host: env.HOST,
     port: env.GATEWAY_PORT,
+    metrics: env.METRICS_ENABLED,
     fastify: {
       bodyLimit: env.BODY_LIMIT_BYTES,
       trustProxy: env.TRUSTED_PROXIES.length > 0 ? env.TRUSTED_PROXIES : false,

@@ -10,16 +10,34 @@ import { env } from './env';
 import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain/chain-watchers';
 import { rpcEvmChain } from './chain/evm-chain';
 import { FundingDepositsService } from './funding/funding-deposits.service';
+import { FundingEntriesHandler } from './funding/funding-entries.handler';
+import { FundingEntriesService } from './funding/funding-entries.service';
 import { FundingService } from './funding/funding.service';
 import { PartnerHandlers } from './handlers';
 import { LedgerService } from './ledger/ledger.service';
+import { PartnerMetrics } from './metrics/partner-metrics';
 import { FulfilledOrdersConsumer } from './referrals/fulfilled-orders.consumer';
 import { ReferralsService } from './referrals/referrals.service';
 import { REGISTRY_CACHE_MS, RegistryClient } from './registry-client';
 import { SolanaRpc } from './vouchers/solana-rpc';
 import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service';
+import { OrderUpdatesConsumer } from './webhooks/order-updates.consumer';
+import { WebhookHandlers } from './webhooks/webhook.handlers';
+import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/webhook-options';
+import { WebhookWorker } from './webhooks/webhook-worker';
+import { WebhooksService } from './webhooks/webhooks.service';
 
-/** Partners, sessions, API keys, the sponsorship ledger, referral accruals and vouchers. */
+const webhookOptions: WebhookOptions = {
+  allowHttpLocalhost: env.WEBHOOK_ALLOW_HTTP_LOCALHOST,
+  timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+  retry: { baseMs: env.WEBHOOK_BACKOFF_BASE_MS, maxMs: env.WEBHOOK_BACKOFF_MAX_MS, windowMs: env.WEBHOOK_RETRY_WINDOW_SECS * 1000 },
+  redisUrl: env.REDIS_URL,
+  queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
+  concurrency: env.WEBHOOK_CONCURRENCY,
+  sweepMs: env.WEBHOOK_SWEEP_MS,
+};
+
+/** Partners, sessions, API keys, the sponsorship ledger, referral accruals, vouchers and webhooks. */
 @Module({
   controllers: [HealthController],
   providers: [
@@ -29,6 +47,7 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     { provide: REGISTRY_CACHE_MS, useValue: env.REGISTRY_CACHE_MS },
     { provide: VOUCHER_SIGNER_KEY, useValue: env.VOUCHER_SIGNER_KEY },
+    { provide: WEBHOOK_OPTIONS, useValue: webhookOptions },
     { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
     { provide: EVM_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcEvmChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
     {
@@ -50,8 +69,15 @@ import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service
     VouchersService,
     FulfilledOrdersConsumer,
     PartnerHandlers,
+    FundingEntriesService,
+    FundingEntriesHandler,
+    WebhooksService,
+    WebhookWorker,
+    OrderUpdatesConsumer,
+    WebhookHandlers,
+    PartnerMetrics,
   ],
 })
 class PartnerServiceModule {}
 
-void startService({ service: 'partner-service', module: PartnerServiceModule, host: env.HOST, port: env.PARTNER_SERVICE_PORT });
+void startService({ service: 'partner-service', module: PartnerServiceModule, host: env.HOST, port: env.PARTNER_SERVICE_PORT, metrics: env.METRICS_ENABLED });

@@ -3,6 +3,8 @@ import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
 import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
+import { QuoteEngineMetrics } from './metrics/quote-engine-metrics';
+import { QuoteOutcomes } from './metrics/quote-outcomes';
 import { env } from './env';
 import { EtaService } from './orders/eta.service';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
@@ -42,6 +44,8 @@ import { RegistryRepository } from './registry/registry.repository';
     QuoteHandlers,
     ...orderViewProviders,
     ...chainProviders,
+    QuoteOutcomes,
+    QuoteEngineMetrics,
   ],
 })
 export class AppModule {}

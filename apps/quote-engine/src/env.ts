@@ -1,5 +1,6 @@
 import { parseChainConfirmations, parseRpcUrls } from '@xchain/chain-watch';
 import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
+import { parseSvmKeyList } from '@xchain/svm-orders';
 import { z } from 'zod';
 
 export const QuoteEngineEnv = BaseEnv.extend({
@@ -34,6 +35,17 @@ export const QuoteEngineEnv = BaseEnv.extend({
   EVM_RPC_URLS: parsedText(parseRpcUrls),
   /** Deadline of each of those reads: past it the quote is answered without `erc2612`. */
   EVM_RPC_TIMEOUT_MS: millis(2000),
+  /**
+   * Solana JSON-RPC endpoint: the recent blockhash of a gasless Solana quote's `svm.tx_base64`.
+   * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`.
+   */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  SOLANA_RPC_TIMEOUT_MS: millis(1000),
+  /**
+   * A blockhash is reused this long (and nobody asks again this long after a failure), so quoting
+   * stays fast; up to 5× this long an older one is served while a fresh one is read behind it.
+   */
+  SOLANA_BLOCKHASH_CACHE_MS: millis(2000),
   /** Blocks on top of a deposit's block before it counts (reorg safety), unless CHAIN_CONFIRMATIONS names the chain. */
   CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
   /** Per-chain depths, `chain=N` comma-separated (`ethereum=12,base=3`), overriding CHAIN_WATCH_CONFIRMATIONS. */
@@ -43,6 +55,17 @@ export const QuoteEngineEnv = BaseEnv.extend({
   CHAIN_WATCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   /** First block read by a watcher that has read nothing yet; default: the confirmed head at its first start. */
   CHAIN_WATCH_START_BLOCK: z.coerce.number().int().min(0).optional(),
+  /**
+   * Filler accounts on Solana (base58, comma-separated): the Solana watcher reads fills from their
+   * transactions (there is no program to watch), next to the vault's deposits and refunds. The
+   * watcher runs when SOLANA_RPC_URL is set.
+   */
+  SOLANA_FILLER_ACCOUNTS: parsedText(parseSvmKeyList),
+  SOLANA_WATCH_POLL_MS: millis(2000),
+  /** Deadline of each of the Solana watcher's RPC calls (not on the quote path, so longer than SOLANA_RPC_TIMEOUT_MS). */
+  SOLANA_WATCH_TIMEOUT_MS: millis(5000),
+  /** First slot a Solana watcher position reads when it has read nothing yet; default: the confirmed slot at its first start. */
+  SOLANA_WATCH_START_SLOT: z.coerce.number().int().min(0).optional(),
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 

@@ -183,7 +183,7 @@ describe('LogWatcher', () => {
         steps,
       };
       const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-      const w = new LogWatcher(source, { confirmations, pollMs: 1000, maxBlockRange: 100, startBlock: 0 }, { cursors: store, expectedChainId: async () => '8453', log });
+      const w = new LogWatcher(source, { confirmations, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 0 }, { cursors: store, expectedChainId: async () => '8453', log });
       return { w, published, cursor };
     }
 
@@ -229,6 +229,33 @@ describe('LogWatcher', () => {
       expect(cursor()).toBe(-1n);
       await w.readOnce(); // read again: the log now carries the new block's hash
       expect(published).toEqual(['step d4@16']);
+    });
+
+    it('skips a poll that finds nothing new, yet re-checks for reorgs at least every recheckIdleMs', async () => {
+      const fake = forkingChain(20);
+      fake.setLogs([{ block: 15, logIndex: 0, tx: '0xe5' }]);
+      let reads = 0;
+      const { store } = fakeCursors();
+      const withdrawn: string[] = [];
+      const handled: HandledStep[] = [];
+      const source = {
+        name: 'deposits:base:0xrouter',
+        chainName: 'base',
+        chain: fake.chain,
+        read: async (from: bigint, to: bigint) => (reads++, fake.read(from, to)),
+        handle: async (l: ChainLog) => (handled.push({ txHash: l.txHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockHash: l.blockHash! }), 'published'),
+        steps: { since: async () => handled, withdraw: async (s: HandledStep) => void withdrawn.push(s.txHash) },
+      };
+      const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
+      const w = new LogWatcher(source, { confirmations: 2, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 50 }, { cursors: store, expectedChainId: async () => '8453', log });
+      await w.readOnce();
+      expect(reads).toBe(1);
+      fake.reorgFrom(14); // same height, another fork
+      await w.readOnce(); // too soon: skipped
+      expect(withdrawn).toEqual([]);
+      await new Promise((r) => setTimeout(r, 60));
+      await w.readOnce();
+      expect(withdrawn).toHaveLength(1);
     });
   });
 });

@@ -16,6 +16,12 @@ export interface WatchOptions {
    * (a reorg deeper than the confirmation depth); default max(64, 4 × confirmations).
    */
   recheckBlocks?: number;
+  /**
+   * A poll that finds the head where the last pass left it skips the pass (nothing new to read),
+   * except that the reorg re-check still runs at least this often (a reorg can keep the height);
+   * default 5000.
+   */
+  recheckIdleMs?: number;
 }
 
 /** What a watcher needs of the chain itself (a JSON-RPC node behind it). */
@@ -79,6 +85,10 @@ export class LogWatcher<L extends ChainLog> {
   private pass?: Promise<void>;
   private verifiedChain = false;
   detail = 'starting';
+  private lastHead?: bigint;
+  private lastRecheckAt = 0;
+  /** Where the watcher stands (for metrics: head − read is its lag); filled in by each pass. */
+  readonly progress: { head?: bigint; read?: bigint; lastPassAt?: number } = {};
 
   constructor(
     private readonly source: LogSource<L>,
@@ -88,6 +98,14 @@ export class LogWatcher<L extends ChainLog> {
 
   get name(): string {
     return this.source.name;
+  }
+
+  get chainName(): string {
+    return this.source.chainName;
+  }
+
+  get confirmations(): number {
+    return this.opts.confirmations;
   }
 
   start(): void {
@@ -123,9 +141,18 @@ export class LogWatcher<L extends ChainLog> {
       }
       this.verifiedChain = true;
     }
-    const safeHead = (await chain.head()) - BigInt(this.opts.confirmations);
+    const head = await chain.head();
+    this.progress.head = head;
+    const safeHead = head - BigInt(this.opts.confirmations);
+    // Nothing new since the last pass: no need to ask the database and the node anything more.
+    if (head === this.lastHead && this.progress.read === safeHead && Date.now() - this.lastRecheckAt < (this.opts.recheckIdleMs ?? 5000)) {
+      this.progress.lastPassAt = Date.now();
+      return;
+    }
     await this.recheck(safeHead);
+    this.lastRecheckAt = Date.now();
     let done = await this.cursor(safeHead);
+    this.progress.read = done;
     while (done < safeHead && !this.stopped) {
       const to = done + BigInt(this.opts.maxBlockRange) < safeHead ? done + BigInt(this.opts.maxBlockRange) : safeHead;
       const logs = await this.source.read(done + 1n, to);
@@ -137,13 +164,17 @@ export class LogWatcher<L extends ChainLog> {
         } catch (err) {
           // Everything before this block is done; this block is read again (handled logs are no-ops).
           await this.deps.cursors.save(this.name, log.blockNumber - 1n);
+          this.progress.read = log.blockNumber - 1n;
           throw err;
         }
       }
       await this.deps.cursors.save(this.name, to);
       done = to;
+      this.progress.read = done;
     }
     this.detail = `read up to block ${done} (${this.opts.confirmations} confirmations)`;
+    this.progress.lastPassAt = Date.now();
+    this.lastHead = head;
   }
 
   /**

@@ -25,9 +25,11 @@ import {
   GetPartnerReferralsRpc,
   GetPartnerRpc,
   KEY_CHANGED_SUBJECT,
+  ListPartnerFundingEntriesRpc,
   ListPartnerVouchersRpc,
   RevokePartnerSessionRpc,
 } from './partners/subjects';
+import { DeletePartnerWebhookRpc, GetPartnerWebhookRpc, ListWebhookDeliveriesRpc, SetPartnerWebhookRpc } from './partners/webhooks';
 import { PRICES_BUCKET } from './prices/price';
 import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from './quoting/subjects';
 import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc } from './registry/subjects';
@@ -91,6 +93,11 @@ export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
   RevokePartnerSessionRpc,
   CreatePartnerKeyRpc,
   DisablePartnerKeyRpc,
+  ListPartnerFundingEntriesRpc,
+  SetPartnerWebhookRpc,
+  GetPartnerWebhookRpc,
+  DeletePartnerWebhookRpc,
+  ListWebhookDeliveriesRpc,
   LedgerHoldRpc,
   LedgerSettleRpc,
   LedgerReleaseRpc,

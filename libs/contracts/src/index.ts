@@ -22,5 +22,6 @@ export * from './http/schemas/partner';
 export * from './partners/subjects';
 export * from './partners/ledger';
 export * from './partners/admin';
+export * from './partners/webhooks';
 export * from './gasless/subjects';
 export * from './bus-permissions';

@@ -1,6 +1,7 @@
 import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
+import { busMetrics } from './metrics';
 
 export interface DurableConsumerOptions<T> {
   nc: NatsConnection;
@@ -29,6 +30,7 @@ const decoder = new TextDecoder();
 export class DurableConsumer<T> {
   private messages?: ConsumerMessages;
   private stopped = false;
+  private readonly handled = busMetrics().consumerMessages;
 
   constructor(private readonly opts: DurableConsumerOptions<T>) {}
 
@@ -63,6 +65,7 @@ export class DurableConsumer<T> {
           const parsed = this.opts.schema.safeParse(parseJson(decoder.decode(m.data)));
           if (!parsed.success) {
             log.warn({ subject: m.subject }, `${label}: dropped a malformed message`);
+            this.handled.inc({ consumer: durable, outcome: 'malformed' });
             m.term();
             continue;
           }
@@ -70,7 +73,9 @@ export class DurableConsumer<T> {
             const outcome = await this.opts.handle(parsed.data, m.subject);
             if (outcome === 'drop') m.term();
             else m.ack();
+            this.handled.inc({ consumer: durable, outcome: outcome === 'drop' ? 'drop' : 'ack' });
           } catch (err) {
+            this.handled.inc({ consumer: durable, outcome: 'retry' });
             log.warn({ err: err instanceof Error ? err.message : String(err), subject: m.subject }, `${label}: handling failed; redelivering`);
             m.nak(this.opts.retryDelayMs);
           }

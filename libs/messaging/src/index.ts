@@ -5,3 +5,4 @@ export * from './rpc-client';
 export * from './rpc-server';
 export * from './zod-violations';
 export * from './durable-consumer';
+export * from './metrics';

@@ -11,6 +11,7 @@ import {
 import type { z } from 'zod';
 import { encodeJson, openEnvelope } from './envelope';
 import { injectTraceContext, newHeaders } from './headers';
+import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
 
 const tracer = trace.getTracer('@xchain/messaging');
 
@@ -29,6 +30,8 @@ export class RpcClient {
   constructor(
     private readonly nc: NatsConnection,
     private readonly defaultTimeoutMs: number,
+    /** Where each call's duration and outcome is recorded (default: the process registry). */
+    private readonly metrics: Pick<BusMetrics, 'clientCalls'> = busMetrics(),
   ) {}
 
   async call<Req extends z.ZodType, Res extends z.ZodType>(
@@ -40,15 +43,20 @@ export class RpcClient {
       kind: SpanKind.CLIENT,
       attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
     });
+    const started = process.hrtime.bigint();
+    let failure: unknown;
     try {
       return await context.with(trace.setSpan(context.active(), span), () => this.send(contract, request, opts));
     } catch (err) {
+      failure = err ?? new Error('rejected without a reason');
       const code = err instanceof RpcError ? err.status.code : Code.INTERNAL;
       span.setAttribute('rpc.grpc.status_code', code);
       span.setStatus({ code: SpanStatusCode.ERROR });
       throw err;
     } finally {
       span.end();
+      const secs = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.clientCalls.observe({ subject: contract.subject, outcome: clientOutcomeOf(failure) }, secs);
     }
   }
 

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
 import { extractTraceContext } from './headers';
+import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
 import { violationsOf } from './zod-violations';
 
 const tracer = trace.getTracer('@xchain/messaging');
@@ -65,6 +66,8 @@ export class RpcServer {
     private readonly nc: NatsConnection,
     private readonly queue: string,
     private readonly log: Logger,
+    /** Where each served request's duration and outcome is recorded (default: the process registry). */
+    private readonly metrics: Pick<BusMetrics, 'serverRequests'> = busMetrics(),
   ) {}
 
   handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
@@ -92,11 +95,14 @@ export class RpcServer {
       { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
       parent,
     );
+    const started = process.hrtime.bigint();
     await context.with(trace.setSpan(parent, span), async () => {
       let reply: Uint8Array;
+      let outcome = 'ok';
       try {
         reply = okEnvelope(await this.run(contract, handler, msg));
       } catch (err) {
+        outcome = codeNameOf(err);
         const rpcErr = err instanceof RpcError ? err : RpcError.internal();
         if (!(err instanceof RpcError)) {
           this.log.error({ err: errorText(err), subject: contract.subject }, 'handler failed');
@@ -109,6 +115,7 @@ export class RpcServer {
         span.end();
       }
       if (msg.reply) msg.respond(reply);
+      this.metrics.serverRequests.observe({ subject: contract.subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     });
   }
 

@@ -3,6 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import type { FastifyServerOptions } from 'fastify';
+import { processMetrics } from './metrics';
+import { installHttpMetrics, serveMetrics } from './metrics-http';
 
 /** Routes Nest's own messages into the service's JSON log. */
 export class PinoNestLogger implements LoggerService {
@@ -30,6 +32,8 @@ export interface ServiceStartOptions {
   host: string;
   port: number;
   fastify?: FastifyServerOptions;
+  /** Serve `/metrics` and count HTTP requests (the service's METRICS_ENABLED; default true). */
+  metrics?: boolean;
   /** Runs on the Nest app before it starts listening (routes, hooks). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
 }
@@ -47,6 +51,12 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
       abortOnError: false,
     });
     app.enableShutdownHooks();
+    if (opts.metrics !== false) {
+      const fastify = app.getHttpAdapter().getInstance();
+      processMetrics.enableProcessMetrics();
+      installHttpMetrics(fastify, processMetrics);
+      serveMetrics(fastify, processMetrics);
+    }
     await opts.configure?.(app);
     await app.listen(opts.port, opts.host);
     log.info({ url: `http://${opts.host}:${opts.port}` }, `${opts.service} ready`);

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@
 import { RpcServer, connectNats, natsHealthy, type NatsConnection } from '@xchain/messaging';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import { HealthRegistry } from './health';
+import { Metrics, processMetrics } from './metrics';
 
 export const NATS = Symbol('NATS');
 export const LOGGER = Symbol('LOGGER');
@@ -30,10 +31,11 @@ export interface CoreOptions {
   natsPassword: string;
 }
 
-/** Logger, NATS connection, RPC server (queue group = service name) and readiness registry. */
+/** Logger, NATS connection, RPC server (queue group = service name), readiness registry and the process's metrics. */
 export function coreProviders(opts: CoreOptions): Provider[] {
   return [
     { provide: LOGGER, useValue: createLogger(opts.service) },
+    { provide: Metrics, useValue: processMetrics },
     {
       provide: NATS,
       useFactory: () => {

@@ -53,4 +53,6 @@ export const BaseEnv = z.object({
   NATS_CONNECT_TIMEOUT_MS: millis(5000),
   HOST: z.string().default('127.0.0.1'),
   SHUTDOWN_GRACE_MS: millis(10_000),
+  /** Serve Prometheus metrics at `/metrics` on the service's HTTP port (scraped in-cluster in production). */
+  METRICS_ENABLED: z.stringbool().default(true),
 });

@@ -4,3 +4,6 @@ export * from './health.controller';
 export * from './bootstrap';
 export * from './core.providers';
 export * from './database.providers';
+export * from './metrics';
+export * from './metrics-http';
+export * from './metrics-watchers';

@@ -33,8 +33,8 @@ export function startTelemetry(serviceName: string): void {
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
     instrumentations: [
       new HttpInstrumentation({
-        // Probes are noise in traces.
-        ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz',
+        // Probes and metric scrapes are noise in traces.
+        ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics',
       }),
       new PgInstrumentation(),
     ],

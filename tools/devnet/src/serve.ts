@@ -1,3 +1,4 @@
+import { type DevSolana, startLocalSolana } from '@xchain/solana-standin';
 import { tcpOpen } from '@xchain/stack';
 import { formatFillDelay } from './filler/fill-delay';
 import type { LocalFiller } from './filler/local-filler';
@@ -22,7 +23,7 @@ export async function serve(args: string[]): Promise<number> {
   if (taken.length > 0) throw new Error(taken.join('\n'));
 
   // Listening before the chains start: a stop asked for during the start must still end them.
-  const running: { devnet?: Devnet; filler?: LocalFiller } = {};
+  const running: { devnet?: Devnet; filler?: LocalFiller; solana?: DevSolana } = {};
   let stopRequested: { reason: string; code: number } | undefined;
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -36,7 +37,7 @@ export async function serve(args: string[]): Promise<number> {
     if (readDevnetState(config.stateFile)?.pid === process.pid) removeDevnetState(config.stateFile);
     // The filler first: none of its fills may be sent to a chain that is going away.
     void Promise.resolve(running.filler?.stop())
-      .then(() => devnet.stop())
+      .then(() => Promise.all([devnet.stop(), running.solana?.stop()]))
       .then(() => finish(code));
   };
   process.once('SIGTERM', () => stop('SIGTERM', 0));
@@ -68,9 +69,19 @@ export async function serve(args: string[]): Promise<number> {
       throw err;
     }
   }
+  // Solana next to the anvils (tools/solana-standin), unless SOLANA_RPC_URL names a cluster.
+  if (!stopRequested) {
+    try {
+      running.solana = await startLocalSolana(process.env, (line) => console.log(`[devnet] ${line}`));
+    } catch (err) {
+      await running.filler?.stop();
+      await started.stop();
+      throw err;
+    }
+  }
   if (stopRequested) {
     await running.filler?.stop();
-    await started.stop();
+    await Promise.all([started.stop(), running.solana?.stop()]);
     return stopRequested.code;
   }
   running.devnet = started;
@@ -80,6 +91,7 @@ export async function serve(args: string[]): Promise<number> {
   writeDevnetState(config.stateFile, started, {
     ...config.serviceDefaults,
     ...(config.devRelayerKeys ? { RELAYER_PRIVATE_KEYS: config.devRelayerKeys } : {}),
+    ...running.solana?.serviceEnv,
   });
   console.log(`[devnet] ready: ${started.rpcUrls} (state in ${config.stateFile})`);
   return finished;

@@ -1,6 +1,7 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Managed, launch, waitFor } from './process';
+import { startDevPrometheus } from './prometheus-dev';
 import { ROOT } from './services';
 import { type Stack, startStack } from './stack';
 
@@ -36,23 +37,32 @@ async function main(): Promise<void> {
   const chains = process.env['EVM_RPC_URLS'] ? undefined : await startLocalChains(dataDir);
   let stack: Stack;
   try {
+    const registryFile = chains ? devRegistry(dataDir, chains.state.serviceEnv) : undefined;
     stack = await startStack({
       dataDir,
       ports,
       persistent: true,
       logDir: join(dataDir, 'logs'),
       extraEnv: chains?.state.serviceEnv ?? {},
+      ...(registryFile ? { registryFile } : {}),
       onProgress: (line) => console.log(`[stack] ${line}`),
     });
   } catch (err) {
     await chains?.proc.stop();
     throw err;
   }
+  // PROMETHEUS=1: a real Prometheus scraping every service (after them, so its first scrape finds them up).
+  const prometheus = await startDevPrometheus(dataDir, ports).catch(async (err: unknown) => {
+    await stack.stop();
+    await chains?.proc.stop();
+    throw err;
+  });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n[stack] ${signal}: stopping services and servers`);
+    await prometheus?.proc.stop();
     await stack.stop();
     // After the services, so none of them sees its chain vanish mid-request.
     await chains?.proc.stop();
@@ -81,7 +91,28 @@ async function main(): Promise<void> {
   } else {
     console.log('[stack] EVM chains: EVM_RPC_URLS (no local chain started)');
   }
+  if (prometheus) console.log(`[stack] prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets, alerts: ${prometheus.url}/alerts)`);
   console.log('[stack] Ctrl-C stops everything');
+}
+
+/**
+ * The registry as the local chains need it: the committed one names the operator's Solana vault
+ * and fee payer, whose keys are not on this machine; the local Solana stand-in runs with dev keys
+ * (DEV_SOLANA_VAULT, DEV_SOLANA_FEE_PAYER), so the stack seeds a copy naming those instead.
+ */
+function devRegistry(dataDir: string, serviceEnv: Record<string, string>): string | undefined {
+  const vault = serviceEnv['DEV_SOLANA_VAULT'];
+  const feePayer = serviceEnv['DEV_SOLANA_FEE_PAYER'];
+  if (!vault || !feePayer) return undefined;
+  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { vm: string; deposit_target: string; fee_payer?: string }[] };
+  for (const c of registry.chains) {
+    if (c.vm !== 'svm') continue;
+    c.deposit_target = vault;
+    c.fee_payer = feePayer;
+  }
+  const file = join(dataDir, 'registry.dev.json');
+  writeFileSync(file, `${JSON.stringify(registry, null, 2)}\n`);
+  return file;
 }
 
 /** The part of `<DATA_DIR>/devnet.json` the stack reads (written by tools/devnet's state file). */

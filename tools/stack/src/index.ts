@@ -3,3 +3,5 @@ export * from './process';
 export * from './servers';
 export * from './services';
 export * from './stack';
+export * from './prometheus';
+export * from './prometheus-rules';

@@ -67,6 +67,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       ...inherited,
       NATS_URL: `nats://127.0.0.1:${opts.ports.nats}`,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      // Local receivers (a developer's, a test's) may take webhooks over plain http on loopback;
+      // stacks sharing one Redis keep their webhook queues apart.
+      WEBHOOK_ALLOW_HTTP_LOCALHOST: 'true',
+      ...(opts.databasePrefix ? { WEBHOOK_QUEUE_PREFIX: `wh-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}` } : {}),
       ...opts.extraEnv,
     };
     const dbUrl = (db: string) => databaseUrl(pgPort, `${opts.databasePrefix ?? ''}${db}`);

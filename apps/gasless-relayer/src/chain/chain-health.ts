@@ -2,14 +2,18 @@ import type { HealthCheck } from '@xchain/service-kit';
 import { formatUnits } from 'viem';
 import type { RelayChains } from './relay-chains';
 
+/** What is told of each wallet balance read (the balance metrics). */
+export type BalanceObserver = (chain: string, wallet: string, balanceWei: bigint, floorWei: bigint) => void;
+
 /** Readiness: every chain's RPC answers, and every wallet holds at least its floor of native gas. */
-export function chainHealth(chains: RelayChains): HealthCheck {
+export function chainHealth(chains: RelayChains, observe?: BalanceObserver): HealthCheck {
   return async () => {
     if (chains.all().length === 0) return { ok: true, detail: 'no chain configured (EVM_RPC_URLS is empty)' };
     const parts = await Promise.all(
       chains.all().map(async (c) => {
         try {
           const [block, ...balances] = await Promise.all([c.client.getBlockNumber({ cacheTime: 0 }), ...c.wallets.map((w) => c.client.getBalance({ address: w.address }))]);
+          c.wallets.forEach((w, i) => observe?.(c.name, w.address, balances[i]!, c.walletFloorWei));
           const low = c.wallets.filter((_, i) => balances[i]! < c.walletFloorWei);
           const wallets = c.wallets.map((w, i) => `${w.address} ${formatUnits(balances[i]!, 18)}`).join(', ');
           return { ok: low.length === 0, detail: `${c.name}: block ${block}; wallets ${wallets}${low.length ? `; below the floor of ${formatUnits(c.walletFloorWei, 18)}: ${low.map((w) => w.address).join(', ')}` : ''}` };

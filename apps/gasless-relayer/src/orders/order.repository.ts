@@ -16,6 +16,20 @@ export interface NewOrder {
   holdUsdMicros?: bigint;
 }
 
+/** A Solana order: the user's transaction co-signed by the fee payer, whole, and its id. */
+export interface NewSvmOrder {
+  quoteHash: string;
+  chain: string;
+  owner: string;
+  feePayer: string;
+  /** base64 of the co-signed transaction, exactly the bytes that will be sent. */
+  txBase64: string;
+  /** Its id: the fee payer's signature, base58. */
+  signature: string;
+  partnerId?: string;
+  holdUsdMicros?: bigint;
+}
+
 export interface SignedTx {
   hash: string;
   nonce: bigint;
@@ -43,6 +57,31 @@ export class OrderRepository {
               ${o.partnerId ?? null}, ${o.holdUsdMicros?.toString() ?? null}::numeric, ${o.partnerId ? 'holding' : null})
       ON CONFLICT (quote_hash) DO NOTHING`;
     return rows === 1;
+  }
+
+  /** Inserts a queued Solana order; false when one exists for the quote (or for the transaction) already. */
+  async insertSvm(o: NewSvmOrder): Promise<boolean> {
+    const rows = await this.db.$executeRaw`
+      INSERT INTO gasless_orders (quote_hash, chain, vm, status, owner, wallet, svm_tx, svm_signature, partner_id, hold_usd_micros, hold_state)
+      VALUES (${o.quoteHash}, ${o.chain}, 'svm', 'queued', ${o.owner}, ${o.feePayer}, ${o.txBase64}, ${o.signature},
+              ${o.partnerId ?? null}, ${o.holdUsdMicros?.toString() ?? null}::numeric, ${o.partnerId ? 'holding' : null})
+      ON CONFLICT DO NOTHING`;
+    return rows === 1;
+  }
+
+  /** Solana orders in `status`, oldest first; queued ones only once their sponsor hold (if any) is taken. */
+  svmInStatus(status: 'queued' | 'submitted', limit = 500): Promise<GaslessOrder[]> {
+    return this.db.gaslessOrder.findMany({
+      where: { vm: 'svm', status, ...(status === 'queued' ? { OR: [{ holdState: null }, { holdState: { not: 'holding' } }] } : {}) },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+    });
+  }
+
+  /** queued → submitted for a Solana order, just before its (already stored) transaction is first sent. */
+  async markSvmSubmitted(quoteHash: string): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, vm: 'svm', status: 'queued' }, data: { status: 'submitted', attempts: { increment: 1 }, updatedAt: new Date() } });
+    return r.count === 1;
   }
 
   find(quoteHash: string): Promise<OrderWithTxs | null> {
@@ -109,19 +148,20 @@ export class OrderRepository {
     return r.count === 1;
   }
 
-  async confirm(quoteHash: string, minedTxHash: string, block: bigint, gasCostWei: bigint): Promise<boolean> {
+  /** submitted → confirmed; `gasCostWei` (lamports on Solana) is null when the node no longer tells the fee. */
+  async confirm(quoteHash: string, minedTxHash: string, block: bigint, gasCostWei: bigint | null): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: 'submitted' },
-      data: { status: 'confirmed', minedTxHash, confirmedBlock: block, gasCostWei: gasCostWei.toString(), updatedAt: new Date() },
+      data: { status: 'confirmed', minedTxHash, confirmedBlock: block, gasCostWei: gasCostWei?.toString() ?? null, updatedAt: new Date() },
     });
     return r.count === 1;
   }
 
   /** → failed from `from`; the error starts with its stable reason code. */
-  async fail(quoteHash: string, from: 'queued' | 'submitted', error: string, mined?: { txHash: string; gasCostWei: bigint }): Promise<boolean> {
+  async fail(quoteHash: string, from: 'queued' | 'submitted', error: string, mined?: { txHash: string; gasCostWei: bigint | null }): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: from },
-      data: { status: 'failed', error, ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei.toString() } : {}), updatedAt: new Date() },
+      data: { status: 'failed', error, ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei?.toString() ?? null } : {}), updatedAt: new Date() },
     });
     return r.count === 1;
   }
@@ -161,7 +201,8 @@ function txRow(tx: SignedTx) {
 
 /** What SubmitGaslessOrder and the order view show of an order. */
 export function viewOf(o: OrderWithTxs): GaslessOrderView {
-  const hashes = o.txs.map((t) => t.txHash);
+  // A Solana order has one transaction, shown once it was sent (attempts counts the sends begun).
+  const hashes = o.vm === 'svm' ? (o.svmSignature && o.attempts > 0 ? [o.svmSignature] : []) : o.txs.map((t) => t.txHash);
   const latest = o.minedTxHash ?? hashes[hashes.length - 1];
   return {
     quote_hash: o.quoteHash,

@@ -6,6 +6,9 @@ import { zeroAddress } from 'viem';
 import type { OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from '../submit/submit.service';
 
+/** The registry's address of native SOL (the System program id). */
+const SVM_NATIVE = '11111111111111111111111111111111';
+
 /**
  * Closes the sponsor hold of a finished order, exactly once: settle (charge the gas actually
  * spent, valued at the oracle's native price and capped at the hold by the ledger) when it was
@@ -41,7 +44,8 @@ export class Holds {
     const hold = BigInt(order.holdUsdMicros?.toFixed(0) ?? '0');
     if (!order.gasCostWei) return hold;
     try {
-      const v = await this.rpc.call(ValueUsdRpc, { chain: order.chain, token: zeroAddress, amount: order.gasCostWei.toFixed(0) }, { caller: RELAYER_CALLER });
+      const native = order.vm === 'svm' ? SVM_NATIVE : zeroAddress;
+      const v = await this.rpc.call(ValueUsdRpc, { chain: order.chain, token: native, amount: order.gasCostWei.toFixed(0) }, { caller: RELAYER_CALLER });
       return BigInt(v.usd_micros);
     } catch {
       return hold;

@@ -29,6 +29,8 @@ function redisOptions(url: string) {
  */
 export class Lanes {
   private readonly queues = new Map<string, Queue>();
+  /** Each lane's queue with its chain and wallet, for the queue metrics. */
+  readonly laneQueues: { chain: string; wallet: string; queue: Queue }[] = [];
   private readonly workers: Worker[] = [];
   private readonly turn = new Map<string, number>();
 
@@ -49,6 +51,7 @@ export class Lanes {
         });
         queue.on('error', () => undefined); // Redis outages show in readiness; the sweeper recovers
         this.queues.set(name, queue);
+        this.laneQueues.push({ chain: chain.name, wallet: address.toLowerCase(), queue });
         const worker = new Worker(name, async (job) => send(chain.name, address, (job.data as { quote_hash: string }).quote_hash), { connection, concurrency: 1 });
         worker.on('error', () => undefined);
         worker.on('failed', (job, err) => this.log.warn({ lane: name, quote_hash: job?.id, err: err.message }, 'relay job failed; it is retried'));

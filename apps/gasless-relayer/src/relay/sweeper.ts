@@ -43,6 +43,7 @@ export class Sweeper {
     let enqueued = 0;
     for (const o of await this.orders.staleQueued(STALE_MS)) {
       if (o.holdState === 'holding' && !(await this.retryHold(o.quoteHash, o.partnerId!, o.holdUsdMicros?.toFixed(0) ?? '0', o.chain))) continue;
+      if (o.vm === 'svm') continue; // no lane: the Solana relay sends its queued orders on each of its passes
       await this.lanes.enqueue(o.chain, o.wallet, o.quoteHash);
       enqueued++;
     }

@@ -18,9 +18,14 @@ import { balanceAndAllowance, permit2NonceUsed, permitDomain, permitNonce } from
 import { type OrderRepository, viewOf } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import type { Lanes } from '../relay/lanes';
+import type { SvmRelay } from '../svm/svm-relay';
+import type { SvmQuote, SvmSubmit } from '../svm/svm-submit';
 import { refuse } from './submit-errors';
 
 export const RELAYER_CALLER = { kind: 'internal', service: 'gasless-relayer' } as const;
+
+/** The registry's name of the Solana chain: the `chain` of its orders and their status events. */
+const SOLANA = 'solana';
 
 interface EvmBody {
   owner: Address;
@@ -44,7 +49,38 @@ export class SubmitService {
     private readonly events: StatusEvents,
     private readonly log: Logger,
     private readonly nowSecs: () => bigint = () => BigInt(Math.floor(Date.now() / 1000)),
+    /** Solana (D6): absent when SOLANA_RPC_URL or SOLANA_FEE_PAYER_KEY is not set. */
+    private readonly svm?: { submit: SvmSubmit; relay: Pick<SvmRelay, 'wake'> },
   ) {}
+
+  /**
+   * A Solana order: every check of svm.tx_base64 and the co-signature happen before the row is
+   * written; the row holds the co-signed transaction, so the relay sends exactly what was checked.
+   */
+  private async submitSvm(quoteHash: string, stored: StoredQuote, quote: SvmQuote, order: Order, txBase64: string): Promise<GaslessOrderResult> {
+    if (!this.svm) throw refuse.chainNotServed(SOLANA);
+    const tx = await this.svm.submit.accept(quote, txBase64);
+    const sponsor = order.sponsorFees ? sponsorOf(stored) : undefined;
+    const inserted = await this.orders.insertSvm({
+      quoteHash,
+      chain: SOLANA,
+      owner: tx.owner,
+      feePayer: tx.feePayer,
+      txBase64: tx.txBase64,
+      signature: tx.signature,
+      ...(sponsor ? { partnerId: sponsor.partnerId, holdUsdMicros: sponsor.usdMicros } : {}),
+    });
+    if (!inserted) {
+      // Another submission of this quote won (the primary key decides): its state is the answer.
+      const winner = await this.orders.find(quoteHash);
+      if (winner) return resultOf(viewOf(winner));
+      throw refuse.transaction('is already the transaction of another order');
+    }
+    if (sponsor) await this.hold(quoteHash, sponsor);
+    this.events.publish(SOLANA, { quote_hash: quoteHash, status: 'queued', tx_hashes: [] });
+    this.svm.relay.wake(quoteHash);
+    return { quote_hash: quoteHash, status: 'queued' };
+  }
 
   async submit(req: SubmitGaslessOrderRequest): Promise<GaslessOrderResult> {
     const quoteHash = req.quote_hash.toLowerCase();
@@ -57,7 +93,7 @@ export class SubmitService {
     const { order } = orderFromWire(quote.order as OrderWire);
     if (!quote.gasless_executor) {
       if (!req.svm) throw refuse.wrongVm('svm', 'Solana');
-      throw refuse.svmNotServed();
+      return this.submitSvm(quoteHash, stored, quote, order, req.svm.tx_base64);
     }
     if (!req.evm) throw refuse.wrongVm('evm', 'EVM');
     const body = parseEvmBody(req.evm);

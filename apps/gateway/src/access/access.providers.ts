@@ -1,11 +1,12 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { KEY_CHANGED_SUBJECT, KeyChangedEventSchema } from '@xchain/contracts';
 import { RpcClient, type NatsConnection, type Subscription } from '@xchain/messaging';
-import { LOGGER, NATS } from '@xchain/service-kit';
+import { LOGGER, Metrics, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import type { GatewayEnv } from '../env';
 import { RateLimits } from '../limits/rate-limits';
+import { rateLimitFallbackCounter } from '../metrics/gateway-metrics';
 import { AccessControl } from './access-control';
 import { KeyCache } from './key-cache';
 
@@ -69,13 +70,14 @@ export function accessProviders(env: GatewayEnv): Provider[] {
     },
     {
       provide: RateLimits,
-      inject: [REDIS],
-      useFactory: (redis: Redis) =>
+      inject: [REDIS, Metrics],
+      useFactory: (redis: Redis, metrics: Metrics) =>
         new RateLimits(redis, {
           keyPrefix: env.RATE_LIMIT_PREFIX,
           keylessPointsPerMin: env.KEYLESS_POINTS_PER_MIN,
           partnerPointsPerMin: env.PARTNER_POINTS_PER_MIN,
           redisTimeoutMs: env.REDIS_TIMEOUT_MS,
+          onFallback: rateLimitFallbackCounter(metrics),
         }),
     },
     { provide: KeyCache, useFactory: () => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES) },

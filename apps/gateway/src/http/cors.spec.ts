@@ -37,7 +37,7 @@ describe('CORS', () => {
     expect(r.statusCode).toBe(204);
     expect(r.headers).toMatchObject({
       'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET, HEAD, POST, DELETE',
+      'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE',
       'access-control-max-age': '600',
     });
     expect(r.headers['vary']).toBeUndefined();

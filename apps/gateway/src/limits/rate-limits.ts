@@ -26,6 +26,8 @@ export interface RateLimitOptions {
   partnerPointsPerMin: number;
   /** Longest wait for Redis before answering from the in-process insurance limiter. */
   redisTimeoutMs: number;
+  /** Told of every decision Redis did not make: the insurance limiter answered, or nothing did (failed open). */
+  onFallback?: (mode: 'insurance' | 'fail_open') => void;
 }
 
 const WINDOW_SECS = 60;
@@ -90,16 +92,24 @@ export class RateLimits {
         remaining: Math.max(0, res.remainingPoints),
         resetSecs: secondsFrom(res.msBeforeNext, 0),
         retryAfterSecs: 0,
-        degraded: this.insuranceAnswers.has(res),
+        degraded: this.fellBack(res),
       };
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         const wait = secondsFrom(err.msBeforeNext, 1);
-        return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: this.insuranceAnswers.has(err) };
+        return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: this.fellBack(err) };
       }
       // Neither Redis nor the insurance limiter could answer: let the request through.
+      this.opts.onFallback?.('fail_open');
       return { allowed: true, limit, remaining: Math.max(0, limit - points), resetSecs: WINDOW_SECS, retryAfterSecs: 0, degraded: true };
     }
+  }
+
+  /** Whether the insurance limiter gave this answer (and if so, says so). */
+  private fellBack(res: RateLimiterRes): boolean {
+    const degraded = this.insuranceAnswers.has(res);
+    if (degraded) this.opts.onFallback?.('insurance');
+    return degraded;
   }
 
   private describe(bucket: LimitBucket): { prefix: string; key: string; limit: number } {

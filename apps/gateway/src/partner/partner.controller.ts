@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import {
   BuildPartnerFundingRequest,
   BuildPartnerFundingRpc,
@@ -6,7 +6,15 @@ import {
   BuildVoucherRedemptionRpc,
   CreateKeyRequest,
   CreatePartnerKeyRpc,
+  DeletePartnerWebhookRpc,
   DisablePartnerKeyRpc,
+  FundingEntriesQuery,
+  GetPartnerWebhookRpc,
+  ListPartnerFundingEntriesRpc,
+  ListWebhookDeliveriesRpc,
+  SetPartnerWebhookRpc,
+  SetWebhookRequest,
+  WebhookDeliveriesQuery,
   GetPartnerFundingRpc,
   GetPartnerReferralsRpc,
   GetPartnerRpc,
@@ -46,6 +54,32 @@ export class PartnerController {
   @Get('vouchers')
   vouchers(@Req() req: FastifyRequest) {
     return this.rpc.call(ListPartnerVouchersRpc, {}, { caller: callerOf(req) });
+  }
+
+  @Get('funding/entries')
+  fundingEntries(@Req() req: FastifyRequest) {
+    return this.rpc.call(ListPartnerFundingEntriesRpc, validateBody(FundingEntriesQuery, req.query ?? {}), { caller: callerOf(req) });
+  }
+
+  @Put('webhook')
+  @HttpCode(200)
+  setWebhook(@Req() req: FastifyRequest) {
+    return this.rpc.call(SetPartnerWebhookRpc, validateBody(SetWebhookRequest, req.body), { caller: callerOf(req) });
+  }
+
+  @Get('webhook')
+  webhook(@Req() req: FastifyRequest) {
+    return this.rpc.call(GetPartnerWebhookRpc, {}, { caller: callerOf(req) });
+  }
+
+  @Delete('webhook')
+  deleteWebhook(@Req() req: FastifyRequest) {
+    return this.rpc.call(DeletePartnerWebhookRpc, {}, { caller: callerOf(req) });
+  }
+
+  @Get('webhook/deliveries')
+  webhookDeliveries(@Req() req: FastifyRequest) {
+    return this.rpc.call(ListWebhookDeliveriesRpc, validateBody(WebhookDeliveriesQuery, req.query ?? {}), { caller: callerOf(req) });
   }
 
   @Post('vouchers/redemption')

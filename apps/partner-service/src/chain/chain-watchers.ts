@@ -22,7 +22,7 @@ export const WATCH_OPTIONS = Symbol('WATCH_OPTIONS');
  */
 @Injectable()
 export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly watchers: Pick<LogWatcher<ChainLog>, 'name' | 'detail' | 'start' | 'stop'>[] = [];
+  readonly watchers: Pick<LogWatcher<ChainLog>, 'name' | 'chainName' | 'confirmations' | 'progress' | 'detail' | 'start' | 'stop'>[] = [];
 
   constructor(
     @Inject(EVM_CHAINS) chains: Map<string, EvmChain>,

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, RpcError, ValueUsdRpc, type FundingDeposit as FundingDepositView } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
-import { Prisma, type FundingDeposit, type PrismaClient } from '@xchain/partner-service-db';
+import { Prisma, type PrismaClient } from '@xchain/partner-service-db';
 import { DB } from '../db.providers';
 import { LedgerService } from '../ledger/ledger.service';
 import type { FundedLog } from '../chain/evm-chain';
+import { depositView } from './deposit-view';
 import { FundingService } from './funding.service';
 
 export type DepositOutcome = 'credited' | 'unmatched' | 'duplicate';
@@ -92,7 +93,7 @@ export class FundingDepositsService {
       take: filter.limit,
       include: { partner: { select: { email: true } } },
     });
-    return rows.map((d) => view(d, d.partner?.email));
+    return rows.map((d) => depositView(d, d.partner?.email));
   }
 
   private async insertUnmatched(data: Omit<Prisma.FundingDepositUncheckedCreateInput, 'status' | 'detail'>, detail: string): Promise<DepositOutcome> {
@@ -108,26 +109,4 @@ export class FundingDepositsService {
 
 function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-}
-
-function view(d: FundingDeposit, email: string | undefined): FundingDepositView {
-  return {
-    id: String(d.id),
-    chain: d.chain,
-    tx_hash: d.txHash,
-    log_index: d.logIndex,
-    block_number: String(d.blockNumber),
-    funding_id: d.fundingId,
-    token: d.token,
-    payer: d.payer,
-    amount: d.amount.toFixed(0),
-    status: d.status as FundingDepositView['status'],
-    ...(d.detail ? { detail: d.detail } : {}),
-    ...(email ? { email } : {}),
-    ...(d.usdMicros !== null ? { usd_micros: String(d.usdMicros) } : {}),
-    ...(d.priceE18 !== null ? { price_e18: d.priceE18.toFixed(0) } : {}),
-    ...(d.pricePublishTime !== null ? { price_publish_time: d.pricePublishTime } : {}),
-    ...(d.ledgerEntryId !== null ? { ledger_entry_id: String(d.ledgerEntryId) } : {}),
-    created_at: d.createdAt.toISOString(),
-  };
 }

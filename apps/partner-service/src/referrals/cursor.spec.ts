@@ -1,5 +1,5 @@
 import { RpcError } from '@xchain/contracts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, encodeCursor, pageSizeOf } from './cursor';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, decodeCursor, decodeIdCursor, encodeCursor, encodeIdCursor, pageSizeOf } from './cursor';
 
 describe('referral cursors', () => {
   it('round-trips a position, Solana keys and checksummed addresses unchanged', () => {
@@ -22,6 +22,14 @@ describe('referral cursors', () => {
       }
     },
   );
+
+  it('round-trips id cursors and refuses a cursor of another list', () => {
+    const c = encodeIdCursor('e1', 9_007_199_254_740_993n);
+    expect(decodeIdCursor('e1', c)).toBe(9_007_199_254_740_993n);
+    for (const bad of [encodeIdCursor('d1', 5n), encodeCursor({ referrer: 'a', chain: 'b', token: 'c' }), Buffer.from('["e1","0"]').toString('base64url'), Buffer.from('["e1","-1"]').toString('base64url'), Buffer.from('["e1",5]').toString('base64url'), 'garbage']) {
+      expect(() => decodeIdCursor('e1', bad)).toThrow(RpcError);
+    }
+  });
 
   it('defaults, caps and rejects page sizes', () => {
     expect(pageSizeOf(undefined)).toBe(DEFAULT_PAGE_SIZE);

@@ -27,6 +27,24 @@ export function decodeCursor(cursor: string): GroupKey {
   throw RpcError.invalidArgument([{ field: 'cursor', description: 'is not a cursor this API returned' }], 'INVALID_CURSOR');
 }
 
+/**
+ * Position after an item of a list ordered by a numeric id, newest first (funding entries, webhook
+ * deliveries): base64url of `[list, id]`, so a cursor of one list is refused by another.
+ */
+export function encodeIdCursor(list: 'e1' | 'd1', id: bigint): string {
+  return Buffer.from(JSON.stringify([list, String(id)]), 'utf8').toString('base64url');
+}
+
+export function decodeIdCursor(list: 'e1' | 'd1', cursor: string): bigint {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && v[0] === list && typeof v[1] === 'string' && /^[1-9][0-9]{0,18}$/.test(v[1])) return BigInt(v[1]);
+  } catch {
+    // fall through to the error below
+  }
+  throw RpcError.invalidArgument([{ field: 'cursor', description: 'is not a cursor this API returned' }], 'INVALID_CURSOR');
+}
+
 /** A page size of 0 is an error; anything above the cap is served as the cap. */
 export function pageSizeOf(requested: number | undefined): number {
   if (requested === undefined) return DEFAULT_PAGE_SIZE;

@@ -9,7 +9,8 @@ import { ReferralsService } from './referrals.service';
  * Fulfilled orders from the ORDER_EVENTS_V1 stream, through a durable consumer of its own, so no
  * fulfilment is missed while the partner-service restarts and a redelivery accrues nothing twice.
  * While the quote-engine cannot answer, events are redelivered; a quote it no longer retains is
- * dropped (there is nothing left to accrue from).
+ * dropped (there is nothing left to accrue from). A fulfilment that a reorg withdrew (`removed`)
+ * reverses the accruals it created while no voucher holds them.
  */
 @Injectable()
 export class FulfilledOrdersConsumer implements OnModuleInit, OnApplicationShutdown {
@@ -42,8 +43,17 @@ export class FulfilledOrdersConsumer implements OnModuleInit, OnApplicationShutd
     this.consumer.stop();
   }
 
-  private async accrue(event: OrderEvent): Promise<void | 'drop'> {
+  /** Exposed for tests: what one event does. */
+  async accrue(event: OrderEvent): Promise<void | 'drop'> {
     if (event.type !== 'fulfilled') return 'drop';
+    if (event.removed) {
+      // A reorg dropped the fulfilment: undo what it accrued, if no voucher holds it yet.
+      const outcome = await this.referrals.withdraw(event);
+      const fields = { quote_hash: event.quote_hash, tx_hash: event.tx_hash, ...outcome };
+      if (outcome.kept > 0) this.log.warn(fields, 'withdrawn fulfilment: its accruals are already vouchered and stay; settle by hand');
+      else this.log.info(fields, outcome.reversed > 0 ? 'withdrawn fulfilment: accruals reversed' : 'withdrawn fulfilment: nothing to reverse');
+      return;
+    }
     try {
       const outcome = await this.referrals.accrue(event);
       this.log.info({ quote_hash: event.quote_hash, outcome }, 'referral accrual');

@@ -6,11 +6,26 @@ import { Prisma, type PrismaClient } from '@xchain/partner-service-db';
 import { DB } from '../db.providers';
 import { RegistryClient } from '../registry-client';
 import { decodeCursor, encodeCursor, pageSizeOf } from './cursor';
+import { type FulfilmentStep, sameStep, stepOf } from './fulfilment-step';
 
 const BPS = 10_000n;
 const INTERNAL = { kind: 'internal', service: 'partner-service' } as const;
 
-export type AccrualOutcome = 'accrued' | 'already_accrued' | 'no_partner' | 'no_referrers';
+export type AccrualOutcome = 'accrued' | 'already_accrued' | 'no_partner' | 'no_referrers' | 'withdrawn';
+
+/** What a reorg-withdrawn fulfilment did to the order's accruals. */
+export interface WithdrawalOutcome {
+  /** Accruals of that fulfilment removed (they were not vouchered yet). */
+  reversed: number;
+  /** Accruals of that fulfilment already in a voucher (paid out or payable): left as they are. */
+  kept: number;
+  /** Accruals of the order that stand on another fulfilment (a re-inclusion seen first): untouched. */
+  other: number;
+  /** The same withdrawal was handled before (a redelivered event). */
+  repeated: boolean;
+}
+
+type Tx = Prisma.TransactionClient;
 
 /**
  * Referral accruals: when an order is fulfilled, each referrer of its quote earns its bps of the
@@ -25,8 +40,15 @@ export class ReferralsService {
     @Inject(RegistryClient) private readonly registry: RegistryClient,
   ) {}
 
-  /** Idempotent per (quote, referrer): a redelivered event accrues nothing twice. */
+  /**
+   * Idempotent per (quote, referrer): a redelivered event accrues nothing twice, and a fulfilment a
+   * reorg already withdrew accrues nothing at all. When the accruals exist, they now stand on this
+   * event's fulfilment (a re-inclusion in another block), which a later withdrawal of the old one
+   * then leaves alone.
+   */
   async accrue(event: OrderEvent): Promise<AccrualOutcome> {
+    const step = stepOf(event);
+    if (await this.wasWithdrawn(this.db, event.quote_hash, step)) return 'withdrawn';
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: event.quote_hash }, { caller: INTERNAL });
     if (!stored.partner_id) return 'no_partner';
     const content = contentOf(stored.quote);
@@ -49,9 +71,46 @@ export class ReferralsService {
       tokenSymbol: meta?.symbol ?? '',
       decimals: meta?.decimals ?? 0,
       amount: ((amountIn * BigInt(r.bps)) / BPS).toString(),
+      ...fulfilColumns(step),
     }));
-    const created = await this.db.referralAccrual.createMany({ data: rows.filter((r) => r.amount !== '0'), skipDuplicates: true });
-    return created.count > 0 ? 'accrued' : 'already_accrued';
+    return this.db.$transaction(async (tx) => {
+      await lockOrder(tx, event.quote_hash);
+      if (await this.wasWithdrawn(tx, event.quote_hash, step)) return 'withdrawn';
+      const created = await tx.referralAccrual.createMany({ data: rows.filter((r) => r.amount !== '0'), skipDuplicates: true });
+      if (created.count > 0) return 'accrued';
+      await tx.referralAccrual.updateMany({ where: { quoteHash: stored.quote_hash }, data: fulfilColumns(step) });
+      return 'already_accrued';
+    });
+  }
+
+  /**
+   * A fulfilment a reorg dropped (`removed: true`): the accruals it created are removed unless a
+   * voucher already holds them (then they stay: the voucher is signed and may be redeemed; the
+   * operator settles that by hand, the outcome says how many). The withdrawal is recorded so a late
+   * redelivery of the dropped fulfilment accrues nothing.
+   */
+  async withdraw(event: OrderEvent): Promise<WithdrawalOutcome> {
+    const step = stepOf(event);
+    return this.db.$transaction(async (tx) => {
+      await lockOrder(tx, event.quote_hash);
+      if (await this.wasWithdrawn(tx, event.quote_hash, step)) return { reversed: 0, kept: 0, other: 0, repeated: true };
+      const accruals = await tx.referralAccrual.findMany({ where: { quoteHash: event.quote_hash } });
+      // Accruals from before fulfilments were recorded on them stand on the only one there was.
+      const ours = accruals.filter((a) => a.fulfilTxHash === null || sameStep(accrualStep(a), step));
+      const open = ours.filter((a) => a.voucherId === null).map((a) => a.id);
+      // `voucher_id IS NULL` again: a voucher issued meanwhile keeps what it took.
+      const removed = open.length > 0 ? await tx.referralAccrual.deleteMany({ where: { id: { in: open }, voucherId: null } }) : { count: 0 };
+      const kept = ours.length - removed.count;
+      await tx.referralWithdrawal.create({
+        data: { quoteHash: event.quote_hash, chain: step.chain, txHash: step.txHash, logIndex: step.logIndex, blockHash: step.blockHash, reversed: removed.count, kept },
+      });
+      return { reversed: removed.count, kept, other: accruals.length - ours.length, repeated: false };
+    });
+  }
+
+  private async wasWithdrawn(db: Tx | PrismaClient, quoteHash: string, step: FulfilmentStep): Promise<boolean> {
+    const withdrawn = await db.referralWithdrawal.findMany({ where: { quoteHash } });
+    return withdrawn.some((w) => sameStep({ chain: w.chain, txHash: w.txHash, logIndex: w.logIndex, blockHash: w.blockHash }, step));
   }
 
   /** Groups by (referrer, chain, token), listed in that order; `next_cursor` is empty on the last page. */
@@ -76,6 +135,19 @@ export class ReferralsService {
       next_cursor: rows.length > size && last ? encodeCursor(last) : '',
     };
   }
+}
+
+/** Accruals and withdrawals of one order are written one at a time (replicas share the consumer). */
+async function lockOrder(tx: Tx, quoteHash: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`referrals:${quoteHash}`}))`;
+}
+
+function fulfilColumns(step: FulfilmentStep) {
+  return { fulfilChain: step.chain, fulfilTxHash: step.txHash, fulfilLogIndex: step.logIndex, fulfilBlockHash: step.blockHash };
+}
+
+function accrualStep(a: { fulfilChain: string | null; fulfilTxHash: string | null; fulfilLogIndex: number | null; fulfilBlockHash: string | null }): FulfilmentStep {
+  return { chain: a.fulfilChain ?? '', txHash: a.fulfilTxHash ?? '', logIndex: a.fulfilLogIndex, blockHash: a.fulfilBlockHash };
 }
 
 function contentOf(q: Quote) {

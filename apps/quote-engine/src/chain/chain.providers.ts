@@ -9,6 +9,9 @@ import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
+import { prismaQuoteLookup } from './solana-quotes';
+import { httpSolanaChain } from './solana-rpc';
+import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
 export const chainProviders: Provider[] = [
@@ -29,4 +32,18 @@ export const chainProviders: Provider[] = [
   { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
   { provide: ORDER_EVENT_PUBLISHER, inject: [NATS], useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS) },
   DepositWatchers,
+  // Solana: deposits, fills and refunds from confirmed transactions (off without SOLANA_RPC_URL).
+  { provide: SOLANA_CHAIN, useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_WATCH_TIMEOUT_MS) : null) },
+  {
+    provide: SOLANA_WATCH_CONFIG,
+    useValue: {
+      chainName: 'solana',
+      fillers: env.SOLANA_FILLER_ACCOUNTS,
+      pollMs: env.SOLANA_WATCH_POLL_MS,
+      ...(env.SOLANA_WATCH_START_SLOT !== undefined ? { startSlot: env.SOLANA_WATCH_START_SLOT } : {}),
+    } satisfies SolanaWatchConfig,
+  },
+  { provide: SOLANA_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
+  { provide: SOLANA_QUOTES, inject: [DB], useFactory: (db: PrismaClient) => prismaQuoteLookup(db) },
+  SolanaWatcher,
 ];

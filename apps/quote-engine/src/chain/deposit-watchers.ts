@@ -71,6 +71,11 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     return this.syncing;
   }
 
+  /** The watchers running now (for metrics). */
+  watchers(): LogWatcher<RouterLog>[] {
+    return [...this.running.values()].map((r) => r.watcher);
+  }
+
   detail(): string {
     if (this.chains.size === 0) return 'off (EVM_RPC_URLS names no chain)';
     return [...this.chains.keys()]

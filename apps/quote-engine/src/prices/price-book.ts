@@ -92,6 +92,11 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     return price && nowSecs - price.publish_time <= this.maxAgeSecs ? price : undefined;
   }
 
+  /** Every price held (fresh or not), for the price-age metric. */
+  held(): Price[] {
+    return [...this.prices.values()];
+  }
+
   private async watchForever(): Promise<void> {
     let delay = 250;
     while (!this.stopped) {

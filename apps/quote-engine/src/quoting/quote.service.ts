@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { RpcError, type CallerContext, type GetQuoteRequest, type PreviewQuoteRequest, type Quote, type QuotePreview, type StoredQuote } from '@xchain/contracts';
 import { permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
@@ -14,6 +14,8 @@ import { TOKEN_PERMIT_READER, type TokenPermit, type TokenPermitReader } from '.
 import { invalid } from './quote-errors';
 import { QuotePipeline, type PricedRequest } from './quote-pipeline';
 import { RANDOM_WORD, type RandomWord } from './quote-random';
+import { SVM_BLOCKHASH, type BlockhashSource } from './svm-blockhash';
+import { svmDepositFieldsFrom } from './svm-deposit-fields';
 import { QuoteWriter } from './quote-writer';
 import { pricedFields } from './quote-wire';
 
@@ -37,6 +39,8 @@ export class QuoteService {
     @Inject(RANDOM_WORD) private readonly random: RandomWord,
     @Inject(TOKEN_PERMIT_READER) private readonly permits: TokenPermitReader,
     @Inject(LOGGER) private readonly log: Logger,
+    /** Blockhashes for gasless Solana quotes' `svm.tx_base64`; without it they carry none. */
+    @Optional() @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
@@ -80,12 +84,16 @@ export class QuoteService {
     };
     const quoteHash = hashOrder(order);
     // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
-    const { permit2, erc2612, ...deposit } = await this.evmFields(p, order, refund);
+    const wire = orderToWire(order, referrers);
+    const [{ permit2, erc2612, ...deposit }, { svm }] = await Promise.all([
+      this.evmFields(p, order, refund),
+      svmDepositFieldsFrom(this.blockhashes, { order: wire, gasless: order.gasless && !p.result.sameChainSwap, chain: p.srcChain, token: p.src }, this.log),
+    ]);
     const content = {
       quote_hash: quoteHash,
       ...pricedFields(p.result, this.estimate(p)),
       deposit_target: p.srcChain.depositTarget,
-      order: orderToWire(order, referrers),
+      order: wire,
       expires_at: rfc3339(now + EXPIRY_SECS),
       ...deposit,
     };
@@ -101,6 +109,7 @@ export class QuoteService {
                   ...(p.srcChain.vm === 'svm' && p.srcChain.feePayer ? { fee_payer: p.srcChain.feePayer } : {}),
                   ...(permit2 ? { permit2 } : {}),
                   ...(erc2612 ? { erc2612 } : {}),
+                  ...(svm ? { svm } : {}),
                 }
               : {}),
           },

@@ -9,6 +9,7 @@ import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
 import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
+import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 
 export const quotingProviders: Provider[] = [
@@ -22,6 +23,12 @@ export const quotingProviders: Provider[] = [
   // Two statements in flight: one commits while the next batch gathers and is sent.
   { provide: QuoteWriter, inject: [LOGGER], useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: 2, maxBatch: 500 }, log) },
   { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
+  {
+    provide: SVM_BLOCKHASH,
+    inject: [LOGGER],
+    useFactory: (log: Logger) =>
+      new SolanaBlockhashes({ ...(env.SOLANA_RPC_URL ? { url: env.SOLANA_RPC_URL } : {}), timeoutMs: env.SOLANA_RPC_TIMEOUT_MS, cacheMs: env.SOLANA_BLOCKHASH_CACHE_MS, staleMs: 5 * env.SOLANA_BLOCKHASH_CACHE_MS }, log),
+  },
   {
     provide: SWAP_PRICING,
     inject: ['QUOTING_CONFIG', RegistryCache],

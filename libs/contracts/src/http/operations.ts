@@ -12,6 +12,8 @@ import {
   BuildVoucherRedemptionRequest,
   CreateKeyRequest,
   CreatedKeySchema,
+  FundingEntriesQuery,
+  FundingEntriesResponse,
   FundingTransactionSchema,
   IdPathParam,
   PartnerFundingSchema,
@@ -20,6 +22,7 @@ import {
   ReferralsQuery,
   VoucherSchema,
 } from './schemas/partner';
+import { CreatedWebhookSchema, SetWebhookRequest, WebhookDeliveriesQuery, WebhookDeliveriesResponse, WebhookSchema } from '../partners/webhooks';
 
 export const ListTokensOp: HttpOperation = {
   operationId: 'ListTokens',
@@ -104,6 +107,11 @@ export const HTTP_OPERATIONS: readonly HttpOperation[] = [
   served({ operationId: 'RevokePartnerSession', method: 'DELETE', path: '/v1/partner/sessions/{id}', summary: "Revokes one of the caller's sessions.", auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: EmptyObject }),
   served({ operationId: 'CreatePartnerKey', method: 'POST', path: '/v1/partner/keys', summary: 'Creates an API key; the secret is shown once.', auth: 'bearer', tag: 'partner', body: CreateKeyRequest, response: CreatedKeySchema }),
   served({ operationId: 'DisablePartnerKey', method: 'POST', path: '/v1/partner/keys/{id}/disable', summary: 'Disables an API key.', auth: 'bearer', tag: 'partner', pathParams: IdPathParam, response: ApiKeySchema }),
+  served({ operationId: 'ListPartnerFundingEntries', method: 'GET', path: '/v1/partner/funding/entries', summary: 'The funding ledger: credits, debits and relay-gas holds, newest first.', description: 'Every entry of the partner\'s funding ledger, newest first, with the available balance right after it. A credit from an on-chain deposit carries the `deposit` (transaction, token, amount in base units, the price it was valued at). `page_size` defaults to 50; larger values are served as 200. Pass `next_cursor` as `cursor` for the next page; it is empty on the last page.', auth: 'bearer', tag: 'partner', query: FundingEntriesQuery, response: FundingEntriesResponse }),
+  served({ operationId: 'SetPartnerWebhook', method: 'PUT', path: '/v1/partner/webhook', summary: 'Sets the webhook endpoint; the signing secret is shown once.', description: 'One endpoint per partner receives an `order.updated` event (`{id, type, created_at, version, data}`, `data` being the order view) for each change of an order quoted with the partner\'s API keys. Each POST carries `x-xchain-event-id` and `x-xchain-signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. A 2xx within the timeout delivers it; anything else is retried with exponential backoff for 24 hours. Redirects are not followed. Deliver in any order: deduplicate by event id and order by `version`. A new PUT replaces the URL and the secret. The URL must be https, without credentials, at most 2048 characters.', auth: 'bearer', tag: 'partner', body: SetWebhookRequest, response: CreatedWebhookSchema }),
+  served({ operationId: 'GetPartnerWebhook', method: 'GET', path: '/v1/partner/webhook', summary: 'The webhook endpoint (without its secret).', description: 'NOT_FOUND (`WEBHOOK_NOT_FOUND`) when none is set.', auth: 'bearer', tag: 'partner', response: WebhookSchema }),
+  served({ operationId: 'DeletePartnerWebhook', method: 'DELETE', path: '/v1/partner/webhook', summary: 'Removes the webhook endpoint.', description: 'No new deliveries are made; pending ones end `failed`. Removing none is fine.', auth: 'bearer', tag: 'partner', response: EmptyObject }),
+  served({ operationId: 'ListPartnerWebhookDeliveries', method: 'GET', path: '/v1/partner/webhook/deliveries', summary: 'Recent webhook deliveries and their outcome, newest first.', description: '`page_size` defaults to 50; larger values are served as 200. Pass `next_cursor` as `cursor` for the next page; it is empty on the last page.', auth: 'bearer', tag: 'partner', query: WebhookDeliveriesQuery, response: WebhookDeliveriesResponse }),
 ];
 
 export { EmptyObject };

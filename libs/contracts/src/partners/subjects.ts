@@ -6,6 +6,8 @@ import {
   BuildVoucherRedemptionRequest,
   CreateKeyRequest,
   CreatedKeySchema,
+  FundingEntriesQuery,
+  FundingEntriesResponse,
   FundingTransactionSchema,
   PartnerFundingSchema,
   PartnerSchema,
@@ -66,6 +68,8 @@ export const GetPartnerReferralsRpc = defineRpc(
 export const RevokePartnerSessionRpc = defineRpc('partner.v1.revoke_session', z.object({ id: z.string() }), Empty, PARTNER);
 export const CreatePartnerKeyRpc = defineRpc('partner.v1.create_key', CreateKeyRequest, CreatedKeySchema, PARTNER);
 export const DisablePartnerKeyRpc = defineRpc('partner.v1.disable_key', z.object({ id: z.string() }), ApiKeySchema, PARTNER);
+/** The caller's own funding ledger, newest first, with the deposit behind each on-chain credit. */
+export const ListPartnerFundingEntriesRpc = defineRpc('partner.v1.list_funding_entries', FundingEntriesQuery, FundingEntriesResponse, PARTNER);
 
 /**
  * Published (core NATS, no reply) when a key is disabled or its tier changes, so gateways drop

@@ -101,6 +101,15 @@ export const ApprovalSchema = z
   })
   .meta({ id: 'Approval', description: 'ERC-20 allowance `deposit_tx` needs: `approve(spender, amount)` on `token` first unless the allowance already covers it.' });
 
+export const SvmGaslessTxSchema = z
+  .object({
+    tx_base64: z.string().meta({
+      description:
+        "An unsigned legacy Solana transaction (base64): fee payer `fee_payer`, a recent blockhash, and exactly the deposit's instructions (the whole `amount_in` to the vault `deposit_target` — SPL TransferChecked into its associated token account, signed by `refund_address` — then the memo `xchain:v1:deposit:<quote_hash>`). The wallet of `refund_address` signs it (its own signature slot only) and passes it, signed, as SubmitGaslessOrder's `svm.tx_base64`, before its blockhash expires (about a minute).",
+    }),
+  })
+  .meta({ id: 'SvmGaslessTx', description: 'What the wallet signs for a gasless quote from Solana (D6).' });
+
 /** What a wallet sends for a quote it deposits for itself (EVM source, not gasless). */
 const evmDeposit = {
   deposit_tx: DepositTxSchema.optional().meta({ description: 'EVM source, not gasless: the deposit transaction to send.' }),
@@ -129,6 +138,10 @@ export const CrossChainQuoteSchema = z
     erc2612: Erc2612TypedDataSchema.optional().meta({
       description:
         'Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Absent when the token\'s nonce could not be read (no RPC configured for the chain, or it did not answer in time).',
+    }),
+    svm: SvmGaslessTxSchema.optional().meta({
+      description:
+        'Gasless quote from Solana: the transaction the user signs. Absent when no recent blockhash could be read in time (no Solana RPC configured, or it did not answer); the quote stays valid, and a wallet may build the same transaction itself from `order`, `deposit_target` and `fee_payer` with a recent blockhash, or ask for a new quote.',
     }),
   })
   .meta({ id: 'CrossChainQuote' });

@@ -16,7 +16,12 @@ export const SubmitGaslessOrderRequest = z
       .optional()
       .meta({ description: 'For an EVM source.' }),
     svm: z
-      .object({ tx_base64: z.string().meta({ description: "Transaction signed by the user except for the quote's fee payer slot." }) })
+      .object({
+        tx_base64: z.string().meta({
+          description:
+            "The quote's `svm.tx_base64` signed by the user: a legacy transaction (base64) whose fee payer is the quote's `fee_payer`, whose slot stays empty (the relayer co-signs). Refused unless the fee payer appears in no instruction, every other signer's signature verifies, the instructions are exactly the quote's deposit, its blockhash is still valid (else BLOCKHASH_EXPIRED: sign again) and it simulates.",
+        }),
+      })
       .optional()
       .meta({ description: 'For a Solana source.' }),
   })

@@ -96,3 +96,47 @@ export const CreatedKeySchema = z
   .meta({ id: 'CreatedKey' });
 
 export const IdPathParam = z.object({ id: z.string() });
+
+/** The on-chain deposit behind a funding credit (a `Funded` event of the funding router). */
+export const FundingEntryDepositSchema = z
+  .object({
+    chain: z.string(),
+    tx_hash: z.string(),
+    log_index: z.number().int(),
+    block_number: Uint64String,
+    funding_id: z.string(),
+    token: z.string(),
+    payer: z.string(),
+    amount: AmountString.meta({ description: 'What arrived, in base units of `token`.' }),
+    price_e18: z.string().optional().meta({ description: 'USD price of one whole token × 10^18 the credit was valued at.' }),
+    price_publish_time: z.number().int().optional(),
+  })
+  .meta({ id: 'FundingEntryDeposit' });
+
+export const FundingEntrySchema = z
+  .object({
+    id: z.string(),
+    kind: z.enum(['credit', 'debit', 'hold', 'settle', 'release']).meta({
+      description: '`credit`/`debit`: deposits and operator adjustments; `hold`: relay gas reserved for a sponsored quote; `settle`: the hold charged (what is not charged comes back); `release`: the hold returned.',
+    }),
+    delta_usd_micros: z.string().meta({ description: 'Signed change of the available balance, USD micros.' }),
+    amount_usd_micros: Uint64String,
+    balance_usd_micros: z.string().meta({ description: 'Available balance right after this entry.' }),
+    reason: z.string(),
+    quote_hash: z.string().optional(),
+    chain: z.string().optional(),
+    token: z.string().optional(),
+    token_amount: AmountString.optional().meta({ description: 'Base units of `token` the entry names.' }),
+    deposit: FundingEntryDepositSchema.optional(),
+    created_at: Rfc3339,
+  })
+  .meta({ id: 'FundingEntry' });
+
+export const FundingEntriesQuery = z.object({
+  cursor: z.string().optional().meta({ description: 'Opaque cursor from a previous page.' }),
+  page_size: Uint32Input.optional().meta({ description: 'Entries per page (default 50, at most 200).' }),
+});
+
+export const FundingEntriesResponse = z
+  .object({ entries: z.array(FundingEntrySchema), next_cursor: z.string() })
+  .meta({ id: 'ListPartnerFundingEntriesResponse' });

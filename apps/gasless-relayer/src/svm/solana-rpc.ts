@@ -1,0 +1,123 @@
+import { SVM_PROGRAMS } from '@xchain/svm-orders';
+
+const SPL_TOKEN_PROGRAM = SVM_PROGRAMS.token.toBase58();
+/** An SPL Token mint account: option 4 + authority 32 + supply 8 + decimals 1 + initialized 1 + freeze option 4 + authority 32. */
+const MINT_SIZE = 82;
+
+/** A signature's state as `getSignatureStatuses` reports it; undefined when the node has not seen it. */
+export interface SignatureStatus {
+  slot: number;
+  confirmationStatus: 'processed' | 'confirmed' | 'finalized' | null;
+  /** The transaction's error when it landed and failed (its fee is still charged). */
+  err: unknown;
+}
+
+export interface SimulationResult {
+  err: unknown;
+  logs: string[];
+}
+
+/** The Solana RPC did not answer (or answered nonsense): the caller retries, never concludes. */
+export class SolanaRpcUnavailable extends Error {
+  override name = 'SolanaRpcUnavailable';
+}
+
+/** The node refused a call (a JSON-RPC error): for sendTransaction, the transaction itself was refused. */
+export class SolanaRpcRefused extends Error {
+  override name = 'SolanaRpcRefused';
+  constructor(
+    message: string,
+    readonly code: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The few Solana JSON-RPC calls the relayer makes, over plain HTTP with a deadline on each (no
+ * websocket: confirmation is polled). Commitment `confirmed` throughout: an order is confirmed at
+ * the commitment the API promises, and a blockhash is judged at the same level.
+ */
+export class SolanaRpc {
+  private id = 0;
+
+  constructor(
+    readonly url: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async isBlockhashValid(blockhash: string): Promise<boolean> {
+    const r = await this.call<{ value: boolean }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
+    return typed(r?.value, 'boolean', 'isBlockhashValid');
+  }
+
+  /** Simulates a signed transaction with its signatures verified and its own blockhash (never replaced). */
+  async simulate(txBase64: string): Promise<SimulationResult> {
+    const r = await this.call<{ value: { err: unknown; logs?: string[] | null } }>('simulateTransaction', [
+      txBase64,
+      { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment: 'confirmed' },
+    ]);
+    if (!r || typeof r.value !== 'object' || r.value === null) throw new SolanaRpcUnavailable('simulateTransaction: unexpected answer');
+    return { err: r.value.err ?? null, logs: r.value.logs ?? [] };
+  }
+
+  /** Sends a signed transaction without preflight (it was simulated) and without the node's own retries (we rebroadcast). */
+  async send(txBase64: string): Promise<string> {
+    const r = await this.call<string>('sendTransaction', [txBase64, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }]);
+    return typed(r, 'string', 'sendTransaction');
+  }
+
+  async signatureStatus(signature: string): Promise<SignatureStatus | undefined> {
+    const r = await this.call<{ value: (SignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
+    if (!r || !Array.isArray(r.value)) throw new SolanaRpcUnavailable('getSignatureStatuses: unexpected answer');
+    return r.value[0] ?? undefined;
+  }
+
+  /** The fee a landed transaction paid (lamports), when the node still has it. */
+  async feeOf(signature: string): Promise<bigint | undefined> {
+    const r = await this.call<{ meta?: { fee?: number } | null } | null>('getTransaction', [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
+    const fee = r?.meta?.fee;
+    return typeof fee === 'number' && Number.isSafeInteger(fee) && fee >= 0 ? BigInt(fee) : undefined;
+  }
+
+  /**
+   * The decimals of an SPL Token mint (byte 44 of its account: option tag 4, authority 32, supply 8);
+   * undefined when the account is missing or not a mint of the SPL Token program.
+   */
+  async mintDecimals(mint: string): Promise<number | undefined> {
+    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [mint, { encoding: 'base64', commitment: 'confirmed' }]);
+    const account = r?.value;
+    if (!account) return undefined;
+    const data = Buffer.from(account.data?.[0] ?? '', 'base64');
+    if (account.owner !== SPL_TOKEN_PROGRAM || data.length !== MINT_SIZE || data[45] !== 1) return undefined;
+    return data[44];
+  }
+
+  async balance(address: string): Promise<bigint> {
+    const r = await this.call<{ value: number }>('getBalance', [address, { commitment: 'confirmed' }]);
+    return BigInt(typed<number>(r?.value, 'number', 'getBalance'));
+  }
+
+  private async call<T>(method: string, params: unknown[]): Promise<T | undefined> {
+    let body: { result?: T; error?: { code?: number; message?: string } };
+    try {
+      const res = await fetch(this.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      body = (await res.json()) as typeof body;
+    } catch (err) {
+      throw new SolanaRpcUnavailable(`${method}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (body.error) throw new SolanaRpcRefused(`${method}: ${body.error.message ?? 'error'}`, body.error.code ?? 0);
+    return body.result;
+  }
+}
+
+function typed<T>(value: unknown, type: 'string' | 'boolean' | 'number', method: string): T {
+  if (typeof value !== type) throw new SolanaRpcUnavailable(`${method}: unexpected answer`);
+  return value as T;
+}

@@ -1,0 +1,110 @@
+import type { GaslessOrder } from '@xchain/gasless-relayer-db';
+import type { Logger } from '@xchain/telemetry';
+import type { OrderRepository } from '../orders/order.repository';
+import type { StatusEvents } from '../orders/status-events';
+import { Periodic } from '../relay/periodic';
+import type { SolanaRpc } from './solana-rpc';
+import { storedTxFacts } from './svm-transaction';
+
+/** Publishes a finished order's state and closes its sponsor hold (the EVM sender's, shared). */
+export type Finished = (chain: string, quoteHash: string) => Promise<void>;
+
+/**
+ * Sends and follows Solana orders, from the database alone. A queued order's transaction is
+ * already stored, co-signed: it is marked submitted and sent as it is (no preflight: it was
+ * simulated). A submitted one is polled with getSignatureStatuses: `confirmed` (or finalized)
+ * settles it, confirmed or failed by its own error; unseen while its blockhash is valid, the same
+ * bytes are sent again (the same signature: it can land once at most); unseen once the blockhash
+ * has expired, it can never land, and fails BLOCKHASH_EXPIRED. Nothing here builds or signs a
+ * transaction, so a kill -9 anywhere costs a delay, never a second deposit.
+ */
+export class SvmRelay {
+  private readonly loop: Periodic;
+
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly rpc: SolanaRpc,
+    private readonly events: StatusEvents,
+    private readonly finished: Finished,
+    pollMs: number,
+    private readonly log: Logger,
+  ) {
+    this.loop = new Periodic(() => this.pass(), pollMs, (err) => this.log.warn({ chain: 'solana', err: message(err) }, 'Solana relay pass failed'));
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** Sends a just-accepted order now rather than at the next pass (which would send it otherwise). */
+  wake(quoteHash: string): void {
+    void (async () => {
+      const order = await this.orders.find(quoteHash);
+      if (order?.vm === 'svm' && order.status === 'queued') await this.sendFirst(order);
+    })().catch((err: unknown) => this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'Solana order not sent yet; the next pass sends it'));
+  }
+
+  async pass(): Promise<void> {
+    const [queued, submitted] = await Promise.all([this.orders.svmInStatus('queued'), this.orders.svmInStatus('submitted')]);
+    const each = (o: GaslessOrder, step: (o: GaslessOrder) => Promise<void>) =>
+      step(o).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'Solana order not followed this pass'));
+    await Promise.all([...queued.map((o) => each(o, (x) => this.sendFirst(x))), ...submitted.map((o) => each(o, (x) => this.follow(x)))]);
+  }
+
+  /** queued → submitted, then the first send. An order whose blockhash expired before it was ever sent fails from queued. */
+  private async sendFirst(order: GaslessOrder): Promise<void> {
+    const { signature, blockhash } = storedTxFacts(order.svmTx!);
+    if (!(await this.rpc.isBlockhashValid(blockhash))) {
+      if (await this.orders.fail(order.quoteHash, 'queued', expired(signature))) await this.finished(order.chain, order.quoteHash);
+      return;
+    }
+    if (!(await this.orders.markSvmSubmitted(order.quoteHash))) return; // another pass got there first
+    this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
+    await this.send(order, signature);
+  }
+
+  private async follow(order: GaslessOrder): Promise<void> {
+    const { signature, blockhash } = storedTxFacts(order.svmTx!);
+    if (await this.settle(order, signature)) return;
+    if (await this.rpc.isBlockhashValid(blockhash)) {
+      await this.send(order, signature);
+      return;
+    }
+    // Expired: from now on it cannot land. Seen after all (it landed just before)? Then the next pass settles it.
+    if (await this.rpc.signatureStatus(signature)) return;
+    if (await this.orders.fail(order.quoteHash, 'submitted', expired(signature))) {
+      this.log.info({ quote_hash: order.quoteHash, signature }, 'Solana transaction expired without landing');
+      await this.finished(order.chain, order.quoteHash);
+    }
+  }
+
+  /** True when the signature is known to the node (settled now, or still short of `confirmed`). */
+  private async settle(order: GaslessOrder, signature: string): Promise<boolean> {
+    const status = await this.rpc.signatureStatus(signature);
+    if (!status) return false;
+    if (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized') return true;
+    const fee = await this.rpc.feeOf(signature).catch(() => undefined);
+    const done =
+      status.err === null || status.err === undefined
+        ? await this.orders.confirm(order.quoteHash, signature, BigInt(status.slot), fee ?? null)
+        : await this.orders.fail(order.quoteHash, 'submitted', `TX_REVERTED: ${signature} failed in slot ${status.slot}: ${JSON.stringify(status.err)}`, { txHash: signature, gasCostWei: fee ?? null });
+    if (done) await this.finished(order.chain, order.quoteHash);
+    return true;
+  }
+
+  /** Sends the stored bytes. A refusal or an RPC failure is logged: the next pass looks again and decides. */
+  private async send(order: GaslessOrder, signature: string): Promise<void> {
+    try {
+      await this.rpc.send(order.svmTx!);
+    } catch (err) {
+      this.log.warn({ quote_hash: order.quoteHash, signature, err: message(err) }, 'Solana send did not go through; the next pass looks again');
+    }
+  }
+}
+
+const expired = (signature: string) => `BLOCKHASH_EXPIRED: the transaction ${signature} did not land before its blockhash expired; request a new quote and sign again`;
+const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));

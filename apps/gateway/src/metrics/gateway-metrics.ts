@@ -1,0 +1,17 @@
+import type { Metrics } from '@xchain/service-kit';
+
+/**
+ * The gateway's own metric (HTTP and bus metrics come from the service-kit and messaging): every
+ * rate-limit decision Redis did not make, by how it was made instead. A steady rate means the
+ * limits are per replica, not shared (Redis slow or down; see REDIS_TIMEOUT_MS).
+ */
+export function rateLimitFallbackCounter(metrics: Metrics): (mode: 'insurance' | 'fail_open') => void {
+  const fallbacks = metrics.counter({
+    name: 'rate_limit_fallback_total',
+    help: 'Rate-limit decisions not made by Redis: answered by the per-process limiter (insurance) or let through (fail_open)',
+    labelNames: ['mode'],
+  });
+  // Both series exist from the start, so rate() and the alert see a 0 rather than no data.
+  for (const mode of ['insurance', 'fail_open'] as const) fallbacks.inc({ mode }, 0);
+  return (mode) => fallbacks.inc({ mode });
+}

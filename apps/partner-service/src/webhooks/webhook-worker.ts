@@ -1,0 +1,86 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { PrismaClient } from '@xchain/partner-service-db';
+import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { DB } from '../db.providers';
+import { AddressGuard } from './address-guard';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhook-options';
+import { WebhookQueue } from './webhook-queue';
+import { httpSender } from './webhook-sender';
+
+/** Pending deliveries found by one sweep, at most. */
+const SWEEP_BATCH = 500;
+
+/**
+ * Runs the deliveries: the BullMQ worker that attempts them, and a sweep that enqueues again every
+ * pending delivery overdue by more than a grace period (its job was lost: Redis flushed, or the
+ * service died between writing the row and enqueueing). Readiness reports Redis without failing
+ * on it: webhooks wait for Redis, the partner API does not.
+ */
+@Injectable()
+export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly queue: WebhookQueue;
+  private readonly dispatcher: WebhookDispatcher;
+  private sweepTimer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(WEBHOOK_OPTIONS) private readonly opts: WebhookOptions,
+    @Inject(HealthRegistry) health: HealthRegistry,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.queue = new WebhookQueue({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix, concurrency: opts.concurrency }, log);
+    const sender = httpSender(new AddressGuard(opts.allowHttpLocalhost), opts.timeoutMs);
+    this.dispatcher = new WebhookDispatcher(db, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry }, log);
+    health.register('webhook_queue', async () => {
+      const ok = await this.queue.ping().catch(() => false);
+      return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.queue.start((id) => this.dispatcher.attempt(id));
+    this.scheduleSweep(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.sweepTimer);
+    await this.queue.close();
+  }
+
+  /** Enqueues a delivery's next attempt; a failure is logged, and the sweep makes up for it. */
+  async enqueue(deliveryId: bigint): Promise<void> {
+    try {
+      await this.queue.enqueue(deliveryId);
+    } catch (err) {
+      this.log.warn({ delivery: String(deliveryId), err: err instanceof Error ? err.message : String(err) }, 'webhook job not enqueued; the sweep will');
+    }
+  }
+
+  /** Exposed for tests: one sweep; resolves with how many deliveries it enqueued. */
+  async sweep(): Promise<number> {
+    const grace = Math.max(5000, this.opts.timeoutMs);
+    const overdue = await this.db.webhookDelivery.findMany({
+      where: { status: 'pending', nextAttemptAt: { lte: new Date(Date.now() - grace) } },
+      select: { id: true },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: SWEEP_BATCH,
+    });
+    for (const d of overdue) await this.queue.enqueue(d.id);
+    return overdue.length;
+  }
+
+  private scheduleSweep(delayMs: number): void {
+    if (this.stopped) return;
+    this.sweepTimer = setTimeout(() => {
+      this.sweep()
+        .then((n) => n > 0 && this.log.info({ enqueued: n }, 'webhook sweep enqueued overdue deliveries'))
+        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook sweep failed'))
+        .finally(() => this.scheduleSweep(this.opts.sweepMs));
+    }, delayMs);
+    this.sweepTimer.unref();
+  }
+}

@@ -1,0 +1,79 @@
+import type { SvmTransactionJson } from '@xchain/svm-orders';
+import { z } from 'zod';
+
+/** One entry of getSignaturesForAddress: a transaction that names the address. */
+export interface SignatureEntry {
+  signature: string;
+  slot: number;
+  /** Set when the transaction failed: it moved nothing but its fee. */
+  err: unknown;
+  blockTime: number | null;
+}
+
+/** What the Solana watcher reads of a cluster, all at commitment `confirmed`. */
+export interface SolanaChain {
+  /** Names the cluster: a fresh local validator has a new one, mainnet always the same. */
+  genesisHash(): Promise<string>;
+  confirmedSlot(): Promise<number>;
+  /** Newest first; `before` pages back from that signature (exclusive). */
+  signaturesForAddress(address: string, opts: { before?: string; limit: number }): Promise<SignatureEntry[]>;
+  /** getTransaction, encoding json (what `readOrderSteps` parses); null when not served at `confirmed`. */
+  transaction(signature: string): Promise<SvmTransactionJson | null>;
+  /** The blockhash of a slot's block (getBlock without transactions). */
+  blockhash(slot: number): Promise<string>;
+}
+
+const Entries = z.array(
+  z.object({ signature: z.string().min(64).max(88), slot: z.number().int().nonnegative(), err: z.unknown(), blockTime: z.number().int().nullable().optional() }),
+);
+const Transaction = z
+  .object({
+    slot: z.number().int().nonnegative(),
+    blockTime: z.number().int().nullable().optional(),
+    meta: z.object({ err: z.unknown(), loadedAddresses: z.object({ writable: z.array(z.string()), readonly: z.array(z.string()) }).nullable().optional() }).nullable(),
+    transaction: z.object({
+      signatures: z.array(z.string()),
+      message: z.object({
+        accountKeys: z.array(z.string()),
+        instructions: z.array(z.object({ programIdIndex: z.number().int().nonnegative(), accounts: z.array(z.number().int().nonnegative()), data: z.string() })),
+      }),
+    }),
+  })
+  .nullable();
+const Block = z.object({ blockhash: z.string() });
+
+/**
+ * Solana JSON-RPC over HTTP with a deadline on every call and no retry of its own: the watcher's
+ * next pass is the retry. Answers are checked against the shapes read, so a wrong endpoint fails
+ * loudly rather than being read as "no transactions".
+ */
+export function httpSolanaChain(url: string, timeoutMs: number): SolanaChain {
+  let id = 0;
+  const call = async <T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!res.ok) throw new Error(`${method}: HTTP ${res.status}`);
+    const body = (await res.json()) as { result?: unknown; error?: { code?: number; message?: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.code ?? '?'} ${body.error.message ?? ''}`.trim());
+    const parsed = schema.safeParse(body.result);
+    if (!parsed.success) throw new Error(`${method}: unexpected answer (${parsed.error.issues[0]?.message ?? 'bad shape'})`);
+    return parsed.data;
+  };
+  return {
+    genesisHash: () => call('getGenesisHash', [], z.string().min(32).max(44)),
+    confirmedSlot: () => call('getSlot', [{ commitment: 'confirmed' }], z.number().int().nonnegative()),
+    async signaturesForAddress(address, opts) {
+      const entries = await call('getSignaturesForAddress', [address, { commitment: 'confirmed', limit: opts.limit, ...(opts.before ? { before: opts.before } : {}) }], Entries);
+      return entries.map((e) => ({ signature: e.signature, slot: e.slot, err: e.err ?? null, blockTime: e.blockTime ?? null }));
+    },
+    transaction: (signature) =>
+      call('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }], Transaction) as Promise<SvmTransactionJson | null>,
+    async blockhash(slot) {
+      return (await call('getBlock', [slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }], Block)).blockhash;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { CursorStore } from '@xchain/chain-watch';
+import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-orders';
+import type { Logger } from '@xchain/telemetry';
+import { RegistryCache } from '../registry/registry-cache';
+import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
+import { SolanaAddressReader, solanaCursorName } from './solana-address-reader';
+import type { SignatureEntry, SolanaChain } from './solana-rpc';
+import { type QuoteLookup, solanaStepHandler } from './solana-steps';
+
+export const SOLANA_CHAIN = Symbol('SOLANA_CHAIN');
+export const SOLANA_WATCH_CONFIG = Symbol('SOLANA_WATCH_CONFIG');
+export const SOLANA_CURSORS = Symbol('SOLANA_CURSORS');
+export const SOLANA_QUOTES = Symbol('SOLANA_QUOTES');
+
+export interface SolanaWatchConfig {
+  /** Registry name of the Solana chain (`solana`). */
+  chainName: string;
+  /** SOLANA_FILLER_ACCOUNTS. */
+  fillers: readonly string[];
+  pollMs: number;
+  /** First slot of a position that has read nothing yet; default: the confirmed slot then. */
+  startSlot?: number;
+}
+
+/**
+ * The Solana side of the order lifecycle, read from confirmed transactions: deposits and refunds
+ * from the vault (the registry's `deposit_target`) and its token accounts (one per SPL token the
+ * registry lists on the chain: an SPL deposit names only those), fills from the filler accounts.
+ * One pass every `pollMs` reads each account from its own saved position. Off without an RPC;
+ * `/readyz` reports it under `solana_watcher` and never fails on it.
+ */
+@Injectable()
+export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  /** By cursor name: account and cluster. */
+  private readonly readers = new Map<string, SolanaAddressReader>();
+  private readonly fillers: ReadonlySet<string>;
+  private readonly handle?: (entry: SignatureEntry) => Promise<void>;
+  private vaultNote?: string;
+  private clusterNote?: string;
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    @Inject(SOLANA_CHAIN) private readonly chain: SolanaChain | null,
+    @Inject(SOLANA_WATCH_CONFIG) private readonly config: SolanaWatchConfig,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain' | 'listTokens'>,
+    @Inject(SOLANA_CURSORS) private readonly cursors: Pick<CursorStore, 'load' | 'save'>,
+    @Inject(ORDER_EVENT_PUBLISHER) publisher: OrderEventPublisher,
+    @Inject(SOLANA_QUOTES) quotes: QuoteLookup,
+    @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.fillers = new Set(config.fillers);
+    this.handle = chain ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, log }) : undefined;
+    health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.chain) this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  detail(): string {
+    if (!this.chain) return 'off (SOLANA_RPC_URL unset)';
+    const readers = [...this.readers.values()];
+    const read = readers.map((r) => r.readUpTo).filter((s) => s !== undefined);
+    const parts = [
+      readers.length === 0
+        ? (this.clusterNote ?? 'starting')
+        : `${readers.length} accounts: ${read.length === readers.length ? `read up to slot ${read.reduce((a, b) => (a < b ? a : b))} (confirmed)` : 'starting'}`,
+      ...(readers.length > 0 && this.clusterNote ? [this.clusterNote] : []),
+      ...readers.filter((r) => r.failure).map((r) => `${r.address}: retrying: ${r.failure}`),
+      ...(this.vaultNote ? [this.vaultNote] : []),
+    ];
+    return parts.join('; ');
+  }
+
+  /** One pass over every watched account (each failure stays with its account). */
+  async readOnce(): Promise<void> {
+    let genesis: string;
+    let confirmedSlot: number;
+    try {
+      // Asked every pass: a validator reset under the same URL must not keep the old positions.
+      genesis = await this.chain!.genesisHash();
+      confirmedSlot = await this.chain!.confirmedSlot();
+      this.clusterNote = undefined;
+    } catch (err) {
+      this.clusterNote = `retrying: ${err instanceof Error ? err.message.split('\n')[0]! : String(err)}`;
+      this.log.warn({ err: this.clusterNote }, 'solana watcher: the cluster does not answer');
+      return;
+    }
+    for (const reader of this.sync(genesis)) {
+      if (this.stopped) return;
+      try {
+        await reader.readOnce({ confirmedSlot, isStopped: () => this.stopped });
+      } catch (err) {
+        reader.failure = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        this.log.warn({ watcher: reader.name, err: reader.failure }, 'solana watcher pass failed');
+      }
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.pass = this.readOnce()
+        .catch((err: unknown) => this.log.warn({ err: String(err) }, 'solana watcher pass failed'))
+        .finally(() => this.schedule(this.config.pollMs));
+    }, delayMs);
+  }
+
+  /** The accounts to read now, after the registry as it is (a new vault or token starts a new position). */
+  private sync(genesis: string): SolanaAddressReader[] {
+    const { chainName } = this.config;
+    const wanted: string[] = [];
+    const listed = this.registry.chain(chainName);
+    if (listed?.vm === 'svm' && isSvmKey(listed.depositTarget)) {
+      this.vaultNote = undefined;
+      wanted.push(listed.depositTarget);
+      let mints: string[] = [];
+      try {
+        mints = this.registry.listTokens().tokens.filter((t) => t.chain === chainName && t.address !== SOL_MINT_PLACEHOLDER && isSvmKey(t.address)).map((t) => t.address);
+      } catch {
+        this.vaultNote = 'vault token accounts: waiting for the registry';
+      }
+      for (const mint of mints) wanted.push(vaultTokenAccount(listed.depositTarget, mint).toBase58());
+    } else {
+      this.vaultNote = `vault: not watched: ${listed ? 'no svm deposit_target' : `${chainName} is not in the registry`}`;
+    }
+    wanted.push(...this.config.fillers);
+    const keep = new Map(wanted.map((address) => [solanaCursorName(chainName, address, genesis), address]));
+    for (const name of this.readers.keys()) if (!keep.has(name)) this.readers.delete(name);
+    for (const [name, address] of keep) {
+      if (!this.readers.has(name)) this.readers.set(name, new SolanaAddressReader(name, address, this.chain!, this.cursors, this.handle!, this.config.startSlot));
+    }
+    return [...this.readers.values()];
+  }
+}

@@ -1,0 +1,27 @@
+/** What an xchain memo says a transaction is, for one order. */
+export type OrderStepKind = 'deposit' | 'fill' | 'refund';
+
+export const ORDER_STEP_KINDS: readonly OrderStepKind[] = ['deposit', 'fill', 'refund'];
+
+/** Every memo of ours starts so; a memo that starts so but is malformed is refused, not ignored. */
+export const MEMO_PREFIX = 'xchain:v1:';
+
+const QUOTE_HASH = /^0x[0-9a-f]{64}$/;
+const MEMO = /^xchain:v1:(deposit|fill|refund):(0x[0-9a-f]{64})$/;
+
+/** `xchain:v1:<kind>:<quote_hash>`, the quote hash as 0x + 64 lowercase hex. */
+export function memoText(kind: OrderStepKind, quoteHash: string): string {
+  if (!ORDER_STEP_KINDS.includes(kind)) throw new Error(`${String(kind)} is not an order step (deposit, fill, refund)`);
+  const hash = quoteHash.toLowerCase();
+  if (!QUOTE_HASH.test(hash)) throw new Error(`${quoteHash} is not a quote hash (0x and 64 hex digits)`);
+  return `${MEMO_PREFIX}${kind}:${hash}`;
+}
+
+/**
+ * The step a memo names, or undefined when it is not exactly one of ours. Case matters: an
+ * uppercase hash is not ours, so one transaction can never be read as two different quotes.
+ */
+export function parseMemoText(text: string): { kind: OrderStepKind; quoteHash: string } | undefined {
+  const m = MEMO.exec(text);
+  return m ? { kind: m[1] as OrderStepKind, quoteHash: m[2]! } : undefined;
+}

@@ -1,0 +1,23 @@
+import { BUS_USERS } from '@xchain/contracts';
+
+/**
+ * The Secrets the manifests read and never contain (k8s/README.md says how to create each). A spec
+ * checks that the rendered overlays reference exactly these keys, optional exactly where marked, and
+ * that the README names each one.
+ */
+export interface SecretSpec {
+  keys: readonly string[];
+  /** Keys whose absence leaves the variable unset (a feature off) instead of stopping the pod. */
+  optionalKeys?: readonly string[];
+}
+
+export const SECRETS: Readonly<Record<string, SecretSpec>> = {
+  // Each bus user's password (the service's NATS_PASSWORD and nats-server's variable), and the cluster routes'.
+  'xchain-nats-users': { keys: [...BUS_USERS, 'route'] },
+  // Each service's own PostgreSQL database URL.
+  'xchain-databases': { keys: ['quote-engine', 'partner-service', 'gasless-relayer'] },
+  'xchain-redis': { keys: ['url'] },
+  'xchain-signing-keys': { keys: ['relayer-private-keys', 'voucher-signer-key'] },
+  'xchain-chain-rpc': { keys: ['evm-rpc-urls', 'solana-rpc-url'], optionalKeys: ['evm-rpc-urls', 'solana-rpc-url'] },
+  'xchain-api-keys': { keys: ['pyth-api-key', 'zeroex-api-key'], optionalKeys: ['pyth-api-key', 'zeroex-api-key'] },
+};
