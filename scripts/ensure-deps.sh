@@ -17,7 +17,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
   # Debian starts the packaged servers as system services; the project runs its own instances.
-  for svc in redis-server postgresql nats-server prometheus; do $SUDO service "$svc" stop >/dev/null 2>&1 || true; done
+  for svc in redis-server postgresql nats-server prometheus prometheus-node-exporter; do $SUDO service "$svc" stop >/dev/null 2>&1 || true; done
 fi
 
 # npm ci refuses lockfiles made against this registry (see README); npm install keeps the lock as is.

@@ -231,7 +231,7 @@ describe('LogWatcher', () => {
       expect(published).toEqual(['step d4@16']);
     });
 
-    it('skips a poll that finds nothing new, yet re-checks for reorgs at least every recheckIdleMs', async () => {
+    it('skips the reorg re-check while the head stays, yet runs it at least every recheckIdleMs', async () => {
       const fake = forkingChain(20);
       fake.setLogs([{ block: 15, logIndex: 0, tx: '0xe5' }]);
       let reads = 0;

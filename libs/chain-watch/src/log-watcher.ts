@@ -17,9 +17,8 @@ export interface WatchOptions {
    */
   recheckBlocks?: number;
   /**
-   * A poll that finds the head where the last pass left it skips the pass (nothing new to read),
-   * except that the reorg re-check still runs at least this often (a reorg can keep the height);
-   * default 5000.
+   * A poll that finds the head where the last pass left it skips the reorg re-check, which still
+   * runs at least this often (a reorg can keep the height); default 5000.
    */
   recheckIdleMs?: number;
 }
@@ -144,13 +143,13 @@ export class LogWatcher<L extends ChainLog> {
     const head = await chain.head();
     this.progress.head = head;
     const safeHead = head - BigInt(this.opts.confirmations);
-    // Nothing new since the last pass: no need to ask the database and the node anything more.
-    if (head === this.lastHead && this.progress.read === safeHead && Date.now() - this.lastRecheckAt < (this.opts.recheckIdleMs ?? 5000)) {
-      this.progress.lastPassAt = Date.now();
-      return;
+    // The head has not moved since the last pass: the reorg re-check (block hashes of every recent
+    // step) waits, up to recheckIdleMs; the saved position is still read, so a rescan asked for by
+    // deleting it starts at once.
+    if (head !== this.lastHead || Date.now() - this.lastRecheckAt >= (this.opts.recheckIdleMs ?? 5000)) {
+      await this.recheck(safeHead);
+      this.lastRecheckAt = Date.now();
     }
-    await this.recheck(safeHead);
-    this.lastRecheckAt = Date.now();
     let done = await this.cursor(safeHead);
     this.progress.read = done;
     while (done < safeHead && !this.stopped) {

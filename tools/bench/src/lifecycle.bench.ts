@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ORDER_UPDATE_SUBJECTS, OrderUpdateSchema } from '@xchain/contracts';
 import { startDevnet } from '@xchain/devnet';
@@ -8,7 +11,7 @@ import { orderFromWire } from '@xchain/order-codec';
 import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import { type Address, type Hex, createWalletClient, encodeFunctionData, http, maxUint256 } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
-import { chainClient, freshFundedAccount, nowMs, pool, postJson, sleep } from './gasless-users';
+import { chainClient, freshFundedAccount, nowMs, pool, sleep } from './gasless-users';
 import { SseTap } from './sse-tap';
 
 /**
@@ -19,7 +22,8 @@ import { SseTap } from './sse-tap';
  *    event stream opened before the deposit, which the gateway sends only after the view changed),
  *    next to the confirmation delay itself (mined → the block `confirmations` deeper observed);
  *  - view change (the update's `occurred_at`, stamped when the quote-engine pushes it) → the SSE
- *    event at the client.
+ *    event at the client, and → the first webhook attempt at a local receiver of the partner whose
+ *    API key quoted the orders.
  * Prints figures only; never a test. Always its own chains and stack.
  */
 const N = Number(process.env['BENCH_N'] ?? 60);
@@ -67,6 +71,7 @@ async function main(): Promise<void> {
   });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   const taps: SseTap[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     const rpcUrl = devnet.chains.get('base')!.rpcUrl;
     const client = chainClient(rpcUrl);
@@ -81,13 +86,48 @@ async function main(): Promise<void> {
     await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [depositor.address, AMOUNT * BigInt(N)] }), chain: null }) });
     await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: approveCalldata(router, maxUint256), chain: null }) });
 
-    say(`quoting ${N} orders and opening a stream for each (untimed)`);
+    // A partner with an API key and a webhook to a local receiver that notes when each deposit's update arrives.
+    const webhookAt = new Map<string, number>();
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const at = Date.now();
+        try {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { quote_hash: string; status: string } };
+          if (body.data.status === 'deposited' && !webhookAt.has(body.data.quote_hash)) webhookAt.set(body.data.quote_hash, at);
+        } catch {
+          // not ours
+        }
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise<void>((r) => receiver.close(() => r())));
+    const adminEnv = { ...stack.env, ...stack.bus.envFor('operator') };
+    const admin = (...args: string[]) =>
+      new Promise<Record<string, string>>((resolve, reject) =>
+        execFile(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env: adminEnv, timeout: 20_000 }, (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Record<string, string>))),
+      );
+    await admin('create-partner', '--email', 'bench@example.com');
+    const { token } = await admin('issue-session', '--email', 'bench@example.com');
+    const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const key = (await (await fetch(`${gateway}/json/v1/partner/keys`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'bench' }) })).json()) as { secret: string };
+    const hook = await fetch(`${gateway}/json/v1/partner/webhook`, { method: 'PUT', headers: bearer, body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }) });
+    if (hook.status !== 200) throw new Error(`webhook not set: ${hook.status} ${await hook.text()}`);
+
+    say(`quoting ${N} orders with the partner's key and opening a stream for each (untimed)`);
     const quotes = await pool(Array.from({ length: N }), 8, async () => {
       const who = privateKeyToAddress(generatePrivateKey());
-      const r = await postJson(`${gateway}/json/v1/quote`, {
-        src_chain: 'base', dst_chain: 'arbitrum', src_token: usdc, dst_token: arbUsdc, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-        amount: AMOUNT.toString(), gas_drop: '', recipient: who, refund_address: who,
+      const res = await fetch(`${gateway}/json/v1/quote`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key.secret },
+        body: JSON.stringify({
+          src_chain: 'base', dst_chain: 'arbitrum', src_token: usdc, dst_token: arbUsdc, trade_type: 'TRADE_TYPE_EXACT_INPUT',
+          amount: AMOUNT.toString(), gas_drop: '', recipient: who, refund_address: who,
+        }),
       });
+      const r = { status: res.status, body: (await res.json()) as unknown };
       if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
       const q = (r.body as { cross_chain: { quote_hash: Hex; order: Record<string, string> } }).cross_chain;
       return { hash: q.quote_hash, order: orderFromWire(q.order as never).order };
@@ -132,7 +172,7 @@ async function main(): Promise<void> {
       await sleep(1000 / RATE_PER_SEC);
     }
     const deadline = Date.now() + 60_000;
-    while (taps.some((t) => t.firstWithStatus('deposited') === undefined) && Date.now() < deadline) await sleep(100);
+    while ((taps.some((t) => t.firstWithStatus('deposited') === undefined) || webhookAt.size < N) && Date.now() < deadline) await sleep(100);
     stop = true;
     await watching;
     await nc.close();
@@ -141,6 +181,7 @@ async function main(): Promise<void> {
     const confirmDelay: number[] = [];
     const afterDeep: number[] = [];
     const changeToSse: number[] = [];
+    const changeToWebhook: number[] = [];
     let missing = 0;
     quotes.forEach((q, i) => {
       const tap = taps[i]!;
@@ -155,6 +196,8 @@ async function main(): Promise<void> {
       }
       const pushed = pushedAt.get(q.hash);
       if (pushed !== undefined) changeToSse.push(seen.wallMs - pushed);
+      const hooked = webhookAt.get(q.hash);
+      if (pushed !== undefined && hooked !== undefined) changeToWebhook.push(hooked - pushed);
     });
     const aim = CONFIRMATIONS * BLOCK_SECS * 1000 + 1000;
     console.log(`order lifecycle latency, ${N} deposits on local base (a block every ${BLOCK_SECS} s, ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms)`);
@@ -162,9 +205,11 @@ async function main(): Promise<void> {
     console.log(`  confirmation delay (mined → deep)     ${fmt(confirmDelay)}`);
     console.log(`  deep → view shows it (SSE)            ${fmt(afterDeep)}`);
     console.log(`  view change → SSE event at client     ${fmt(changeToSse)}   aim p99 ≤ 200 ms`);
+    console.log(`  view change → first webhook attempt   ${fmt(changeToWebhook)}   aim p99 ≤ 200 ms`);
     if (missing) console.log(`  not seen within 60 s                  ${missing}`);
   } finally {
     for (const t of taps) t.close();
+    for (const c of closers) await c();
     await stack.stop();
     await devnet.stop();
     rmSync(dataDir, { recursive: true, force: true });

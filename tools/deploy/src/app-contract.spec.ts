@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATH_METADATA } from '@nestjs/common/constants';
-import { HealthController } from '@xchain/service-kit';
+import { HealthController, METRICS_PATH } from '@xchain/service-kit';
 import { ROOT, SERVICES } from '@xchain/stack';
 import { type EnvContract, appEnvSchema, envContract, envProblems, telemetryReads } from './app-env';
 import { APP_NAMES, type AppName, IMAGES } from './images';
@@ -100,6 +100,17 @@ describe.each(OVERLAYS)('k8s/overlays/%s against the code', (overlay) => {
       expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
       const target = service.spec.ports[0].targetPort;
       expect(typeof target === 'string' ? container.ports.find((p: any) => p.name === target)?.containerPort : target).toBe(listens);
+    });
+
+    it('has Prometheus scrape the metrics it serves, where it serves them', () => {
+      const annotations = deployment.spec.template.metadata.annotations;
+      expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': env.get(health.portVar), 'prometheus.io/path': METRICS_PATH });
+      expect(contracts[app].defaults['METRICS_ENABLED']).toBe(true);
+      expect(env.get('METRICS_ENABLED') ?? 'true').toBe('true');
+      // The monitoring namespace may reach that port.
+      const policy = find(objects, 'NetworkPolicy', 'metrics-from-monitoring');
+      expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => deployment.spec.template.metadata.labels[k] === v)).toBe(true);
+      expect(container.ports.find((p: any) => p.name === policy.spec.ingress[0].ports[0].port)?.containerPort).toBe(Number(env.get(health.portVar)));
     });
 
     it('reads its configuration files from the mounted ConfigMap', () => {

@@ -7,8 +7,9 @@ export const CONFIG_FILES = ['quoting.json', 'prices.json', 'partners.json', 're
 
 /**
  * Every committed file tools/deploy generates, path (from the root) → content: the NATS
- * configurations from the contracts' bus permissions, and k8s/base's copies of config/. The drift
- * spec compares each with the committed file; `generate.js` writes them.
+ * configurations from the contracts' bus permissions, and k8s/base's copies of config/ and of the
+ * Collector's configuration (ops/otel/collector.yaml). The drift spec compares each with the
+ * committed file; `generate.js` writes them.
  */
 export function generatedFiles(root: string): Record<string, string> {
   const files: Record<string, string> = {
@@ -16,5 +17,6 @@ export function generatedFiles(root: string): Record<string, string> {
     'docker/nats.conf': singleServerConfig(),
   };
   for (const f of CONFIG_FILES) files[`k8s/base/config/${f}`] = readFileSync(join(root, 'config', f), 'utf8');
+  files['k8s/base/otel-collector/collector.yaml'] = readFileSync(join(root, 'ops/otel/collector.yaml'), 'utf8');
   return files;
 }

@@ -114,8 +114,17 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(denyAll).toHaveLength(1);
     const openToAnyone = policies.filter((p) => (p.spec.ingress ?? []).some((rule: any) => !rule.from || rule.from.some((f: any) => f.ipBlock)));
     expect(openToAnyone.map((p) => p.spec.podSelector.matchLabels)).toEqual([{ 'app.kubernetes.io/name': 'gateway' }]);
-    // Every other rule admits pods of this namespace by label only.
-    for (const p of policies) for (const rule of p.spec.ingress ?? []) for (const f of rule.from ?? []) expect(Object.keys(f)).toEqual(['podSelector']);
+    // Every other rule admits pods of this namespace by label, or Prometheus' namespace to the services' ports.
+    const MONITORING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    for (const p of policies) {
+      for (const rule of p.spec.ingress ?? []) {
+        for (const f of rule.from ?? []) {
+          if (Object.keys(f).join() === 'podSelector') continue;
+          expect({ policy: p.metadata.name, from: f }).toEqual({ policy: p.metadata.name, from: MONITORING });
+          expect(rule.ports).toEqual([{ port: 'http' }]);
+        }
+      }
+    }
     const services = objects.filter((o) => o.kind === 'Service' && o.spec.type && o.spec.type !== 'ClusterIP');
     expect(services.map(refOf)).toEqual([]);
   });
@@ -157,7 +166,8 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     const config = find(objects, 'ConfigMap', configName).data!['collector.yaml']!;
     expect(config).toMatch(/grpc:\s+endpoint: 0\.0\.0\.0:4317/);
     expect(config).toMatch(/http:\s+endpoint: 0\.0\.0\.0:4318/);
-    expect(config).toMatch(/processors: \[memory_limiter, batch\]/);
+    expect(config).toMatch(/processors: \[memory_limiter, (.+, )?batch\]/);
+    expect(config).toBe(readFileSync(join(ROOT, 'ops/otel/collector.yaml'), 'utf8'));
     expect(config).toMatch(/endpoint: \$\{env:OTLP_EXPORT_ENDPOINT\}/);
     const endpointRef = c.env.find((e: any) => e.name === 'OTLP_EXPORT_ENDPOINT').valueFrom.configMapKeyRef;
     expect(find(objects, 'ConfigMap', endpointRef.name).data?.[endpointRef.key]).toMatch(/^[a-z0-9.-]+:\d+$/);

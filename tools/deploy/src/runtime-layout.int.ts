@@ -50,7 +50,8 @@ describe('the runtime layout of every image', () => {
     if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run through dist/tools/stack/src/test-servers.js');
     dir = mkdtempSync(join(tmpdir(), 'xchain-runtime-'));
     for (const image of IMAGE_NAMES) layouts[image] = assembleRuntime(ROOT, image, join(dir, image));
-  });
+    // About 1.3 GB copied: under a loaded disk this alone has taken minutes.
+  }, 600_000);
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
