@@ -16,9 +16,17 @@ export const PartnerServiceEnv = BaseEnv.extend({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key')
     .default(DEV_VOUCHER_SIGNER_KEY),
-  /** Solana JSON-RPC used only for a recent blockhash when building a Solana redemption. */
+  /**
+   * Solana JSON-RPC: a recent blockhash when building a Solana redemption, and the voucher
+   * program's confirmed transactions, which mark Solana vouchers redeemed. Unset: neither.
+   */
   SOLANA_RPC_URL: z.string().url().optional(),
+  /** Deadline of each Solana JSON-RPC call. */
   SOLANA_RPC_TIMEOUT_MS: millis(2000),
+  /** How often the Solana voucher program's new transactions are read. */
+  SOLANA_WATCH_POLL_MS: millis(2000),
+  /** First slot read for a voucher program with no saved position; default: the confirmed slot at its first start. */
+  SOLANA_WATCH_START_SLOT: z.coerce.number().int().min(0).optional(),
   /**
    * JSON-RPC endpoints of EVM chains, `chain=url` comma-separated (`base=https://…,ethereum=https://…`).
    * For the funding chain, the funding router's `Funded` events are credited to the partners; for a

@@ -1,6 +1,7 @@
 import './instrument';
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
+import { httpSolanaChain } from '@xchain/chain-watch';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { HealthController, NATS, coreProviders, startService } from '@xchain/service-kit';
 import { AccountsService } from './accounts/accounts.service';
@@ -20,6 +21,7 @@ import { FulfilledOrdersConsumer } from './referrals/fulfilled-orders.consumer';
 import { ReferralsService } from './referrals/referrals.service';
 import { REGISTRY_CACHE_MS, RegistryClient } from './registry-client';
 import { SolanaRpc } from './vouchers/solana-rpc';
+import { SOLANA_REDEMPTION_CHAIN, SOLANA_REDEMPTION_WATCH, SolanaRedemptionsWatcher } from './vouchers/solana-redemptions-watcher';
 import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers/vouchers.service';
 import { OrderUpdatesConsumer } from './webhooks/order-updates.consumer';
 import { WebhookHandlers } from './webhooks/webhook.handlers';
@@ -49,6 +51,11 @@ const webhookOptions: WebhookOptions = {
     { provide: VOUCHER_SIGNER_KEY, useValue: env.VOUCHER_SIGNER_KEY },
     { provide: WEBHOOK_OPTIONS, useValue: webhookOptions },
     { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
+    { provide: SOLANA_REDEMPTION_CHAIN, useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : null) },
+    {
+      provide: SOLANA_REDEMPTION_WATCH,
+      useValue: { pollMs: env.SOLANA_WATCH_POLL_MS, ...(env.SOLANA_WATCH_START_SLOT !== undefined ? { startSlot: env.SOLANA_WATCH_START_SLOT } : {}) },
+    },
     { provide: EVM_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcEvmChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
     {
       provide: WATCH_OPTIONS,
@@ -65,6 +72,7 @@ const webhookOptions: WebhookOptions = {
     FundingService,
     FundingDepositsService,
     ChainWatchers,
+    SolanaRedemptionsWatcher,
     ReferralsService,
     VouchersService,
     FulfilledOrdersConsumer,

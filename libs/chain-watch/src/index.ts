@@ -4,3 +4,5 @@ export * from './confirmations';
 export * from './cursor-store';
 export * from './log-watcher';
 export * from './rpc-urls';
+export * from './svm-chain';
+export * from './svm-address-reader';

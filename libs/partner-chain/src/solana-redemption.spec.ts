@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { Keypair, PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Secp256k1Program, Transaction } from '@solana/web3.js';
 import { type Hex, bytesToHex, getAddress, keccak256, recoverAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { buildSolanaVoucherRedemption } from './solana-redemption';
+import {
+  REDEEM_VOUCHER_DATA_LENGTH,
+  buildSolanaVoucherRedemption,
+  decodeSolanaVoucherRedemptionData,
+  encodeSolanaVoucherRedemptionData,
+  isRedeemVoucherData,
+} from './solana-redemption';
 import { type VoucherStruct, signVoucher, voucherDigest } from './voucher';
 
 const seeded = (n: number) => Keypair.fromSeed(new Uint8Array(32).fill(n)).publicKey;
@@ -133,5 +139,38 @@ describe('buildSolanaVoucherRedemption', () => {
 
   it('refuses a signature that is not 65 bytes', () => {
     expect(() => build({ signature: `0x${'00'.repeat(64)}` })).toThrow(/65 bytes/);
+  });
+});
+
+describe('decodeSolanaVoucherRedemptionData', () => {
+  it('reads back exactly what the encoder wrote, including u64 extremes', () => {
+    const cases: VoucherStruct[] = [voucher, { ...voucher, amount: (1n << 64n) - 1n, chainId: 0n }, { ...voucher, amount: 1n, chainId: (1n << 64n) - 1n, id: `0x${'00'.repeat(31)}01` }];
+    for (const v of cases) expect(decodeSolanaVoucherRedemptionData(encodeSolanaVoucherRedemptionData(v, signature))).toEqual({ voucher: v, signature });
+  });
+
+  it('reads the data of the instruction the builder puts in the transaction', () => {
+    const tx = Transaction.from(Buffer.from(build(), 'base64'));
+    expect(decodeSolanaVoucherRedemptionData(tx.instructions[1]!.data)).toEqual({ voucher, signature });
+  });
+
+  it('reads data that sits at an offset inside a larger buffer', () => {
+    const data = encodeSolanaVoucherRedemptionData(voucher, signature);
+    const padded = new Uint8Array(data.length + 5);
+    padded.set(data, 3);
+    expect(decodeSolanaVoucherRedemptionData(padded.subarray(3, 3 + data.length))).toEqual({ voucher, signature });
+  });
+
+  it('refuses another discriminator and a wrong length', () => {
+    const data = encodeSolanaVoucherRedemptionData(voucher, signature);
+    const other = Uint8Array.from(data);
+    other[0] = other[0]! ^ 0xff;
+    expect(isRedeemVoucherData(data)).toBe(true);
+    expect(isRedeemVoucherData(other)).toBe(false);
+    expect(isRedeemVoucherData(data.subarray(0, 7))).toBe(false);
+    expect(() => decodeSolanaVoucherRedemptionData(other)).toThrow(/discriminator/);
+    expect(() => decodeSolanaVoucherRedemptionData(data.subarray(0, REDEEM_VOUCHER_DATA_LENGTH - 1))).toThrow(new RegExp(`${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${REDEEM_VOUCHER_DATA_LENGTH - 1}`));
+    const longer = new Uint8Array(REDEEM_VOUCHER_DATA_LENGTH + 1);
+    longer.set(data);
+    expect(() => decodeSolanaVoucherRedemptionData(longer)).toThrow(/bytes, got/);
   });
 });

@@ -1,5 +1,5 @@
 import { PublicKey, SYSVAR_INSTRUCTIONS_PUBKEY, Secp256k1Program, Transaction, TransactionInstruction } from '@solana/web3.js';
-import { type Address, type Hex, hexToBytes, isAddress, isHex, sha256, size, stringToBytes } from 'viem';
+import { type Address, type Hex, bytesToHex, hexToBytes, isAddress, isHex, sha256, size, stringToBytes } from 'viem';
 import { type VoucherStruct, assertVoucher, voucherSigningPreimage } from './voucher';
 
 const MAX_U64 = (1n << 64n) - 1n;
@@ -70,6 +70,37 @@ export function encodeSolanaVoucherRedemptionData(voucher: VoucherStruct, signat
   putU64('amount', voucher.amount);
   put(hexToBytes(signature));
   return data;
+}
+
+/** Whether instruction data starts with the redeem_voucher discriminator (whatever follows). */
+export function isRedeemVoucherData(data: Uint8Array): boolean {
+  return data.length >= REDEEM_VOUCHER_DISCRIMINATOR.length && REDEEM_VOUCHER_DISCRIMINATOR.every((b, i) => data[i] === b);
+}
+
+/**
+ * The voucher and signature carried by redeem_voucher instruction data: the inverse of
+ * encodeSolanaVoucherRedemptionData, for reading redemptions back from the chain. Throws on another
+ * discriminator or another length, so a look-alike instruction is never read as a redemption.
+ */
+export function decodeSolanaVoucherRedemptionData(data: Uint8Array): { voucher: VoucherStruct; signature: Hex } {
+  if (!isRedeemVoucherData(data)) throw new Error('instruction data does not start with the redeem_voucher discriminator');
+  if (data.length !== REDEEM_VOUCHER_DATA_LENGTH) throw new Error(`redeem_voucher data must be ${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${data.length}`);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  let offset = REDEEM_VOUCHER_DISCRIMINATOR.length;
+  const take = (n: number): Hex => bytesToHex(data.subarray(offset, (offset += n)));
+  const takeU64 = (): bigint => {
+    const value = view.getBigUint64(offset, true);
+    offset += 8;
+    return value;
+  };
+  const id = take(32);
+  const chainId = takeU64();
+  const router = take(32);
+  const token = take(32);
+  const referrer = take(32);
+  const amount = takeU64();
+  const signature = take(65);
+  return { voucher: { id, chainId, router, token, referrer, amount }, signature };
 }
 
 /**

@@ -51,7 +51,7 @@ export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutd
     }
     for (const [chainName, routerAddress] of Object.entries(config.voucher_routers)) {
       const chain = chains.get(chainName);
-      if (!chain || !isAddress(routerAddress, { strict: false })) continue; // Solana vouchers are not watched here
+      if (!chain || !isAddress(routerAddress, { strict: false })) continue; // Solana vouchers: SolanaRedemptionsWatcher (vouchers/solana-redemptions-watcher.ts)
       add({
         name: `vouchers:${chainName}:${routerAddress.toLowerCase()}`,
         chainName,

@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { sqlCursorStore } from '@xchain/chain-watch';
+import { httpSolanaChain, sqlCursorStore } from '@xchain/chain-watch';
 import type { NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { NATS } from '@xchain/service-kit';
@@ -10,7 +10,6 @@ import { rpcDepositChain } from './deposit-chain';
 import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
 import { prismaQuoteLookup } from './solana-quotes';
-import { httpSolanaChain } from './solana-rpc';
 import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */

@@ -19,6 +19,7 @@ import { OrderEventsConsumer } from '../orders/order-events.consumer';
 import { OrderRepository } from '../orders/order.repository';
 import { OrderViewService } from '../orders/order-view.service';
 import type { ChainInfo } from '../registry/registry-cache';
+import { sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
@@ -90,22 +91,24 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const registry = { chain: (name: string) => (name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined) };
     const w = new DepositWatchers(
       new Map([['base', rpcDepositChain(anvil.rpcUrl, 5000)]]),
-      { watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0 }, confirmations: new Map([['base', CONFIRMATIONS]]) },
+      { watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0, recheckIdleMs: 300 }, confirmations: new Map([['base', CONFIRMATIONS]]) },
       registry,
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
       { register: () => undefined },
       silent,
+      sqlChainSteps(db),
     );
     watchers.push(w);
     return w;
   };
 
-  it('publishes a confirmed deposit once; the consumer records it with its block, and the order view shows it', async () => {
+  /** A stored quote for an order of 0.01 ETH from the local chain, deposited on `router`. */
+  const storedOrder = async (saltByte: string): Promise<Order> => {
     const now = BigInt(Math.floor(Date.now() / 1000));
     const order: Order = {
       version: 1,
-      salt: `0x${'5a'.repeat(32)}`,
+      salt: `0x${saltByte.repeat(32)}`,
       srcChainId: BigInt(CHAIN_ID),
       dstChainId: 1n,
       srcToken: toBytes32('evm', zeroAddress),
@@ -146,7 +149,12 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
         retainedUntil: new Date(Date.now() + 86_400_000),
       },
     });
+    return order;
+  };
 
+  it('publishes a confirmed deposit once; the consumer records it with its block, and the order view shows it', async () => {
+    const order = await storedOrder('5a');
+    const quoteHash = hashOrder(order);
     const watcher = newWatchers();
     watcher.onApplicationBootstrap();
     const transport = http(anvil.rpcUrl);
@@ -196,5 +204,52 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(ORDER_EVENTS_STREAM)).state.messages).toBe(1);
     expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(1);
+  }, 60_000);
+
+  it('withdraws a deposit that a reorg deeper than the confirmation depth dropped, and shows it again only where the new chain holds it', async () => {
+    await Promise.all(watchers.map((w) => w.onApplicationShutdown()));
+    const order = await storedOrder('6b');
+    const quoteHash = hashOrder(order);
+    const watcher = newWatchers();
+    watcher.onApplicationBootstrap();
+    const transport = http(anvil.rpcUrl);
+    const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_DEV_KEY), transport });
+    const client = createPublicClient({ transport, pollingInterval: 100 });
+    const tx = depositTx(order, router);
+    const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
+    const view = new OrderViewService({ records: new OrderRepository(db), gasless: { get: async () => undefined }, now: () => new Date(), vmOf: () => 'evm', log: silent });
+    await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined));
+
+    // Anvil replaces every block from the deposit's on with new ones, holding none of the old transactions.
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    await client.request({ method: 'anvil_reorg' as never, params: [Number(head - receipt.blockNumber) + 1, []] as never });
+    const replaced = await client.getBlock({ blockNumber: receipt.blockNumber });
+    expect(replaced.hash).not.toBe(receipt.blockHash);
+
+    const withdrawn = await until('the step withdrawn', async () => {
+      const rows = await db.chainStep.findMany({ where: { txHash: hash, withdrawnAt: { not: null } } });
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(withdrawn[0]!.blockHash).toBe(receipt.blockHash);
+    // What the view shows follows the chain as it is now: the deposit again in the block that holds
+    // it (the node may mine the dropped transaction again), or no deposit at all.
+    const again = await client.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (again) {
+      await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
+      const shown = await until('the deposit in its new block', async () => {
+        const v = await view.get(quoteHash);
+        return v.deposit?.block_number === again.blockNumber.toString() ? v : undefined;
+      });
+      expect(shown.status).toBe('deposited');
+      expect(again.blockHash).not.toBe(receipt.blockHash);
+    } else {
+      const shown = await until('the deposit gone from the view', async () => {
+        const v = await view.get(quoteHash);
+        return v.status === 'quoted' ? v : undefined;
+      });
+      expect(shown.deposit).toBeUndefined();
+    }
   }, 60_000);
 });

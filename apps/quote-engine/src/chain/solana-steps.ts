@@ -2,7 +2,7 @@ import type { OrderEvent } from '@xchain/contracts';
 import { readOrderSteps } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { OrderEventPublisher } from './order-event-publisher';
-import type { SignatureEntry, SolanaChain } from './solana-rpc';
+import type { SignatureEntry, SolanaChain } from '@xchain/chain-watch';
 import { type StoredQuote, checkSolanaStep } from './solana-step-check';
 
 /** The stored quotes, by hash (the quote-engine's database). */

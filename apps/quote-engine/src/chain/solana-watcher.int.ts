@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Connection, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
-import { sqlCursorStore } from '@xchain/chain-watch';
+import { httpSolanaChain, sqlCursorStore } from '@xchain/chain-watch';
 import { ORDER_EVENTS_STREAM, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
@@ -28,7 +28,7 @@ import type { RegistryCache } from '../registry/registry-cache';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
 import { solanaCursorName } from './solana-address-reader';
 import { prismaQuoteLookup } from './solana-quotes';
-import { httpSolanaChain } from './solana-rpc';
+
 import { SolanaWatcher } from './solana-watcher';
 
 const pgPort = Number(process.env['TEST_POSTGRES_PORT']);

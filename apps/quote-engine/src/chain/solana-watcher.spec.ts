@@ -5,8 +5,7 @@ import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@x
 import { type SvmTransactionJson, depositInstructions, vaultTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RegistryCache } from '../registry/registry-cache';
-import { SolanaAddressReader } from './solana-address-reader';
-import type { SignatureEntry, SolanaChain } from './solana-rpc';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
 import { solanaStepHandler } from './solana-steps';
 import { SolanaWatcher } from './solana-watcher';
 

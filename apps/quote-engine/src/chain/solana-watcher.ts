@@ -5,8 +5,8 @@ import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-o
 import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
-import { SolanaAddressReader, solanaCursorName } from './solana-address-reader';
-import type { SignatureEntry, SolanaChain } from './solana-rpc';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
+import { solanaCursorName } from './solana-address-reader';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
 export const SOLANA_CHAIN = Symbol('SOLANA_CHAIN');

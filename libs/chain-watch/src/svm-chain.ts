@@ -1,5 +1,18 @@
-import type { SvmTransactionJson } from '@xchain/svm-orders';
 import { z } from 'zod';
+
+/**
+ * A confirmed transaction as getTransaction answers it with encoding `json` (the parts read here;
+ * the shape `@xchain/svm-orders` parses).
+ */
+export interface SolanaTransactionJson {
+  slot: number;
+  blockTime?: number | null;
+  meta: { err: unknown; loadedAddresses?: { writable: string[]; readonly: string[] } | null } | null;
+  transaction: {
+    signatures: string[];
+    message: { accountKeys: string[]; instructions: { programIdIndex: number; accounts: number[]; data: string }[] };
+  };
+}
 
 /** One entry of getSignaturesForAddress: a transaction that names the address. */
 export interface SignatureEntry {
@@ -10,15 +23,15 @@ export interface SignatureEntry {
   blockTime: number | null;
 }
 
-/** What the Solana watcher reads of a cluster, all at commitment `confirmed`. */
+/** What the Solana readers (order steps, voucher redemptions) ask of a cluster, all at commitment `confirmed`. */
 export interface SolanaChain {
   /** Names the cluster: a fresh local validator has a new one, mainnet always the same. */
   genesisHash(): Promise<string>;
   confirmedSlot(): Promise<number>;
   /** Newest first; `before` pages back from that signature (exclusive). */
   signaturesForAddress(address: string, opts: { before?: string; limit: number }): Promise<SignatureEntry[]>;
-  /** getTransaction, encoding json (what `readOrderSteps` parses); null when not served at `confirmed`. */
-  transaction(signature: string): Promise<SvmTransactionJson | null>;
+  /** getTransaction, encoding json; null while the node does not serve it at `confirmed`. */
+  transaction(signature: string): Promise<SolanaTransactionJson | null>;
   /** The blockhash of a slot's block (getBlock without transactions). */
   blockhash(slot: number): Promise<string>;
 }
@@ -43,7 +56,7 @@ const Transaction = z
 const Block = z.object({ blockhash: z.string() });
 
 /**
- * Solana JSON-RPC over HTTP with a deadline on every call and no retry of its own: the watcher's
+ * Solana JSON-RPC over HTTP with a deadline on every call and no retry of its own: the reader's
  * next pass is the retry. Answers are checked against the shapes read, so a wrong endpoint fails
  * loudly rather than being read as "no transactions".
  */
@@ -71,7 +84,7 @@ export function httpSolanaChain(url: string, timeoutMs: number): SolanaChain {
       return entries.map((e) => ({ signature: e.signature, slot: e.slot, err: e.err ?? null, blockTime: e.blockTime ?? null }));
     },
     transaction: (signature) =>
-      call('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }], Transaction) as Promise<SvmTransactionJson | null>,
+      call('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }], Transaction) as Promise<SolanaTransactionJson | null>,
     async blockhash(slot) {
       return (await call('getBlock', [slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }], Block)).blockhash;
     },

@@ -1,0 +1,149 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type CursorStore, sqlCursorStore } from '@xchain/chain-watch';
+import type { PrismaClient } from '@xchain/partner-service-db';
+import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { isSvmKey } from '@xchain/svm-orders';
+import type { Logger } from '@xchain/telemetry';
+import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
+import { DB } from '../db.providers';
+import { readVoucherRedemptions } from './solana-redemptions';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
+
+/** What the redemption reader asks of a cluster (no block hashes needed). */
+export type SolanaRedemptionChain = Omit<SolanaChain, 'blockhash'>;
+import { solanaVoucherCursorName } from './solana-redemptions-reader';
+import { type SolanaRedemptionOutcome, recordSolanaRedemption } from './solana-redemptions-store';
+
+export const SOLANA_REDEMPTION_CHAIN = Symbol('SOLANA_REDEMPTION_CHAIN');
+export const SOLANA_REDEMPTION_WATCH = Symbol('SOLANA_REDEMPTION_WATCH');
+
+export interface SolanaRedemptionWatchOptions {
+  pollMs: number;
+  /** First slot read by a position that has read nothing yet; default: the confirmed slot then. */
+  startSlot?: number;
+}
+
+/**
+ * Marks Solana vouchers redeemed from the voucher program's confirmed transactions, as the EVM
+ * watchers do from `VoucherRedeemed` events: each Solana entry of `voucher_routers` (a base58
+ * program id) is read from its own saved position every `pollMs`. Off without a Solana RPC or a
+ * Solana voucher program; `/readyz` reports it under `solana_vouchers` and never fails on it.
+ */
+@Injectable()
+export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  /** Chain name (the `voucher_routers` key) and program id of each Solana voucher program. */
+  readonly programs: readonly { chainName: string; programId: string }[];
+  private readonly readers = new Map<string, SolanaAddressReader>();
+  private readonly cursors: Pick<CursorStore, 'load' | 'save'>;
+  private clusterNote?: string;
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    @Inject(SOLANA_REDEMPTION_CHAIN) private readonly chain: SolanaRedemptionChain | null,
+    @Inject(SOLANA_REDEMPTION_WATCH) private readonly opts: SolanaRedemptionWatchOptions,
+    @Inject(PARTNERS_CONFIG) config: Pick<PartnersConfig, 'voucher_routers'>,
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
+    @Inject(LOGGER) private readonly log: Logger,
+  ) {
+    this.programs = Object.entries(config.voucher_routers)
+      .filter(([, address]) => isSvmKey(address))
+      .map(([chainName, programId]) => ({ chainName, programId }));
+    this.cursors = sqlCursorStore(db);
+    health.register('solana_vouchers', async () => ({ ok: true, detail: this.detail() }));
+  }
+
+  private get on(): boolean {
+    return this.chain !== null && this.programs.length > 0;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.on) this.schedule(0);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  detail(): string {
+    if (!this.chain) return 'off (SOLANA_RPC_URL unset)';
+    if (this.programs.length === 0) return 'off (voucher_routers names no Solana voucher program)';
+    const parts = [...this.readers.values()].map(
+      (r) => `${r.address}: ${r.failure ? `retrying: ${r.failure}` : r.readUpTo !== undefined ? `read up to slot ${r.readUpTo} (confirmed)` : 'starting'}`,
+    );
+    if (this.clusterNote) parts.push(`cluster: ${this.clusterNote}`);
+    return parts.length ? parts.join('; ') : 'starting';
+  }
+
+  /** One pass over every Solana voucher program (a failure stays with its program). */
+  async readOnce(): Promise<void> {
+    if (!this.on) return;
+    let genesis: string;
+    let confirmedSlot: number;
+    try {
+      // Asked every pass: a validator reset under the same URL must not keep the old positions.
+      genesis = await this.chain!.genesisHash();
+      confirmedSlot = await this.chain!.confirmedSlot();
+      this.clusterNote = undefined;
+    } catch (err) {
+      this.clusterNote = `retrying: ${firstLine(err)}`;
+      this.log.warn({ err: this.clusterNote }, 'solana vouchers: the cluster does not answer');
+      return;
+    }
+    for (const { chainName, programId } of this.programs) {
+      if (this.stopped) return;
+      const name = solanaVoucherCursorName(chainName, programId, genesis);
+      for (const [key, r] of this.readers) if (r.address === programId && key !== name) this.readers.delete(key);
+      let reader = this.readers.get(name);
+      if (!reader) {
+        reader = new SolanaAddressReader(name, programId, this.chain!, this.cursors, (e) => this.handle(chainName, programId, e), this.opts.startSlot);
+        this.readers.set(name, reader);
+      }
+      try {
+        await reader.readOnce({ confirmedSlot, isStopped: () => this.stopped });
+      } catch (err) {
+        reader.failure = firstLine(err);
+        this.log.warn({ watcher: name, err: reader.failure }, 'solana vouchers: pass failed');
+      }
+    }
+  }
+
+  /** One listed transaction: its redeem_voucher instructions, each voucher marked once. */
+  private async handle(chainName: string, programId: string, entry: SignatureEntry): Promise<void> {
+    if (entry.err !== null) return; // failed: the program's effects were rolled back
+    const tx = await this.chain!.transaction(entry.signature);
+    if (!tx) throw new Error(`getTransaction ${entry.signature}: not served yet at confirmed`);
+    const { redeemed, unreadable } = readVoucherRedemptions(tx, programId);
+    for (const u of unreadable) this.log.warn({ signature: entry.signature, index: u.index, reason: u.reason }, 'solana vouchers: unreadable redeem_voucher instruction skipped');
+    for (const r of redeemed) {
+      const blockTime = tx.blockTime ?? entry.blockTime;
+      const outcome: SolanaRedemptionOutcome = await recordSolanaRedemption(this.db, {
+        chainName,
+        programId,
+        voucherId: r.voucher.id,
+        signature: entry.signature,
+        redeemedAt: blockTime === null || blockTime === undefined ? null : new Date(blockTime * 1000),
+      });
+      const fields = { chain: chainName, voucher_id: r.voucher.id, signature: entry.signature, slot: tx.slot };
+      if (outcome === 'unknown') this.log.warn(fields, 'solana vouchers: redemption of a voucher this service did not issue skipped');
+      else if (outcome === 'redeemed') this.log.info(fields, 'solana vouchers: voucher redeemed');
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.pass = this.readOnce()
+        .catch((err: unknown) => this.log.warn({ err: firstLine(err) }, 'solana vouchers: pass failed'))
+        .finally(() => this.schedule(this.opts.pollMs));
+    }, delayMs);
+  }
+}
+
+function firstLine(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}
