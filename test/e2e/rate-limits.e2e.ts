@@ -60,6 +60,10 @@ describe('rate limits', () => {
       KEYLESS_POINTS_PER_MIN: String(KEYLESS),
       PARTNER_POINTS_PER_MIN: String(PARTNER),
       TRUSTED_PROXIES: '127.0.0.2',
+      // These tests count Redis' shared budget exactly: on a loaded machine a Redis answer slower
+      // than the default 250 ms would be made by the per-process insurance limiter instead (its
+      // own tests are in apps/gateway/src/limits/rate-limits.int.ts).
+      REDIS_TIMEOUT_MS: '3000',
     });
   }, 120_000);
 

@@ -8,6 +8,20 @@ export const GatewayEnv = BaseEnv.extend({
   /** Deadline of SubmitGaslessOrder: its checks read the source chain (signature, nonce, balance, simulation) before answering. */
   GASLESS_SUBMIT_TIMEOUT_MS: millis(10_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  /**
+   * The whole request (headers and body) must arrive within this long, or the client gets 408 and
+   * the connection is closed: a client sending a byte a second cannot hold a socket for ever. It
+   * bounds receiving the request only, never the response (an order event stream stays open).
+   */
+  HTTP_REQUEST_TIMEOUT_MS: millis(10_000),
+  /** The request headers must arrive within this long (at most HTTP_REQUEST_TIMEOUT_MS, which caps it). */
+  HTTP_HEADERS_TIMEOUT_MS: millis(5000),
+  /**
+   * A connection on which nothing is read or written for this long is closed (keep-alive sockets
+   * are closed sooner, by Fastify's keep-alive timeout). Must exceed SSE_HEARTBEAT_MS, the longest
+   * an open order event stream stays quiet.
+   */
+  HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** Rate-limit counters live here, shared by every gateway replica. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
@@ -48,6 +62,11 @@ export const GatewayEnv = BaseEnv.extend({
     .string()
     .default('*')
     .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
+}).superRefine((env, ctx) => {
+  // An idle timeout shorter than the heartbeat would cut every quiet order event stream.
+  if (env.HTTP_IDLE_TIMEOUT_MS <= env.SSE_HEARTBEAT_MS) {
+    ctx.addIssue({ code: 'custom', path: ['HTTP_IDLE_TIMEOUT_MS'], message: `must exceed SSE_HEARTBEAT_MS (${env.SSE_HEARTBEAT_MS})` });
+  }
 });
 export type GatewayEnv = z.output<typeof GatewayEnv>;
 

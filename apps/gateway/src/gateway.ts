@@ -24,6 +24,18 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     metrics: env.METRICS_ENABLED,
     fastify: {
       bodyLimit: env.BODY_LIMIT_BYTES,
+      // Slow clients (D2: never a hang): the request must arrive within HTTP_REQUEST_TIMEOUT_MS
+      // (408 REQUEST_TIMEOUT from clientErrorHandler below), a silent socket is closed after
+      // HTTP_IDLE_TIMEOUT_MS. Node checks the request deadlines on an interval (30 s by default),
+      // so it is tightened to keep the cut-off within a second of the deadline. Responses are not
+      // bounded by these: an order event stream writes a heartbeat well inside the idle timeout.
+      requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+      connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
+      http: {
+        requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+        headersTimeout: Math.min(env.HTTP_HEADERS_TIMEOUT_MS, env.HTTP_REQUEST_TIMEOUT_MS),
+        connectionsCheckingInterval: Math.min(1000, Math.max(100, Math.floor(env.HTTP_REQUEST_TIMEOUT_MS / 4))),
+      },
       trustProxy: env.TRUSTED_PROXIES.length > 0 ? env.TRUSTED_PROXIES : false,
       return503OnClosing: true,
       routerOptions: { maxParamLength: MAX_PARAM_LENGTH },

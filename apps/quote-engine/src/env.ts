@@ -16,6 +16,12 @@ export const QuoteEngineEnv = BaseEnv.extend({
   REGISTRY_REFRESH_MS: millis(5000),
   /** Stored quotes stay fetchable (and depositable) this long; at least 24 h. */
   QUOTE_RETENTION_SECS: z.coerce.number().int().min(86_400).default(7 * 86_400),
+  /** Pause between runs of the purge that deletes quotes past retention. */
+  QUOTE_PURGE_INTERVAL_MS: millis(60_000),
+  /** Rows one purge statement deletes at most (a run repeats it until a batch comes back short). */
+  QUOTE_PURGE_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),
+  /** Server-side timeout of each purge statement. */
+  QUOTE_PURGE_STATEMENT_TIMEOUT_MS: millis(30_000),
   ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   ETA_MIN_SAMPLES: z.coerce.number().int().min(1).max(1000).default(3),
   ETA_REFRESH_MS: millis(10_000),

@@ -1,3 +1,4 @@
+import type { ServerOptions as HttpServerOptions } from 'node:http';
 import { type DynamicModule, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -31,7 +32,8 @@ export interface ServiceStartOptions {
   module: Type<unknown> | DynamicModule;
   host: string;
   port: number;
-  fastify?: FastifyServerOptions;
+  /** Fastify's options; `http` goes to Node's `http.createServer` (request and header deadlines, their check interval). */
+  fastify?: FastifyServerOptions & { http?: HttpServerOptions };
   /** Serve `/metrics` and count HTTP requests (the service's METRICS_ENABLED; default true). */
   metrics?: boolean;
   /** Runs on the Nest app before it starts listening (routes, hooks). */

@@ -13,12 +13,19 @@ const decoder = new TextDecoder();
  * needs it fails UNAVAILABLE / STALE_PRICE instead of trading on an old number. A price stamped
  * further ahead of this clock than the allowed skew is refused: it would otherwise outrank every
  * later value until its time came (a forged or clock-skewed source freezing the price).
+ *
+ * Readiness (`prices`) tells what quoting will meet: not ready until the watch has replayed the
+ * bucket's current values and at least one price is held (a restarted engine would otherwise
+ * answer STALE_PRICE to its first requests while claiming to be ready), and `degraded: …` naming
+ * the stale prices once some are older than the allowed age (still ready: the other pairs quote).
  */
 @Injectable()
 export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   private readonly prices = new Map<string, Price>();
   private stopped = false;
   private watching = false;
+  /** The watch has delivered every value the bucket held when it started (or a live update since). */
+  private caughtUp = false;
   private stopWatch?: () => void;
   /** Price ids whose last update was refused as from the future (logged once until one is accepted). */
   private readonly refusedFuture = new Set<string>();
@@ -30,11 +37,17 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     @Inject('PRICE_MAX_AGE_SECS') private readonly maxAgeSecs: number,
     @Inject('PRICE_MAX_FUTURE_SKEW_SECS') private readonly maxFutureSkewSecs: number,
   ) {
-    health.register('prices', async () =>
-      this.watching
-        ? { ok: true, detail: `${this.prices.size} prices` }
-        : { ok: false, detail: 'not watching the price bucket' },
-    );
+    health.register('prices', async () => this.health(Math.floor(Date.now() / 1000)));
+  }
+
+  /** The readiness check: see the class comment. */
+  health(nowSecs: number): { ok: boolean; detail: string } {
+    if (!this.watching) return { ok: false, detail: 'not watching the price bucket' };
+    if (!this.caughtUp || this.prices.size === 0) return { ok: false, detail: 'waiting for the first prices' };
+    const stale = [...this.prices.values()].filter((p) => nowSecs - p.publish_time > this.maxAgeSecs).map((p) => p.price_id).sort();
+    if (stale.length === 0) return { ok: true, detail: `${this.prices.size} prices, all fresh` };
+    const named = stale.slice(0, 5).join(', ') + (stale.length > 5 ? ', …' : '');
+    return { ok: true, detail: `degraded: ${stale.length} of ${this.prices.size} prices older than ${this.maxAgeSecs} s (${named})` };
   }
 
   onModuleInit(): void {
@@ -108,10 +121,13 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
         this.watching = true;
         delay = 250;
         for await (const entry of iter) {
-          if (entry.operation !== 'PUT') continue;
-          const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
-          if (parsed.success) this.apply(parsed.data, Math.floor(Date.now() / 1000));
-          else this.log.warn({ key: entry.key }, 'ignored a malformed price');
+          if (entry.operation === 'PUT') {
+            const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
+            if (parsed.success) this.apply(parsed.data, Math.floor(Date.now() / 1000));
+            else this.log.warn({ key: entry.key }, 'ignored a malformed price');
+          }
+          // `delta` counts the values still to replay; 0 (or a live update) means all of them are in.
+          if (entry.delta === 0 || entry.isUpdate) this.caughtUp = true;
         }
       } catch (err) {
         if (!this.stopped) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'price watch failed; retrying');

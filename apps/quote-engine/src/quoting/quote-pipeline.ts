@@ -46,6 +46,8 @@ export class QuotePipeline {
   ) {}
 
   async price(req: PreviewQuoteRequest, caller: CallerContext | undefined, nowSecs: number): Promise<PricedRequest> {
+    // Without a registry every pair would look unknown: say "try again", not "unsupported".
+    this.registry.assertLoaded();
     const srcChain = this.chain(req.src_chain, 'src_chain');
     const dstChain = this.chain(req.dst_chain, 'dst_chain');
     const src = this.token(srcChain, req.src_token, 'src_token');

@@ -7,6 +7,7 @@ import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
+import { QuotePurge, postgresQuotePurge } from './quote-purge';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
 import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
 import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
@@ -22,6 +23,12 @@ export const quotingProviders: Provider[] = [
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
   // Two statements in flight: one commits while the next batch gathers and is sent.
   { provide: QuoteWriter, inject: [LOGGER], useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: 2, maxBatch: 500 }, log) },
+  {
+    provide: QuotePurge,
+    inject: [LOGGER],
+    useFactory: (log: Logger) =>
+      postgresQuotePurge(env.DATABASE_URL, { intervalMs: env.QUOTE_PURGE_INTERVAL_MS, batch: env.QUOTE_PURGE_BATCH, statementTimeoutMs: env.QUOTE_PURGE_STATEMENT_TIMEOUT_MS }, log),
+  },
   { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
   {
     provide: SVM_BLOCKHASH,

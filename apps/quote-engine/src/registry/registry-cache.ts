@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RpcError, type Chain, type ListChainsResponse, type ListTokensResponse, type Token } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { getAddress, isAddress } from 'viem';
 import { DB } from '../db.providers';
@@ -38,7 +38,10 @@ const SVM_NATIVE = '11111111111111111111111111111111';
 /**
  * The registry in memory for the quote hot path and for ListTokens/ListChains, reloaded from the
  * database every few seconds (an operator's change shows within REGISTRY_REFRESH_MS; no quote or
- * list waits on the database for it).
+ * list waits on the database for it). Until a load has found at least one chain (the database was
+ * unreachable, or its registry is empty) the engine cannot quote anything: readiness says so
+ * (`registry`), and every request is answered UNAVAILABLE / REGISTRY_NOT_LOADED rather than
+ * INVALID_ARGUMENT / UNSUPPORTED_PAIR, which would tell a client its pair is wrong for good.
  */
 @Injectable()
 export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
@@ -48,12 +51,17 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private tokenList?: ListTokensResponse;
   private chainList?: ListChainsResponse;
   private timer?: NodeJS.Timeout;
+  /** Why the last load failed, until one succeeds (shown by readiness). */
+  private lastError?: string;
 
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject('REGISTRY_REFRESH_MS') private readonly refreshMs: number,
-  ) {}
+    @Inject(HealthRegistry) health: HealthRegistry,
+  ) {
+    health.register('registry', async () => this.health());
+  }
 
   async onModuleInit(): Promise<void> {
     await this.reload().catch((err: unknown) => this.log.warn({ err: String(err) }, 'registry load failed; will retry'));
@@ -63,11 +71,39 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     this.timer.unref();
   }
 
+  /** Ready once a load found chains; a failed reload after that keeps serving the last registry. */
+  health(): { ok: boolean; detail: string } {
+    if (this.loaded) {
+      const detail = `${this.chains.size} chains, ${this.tokens.size} tokens`;
+      return { ok: true, detail: this.lastError ? `${detail} (last reload failed: ${this.lastError})` : detail };
+    }
+    return { ok: false, detail: this.lastError ? `registry not loaded: ${this.lastError}` : 'registry not loaded: no chains in the database' };
+  }
+
+  /** UNAVAILABLE / REGISTRY_NOT_LOADED (retry after one refresh) while no registry is loaded. */
+  assertLoaded(): void {
+    if (!this.loaded) throw this.notLoaded();
+  }
+
+  private notLoaded(): RpcError {
+    return RpcError.unavailable('registry not loaded yet', 'REGISTRY_NOT_LOADED', Math.max(1, Math.ceil(this.refreshMs / 1000)));
+  }
+
   onApplicationShutdown(): void {
     clearInterval(this.timer);
   }
 
   async reload(): Promise<void> {
+    try {
+      await this.load();
+      this.lastError = undefined;
+    } catch (err) {
+      this.lastError = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      throw err;
+    }
+  }
+
+  private async load(): Promise<void> {
     // Ordered as the lists are served (chain id; chain, symbol, address in the database's collation).
     const [chains, tokens] = await Promise.all([
       this.db.chain.findMany({ orderBy: { chainId: 'asc' } }),
@@ -134,15 +170,15 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     this.tokenList = { tokens: tokenList };
   }
 
-  /** ListChains as last loaded; UNAVAILABLE until the first load succeeded. */
+  /** ListChains as last loaded; UNAVAILABLE until a load found chains. */
   listChains(): ListChainsResponse {
-    if (!this.chainList) throw RpcError.unavailable('registry not loaded yet', 'REGISTRY_NOT_LOADED');
+    if (!this.chainList || !this.loaded) throw this.notLoaded();
     return this.chainList;
   }
 
-  /** ListTokens (listed tokens) as last loaded; UNAVAILABLE until the first load succeeded. */
+  /** ListTokens (listed tokens) as last loaded; UNAVAILABLE until a load found chains. */
   listTokens(): ListTokensResponse {
-    if (!this.tokenList) throw RpcError.unavailable('registry not loaded yet', 'REGISTRY_NOT_LOADED');
+    if (!this.tokenList || !this.loaded) throw this.notLoaded();
     return this.tokenList;
   }
 

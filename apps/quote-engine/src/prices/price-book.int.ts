@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type KV, Kvm } from '@nats-io/kv';
+import { PRICES_BUCKET, RpcError, type Price } from '@xchain/contracts';
+import { connectNats, type NatsConnection } from '@xchain/messaging';
+import { HealthRegistry } from '@xchain/service-kit';
+import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import type { Logger } from '@xchain/telemetry';
+import { PriceBook } from './price-book';
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+const MAX_AGE_SECS = 60;
+const now = () => Math.floor(Date.now() / 1000);
+const price = (price_id: string, publish_time: number): Price => ({ price_id, price: '100000000', expo: -8, conf: '0', publish_time, source: 'file' });
+
+/** Polls until `probe` answers, or fails naming what never came. */
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/**
+ * Readiness of the price book against a real JetStream KV bucket (written as the price-oracle,
+ * read as the quote-engine, with the bus's real permissions): ready means quoting will find prices.
+ */
+describe('PriceBook readiness on NATS JetStream KV', () => {
+  let dir: string;
+  let nats: Managed;
+  let oracle: NatsConnection;
+  let engine: NatsConnection;
+  let kv: KV;
+  const books: PriceBook[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nats-price-book-'));
+    const [port, monitor] = [await freePort(), await freePort()];
+    const bus = newBus();
+    nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
+    const url = `nats://127.0.0.1:${port}`;
+    oracle = await connectNats({ url, name: 'price-book-test-oracle', connectTimeoutMs: 5000, ...bus.credentials('price-oracle') });
+    engine = await connectNats({ url, name: 'price-book-test-engine', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const b of books) b.onApplicationShutdown();
+    await engine?.close();
+    await oracle?.close();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function start(): { book: PriceBook; health: HealthRegistry } {
+    const health = new HealthRegistry('quote-engine');
+    const book = new PriceBook(engine, silent, health, MAX_AGE_SECS, 5);
+    books.push(book);
+    book.onModuleInit();
+    return { book, health };
+  }
+  const check = async (health: HealthRegistry) => (await health.readiness()).checks['prices']!;
+
+  it('is not ready while the bucket holds no price, and ready once the first one arrives', async () => {
+    kv = await new Kvm(oracle).create(PRICES_BUCKET, { history: 1 });
+    const { book, health } = start();
+    // The watch opens (the bucket exists) but there is nothing to quote with yet.
+    await until('the watch to open', async () => ((await check(health)).detail === 'waiting for the first prices' ? true : undefined));
+    expect(await check(health)).toEqual({ ok: false, detail: 'waiting for the first prices' });
+    expect((await health.readiness()).status).toBe('unavailable');
+
+    await kv.put('ethereum', JSON.stringify(price('ethereum', now())));
+    await until('ready', async () => ((await check(health)).ok ? true : undefined));
+    expect(await check(health)).toEqual({ ok: true, detail: '1 prices, all fresh' });
+    expect(book.fresh('ethereum', now()).price_id).toBe('ethereum');
+  });
+
+  it('after a restart, is not ready until every price the bucket holds is in, so its first quotes never meet STALE_PRICE', async () => {
+    const ids = Array.from({ length: 300 }, (_, i) => `asset-${i.toString().padStart(3, '0')}`);
+    await Promise.all(ids.map((id) => kv.put(id, JSON.stringify(price(id, now())))));
+
+    const { book, health } = start();
+    const notReady: string[] = [];
+    await until('ready', async () => {
+      const c = await check(health);
+      if (!c.ok) {
+        notReady.push(c.detail ?? '');
+        return undefined;
+      }
+      return true;
+    });
+    // The first moment it says ready, every price is there: no request can meet STALE_PRICE.
+    const missing = ids.filter((id) => {
+      try {
+        book.fresh(id, now());
+        return false;
+      } catch (err) {
+        if (err instanceof RpcError) return true;
+        throw err;
+      }
+    });
+    expect(missing).toEqual([]);
+    expect(notReady.length).toBeGreaterThan(0);
+    expect(notReady.every((d) => d === 'waiting for the first prices' || d === 'not watching the price bucket')).toBe(true);
+  });
+
+  it('reports stale prices as degraded (still ready), naming them, and fresh again once they are updated', async () => {
+    const { health } = start();
+    await until('ready', async () => ((await check(health)).ok ? true : undefined));
+    await kv.put('bitcoin', JSON.stringify(price('bitcoin', now() - MAX_AGE_SECS - 30)));
+    await kv.put('solana', JSON.stringify(price('solana', now() - MAX_AGE_SECS - 1)));
+
+    const degraded = await until('degraded', async () => {
+      const c = await check(health);
+      return c.detail?.startsWith('degraded: 2 of') ? c : undefined;
+    });
+    expect(degraded.ok).toBe(true);
+    expect(degraded.detail).toMatch(/^degraded: 2 of \d+ prices older than 60 s \(bitcoin, solana\)$/);
+    expect((await health.readiness()).status).toBe('ok');
+
+    await kv.put('bitcoin', JSON.stringify(price('bitcoin', now())));
+    await kv.put('solana', JSON.stringify(price('solana', now())));
+    await until('fresh again', async () => ((await check(health)).detail?.endsWith('all fresh') ? true : undefined));
+  });
+});

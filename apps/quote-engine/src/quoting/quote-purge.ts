@@ -1,0 +1,106 @@
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { Logger } from '@xchain/telemetry';
+import { Pool } from 'pg';
+
+export interface QuotePurgeOptions {
+  /** Pause between the end of one run and the start of the next. */
+  intervalMs: number;
+  /** Rows one DELETE removes at most, so no statement holds many locks or writes much WAL at once. */
+  batch: number;
+  /** A statement running longer than this is cancelled by the server (the run stops and retries next time). */
+  statementTimeoutMs: number;
+}
+
+/** What one run did: rows deleted by each statement, in order. */
+export interface PurgeRun {
+  deleted: number;
+  statements: number[];
+}
+
+/** Deletes up to `limit` rows past their retention; answers how many it deleted. */
+export type PurgeStatement = (limit: number) => Promise<number>;
+
+/**
+ * Stored quotes past `retained_until` are nobody's business any more (GetQuote and the order view
+ * already answer NOT_FOUND for them), so they are deleted, in bounded batches: each DELETE takes
+ * at most `batch` rows, chosen with SKIP LOCKED so that two replicas purging at once, or a row a
+ * writer holds, never make a statement wait. A run repeats the statement until one comes back
+ * short. Their order events and order-view pushes go with them (ON DELETE CASCADE); fulfilment
+ * samples have no reference to quotes and stay, as the ETA needs them. Runs never overlap: the
+ * next is scheduled only when one has ended.
+ */
+export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    private readonly purge: PurgeStatement,
+    private readonly opts: QuotePurgeOptions,
+    private readonly log: Logger,
+    private readonly close: () => Promise<void> = async () => undefined,
+  ) {}
+
+  onModuleInit(): void {
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+    await this.close();
+  }
+
+  /** One run: batches until a short one (or shutdown). A failed statement ends the run and is thrown. */
+  async runOnce(): Promise<PurgeRun> {
+    const started = Date.now();
+    const run: PurgeRun = { deleted: 0, statements: [] };
+    try {
+      for (;;) {
+        const n = await this.purge(this.opts.batch);
+        run.statements.push(n);
+        run.deleted += n;
+        if (n < this.opts.batch || this.stopped) break;
+      }
+      this.log.info({ deleted: run.deleted, statements: run.statements.length, ms: Date.now() - started }, 'purged quotes past retention');
+      return run;
+    } catch (err) {
+      this.log.warn({ deleted: run.deleted, statements: run.statements.length, err: err instanceof Error ? err.message : String(err) }, 'quote purge failed; retrying next run');
+      throw err;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.runOnce()
+        .catch(() => undefined)
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, this.opts.intervalMs);
+    this.timer.unref();
+  }
+}
+
+/** Any `limit` rows past retention (which ones first does not matter: all of them go). */
+const PURGE_QUOTES = {
+  name: 'quotes_purge_v1',
+  text: `DELETE FROM quotes WHERE quote_hash IN (
+  SELECT quote_hash FROM quotes WHERE retained_until < now() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+};
+
+/** The purge's own connection to the quote-engine database, with the statement timeout set on it. */
+export function postgresQuotePurge(databaseUrl: string, opts: QuotePurgeOptions, log: Logger): QuotePurge {
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: 1,
+    connectionTimeoutMillis: 5000,
+    options: `-c statement_timeout=${opts.statementTimeoutMs}`,
+  });
+  pool.on('error', (err) => log.warn({ err: err.message }, 'quote purge connection lost'));
+  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_QUOTES, values: [limit] })).rowCount ?? 0;
+  return new QuotePurge(purge, opts, log, () => pool.end());
+}
