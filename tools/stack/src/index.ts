@@ -5,3 +5,4 @@ export * from './services';
 export * from './stack';
 export * from './prometheus';
 export * from './prometheus-rules';
+export * from './test-database';

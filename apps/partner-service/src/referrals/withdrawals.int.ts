@@ -1,36 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { OrderEvent } from '@xchain/contracts';
 import type { RpcClient } from '@xchain/messaging';
 import { toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
-import { ROOT } from '@xchain/stack';
+import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { Client } from 'pg';
 import type { RegistryClient } from '../registry-client';
 import { FulfilledOrdersConsumer } from './fulfilled-orders.consumer';
 import { ReferralsService } from './referrals.service';
 
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 const REFERRER_A = '0x3333333333333333333333333333333333333333';
 const REFERRER_B = '0x4444444444444444444444444444444444444444';
-
-async function freshDatabase(): Promise<string> {
-  const name = `ps_referrals_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/partner-service/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 /** Accruals and their reversal on PostgreSQL; the stored quote and the registry are stand-ins. */
 describe('referral accruals withdrawn by a reorg', () => {
@@ -73,7 +54,7 @@ describe('referral accruals withdrawn by a reorg', () => {
   const accrued = (quoteHash: string) => db.referralAccrual.findMany({ where: { quoteHash }, orderBy: { referrer: 'asc' } });
 
   beforeAll(async () => {
-    db = createPartnerServiceDb(await freshDatabase(), 4);
+    db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_withdrawals'), 4);
     await db.partner.create({ data: { id: partnerId, email: 'reorg@example.com' } });
     const rpc = { call: async (_c: unknown, req: { quote_hash: string }) => quotes.get(req.quote_hash) } as unknown as RpcClient;
     const registry = {

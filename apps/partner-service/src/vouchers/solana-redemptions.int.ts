@@ -1,14 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { Keypair, Transaction } from '@solana/web3.js';
 import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { type VoucherStruct, buildSolanaVoucherRedemption, signVoucher } from '@xchain/partner-chain';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry } from '@xchain/service-kit';
-import { ROOT } from '@xchain/stack';
+import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { Client } from 'pg';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { PartnersConfig } from '../config';
 import type { RegistryClient } from '../registry-client';
@@ -19,7 +16,6 @@ import { SolanaRedemptionsWatcher } from './solana-redemptions-watcher';
 import { SolanaRpc } from './solana-rpc';
 import { VouchersService } from './vouchers.service';
 
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
 const SIGNER_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const key = (n: number) => Keypair.fromSeed(new Uint8Array(32).fill(n));
 const PROGRAM = key(9).publicKey.toBase58();
@@ -27,21 +23,6 @@ const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const PAYER = key(7);
 /** One referrer per voucher: the redeemed one, the failed one, the look-alike one. */
 const REFERRERS = [key(21), key(22), key(23)].map((k) => k.publicKey.toBase58());
-
-async function freshDatabase(): Promise<string> {
-  const name = `ps_solvouchers_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/partner-service/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -89,7 +70,7 @@ describe('Solana voucher redemptions', () => {
 
   beforeAll(async () => {
     rpc = await new TestSolanaRpc().start();
-    db = createPartnerServiceDb(await freshDatabase(), 4);
+    db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_svm_vouchers'), 4);
     await db.partner.create({ data: { id: partnerId, email: 'solvouch@example.com' } });
     for (const [i, referrer] of REFERRERS.entries()) {
       await db.referralAccrual.create({

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,8 @@ import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry } from '@xchain/service-kit';
-import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { Client } from 'pg';
 import { AddressGuard } from './address-guard';
 import { OrderUpdatesConsumer } from './order-updates.consumer';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -20,26 +19,9 @@ import { httpSender } from './webhook-sender';
 import { WebhookWorker } from './webhook-worker';
 import { WebhooksService } from './webhooks.service';
 
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
 const redisPort = Number(process.env['TEST_REDIS_PORT']);
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 const PUBLISHER = 'updates-publisher';
-
-/** The partner-service's migrations, applied in order to a fresh database (what tools/migrate does). */
-async function freshDatabase(): Promise<string> {
-  const name = `ps_webhooks_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/partner-service/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -138,7 +120,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const url = `nats://127.0.0.1:${natsPort}`;
     serviceConn = await connectNats({ url, name: 'partner-service', connectTimeoutMs: 5000, ...bus.credentials('partner-service') });
     publisherConn = await connectNats({ url, name: PUBLISHER, connectTimeoutMs: 5000, ...bus.credentials(PUBLISHER) });
-    db = createPartnerServiceDb(await freshDatabase(), 4);
+    db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_webhooks'), 4);
     worker = new WebhookWorker(db, opts, new HealthRegistry('partner-service'), silent);
     worker.onApplicationBootstrap();
     consumer = new OrderUpdatesConsumer(serviceConn, db, worker, silent);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -9,9 +9,8 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { Client } from 'pg';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { EtaService } from '../orders/eta.service';
@@ -26,24 +25,7 @@ import { jetStreamOrderEventPublisher } from './order-event-publisher';
 
 const CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
-
-/** The quote-engine's migrations, applied in order to a fresh database (what tools/migrate does). */
-async function freshDatabase(): Promise<string> {
-  const name = `qe_deposits_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/quote-engine/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -72,7 +54,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const bus = newBus();
     [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
     nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
-    db = createQuoteEngineDb(await freshDatabase(), 2);
+    db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_deposits'), 2);
     router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']!, args: [privateKeyToAccount(ANVIL_DEV_KEY).address] });
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
     consumer.onModuleInit();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -9,7 +9,7 @@ import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
 import {
   depositInstructions,
   fillInstructions,
@@ -21,7 +21,6 @@ import {
   vaultTokenAccount,
 } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
-import { Client } from 'pg';
 import type { EtaService } from '../orders/eta.service';
 import { OrderEventsConsumer } from '../orders/order-events.consumer';
 import type { RegistryCache } from '../registry/registry-cache';
@@ -31,27 +30,11 @@ import { prismaQuoteLookup } from './solana-quotes';
 
 import { SolanaWatcher } from './solana-watcher';
 
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SOLANA_ID = 792703809n;
 /** Reads the stream back, as nothing else in the test may: a user with only these JetStream API rights. */
 const READER = { 'order-events-reader': { publish: ['$JS.API.INFO', `$JS.API.STREAM.INFO.${ORDER_EVENTS_STREAM}`, `$JS.API.STREAM.MSG.GET.${ORDER_EVENTS_STREAM}`] } };
-
-async function freshDatabase(): Promise<string> {
-  const name = `qe_solana_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/quote-engine/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -86,7 +69,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const natsUrl = `nats://127.0.0.1:${natsPort}`;
     nc = await connectNats({ url: natsUrl, name: 'solana-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
     reader = await connectNats({ url: natsUrl, name: 'solana-watcher-test-reader', connectTimeoutMs: 5000, ...bus.credentials('order-events-reader') });
-    db = createQuoteEngineDb(await freshDatabase(), 2);
+    db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_solana'), 2);
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
     consumer.onModuleInit();
     conn = new Connection(standin.url, 'confirmed');

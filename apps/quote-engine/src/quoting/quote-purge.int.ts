@@ -1,28 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from '@xchain/stack';
+import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { type PurgeRun, type QuotePurge, postgresQuotePurge } from './quote-purge';
 import { type QuoteRow, postgresQuoteWriter } from './quote-writer';
 
-const pgPort = Number(process.env['TEST_POSTGRES_PORT']);
-
-/** The quote-engine's migrations, applied in order to a fresh database (what tools/migrate does). */
-async function freshDatabase(prefix: string): Promise<string> {
-  const name = `${prefix}_${Date.now().toString(36)}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  const dir = join(ROOT, 'prisma/quote-engine/migrations');
-  for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  await c.end();
-  return url;
-}
 
 /** A logger that keeps what it is given, so the one line per run can be checked. */
 function recordingLogger(): { log: Logger; lines: { level: string; fields: Record<string, unknown>; msg: string }[] } {
@@ -57,7 +38,7 @@ describe('quote purge on PostgreSQL', () => {
   const BATCH = 5;
 
   beforeAll(async () => {
-    url = await freshDatabase('qe_purge');
+    url = await freshMigratedDatabase('quote-engine', 'qe_purge');
     db = new Pool({ connectionString: url, max: 3 });
     // A long interval: the test runs each pass itself.
     purge = postgresQuotePurge(url, { intervalMs: 600_000, batch: BATCH, statementTimeoutMs: 5000 }, log);
@@ -166,7 +147,7 @@ describe('quote purge soak: the table stops growing', () => {
   const TICK_MS = 100; // 500 quotes a second
 
   it(`levels off while quotes are written for ${SOAK_SECS} s`, async () => {
-    const url = await freshDatabase('qe_purge_soak');
+    const url = await freshMigratedDatabase('quote-engine', 'qe_purge_soak');
     const db = new Pool({ connectionString: url, max: 1 });
     const { log, lines } = recordingLogger();
     const writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500 }, log);
