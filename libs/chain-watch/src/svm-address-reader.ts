@@ -15,6 +15,8 @@ export class SolanaAddressReader {
   readUpTo?: bigint;
   /** Why the last pass failed; cleared by the next one that completes. */
   failure?: string;
+  /** For metrics, as the EVM watchers report it: the confirmed slot and the slot read up to by the last pass. */
+  readonly progress: { head?: bigint; read?: bigint; lastPassAt?: number } = {};
 
   constructor(
     readonly name: string,
@@ -63,6 +65,7 @@ export class SolanaAddressReader {
     await this.cursors.save(this.name, upTo);
     this.readUpTo = upTo;
     this.failure = undefined;
+    Object.assign(this.progress, { head: confirmed, read: upTo, lastPassAt: Date.now() });
   }
 
   private async position(confirmed: bigint): Promise<bigint> {

@@ -3,6 +3,7 @@ import type { PrismaClient } from '@xchain/partner-service-db';
 import { Metrics, watchChainWatchers } from '@xchain/service-kit';
 import { ChainWatchers } from '../chain/chain-watchers';
 import { DB } from '../db.providers';
+import { SolanaRedemptionsWatcher } from '../vouchers/solana-redemptions-watcher';
 
 /** Longest the holds query may run at scrape time (PostgreSQL cancels it past this). */
 export const HOLDS_QUERY_TIMEOUT_MS = 1000;
@@ -45,6 +46,7 @@ export class PartnerMetrics {
     @Inject(Metrics) metrics: Metrics,
     @Inject(DB) db: PrismaClient,
     @Inject(ChainWatchers) watchers: Pick<ChainWatchers, 'watchers'>,
+    @Inject(SolanaRedemptionsWatcher) solana: Pick<SolanaRedemptionsWatcher, 'watchers'>,
   ) {
     const count = metrics.gauge({ name: 'ledger_holds_outstanding', help: 'Sponsorship holds reserved and not yet settled or released' });
     const usd = metrics.gauge({ name: 'ledger_holds_outstanding_usd_micros', help: 'USD micros reserved by the outstanding holds' });
@@ -60,6 +62,6 @@ export class PartnerMetrics {
       },
       HOLDS_QUERY_TIMEOUT_MS + 200,
     );
-    watchChainWatchers(metrics, () => watchers.watchers);
+    watchChainWatchers(metrics, () => [...watchers.watchers, ...solana.watchers]);
   }
 }

@@ -34,6 +34,12 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
   /** Chain name (the `voucher_routers` key) and program id of each Solana voucher program. */
   readonly programs: readonly { chainName: string; programId: string }[];
   private readonly readers = new Map<string, SolanaAddressReader>();
+
+  /** Each program read, as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
+  get watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
+    const chainOf = new Map(this.programs.map((p) => [p.programId, p.chainName]));
+    return [...this.readers.values()].map((r) => ({ name: r.name, chainName: chainOf.get(r.address) ?? 'solana', confirmations: 0, progress: r.progress }));
+  }
   private readonly cursors: Pick<CursorStore, 'load' | 'save'>;
   private clusterNote?: string;
   private timer?: NodeJS.Timeout;

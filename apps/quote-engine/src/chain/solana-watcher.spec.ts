@@ -77,6 +77,7 @@ describe('SolanaAddressReader', () => {
     }, 3, 2);
     await expect(reader.readOnce()).rejects.toThrow('publish failed');
     expect(seen).toEqual([3, 4]);
+    expect(reader.progress).toEqual({}); // no pass completed: nothing for the lag metric yet
     expect(saved.get('svm-steps:solana:v')).toBe(4n); // slots 3 and 4 done: 5 is read again
     // Pages of 2, newest first, stopping at the first page that reaches the position (start 3: slot 2 and older are not wanted).
     expect(calls.map((c) => c.before ?? null)).toEqual([null, sig(6), sig(4)]);
@@ -86,6 +87,7 @@ describe('SolanaAddressReader', () => {
     expect(seen).toEqual([3, 4, 5, 6, 7]);
     expect(saved.get('svm-steps:solana:v')).toBe(100n); // up to the confirmed slot the listing was made after
     expect(reader.readUpTo).toBe(100n);
+    expect(reader.progress).toMatchObject({ head: 100n, read: 100n }); // the chain_watcher_* metrics read this
     expect(calls).toEqual([{ address: vault }, { address: vault, before: sig(6) }]); // page 2 reaches slot 4 ≤ 4: stop
   });
 

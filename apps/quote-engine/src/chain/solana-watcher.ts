@@ -35,6 +35,11 @@ export interface SolanaWatchConfig {
 export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   /** By cursor name: account and cluster. */
   private readonly readers = new Map<string, SolanaAddressReader>();
+
+  /** Each watched account as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
+  watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
+    return [...this.readers.values()].map((r) => ({ name: r.name, chainName: this.config.chainName, confirmations: 0, progress: r.progress }));
+  }
   private readonly fillers: ReadonlySet<string>;
   private readonly handle?: (entry: SignatureEntry) => Promise<void>;
   private vaultNote?: string;

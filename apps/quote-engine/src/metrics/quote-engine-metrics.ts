@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Metrics, watchChainWatchers } from '@xchain/service-kit';
 import { DepositWatchers } from '../chain/deposit-watchers';
+import { SolanaWatcher } from '../chain/solana-watcher';
 import { PriceBook } from '../prices/price-book';
 
 /**
@@ -15,6 +16,7 @@ export class QuoteEngineMetrics {
     @Inject(PriceBook) prices: Pick<PriceBook, 'held'>,
     @Inject('PRICE_MAX_AGE_SECS') maxAgeSecs: number,
     @Inject(DepositWatchers) watchers: Pick<DepositWatchers, 'watchers'>,
+    @Inject(SolanaWatcher) solana: Pick<SolanaWatcher, 'watchers'>,
   ) {
     const age = metrics.gauge({ name: 'price_age_seconds', help: 'Seconds since the source published the price the quote-engine holds, per price id', labelNames: ['price_id'] });
     metrics.gauge({ name: 'price_max_age_seconds', help: 'Age past which a price is stale and quotes needing it fail (PRICE_MAX_AGE_SECS)' }).set(maxAgeSecs);
@@ -23,6 +25,6 @@ export class QuoteEngineMetrics {
       age.reset();
       for (const p of prices.held()) age.set({ price_id: p.price_id }, now - p.publish_time);
     });
-    watchChainWatchers(metrics, () => watchers.watchers());
+    watchChainWatchers(metrics, () => [...watchers.watchers(), ...solana.watchers()]);
   }
 }
