@@ -71,6 +71,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  // `npm start` runs this under npm's `sh -c`: a SIGTERM to npm ends npm and that shell, not this
+  // process, which would go on running every service as an orphan. Whoever started it is gone:
+  // stop too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown('the process that started npm start exited');
+  }, 500).unref();
   for (const [name, proc] of stack.services) {
     proc.child.once('exit', (code) => {
       if (!stopping) console.error(`[stack] ${name} exited unexpectedly (code ${code}); see ${join(dataDir, 'logs', `${name}.log`)}`);
