@@ -9,9 +9,9 @@ import {XchainOrder} from "./XchainOrder.sol";
 /// @notice On the source chain it takes the deposit for a quoted order once, keyed by its quote
 /// hash, and can return it to the order's refund address once; on the destination chain a filler
 /// delivers the order through `fill`, once. One contract per chain, so one watcher reads all of an
-/// order's steps on one address. Its only configuration, the refunder, is an immutable (in the
-/// code), so its runtime code works wherever it is placed (the local chains copy it to a fixed
-/// address with `anvil_setCode`).
+/// order's steps on one address. Its configuration, the refunder and the fill window, is immutable
+/// (in the code), so its runtime code works wherever it is placed (the local chains copy it to a
+/// fixed address with `anvil_setCode`).
 contract XchainRouter {
     using SafeERC20 for IERC20;
 
@@ -37,18 +37,33 @@ contract XchainRouter {
     error BadToken();
     error NotRefunder();
     error TransferFailed();
+    error FillWindowClosed(uint256 closedAt);
+    error RefundTooEarly(uint256 refundableAt);
 
     /// @notice The operator key allowed to refund. The router cannot see the destination chain:
     /// the refunder must check there that a cross-chain order was not filled before refunding it.
     address public immutable refunder;
+
+    /// @notice Seconds after an order's `expiresAt` during which it may still be filled. A
+    /// cross-chain order can be refunded only once that window has closed on its destination, so
+    /// no fill can land after its refund: the source waits `REFUND_MARGIN` more, for the clocks of
+    /// two chains that never quite agree.
+    uint64 public immutable fillWindow;
+    uint64 public constant REFUND_MARGIN = 600;
 
     /// @notice Ever deposited (stays true after a refund, so a refunded hash cannot be deposited again).
     mapping(bytes32 quoteHash => bool) public deposited;
     mapping(bytes32 quoteHash => bool) public filled;
     mapping(bytes32 quoteHash => bool) public refunded;
 
-    constructor(address refunder_) {
+    constructor(address refunder_, uint64 fillWindow_) {
         refunder = refunder_;
+        fillWindow = fillWindow_;
+    }
+
+    /// @notice When a cross-chain order may be refunded (a same-chain order: once deposited and not filled).
+    function refundableAt(XchainOrder.Order calldata order) public view returns (uint256) {
+        return uint256(order.expiresAt) + fillWindow + REFUND_MARGIN;
     }
 
     /// @notice Deposit for an order from the caller's own funds.
@@ -76,6 +91,8 @@ contract XchainRouter {
         if (order.dstChainId != block.chainid) revert WrongDestinationChain();
         bytes32 quoteHash = XchainOrder.hash(order);
         if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
+        uint256 closesAt = uint256(order.expiresAt) + fillWindow;
+        if (block.timestamp > closesAt) revert FillWindowClosed(closesAt);
         if (amount < order.minAmountOut) revert BelowMinimum(amount, order.minAmountOut);
         if (!_isEvmAddress(order.recipient)) revert BadRecipient();
         if (!_isEvmAddress(order.dstToken)) revert BadToken();
@@ -108,7 +125,12 @@ contract XchainRouter {
         bytes32 quoteHash = XchainOrder.hash(order);
         if (!deposited[quoteHash]) revert NotDeposited(quoteHash);
         if (refunded[quoteHash]) revert AlreadyRefunded(quoteHash);
-        if (_sameChain(order) && filled[quoteHash]) revert AlreadyFilled(quoteHash);
+        if (_sameChain(order)) {
+            if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
+        } else if (block.timestamp <= refundableAt(order)) {
+            // The destination may still take a fill: refunding now could pay the user twice.
+            revert RefundTooEarly(refundableAt(order));
+        }
         if (!_isEvmAddress(order.refundAddress)) revert BadRecipient();
         address to = address(uint160(uint256(order.refundAddress)));
         refunded[quoteHash] = true;

@@ -65,6 +65,9 @@ export const XCHAIN_ROUTER_ABI = [
   { type: 'function', name: 'filled', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
   { type: 'function', name: 'refunded', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
   { type: 'function', name: 'refunder', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'fillWindow', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint64' }] },
+  { type: 'function', name: 'REFUND_MARGIN', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint64' }] },
+  { type: 'function', name: 'refundableAt', stateMutability: 'view', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'function', name: 'depositAmount', stateMutability: 'pure', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'error', name: 'AlreadyDeposited', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   { type: 'error', name: 'WrongDepositTarget', inputs: [] },
@@ -86,6 +89,8 @@ export const XCHAIN_ROUTER_ABI = [
   { type: 'error', name: 'BadToken', inputs: [] },
   { type: 'error', name: 'NotRefunder', inputs: [] },
   { type: 'error', name: 'TransferFailed', inputs: [] },
+  { type: 'error', name: 'FillWindowClosed', inputs: [{ name: 'closedAt', type: 'uint256' }] },
+  { type: 'error', name: 'RefundTooEarly', inputs: [{ name: 'refundableAt', type: 'uint256' }] },
   // OpenZeppelin's SafeERC20, when a token answers a transfer with false.
   { type: 'error', name: 'SafeERC20FailedOperation', inputs: [{ name: 'token', type: 'address' }] },
 ] as const;

@@ -50,6 +50,10 @@ function callerView(item: Record<string, unknown>): unknown {
 }
 
 /** Fills, refunds and the order event on one anvil: the router as the source and the destination chain. */
+/** The routers' fill window here; orders to fill expire far in the future, orders to refund long ago (sampleOrder's default). */
+const FILL_WINDOW = 3600;
+const FAR_FUTURE = 4_000_000_000n;
+
 describe('XchainRouter fill and refund on anvil', () => {
   let anvil: Anvil;
   let compiled: Record<string, CompiledContract>;
@@ -62,7 +66,7 @@ describe('XchainRouter fill and refund on anvil', () => {
     client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 50 });
     testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
     const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
-    await Promise.all([place('XchainRouter', ROUTER, [REFUNDER]), place('DevToken', USDT, ['Tether USD', 'USDT', 6])]);
+    await Promise.all([place('XchainRouter', ROUTER, [REFUNDER, FILL_WINDOW]), place('DevToken', USDT, ['Tether USD', 'USDT', 6])]);
     await testClient.setBalance({ address: REFUNDER, value: ETH });
   }, 60_000);
 
@@ -107,9 +111,10 @@ describe('XchainRouter fill and refund on anvil', () => {
   };
   const freshAddress = () => privateKeyToAddress(generatePrivateKey());
 
-  /** An order from another chain, to be delivered here. */
+  /** An order from another chain, to be delivered here (its fill window open for long). */
   const inboundOrder = (dstToken: Address, recipient: Address, over: Partial<Order> = {}): Order =>
     sampleOrder({
+      expiresAt: FAR_FUTURE,
       salt: generatePrivateKey(),
       srcChainId: 1n,
       dstChainId: BigInt(CHAIN_ID),
@@ -308,9 +313,39 @@ describe('XchainRouter fill and refund on anvil', () => {
     });
   });
 
+  describe('the fill window: no fill can land after a cross-chain refund', () => {
+    const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp;
+
+    it('takes a fill until expiresAt + fillWindow, and refuses one after (FillWindowClosed)', async () => {
+      const filler = await wallet(300_000_000n);
+      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'fillWindow' })).toBe(BigInt(FILL_WINDOW));
+      const now = await chainNow();
+      const late = inboundOrder(USDT, freshAddress(), { expiresAt: now - BigInt(FILL_WINDOW) - 10n });
+      expect(await revertOf(filler.address, fillTx(late, late.amountOut, ROUTER))).toEqual({ errorName: 'FillWindowClosed', args: [late.expiresAt + BigInt(FILL_WINDOW)] });
+      const justInTime = inboundOrder(USDT, freshAddress(), { expiresAt: now - BigInt(FILL_WINDOW) + 120n });
+      await send(filler.key, fillTx(justInTime, justInTime.amountOut, ROUTER));
+      expect(await read('filled', justInTime)).toBe(true);
+    });
+
+    it('refunds a cross-chain order only after the window and the margin have passed (RefundTooEarly before)', async () => {
+      const user = await wallet(2_000_000_000n);
+      const refundTo = freshAddress();
+      const order = outboundOrder(USDT, refundTo, { expiresAt: await chainNow() });
+      await send(user.key, depositTx(order, ROUTER));
+      const at = order.expiresAt + BigInt(FILL_WINDOW) + 600n;
+      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refundableAt', args: [order] })).toBe(at);
+      expect(await revertOf(REFUNDER, refundTx(order, ROUTER))).toEqual({ errorName: 'RefundTooEarly', args: [at] });
+      // The chain's clock moves past it: the refund goes through.
+      await testClient.increaseTime({ seconds: FILL_WINDOW + 600 + 5 });
+      await testClient.mine({ blocks: 1 });
+      await send(REFUNDER_KEY, refundTx(order, ROUTER));
+      expect(await tokenBalance(refundTo)).toBe(depositAmount(order));
+    });
+  });
+
   describe('a same-chain order (source and destination both here)', () => {
     const sameChain = (refundTo: Address, recipient: Address) =>
-      outboundOrder(USDT, refundTo, { dstChainId: BigInt(CHAIN_ID), recipient: toBytes32('evm', recipient), amountIn: 50_000_000n, amountOut: 49_900_000n, minAmountOut: 49_800_000n });
+      outboundOrder(USDT, refundTo, { dstChainId: BigInt(CHAIN_ID), recipient: toBytes32('evm', recipient), amountIn: 50_000_000n, amountOut: 49_900_000n, minAmountOut: 49_800_000n, expiresAt: FAR_FUTURE });
 
     it('is filled only after its deposit, and then cannot be refunded (AlreadyFilled)', async () => {
       const [user, filler] = [await wallet(100_000_000n), await wallet(100_000_000n)];

@@ -73,7 +73,7 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
     // Concurrent on purpose: deployContract serialises one deployer's sends itself.
     await Promise.all([
-      place('XchainRouter', ROUTER, [REFUNDER]),
+      place('XchainRouter', ROUTER, [REFUNDER, 3600]),
       place('GaslessExecutor', EXECUTOR, [PERMIT2_ADDRESS, ROUTER, FEE_RECIPIENT]),
       place('DevPermitToken', USDC, ['USD Coin', 'USDC', 6, '2']),
       place('DevToken', USDT, ['Tether USD', 'USDT', 6]),

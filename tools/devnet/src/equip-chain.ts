@@ -13,6 +13,12 @@ export interface ChainRoles {
 }
 
 /**
+ * Seconds after an order's expiry during which the local routers still take a fill (their
+ * `fillWindow`): a cross-chain order can be refunded only after it, plus the router's margin.
+ */
+export const DEV_FILL_WINDOW_SECS = 3600;
+
+/**
  * Puts our contracts and the registry's tokens at their registry addresses on a fresh anvil:
  * each is deployed from anvil's first dev key and its runtime code copied to the address, which
  * is why every contract placed here keeps its configuration in immutables, never in storage.
@@ -26,7 +32,7 @@ export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Rec
   };
   await installPermit2(rpcUrl);
   let placed = 1;
-  await place('XchainRouter', plan.depositTarget, [roles.refunder]);
+  await place('XchainRouter', plan.depositTarget, [roles.refunder, DEV_FILL_WINDOW_SECS]);
   placed++;
   if (plan.gaslessExecutor) {
     await place('GaslessExecutor', plan.gaslessExecutor, [PERMIT2_ADDRESS, plan.depositTarget, roles.feeRecipient]);

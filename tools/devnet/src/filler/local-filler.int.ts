@@ -35,6 +35,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
  * The local chains as `npm start` runs them, with the filler: an order deposited on one chain is
  * filled on the other within the configured delay; the refunder returns one that was not.
  */
+/** An expiry a day ago: the routers' fill window (DEV_FILL_WINDOW_SECS) and margin have passed, so a refund is allowed. */
+const EXPIRED_LONG_AGO = BigInt(Math.floor(Date.now() / 1000)) - 86_400n;
+
 describe('local filler and refunder on a devnet of two chains', () => {
   let devnet: Devnet;
   let filler: LocalFiller;
@@ -80,6 +83,8 @@ describe('local filler and refunder on a devnet of two chains', () => {
       refundAddress: toBytes32('evm', privateKeyToAddress(generatePrivateKey())),
       gasDrop: 2_000_000_000_000_003n,
       depositTarget: toBytes32('evm', eth.depositTarget),
+      // Quoted now, so the destination's fill window is open (a refund must wait for it to close).
+      expiresAt: BigInt(Math.floor(Date.now() / 1000)) + 1800n,
       ...over,
     });
     await send(eth, depositTx(order, eth.depositTarget));
@@ -144,7 +149,7 @@ describe('local filler and refunder on a devnet of two chains', () => {
       });
 
     it('refunds an unfilled order through `devnet refund`: the refund address gets the deposit, once', async () => {
-      const order = await depositOrder();
+      const order = await depositOrder({ expiresAt: EXPIRED_LONG_AGO });
       const refundTo = `0x${order.refundAddress.slice(26)}` as Address;
       const routerBefore = await client(eth).readContract({ address: usdc(eth), abi: ERC20, functionName: 'balanceOf', args: [eth.depositTarget] });
 
@@ -170,12 +175,15 @@ describe('local filler and refunder on a devnet of two chains', () => {
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: filledOrder.quoteHash })).rejects.toThrow(/already filled on base/);
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: `0x${'12'.repeat(32)}` })).rejects.toThrow(/no order 0x1212.* was deposited on ethereum/);
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'solana', quoteHash: filledOrder.quoteHash })).rejects.toThrow(/solana is not a running local chain/);
+      // Not filled, but its destination could still fill it: too early to refund.
+      const early = await depositOrder();
+      await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: hashOrder(early) })).rejects.toThrow(/RefundTooEarly/);
       expect((await cli('refund', '0x1234', '--chain', 'ethereum')).code).toBe(2);
       expect((await cli('refund', hashOrder(sampleOrder()))).code).toBe(2);
     }, 60_000);
 
     it('refunds an order bound for a chain it cannot see, and says it did not check there', async () => {
-      const order = await depositOrder({ dstChainId: SOLANA_CHAIN_ID, dstToken: `0x${'c6'.repeat(32)}`, recipient: `0x${'9a'.repeat(32)}` });
+      const order = await depositOrder({ dstChainId: SOLANA_CHAIN_ID, dstToken: `0x${'c6'.repeat(32)}`, recipient: `0x${'9a'.repeat(32)}`, expiresAt: EXPIRED_LONG_AGO });
       const report = await refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: hashOrder(order) });
       expect(report.destination).toBe('chain id 792703809 is not a running local chain: its fill was not checked');
       expect(report.amount).toBe(order.amountIn.toString());
