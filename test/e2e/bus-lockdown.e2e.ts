@@ -14,8 +14,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
-import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
+import { expectApiError, gatewayClient } from '../support/http';
+import { USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 /**
  * D14: every attack here worked from a plain loopback NATS client before the bus was locked down.
@@ -34,7 +34,6 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
   let natsUrl: string;
   let partnerId: string;
   const open: NatsConnection[] = [];
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
 
   /** A raw client with one of this stack's users: a stolen service credential at best. */
   const as = async (user: string) => {
@@ -126,8 +125,8 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
       await refusedSubscription(nc, AuthenticateKeyRpc.subject);
       await refusedSubscription(nc, AuthenticateKeyRpc.subject, 'partner-service');
     }
-    const madeUp = await postJson(url('/quote/preview'), { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }, { 'x-api-key': `xk_${'a'.repeat(43)}` });
-    expect(errorView(madeUp.status, madeUp.body)).toMatchObject({ http: 401, reason: 'INVALID_API_KEY' });
+    const madeUp = gatewayClient(e2e.gatewayUrl, { apiKey: `xk_${'a'.repeat(43)}` });
+    await expectApiError(madeUp.previewQuote(USDC_ETH_TO_ARB), { http: 401, reason: 'INVALID_API_KEY' });
   });
 
   it('lets only the price-oracle write the prices_v1 bucket', async () => {
@@ -151,8 +150,7 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     while (!refused() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(refused()).toBe(true);
     // The honest price stays in use: an ETH quote is not priced at 1 USD per ETH.
-    const q = await postJson(url('/quote/preview'), { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND });
-    expect(q.status).toBe(200);
+    await expect(gatewayClient(e2e.gatewayUrl).previewQuote(USDC_ETH_TO_ARB)).resolves.toMatchObject({ same_chain_swap: false });
   });
 
   it('refuses publishing orders.v1.fulfilled to every user but the quote-engine (whose chain watchers read fills), so no referral accrual can be forged', async () => {

@@ -4,6 +4,7 @@ import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type Address, type Hex, encodeFunctionData, parseEventLogs } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { gatewayClient } from '../support/http';
 
 jest.setTimeout(180_000);
 
@@ -56,8 +57,8 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       { devnet: { chains: ['ethereum', 'base'], blockTimeSecs: 0 } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    const listed = (await (await fetch(g.url('/chains'))).json()) as { chains: { chain: string; deposit_target: Address }[] };
-    router = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target]));
+    const listed = await gatewayClient(e2e.gatewayUrl).getChains();
+    router = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target as Address]));
   }, 240_000);
 
   afterAll(async () => {

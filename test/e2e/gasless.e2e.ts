@@ -1,9 +1,10 @@
 import { ERC20_PERMIT_ABI, PERMIT2_ADDRESS, XCHAIN_ROUTER_ABI, approveCalldata } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
-import { type Address, encodeFunctionData, getAddress, maxUint256 } from 'viem';
+import type { XchainClient } from '@xchain/client';
+import { type Address, type Hex, encodeFunctionData, getAddress, maxUint256 } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { errorView, postJson } from '../support/http';
+import { apiErrorView, crossChainOf, gatewayClient } from '../support/http';
 import { T } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -15,6 +16,12 @@ const USDC = (n: number) => BigInt(n) * 10n ** 6n;
 describe('gasless EVM orders through the gateway', () => {
   let e2e: E2eStack;
   let g: GaslessClient;
+  let api: XchainClient;
+  /** Submits a body that must be refused; what the refusal says. The bodies are built loosely (by GaslessClient), some malformed on purpose. */
+  const refused = (body: unknown) =>
+    api.submitGaslessOrder(body as Parameters<XchainClient['submitGaslessOrder']>[0]).then((ok) => {
+      throw new Error(`expected a refusal, the order was accepted: ${JSON.stringify(ok)}`);
+    }, apiErrorView);
   let chains: Record<string, { deposit_target: Address; gasless_executor: Address }>;
   let feeRecipient: Address;
 
@@ -28,8 +35,9 @@ describe('gasless EVM orders through the gateway', () => {
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     feeRecipient = e2e.devnet!.feeRecipient;
-    const listed = (await (await fetch(g.url('/chains'))).json()) as { chains: { chain: string; deposit_target: Address; gasless_executor: Address }[] };
-    chains = Object.fromEntries(listed.chains.map((c) => [c.chain, c]));
+    api = gatewayClient(e2e.gatewayUrl);
+    const listed = await api.getChains();
+    chains = Object.fromEntries(listed.chains.map((c) => [c.chain, { deposit_target: c.deposit_target as Address, gasless_executor: c.gasless_executor as Address }]));
   }, 180_000);
 
   afterAll(async () => {
@@ -95,10 +103,6 @@ describe('gasless EVM orders through the gateway', () => {
     const q = await g.gaslessQuote('base', base.USDC, user.address, '10000000');
     const good = await g.evmBody(user, q, true);
     const evm = good['evm'] as Record<string, string>;
-    const refused = async (body: unknown) => {
-      const r = await g.submit(body);
-      return errorView(r.status, r.body);
-    };
     expect(await refused({ ...good, evm: { ...evm, signature: await g.sign(forger, q['permit2']) } })).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
     expect(await refused({ ...good, evm: { ...evm, permit2_nonce: '1' } })).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
     expect(await refused({ ...good, evm: { ...evm, permit_signature: await g.sign(forger, q['erc2612']) } })).toMatchObject({ http: 400, reason: 'INVALID_PERMIT_SIGNATURE' });
@@ -109,8 +113,8 @@ describe('gasless EVM orders through the gateway', () => {
     const pq = await g.gaslessQuote('base', base.USDC, poor.address, '10000000');
     expect(await refused(await g.evmBody(poor, pq, true))).toMatchObject({ http: 400, code: 9, reason: 'INSUFFICIENT_BALANCE', metadata: { balance: '0', required: '10000000' } });
 
-    const plain = await postJson(g.url('/quote'), { src_chain: 'base', dst_chain: 'arbitrum', src_token: base.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '10000000', gas_drop: '', recipient: user.address, refund_address: user.address });
-    expect(await refused({ quote_hash: plain.body.cross_chain.quote_hash, evm })).toMatchObject({ http: 400, reason: 'NOT_GASLESS' });
+    const plain = crossChainOf(await api.getQuote({ src_chain: 'base', dst_chain: 'arbitrum', src_token: base.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '10000000', gas_drop: '', recipient: user.address, refund_address: user.address }));
+    expect(await refused({ quote_hash: plain.quote_hash, evm })).toMatchObject({ http: 400, reason: 'NOT_GASLESS' });
 
     // Without the permit and without an allowance: told what is missing.
     const { permit_signature: _omit, ...noPermit } = evm;
@@ -128,21 +132,21 @@ describe('gasless EVM orders through the gateway', () => {
     await g.setNativeBalance('base', user.address, 10n ** 17n);
     await g.send('base', { to: base.USDC, data: approveCalldata(chains['base']!.deposit_target, maxUint256) }, user);
     await g.send('base', { to: chains['base']!.deposit_target, data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order as never] }) }, user);
-    const r = await g.submit(await g.evmBody(user, q, true));
-    expect(errorView(r.status, r.body)).toMatchObject({ http: 400, code: 9, reason: 'SIMULATION_REVERTED' });
-    expect(errorView(r.status, r.body).metadata?.['revert_reason']).toMatch(/^AlreadyDeposited/);
+    const r = await refused(await g.evmBody(user, q, true));
+    expect(r).toMatchObject({ http: 400, code: 9, reason: 'SIMULATION_REVERTED' });
+    expect(r.metadata?.['revert_reason']).toMatch(/^AlreadyDeposited/);
   });
 
   it('serves deposit_tx and approval on a quote that is not gasless; sending them deposits the order', async () => {
     const user = g.newUser();
     await g.mint('ethereum', ethereum.USDC, user.address, USDC(40));
     await g.setNativeBalance('ethereum', user.address, 10n ** 18n);
-    const r = await postJson(g.url('/quote'), { src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: ethereum.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '40000000', gas_drop: '', recipient: user.address, refund_address: user.address });
-    const q = r.body.cross_chain;
+    const q = crossChainOf(await api.getQuote({ src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: ethereum.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '40000000', gas_drop: '', recipient: user.address, refund_address: user.address }));
+    if (!q.approval || !q.deposit_tx) throw new Error('a non-gasless EVM quote carries approval and deposit_tx');
     expect(q.approval).toEqual({ token: getAddress(ethereum.USDC), spender: getAddress(chains['ethereum']!.deposit_target), amount: '40000000' });
     expect(q.deposit_tx).toMatchObject({ to: getAddress(chains['ethereum']!.deposit_target), value: '0' });
-    await g.send('ethereum', { to: q.approval.token, data: encodeFunctionData({ abi: ERC20_PERMIT_ABI, functionName: 'approve', args: [q.approval.spender, BigInt(q.approval.amount)] }) }, user);
-    await g.send('ethereum', { to: q.deposit_tx.to, data: q.deposit_tx.data, value: BigInt(q.deposit_tx.value) }, user);
+    await g.send('ethereum', { to: q.approval.token as Address, data: encodeFunctionData({ abi: ERC20_PERMIT_ABI, functionName: 'approve', args: [q.approval.spender as Address, BigInt(q.approval.amount)] }) }, user);
+    await g.send('ethereum', { to: q.deposit_tx.to as Address, data: q.deposit_tx.data as Hex, value: BigInt(q.deposit_tx.value) }, user);
     const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'deposited');
     expect(view).toMatchObject({ src_chain: 'ethereum', amount_in: '40000000', deposit: { chain: 'ethereum' } });
     expect(view.gasless).toBeUndefined();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StatusSchema } from '@xchain/contracts';
 import { ROOT } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { postJson } from '../support/http';
+import { crossChainOf, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { SseClient } from '../support/sse';
 
@@ -121,9 +121,8 @@ describe('gateway HTTP timeouts', () => {
   });
 
   it('keeps an order event stream open well past the request and idle timeouts (they bound receiving, not responding)', async () => {
-    const q = await postJson(`${e2e.gatewayUrl}/json/v1/quote`, { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND });
-    expect(q.status).toBe(200);
-    const quoteHash = (q.body.cross_chain as { quote_hash: string }).quote_hash;
+    const q = await gatewayClient(e2e.gatewayUrl).getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND });
+    const quoteHash = crossChainOf(q).quote_hash;
     const stream = await SseClient.open(`${e2e.gatewayUrl}/json/v1/orders/${quoteHash}/events`);
     try {
       expect(stream.status).toBe(200);

@@ -8,7 +8,7 @@ import { Client } from 'pg';
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, pad, zeroAddress } from 'viem';
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
+import { crossChainOf, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
@@ -51,15 +51,8 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
   let fin: string;
   let bob: string;
 
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const call = async (method: string, p: string, token: string, body?: unknown) => {
-    const res = await fetch(url(p), {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  /** The gateway as a partner session sees it. */
+  const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
   const admin = async (...args: string[]) => {
     const r = await e2e.admin(...args);
     if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
@@ -85,7 +78,7 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     await on.client.request({ method: 'anvil_setCode' as any, params: [at, await on.client.getCode({ address: deployed })] as any });
     return at;
   };
-  const balance = async (session: string) => BigInt((await call('GET', '/partner/funding', session)).body.balance_usd_micros);
+  const balance = async (session: string) => BigInt((await as(session).getPartnerFunding()).balance_usd_micros);
   const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> => {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -131,10 +124,9 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
   it('credits an ERC-20 deposit at the oracle price, floored, only once it is confirmed', async () => {
     await token(USDC, 'mint', [account.address, 5_000_000n]);
     await token(USDC, 'approve', [ROUTER, 5_000_000n]);
-    const tx = await call('POST', '/partner/funding/tx', fin, { token: USDC, amount: '5000000' });
-    expect(tx.status).toBe(200);
-    expect(tx.body.router_address).toBe(ROUTER);
-    const receipt = await send(tx.body.router_address, tx.body.calldata, BigInt(tx.body.value));
+    const tx = await as(fin).buildPartnerFunding({ token: USDC, amount: '5000000' });
+    expect(tx.router_address).toBe(ROUTER);
+    const receipt = await send(tx.router_address as Address, tx.calldata as Hex, BigInt(tx.value));
 
     // Not yet buried under CONFIRMATIONS blocks: several polls go by without a credit.
     await sleep(1000);
@@ -147,7 +139,7 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
       status: 'credited',
       chain: 'base',
       tx_hash: receipt.transactionHash,
-      funding_id: tx.body.funding_id,
+      funding_id: tx.funding_id,
       token: USDC,
       payer: account.address,
       amount: '5000000',
@@ -159,22 +151,22 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     expect(credited).toBe(exact);
     expect(exact).toBeGreaterThan(4_000_000n); // the file source walks around $1
     expect(exact).toBeLessThan(6_000_000n);
-    const view = (await call('GET', '/partner/funding', fin)).body;
+    const view = await as(fin).getPartnerFunding();
     expect(view.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: USDC }), amount: '5000000', usd_micros: String(exact) }]);
     expect(await balance(bob)).toBe(0n);
   });
 
   it('credits a native deposit in ETH', async () => {
     const before = await balance(fin);
-    const tx = await call('POST', '/partner/funding/tx', fin, { token: zeroAddress, amount: '1000000000000000' });
-    expect(tx.body.value).toBe('1000000000000000');
-    await send(tx.body.router_address, tx.body.calldata, BigInt(tx.body.value));
+    const tx = await as(fin).buildPartnerFunding({ token: zeroAddress, amount: '1000000000000000' });
+    expect(tx.value).toBe('1000000000000000');
+    await send(tx.router_address as Address, tx.calldata as Hex, BigInt(tx.value));
     await mine(base, CONFIRMATIONS);
     await waitFor('the ETH credit', async () => ((await balance(fin)) > before ? true : undefined));
     const [deposit] = await deposits('--email', 'fin@example.com');
-    expect(deposit).toMatchObject({ status: 'credited', token: zeroAddress, amount: '1000000000000000', funding_id: tx.body.funding_id });
+    expect(deposit).toMatchObject({ status: 'credited', token: zeroAddress, amount: '1000000000000000', funding_id: tx.funding_id });
     expect(await balance(fin)).toBe(before + BigInt(deposit.usd_micros));
-    const eth = (await call('GET', '/partner/funding', fin)).body.balances.find((b: any) => b.token.symbol === 'ETH');
+    const eth = (await as(fin).getPartnerFunding()).balances.find((b) => b.token.symbol === 'ETH');
     expect(eth).toMatchObject({ amount: '1000000000000000', usd_micros: deposit.usd_micros });
   });
 
@@ -183,10 +175,10 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const unknown = buildFundingCall({ fundingId: pad('0xdead', { size: 32 }), token: zeroAddress, amount: 12345n });
     const r1 = await send(ROUTER, unknown.calldata, unknown.value);
     // a real funding id of fin's, but paid in a token the router accepts and we do not
-    const tx = await call('POST', '/partner/funding/tx', fin, { token: USDC, amount: '1000' });
+    const tx = await as(fin).buildPartnerFunding({ token: USDC, amount: '1000' });
     await token(stray, 'mint', [account.address, 1000n]);
     await token(stray, 'approve', [ROUTER, 1000n]);
-    const wrongToken = buildFundingCall({ fundingId: tx.body.funding_id, token: stray, amount: 1000n });
+    const wrongToken = buildFundingCall({ fundingId: tx.funding_id as Hex, token: stray, amount: 1000n });
     const r2 = await send(ROUTER, wrongToken.calldata);
     await mine(base, CONFIRMATIONS);
     const unmatched = await waitFor('two unmatched deposits', async () => {
@@ -223,29 +215,26 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const ref = (await admin('issue-session', '--email', 'ref@example.com')).token;
     const key = (await admin('create-key', '--email', 'ref@example.com', '--name', 'ref')).secret;
     const referrer = privateKeyToAddress(pad('0xbeef', { size: 32 }));
-    const q = await postJson(url('/quote'), { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: referrer, bps: 10 }] }, { 'x-api-key': key });
-    expect(q.status).toBe(200);
-    await publishFulfilled(nc, q.body.cross_chain.quote_hash, 'arbitrum');
-    await waitFor('the accrual', async () => ((await call('GET', '/partner/referrals', ref)).body.groups.length ? true : undefined));
+    const q = await gatewayClient(e2e.gatewayUrl, { apiKey: key }).getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: referrer, bps: 10 }] });
+    await publishFulfilled(nc, crossChainOf(q).quote_hash, 'arbitrum');
+    await waitFor('the accrual', async () => ((await as(ref).getPartnerReferrals()).groups.length ? true : undefined));
     const [voucher] = (await admin('issue-vouchers', '--email', 'ref@example.com')).vouchers;
     expect(voucher).toMatchObject({ chain: 'ethereum', router_address: VOUCHER_ROUTER, amount: '1000000', redeemed: false });
 
     // The referrer (or anyone) sends the redemption the API builds, to the router on Ethereum.
     await tokenOn(eth, getAddress(T.ethereum.USDC), 'mint', [VOUCHER_ROUTER, 5_000_000n]);
-    const built = await call('POST', '/partner/vouchers/redemption', ref, { voucher_id: voucher.id, payer: account.address });
-    expect(built.status).toBe(200);
-    const receipt = await sendOn(eth, VOUCHER_ROUTER, `0x${Buffer.from(built.body.tx_base64, 'base64').toString('hex')}`);
+    const built = await as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address });
+    const receipt = await sendOn(eth, VOUCHER_ROUTER, `0x${Buffer.from(built.tx_base64, 'base64').toString('hex')}`);
     await mine(eth, CONFIRMATIONS);
     const redeemed = await waitFor('the redemption', async () => {
-      const [v] = (await call('GET', '/partner/vouchers', ref)).body.vouchers;
-      return v.redeemed ? v : undefined;
+      const [v] = (await as(ref).listPartnerVouchers()).vouchers;
+      return v?.redeemed ? v : undefined;
     });
     const block = await eth.client.getBlock({ blockNumber: receipt.blockNumber });
     expect(redeemed).toMatchObject({ id: voucher.id, redeemed: true, redeem_tx: receipt.transactionHash, redeemed_at: new Date(Number(block.timestamp) * 1000).toISOString() });
     const paid = await eth.client.readContract({ address: getAddress(T.ethereum.USDC), abi: compiled['TestToken']!.abi, functionName: 'balanceOf', args: [referrer] });
     expect(paid).toBe(1_000_000n);
-    const again = await call('POST', '/partner/vouchers/redemption', ref, { voucher_id: voucher.id, payer: account.address });
-    expect(errorView(again.status, again.body)).toMatchObject({ http: 400, code: 9, reason: 'VOUCHER_REDEEMED' });
+    await expectApiError(as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address }), { http: 400, code: 9, reason: 'VOUCHER_REDEEMED' });
   });
 
   it('shows the watchers in readiness', async () => {

@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FundingEntriesResponse } from '@xchain/contracts';
+import type { XchainClient } from '@xchain/client';
 import { ROOT } from '@xchain/stack';
-import { type Address, getAddress } from 'viem';
-import type { z } from 'zod';
+import { type Address, type Hex, getAddress } from 'viem';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { errorView } from '../support/http';
+import { expectApiError, gatewayClient } from '../support/http';
 
 jest.setTimeout(120_000);
 
-type Entries = z.output<typeof FundingEntriesResponse>;
+type Entries = Awaited<ReturnType<XchainClient['listPartnerFundingEntries']>>;
 type Entry = Entries['entries'][number];
 const NATIVE = '0x0000000000000000000000000000000000000000';
 const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address } };
@@ -35,26 +34,15 @@ describe('partner funding entries', () => {
   let g: GaslessClient;
   let carol: { token: string; key: string };
   let dan: { token: string };
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const call = async (method: string, p: string, headers: Record<string, string> = {}, body?: unknown) => {
-    const res = await fetch(url(p), {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  /** The gateway as a partner session sees it. */
+  const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
   const admin = async (...args: string[]) => {
     const r = await e2e.admin(...args);
     if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
     return r.out;
   };
-  const entries = async (token: string, query = ''): Promise<Entries> => {
-    const r = await call('GET', `/partner/funding/entries${query}`, bearer(token));
-    expect(r.status).toBe(200);
-    return r.body as Entries;
-  };
+  const entries = (token: string, query: Parameters<XchainClient['listPartnerFundingEntries']>[0] = {}): Promise<Entries> =>
+    as(token).listPartnerFundingEntries(query);
 
   beforeAll(async () => {
     e2e = await startE2eStack(
@@ -64,7 +52,7 @@ describe('partner funding entries', () => {
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     for (const email of ['carol@example.com', 'dan@example.com']) await admin('create-partner', '--email', email);
     const carolToken = (await admin('issue-session', '--email', 'carol@example.com')).token as string;
-    carol = { token: carolToken, key: (await call('POST', '/partner/keys', bearer(carolToken), { name: 'wallet' })).body.secret };
+    carol = { token: carolToken, key: (await as(carolToken).createPartnerKey({ name: 'wallet' })).secret };
     dan = { token: (await admin('issue-session', '--email', 'dan@example.com')).token };
   }, 180_000);
 
@@ -100,10 +88,9 @@ describe('partner funding entries', () => {
   it('shows a deposit on the funding router as a credit carrying the deposit', async () => {
     const payer = g.newUser();
     await g.setNativeBalance('base', payer.address, 10n ** 18n);
-    const tx = await call('POST', '/partner/funding/tx', bearer(carol.token), { token: NATIVE, amount: '1000000000000000' });
-    expect(tx.status).toBe(200);
-    expect(getAddress(tx.body.router_address)).toBe(getAddress(partners.funding.router_address));
-    const receipt = await g.send('base', { to: tx.body.router_address, data: tx.body.calldata, value: BigInt(tx.body.value) }, payer);
+    const tx = await as(carol.token).buildPartnerFunding({ token: NATIVE, amount: '1000000000000000' });
+    expect(getAddress(tx.router_address)).toBe(getAddress(partners.funding.router_address));
+    const receipt = await g.send('base', { to: tx.router_address as Address, data: tx.calldata as Hex, value: BigInt(tx.value) }, payer);
     expect(receipt.status).toBe('success');
     const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined));
     expect(credit).toMatchObject({
@@ -116,7 +103,7 @@ describe('partner funding entries', () => {
         chain: 'base',
         tx_hash: receipt.transactionHash,
         block_number: String(receipt.blockNumber),
-        funding_id: tx.body.funding_id,
+        funding_id: tx.funding_id,
         token: NATIVE,
         payer: payer.address,
         amount: '1000000000000000',
@@ -145,17 +132,17 @@ describe('partner funding entries', () => {
     expect(hold).toMatchObject({ delta_usd_micros: `-${hold.amount_usd_micros}`, reason: 'relay gas reserved' });
     expect(BigInt(settle.amount_usd_micros)).toBeLessThanOrEqual(BigInt(hold.amount_usd_micros)); // charged at most the hold
     expect(BigInt(settle.delta_usd_micros)).toBe(BigInt(hold.amount_usd_micros) - BigInt(settle.amount_usd_micros)); // the rest comes back
-    const funding = await call('GET', '/partner/funding', bearer(carol.token));
-    expect((await entries(carol.token)).entries[0]!.balance_usd_micros).toBe(funding.body.balance_usd_micros);
+    const funding = await as(carol.token).getPartnerFunding();
+    expect((await entries(carol.token)).entries[0]!.balance_usd_micros).toBe(funding.balance_usd_micros);
   });
 
   it('pages with a cursor over the same entries, each balance following from the one before', async () => {
-    const all = (await entries(carol.token, '?page_size=200')).entries;
+    const all = (await entries(carol.token, { page_size: 200 })).entries;
     expect(all.length).toBeGreaterThanOrEqual(5);
     const paged: Entry[] = [];
     let cursor = '';
     do {
-      const page = await entries(carol.token, `?page_size=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await entries(carol.token, { page_size: 2, ...(cursor ? { cursor } : {}) });
       expect(page.entries.length).toBeLessThanOrEqual(2);
       paged.push(...page.entries);
       cursor = page.next_cursor;
@@ -165,15 +152,10 @@ describe('partner funding entries', () => {
       expect(BigInt(all[i]!.balance_usd_micros)).toBe(BigInt(all[i + 1]!.balance_usd_micros) + BigInt(all[i]!.delta_usd_micros));
     }
     expect(all.at(-1)!.balance_usd_micros).toBe(all.at(-1)!.delta_usd_micros);
-    const err = async (q: string) => {
-      const r = await call('GET', `/partner/funding/entries${q}`, bearer(carol.token));
-      return errorView(r.status, r.body);
-    };
-    expect(await err('?cursor=garbage')).toMatchObject({ http: 400, code: 3, reason: 'INVALID_CURSOR', fields: ['cursor'] });
-    expect(await err('?page_size=0')).toMatchObject({ http: 400, reason: 'INVALID_PAGE_SIZE' });
-    expect(await err('?page_size=-1')).toMatchObject({ http: 400, fields: ['page_size'] });
-    const anonymous = await call('GET', '/partner/funding/entries');
-    expect(errorView(anonymous.status, anonymous.body)).toMatchObject({ http: 401, code: 16 });
+    await expectApiError(entries(carol.token, { cursor: 'garbage' }), { http: 400, code: 3, reason: 'INVALID_CURSOR', fields: ['cursor'] });
+    await expectApiError(entries(carol.token, { page_size: 0 }), { http: 400, reason: 'INVALID_PAGE_SIZE' });
+    await expectApiError(entries(carol.token, { page_size: -1 }), { http: 400, fields: ['page_size'] });
+    await expectApiError(gatewayClient(e2e.gatewayUrl).listPartnerFundingEntries(), { http: 401, code: 16 });
     // Dan's ledger is still his one credit.
     expect((await entries(dan.token)).entries).toHaveLength(1);
   });

@@ -3,13 +3,14 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Secp256k1Program, Transaction } from '@solana/web3.js';
+import type { XchainClient } from '@xchain/client';
 import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI, recoverVoucherSigner } from '@xchain/partner-chain';
 import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
+import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { startSolanaRpcStub } from '../support/solana-rpc-stub';
@@ -25,15 +26,14 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
   let nc: NatsConnection;
   let solana: Awaited<ReturnType<typeof startSolanaRpcStub>>;
   const secrets: string[] = [];
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const call = async (method: string, p: string, headers: Record<string, string> = {}, body?: unknown) => {
-    const res = await fetch(url(p), {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  /** The gateway as a partner session sees it. */
+  const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
+  /** The gateway with an API key, or keyless. */
+  const withKey = (apiKey?: string) => gatewayClient(e2e.gatewayUrl, apiKey === undefined ? {} : { apiKey });
+  /** The cross-chain part of a quote (every quote here is cross-chain). */
+  const cross = (q: Awaited<ReturnType<XchainClient['getQuote']>>) => {
+    if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
+    return q.cross_chain;
   };
   const admin = async (...args: string[]) => {
     const r = await e2e.admin(...args);
@@ -46,23 +46,23 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     return s as { session_id: string; token: string };
   };
   const createKey = async (token: string, name: string) => {
-    const k = await call('POST', '/partner/keys', bearer(token), { name });
-    expect(k.status).toBe(200);
-    secrets.push(k.body.secret);
-    return k.body as { key: { id: string; key: string }; secret: string };
+    const k = await as(token).createPartnerKey({ name });
+    secrets.push(k.secret);
+    return k;
   };
   const quoteBody = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
-  const expectError = (r: { status: number; body: unknown }, want: Partial<ReturnType<typeof errorView>>) => expect(errorView(r.status, r.body)).toMatchObject(want);
+  const expectError = expectApiError;
   /**
    * The gateway caches keys for 10 minutes here, so a disabled key is refused only through the
    * key_changed event; the event and the HTTP request race by a few milliseconds at most.
    */
-  const previewUntilRefused = async (secret: string) => {
+  const previewUntilRefused = async (secret: string): Promise<unknown> => {
     const deadline = Date.now() + 2000;
-    let r;
-    do r = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': secret });
-    while (r.status === 200 && Date.now() < deadline);
-    return r;
+    for (;;) {
+      const refused = await withKey(secret).previewQuote(quoteBody).then(() => undefined, (e: unknown) => e);
+      if (refused !== undefined) return refused;
+      if (Date.now() >= deadline) return new Error('the key was still accepted after 2 s');
+    }
   };
   let alice: { session_id: string; token: string };
   let bob: { session_id: string; token: string };
@@ -86,35 +86,35 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
 
   describe('authentication', () => {
     it('refuses partner operations without a credential, with a garbage token, and with a wrong scheme', async () => {
-      expectError(await call('GET', '/partner'), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
-      expectError(await call('GET', '/partner', bearer('xps_not-a-real-token')), { http: 401, code: 16, reason: 'INVALID_SESSION' });
-      expectError(await call('GET', '/partner', { authorization: `Basic ${alice.token}` }), { http: 401, reason: 'INVALID_SESSION' });
-      // an API key is not a partner credential
-      expectError(await call('GET', '/partner', { 'x-api-key': 'xk_whatever' }), { http: 401, reason: 'MISSING_CREDENTIALS' });
+      await expectError(withKey().getPartner(), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
+      await expectError(as('xps_not-a-real-token').getPartner(), { http: 401, code: 16, reason: 'INVALID_SESSION' });
+      await expectError(withKey().getPartner({ headers: { authorization: `Basic ${alice.token}` } }), { http: 401, reason: 'INVALID_SESSION' });
+      // an API key is not a partner credential (the client would not even send it: force the header)
+      await expectError(withKey().getPartner({ headers: { 'x-api-key': 'xk_whatever' } }), { http: 401, reason: 'MISSING_CREDENTIALS' });
     });
 
     it('refuses an expired session', async () => {
       const short = await session('alice@example.com', 1);
-      expect((await call('GET', '/partner', bearer(short.token))).status).toBe(200);
+      expect((await as(short.token).getPartner()).email).toBe('alice@example.com');
       await new Promise((r) => setTimeout(r, 1200));
-      expectError(await call('GET', '/partner', bearer(short.token)), { http: 401, reason: 'INVALID_SESSION' });
+      await expectError(as(short.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
     });
 
     it("revokes the caller's own session, not another partner's", async () => {
       const second = await session('alice@example.com');
-      expectError(await call('DELETE', `/partner/sessions/${second.session_id}`, bearer(bob.token)), { http: 404, code: 5 });
-      expect((await call('GET', '/partner', bearer(second.token))).status).toBe(200);
-      const revoked = await call('DELETE', `/partner/sessions/${second.session_id}`, bearer(alice.token));
+      await expectError(as(bob.token).revokePartnerSession({ id: second.session_id }), { http: 404, code: 5 });
+      expect((await as(second.token).getPartner()).email).toBe('alice@example.com');
+      const revoked = await as(alice.token).call('RevokePartnerSession', { id: second.session_id });
       expect(revoked).toMatchObject({ status: 200, body: {} });
-      expectError(await call('GET', '/partner', bearer(second.token)), { http: 401, reason: 'INVALID_SESSION' });
-      expectError(await call('DELETE', '/partner/sessions/ses_doesnotexist', bearer(alice.token)), { http: 404 });
-      // PostgreSQL cannot hold a NUL: refused as bad input, never an internal error
-      expectError(await call('DELETE', '/partner/sessions/%00', bearer(alice.token)), { http: 400, code: 3, reason: 'INVALID_CHARACTER', fields: ['id'] });
-      expectError(await call('POST', '/partner/keys', bearer(alice.token), { name: 'a\u0000b' }), { http: 400, reason: 'INVALID_CHARACTER', fields: ['name'] });
+      await expectError(as(second.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
+      await expectError(as(alice.token).revokePartnerSession({ id: 'ses_doesnotexist' }), { http: 404 });
+      // PostgreSQL cannot hold a NUL: refused as bad input, never an internal error (sent as /sessions/%00)
+      await expectError(as(alice.token).revokePartnerSession({ id: '\u0000' }), { http: 400, code: 3, reason: 'INVALID_CHARACTER', fields: ['id'] });
+      await expectError(as(alice.token).createPartnerKey({ name: 'a\u0000b' }), { http: 400, reason: 'INVALID_CHARACTER', fields: ['name'] });
       // a session can revoke itself
       const third = await session('alice@example.com');
-      expect((await call('DELETE', `/partner/sessions/${third.session_id}`, bearer(third.token))).status).toBe(200);
-      expectError(await call('GET', '/partner', bearer(third.token)), { http: 401 });
+      expect(await as(third.token).revokePartnerSession({ id: third.session_id })).toEqual({});
+      await expectError(as(third.token).getPartner(), { http: 401 });
     });
   });
 
@@ -123,65 +123,63 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const k1 = await createKey(alice.token, 'production');
       expect(k1.secret).toMatch(/^xk_[A-Za-z0-9_-]{43}$/);
       expect(k1.key).toMatchObject({ key: k1.secret.slice(0, 11), name: 'production', tier: 'standard', points_per_min: '600', disabled: false });
-      const me = await call('GET', '/partner', bearer(alice.token));
-      expect(me.body).toMatchObject({ email: 'alice@example.com', max_keys: '3' });
-      expect(me.body.keys.map((k: { id: string }) => k.id)).toContain(k1.key.id);
-      expect(JSON.stringify(me.body)).not.toContain(k1.secret);
+      const me = await as(alice.token).call('GetPartner');
+      expect(me.data).toMatchObject({ email: 'alice@example.com', max_keys: '3' });
+      expect(me.data.keys.map((k) => k.id)).toContain(k1.key.id);
+      expect(JSON.stringify(me.body)).not.toContain(k1.secret); // the raw answer, unknown fields included
       await createKey(alice.token, 'staging');
       await createKey(alice.token, 'ci');
-      expectError(await call('POST', '/partner/keys', bearer(alice.token), { name: 'one too many' }), { http: 400, code: 9, reason: 'MAX_KEYS_REACHED' });
-      expectError(await call('POST', '/partner/keys', bearer(bob.token), { name: '' }), { http: 400, code: 3, fields: ['name'] });
+      await expectError(as(alice.token).createPartnerKey({ name: 'one too many' }), { http: 400, code: 9, reason: 'MAX_KEYS_REACHED' });
+      await expectError(as(bob.token).createPartnerKey({ name: '' }), { http: 400, code: 3, fields: ['name'] });
       // bob sees none of alice's keys
-      expect((await call('GET', '/partner', bearer(bob.token))).body.keys).toEqual([]);
+      expect((await as(bob.token).getPartner()).keys).toEqual([]);
     });
 
     it('prices a keyed quote without the keyless spread, refuses unknown keys, and refuses a disabled key at once', async () => {
       const k = await createKey(bob.token, 'bob-main');
-      const keyless = await postJson(url('/quote/preview'), quoteBody);
-      const keyed = await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret });
-      const names = (r: { body: any }) => r.body.fee_breakdown.components.map((c: { name: string }) => c.name);
+      const keyless = await withKey().previewQuote(quoteBody);
+      const keyed = await withKey(k.secret).previewQuote(quoteBody);
+      const names = (p: typeof keyless) => p.fee_breakdown.components.map((c) => c.name);
       expect(names(keyless)).toContain('keyless_spread');
       expect(names(keyed)).not.toContain('keyless_spread');
-      expect(BigInt(keyed.body.amount_out)).toBeGreaterThan(BigInt(keyless.body.amount_out));
-      expectError(await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': 'xk_unknown' }), { http: 401, code: 16, reason: 'INVALID_API_KEY' });
-      expectError(await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': '' }), { http: 401, reason: 'INVALID_API_KEY' });
+      expect(BigInt(keyed.amount_out)).toBeGreaterThan(BigInt(keyless.amount_out));
+      await expectError(withKey('xk_unknown').previewQuote(quoteBody), { http: 401, code: 16, reason: 'INVALID_API_KEY' });
+      await expectError(withKey('').previewQuote(quoteBody), { http: 401, reason: 'INVALID_API_KEY' });
 
-      expectError(await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(alice.token)), { http: 404, code: 5 });
-      const disabled = await call('POST', `/partner/keys/${k.key.id}/disable`, bearer(bob.token));
-      expect(disabled).toMatchObject({ status: 200, body: { id: k.key.id, disabled: true } });
-      expectError(await previewUntilRefused(k.secret), { http: 401, reason: 'API_KEY_DISABLED' });
-      expect((await call('GET', '/partner', bearer(bob.token))).body.keys[0]).toMatchObject({ id: k.key.id, disabled: true });
+      await expectError(as(alice.token).disablePartnerKey({ id: k.key.id }), { http: 404, code: 5 });
+      const disabled = await as(bob.token).disablePartnerKey({ id: k.key.id });
+      expect(disabled).toMatchObject({ id: k.key.id, disabled: true });
+      expect(apiErrorView(await previewUntilRefused(k.secret))).toMatchObject({ http: 401, reason: 'API_KEY_DISABLED' });
+      expect((await as(bob.token).getPartner()).keys[0]).toMatchObject({ id: k.key.id, disabled: true });
     });
   });
 
   describe('funding and sponsorship', () => {
     it('shows the funding view, credits from the operator, and builds funding calldata for the router', async () => {
-      const before = await call('GET', '/partner/funding', bearer(alice.token));
-      expect(before.status).toBe(200);
-      expect(before.body).toMatchObject({ balance_usd_micros: '0', chain: 'base', chain_id: '8453', balances: [] });
-      expect(before.body.tokens.map((t: { symbol: string }) => t.symbol).sort()).toEqual(['ETH', 'USDC', 'USDT']);
+      const before = await as(alice.token).getPartnerFunding();
+      expect(before).toMatchObject({ balance_usd_micros: '0', chain: 'base', chain_id: '8453', balances: [] });
+      expect(before.tokens.map((t) => t.symbol).sort()).toEqual(['ETH', 'USDC', 'USDT']);
       await admin('credit', '--email', 'alice@example.com', '--usd-micros', '25000000', '--reason', 'wire 2026-11-22', '--token', T.base.USDC, '--amount', '25000000');
-      const after = await call('GET', '/partner/funding', bearer(alice.token));
-      expect(after.body.balance_usd_micros).toBe('25000000');
-      expect(after.body.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: T.base.USDC }), amount: '25000000', usd_micros: '25000000' }]);
-      expect((await call('GET', '/partner/funding', bearer(bob.token))).body.balance_usd_micros).toBe('0');
+      const after = await as(alice.token).getPartnerFunding();
+      expect(after.balance_usd_micros).toBe('25000000');
+      expect(after.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: T.base.USDC }), amount: '25000000', usd_micros: '25000000' }]);
+      expect((await as(bob.token).getPartnerFunding()).balance_usd_micros).toBe('0');
 
-      const tx = await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.base.USDC.toLowerCase(), amount: '5000000' });
-      expect(tx.status).toBe(200);
-      expect(tx.body).toMatchObject({ chain: 'base', chain_id: '8453', router_address: before.body.router_address, value: '0' });
-      const decoded = decodeFunctionData({ abi: PARTNER_FUNDING_ROUTER_ABI, data: tx.body.calldata as Hex });
-      expect(decoded).toEqual({ functionName: 'fund', args: [tx.body.funding_id, T.base.USDC, 5_000_000n] });
-      const native = await call('POST', '/partner/funding/tx', bearer(alice.token), { token: '0x0000000000000000000000000000000000000000', amount: '1000000000000000' });
-      expect(native.body.value).toBe('1000000000000000');
-      expect(native.body.funding_id).not.toBe(tx.body.funding_id);
-      expectError(await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.ethereum.PEPE, amount: '1' }), { http: 400, reason: 'UNSUPPORTED_FUNDING_TOKEN' });
-      expectError(await call('POST', '/partner/funding/tx', bearer(alice.token), { token: T.base.USDC, amount: '1.5' }), { http: 400, fields: ['amount'] });
+      const tx = await as(alice.token).buildPartnerFunding({ token: T.base.USDC.toLowerCase(), amount: '5000000' });
+      expect(tx).toMatchObject({ chain: 'base', chain_id: '8453', router_address: before.router_address, value: '0' });
+      const decoded = decodeFunctionData({ abi: PARTNER_FUNDING_ROUTER_ABI, data: tx.calldata as Hex });
+      expect(decoded).toEqual({ functionName: 'fund', args: [tx.funding_id, T.base.USDC, 5_000_000n] });
+      const native = await as(alice.token).buildPartnerFunding({ token: '0x0000000000000000000000000000000000000000', amount: '1000000000000000' });
+      expect(native.value).toBe('1000000000000000');
+      expect(native.funding_id).not.toBe(tx.funding_id);
+      await expectError(as(alice.token).buildPartnerFunding({ token: T.ethereum.PEPE, amount: '1' }), { http: 400, reason: 'UNSUPPORTED_FUNDING_TOKEN' });
+      await expectError(as(alice.token).buildPartnerFunding({ token: T.base.USDC, amount: '1.5' }), { http: 400, fields: ['amount'] });
       const overdraw = await e2e.admin('debit', '--email', 'alice@example.com', '--usd-micros', '25000001', '--reason', 'too much');
       expect(overdraw.code).toBe(1);
       expect(overdraw.out).toMatchObject({ code: 9 });
       const wrongToken = await e2e.admin('credit', '--email', 'alice@example.com', '--usd-micros', '1', '--reason', 'x', '--token', T.ethereum.PEPE, '--amount', '1');
       expect([wrongToken.code, wrongToken.out?.code]).toEqual([1, 3]);
-      expect((await call('GET', '/partner/funding', bearer(alice.token))).body.balance_usd_micros).toBe('25000000');
+      expect((await as(alice.token).getPartnerFunding()).balance_usd_micros).toBe('25000000');
     });
 
     it('quotes sponsor_fees only for the key of a partner whose balance covers the relay gas', async () => {
@@ -190,13 +188,12 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const carol = await session('carol@example.com');
       const carolKey = await createKey(carol.token, 'carol');
       const sponsored = { ...quoteBody, gasless: true, sponsor_fees: true };
-      expectError(await postJson(url('/quote'), sponsored, { 'x-api-key': carolKey.secret }), { http: 400, code: 9, reason: 'SPONSOR_BALANCE_INSUFFICIENT' });
+      await expectError(withKey(carolKey.secret).getQuote(sponsored), { http: 400, code: 9, reason: 'SPONSOR_BALANCE_INSUFFICIENT' });
       await admin('credit', '--email', 'carol@example.com', '--usd-micros', '50000000', '--reason', 'prepaid');
-      const q = await postJson(url('/quote'), sponsored, { 'x-api-key': carolKey.secret });
-      expect(q.status).toBe(200);
-      expect(q.body.cross_chain.order.sponsor_fees).toBe('true');
-      const unsponsored = await postJson(url('/quote'), { ...quoteBody, gasless: true }, { 'x-api-key': carolKey.secret });
-      expect(BigInt(q.body.cross_chain.amount_out)).toBeGreaterThan(BigInt(unsponsored.body.cross_chain.amount_out));
+      const q = cross(await withKey(carolKey.secret).getQuote(sponsored));
+      expect(q.order['sponsor_fees']).toBe('true');
+      const unsponsored = cross(await withKey(carolKey.secret).getQuote({ ...quoteBody, gasless: true }));
+      expect(BigInt(q.amount_out)).toBeGreaterThan(BigInt(unsponsored.amount_out));
     });
   });
 
@@ -213,22 +210,22 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       ['credit', '7000000', 'wire 0042'],
     ]);
     expect(JSON.stringify(shown)).not.toContain(k.secret);
-    expect((await postJson(url('/quote/preview'), quoteBody, { 'x-api-key': k.secret })).status).toBe(200);
+    expect((await withKey(k.secret).previewQuote(quoteBody)).amount_out).toMatch(/^[1-9]\d*$/);
     expect(await admin('disable-key', '--key-id', k.key.id)).toMatchObject({ id: k.key.id, disabled: true });
-    expectError(await previewUntilRefused(k.secret), { http: 401, reason: 'API_KEY_DISABLED' });
+    expect(apiErrorView(await previewUntilRefused(k.secret))).toMatchObject({ http: 401, reason: 'API_KEY_DISABLED' });
   });
 
   describe('referrals and vouchers', () => {
-    let dave: { session_id: string; token: string };
+    let daveSession: { session_id: string; token: string };
     let daveKey: string;
 
     const fulfil = (quoteHash: string, chain: string) => publishFulfilled(nc, quoteHash, chain);
-    const referrals = (token: string, query = '') => call('GET', `/partner/referrals${query}`, bearer(token));
+    const referrals = (token: string, query: Parameters<XchainClient['getPartnerReferrals']>[0] = {}) => as(token).getPartnerReferrals(query);
     const waitForCount = async (token: string, total: number) => {
       const deadline = Date.now() + 15_000;
-      let groups: any[] = [];
+      let groups: Awaited<ReturnType<typeof referrals>>['groups'] = [];
       do {
-        groups = (await referrals(token, '?page_size=200')).body.groups;
+        groups = (await referrals(token, { page_size: 200 })).groups;
         if (groups.reduce((s, g) => s + Number(g.count), 0) >= total) return groups;
         await new Promise((r) => setTimeout(r, 200));
       } while (Date.now() < deadline);
@@ -237,29 +234,27 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
 
     beforeAll(async () => {
       await admin('create-partner', '--email', 'dave@example.com');
-      dave = await session('dave@example.com');
-      daveKey = (await createKey(dave.token, 'dave')).secret;
+      daveSession = await session('dave@example.com');
+      daveKey = (await createKey(daveSession.token, 'dave')).secret;
     });
 
     it('accrues each referrer fee per (referrer, chain, token) once per fulfilled order, and pages with a cursor', async () => {
       const referrers = [{ address: REFERRER_A, bps: 10 }, { address: REFERRER_B, bps: 5 }];
-      const q1 = await postJson(url('/quote'), { ...quoteBody, referrers }, { 'x-api-key': daveKey });
-      const q2 = await postJson(url('/quote'), { ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }, { 'x-api-key': daveKey });
-      const q3 = await postJson(
-        url('/quote'),
-        { ...quoteBody, src_chain: 'solana', src_token: T.solana.USDC, refund_address: SOL_USER, amount: '2000000', referrers: [{ address: SOL_REFERRER, bps: 20 }] },
-        { 'x-api-key': daveKey },
+      const dave = withKey(daveKey);
+      const q1 = cross(await dave.getQuote({ ...quoteBody, referrers }));
+      const q2 = cross(await dave.getQuote({ ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }));
+      const q3 = cross(
+        await dave.getQuote({ ...quoteBody, src_chain: 'solana', src_token: T.solana.USDC, refund_address: SOL_USER, amount: '2000000', referrers: [{ address: SOL_REFERRER, bps: 20 }] }),
       );
-      const keyless = await postJson(url('/quote'), { ...quoteBody, referrers });
-      for (const q of [q1, q2, q3, keyless]) expect(q.status).toBe(200);
-      await fulfil(q1.body.cross_chain.quote_hash, 'arbitrum');
-      await fulfil(q2.body.cross_chain.quote_hash, 'arbitrum');
-      await fulfil(q3.body.cross_chain.quote_hash, 'arbitrum');
-      await fulfil(q1.body.cross_chain.quote_hash, 'arbitrum'); // redelivered: no second accrual
-      await fulfil(keyless.body.cross_chain.quote_hash, 'arbitrum'); // no partner to credit
-      const groups = await waitForCount(dave.token, 4);
+      const keyless = cross(await withKey().getQuote({ ...quoteBody, referrers }));
+      await fulfil(q1.quote_hash, 'arbitrum');
+      await fulfil(q2.quote_hash, 'arbitrum');
+      await fulfil(q3.quote_hash, 'arbitrum');
+      await fulfil(q1.quote_hash, 'arbitrum'); // redelivered: no second accrual
+      await fulfil(keyless.quote_hash, 'arbitrum'); // no partner to credit
+      const groups = await waitForCount(daveSession.token, 4);
       await new Promise((r) => setTimeout(r, 500)); // let the duplicate be processed too
-      const settled = (await referrals(dave.token, '?page_size=200')).body.groups;
+      const settled = (await referrals(daveSession.token, { page_size: 200 })).groups;
       expect(settled).toEqual(groups);
       expect(settled).toEqual([
         { referrer: REFERRER_A, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: String(1_000_000n + 233_333n), count: '2' },
@@ -267,19 +262,19 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
         { referrer: SOL_REFERRER, chain: 'solana', chain_id: '792703809', token: T.solana.USDC, token_symbol: 'USDC', decimals: 6, amount: '4000', count: '1' },
       ]);
       // paging: one group per page, a stable order, an empty cursor at the end
-      const seen: any[] = [];
+      const seen: typeof settled = [];
       let cursor = '';
       do {
-        const page = await referrals(dave.token, `?page_size=1${cursor ? `&cursor=${cursor}` : ''}`);
-        expect(page.body.groups).toHaveLength(1);
-        seen.push(...page.body.groups);
-        cursor = page.body.next_cursor;
+        const page = await referrals(daveSession.token, { page_size: 1, ...(cursor ? { cursor } : {}) });
+        expect(page.groups).toHaveLength(1);
+        seen.push(...page.groups);
+        cursor = page.next_cursor;
       } while (cursor);
       expect(seen).toEqual(settled);
-      expectError(await referrals(dave.token, '?page_size=0'), { http: 400, reason: 'INVALID_PAGE_SIZE' });
-      expectError(await referrals(dave.token, '?cursor=garbage'), { http: 400, reason: 'INVALID_CURSOR' });
-      expect((await referrals(dave.token, '?page_size=5000')).body.groups).toHaveLength(3);
-      expect((await referrals(bob.token)).body).toEqual({ groups: [], next_cursor: '' });
+      await expectError(referrals(daveSession.token, { page_size: 0 }), { http: 400, reason: 'INVALID_PAGE_SIZE' });
+      await expectError(referrals(daveSession.token, { cursor: 'garbage' }), { http: 400, reason: 'INVALID_CURSOR' });
+      expect((await referrals(daveSession.token, { page_size: 5000 })).groups).toHaveLength(3);
+      expect(await referrals(bob.token)).toEqual({ groups: [], next_cursor: '' });
     });
 
     it('issues EIP-712 vouchers once per accrual and builds their redemption transactions', async () => {
@@ -290,13 +285,14 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expect(issued.reduce((sum: bigint, v: any) => sum + BigInt(v.amount), 0n)).toBe(1_233_333n + 500_000n + 4_000n);
       const again = await admin('issue-vouchers', '--email', 'dave@example.com');
       expect(again.vouchers).toEqual([]);
-      const list = await call('GET', '/partner/vouchers', bearer(dave.token));
-      expect(list.body.vouchers).toHaveLength(3);
-      expect((await call('GET', '/partner/vouchers', bearer(bob.token))).body).toEqual({ vouchers: [] });
+      const list = await as(daveSession.token).listPartnerVouchers();
+      expect(list.vouchers).toHaveLength(3);
+      expect(await as(bob.token).listPartnerVouchers()).toEqual({ vouchers: [] });
 
-      const evm = list.body.vouchers.find((v: any) => v.referrer === REFERRER_A);
+      type Voucher = (typeof list.vouchers)[number];
+      const evm = list.vouchers.find((v) => v.referrer === REFERRER_A)!;
       expect(evm).toMatchObject({ chain: 'ethereum', chain_id: '1', amount: '1233333', token_symbol: 'USDC', decimals: 6, redeemed: false });
-      const struct = (v: any, vm: 'evm' | 'svm') => ({
+      const struct = (v: Voucher, vm: 'evm' | 'svm') => ({
         id: v.id as Hex,
         chainId: BigInt(v.chain_id),
         router: toBytes32(vm, v.router_address),
@@ -304,18 +300,16 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
         referrer: toBytes32(vm, v.referrer),
         amount: BigInt(v.amount),
       });
-      await expect(recoverVoucherSigner(struct(evm, 'evm'), evm.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
-      const redeem = decodeFunctionData({ abi: REFERRAL_VOUCHER_ROUTER_ABI, data: evm.calldata });
+      await expect(recoverVoucherSigner(struct(evm, 'evm'), evm.signature as Hex)).resolves.toBe(DEV_VOUCHER_SIGNER);
+      const redeem = decodeFunctionData({ abi: REFERRAL_VOUCHER_ROUTER_ABI, data: evm.calldata as Hex });
       expect(redeem.functionName).toBe('redeem');
-      const evmTx = await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: evm.id, payer: EVM_USER });
-      expect(evmTx.status).toBe(200);
-      expect(`0x${Buffer.from(evmTx.body.tx_base64, 'base64').toString('hex')}`).toBe(evm.calldata);
+      const evmTx = await as(daveSession.token).buildVoucherRedemption({ voucher_id: evm.id, payer: EVM_USER });
+      expect(`0x${Buffer.from(evmTx.tx_base64, 'base64').toString('hex')}`).toBe(evm.calldata);
 
-      const sol = list.body.vouchers.find((v: any) => v.chain === 'solana');
-      await expect(recoverVoucherSigner(struct(sol, 'svm'), sol.signature)).resolves.toBe(DEV_VOUCHER_SIGNER);
-      const solTx = await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: sol.id, payer: SOL_USER });
-      expect(solTx.status).toBe(200);
-      const tx = Transaction.from(Buffer.from(solTx.body.tx_base64, 'base64'));
+      const sol = list.vouchers.find((v) => v.chain === 'solana')!;
+      await expect(recoverVoucherSigner(struct(sol, 'svm'), sol.signature as Hex)).resolves.toBe(DEV_VOUCHER_SIGNER);
+      const solTx = await as(daveSession.token).buildVoucherRedemption({ voucher_id: sol.id, payer: SOL_USER });
+      const tx = Transaction.from(Buffer.from(solTx.tx_base64, 'base64'));
       expect(tx.feePayer?.toBase58()).toBe(SOL_USER);
       expect(tx.recentBlockhash).toBe(solana.blockhash);
       // the operator's signature checked by Solana's secp256k1 program, then the router's redeem
@@ -323,9 +317,10 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expect(getAddress(`0x${tx.instructions[0]!.data.subarray(12, 32).toString('hex')}`)).toBe(DEV_VOUCHER_SIGNER);
       expect(tx.signatures.every((s) => s.signature === null)).toBe(true);
 
-      expectError(await call('POST', '/partner/vouchers/redemption', bearer(bob.token), { voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });
-      expectError(await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
-      expectError(await call('POST', '/partner/vouchers/redemption', bearer(dave.token), { voucher_id: evm.id }), { http: 400, fields: ['payer'] });
+      await expectError(as(bob.token).buildVoucherRedemption({ voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });
+      await expectError(as(daveSession.token).buildVoucherRedemption({ voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
+      // no payer at all: malformed on purpose, the gateway is what refuses it
+      await expectError(as(daveSession.token).buildVoucherRedemption({ voucher_id: evm.id } as never), { http: 400, fields: ['payer'] });
     });
   });
 

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { XchainApiError } from '@xchain/client';
 import { ROOT } from '@xchain/stack';
 import { Client } from 'pg';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { postJson } from '../support/http';
+import { gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -44,6 +45,7 @@ describe('stored quotes survive kill -9 of the quote-engine', () => {
     let killed = false;
     const deadline = Date.now() + MAX_MS;
     const body = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
+    const api = gatewayClient(e2e.gatewayUrl);
 
     const worker = async () => {
       // After the kill each worker sends once more (that one meets the dead engine), then stops.
@@ -53,11 +55,11 @@ describe('stored quotes survive kill -9 of the quote-engine', () => {
         sent++;
         inFlight++;
         try {
-          const r = await postJson(`${e2e.gatewayUrl}/json/v1/quote`, body);
-          if (r.status === 200) answered.push(String((r.body.cross_chain ?? r.body.same_chain_swap).quote_hash).toLowerCase());
-          else failed[r.status] = (failed[r.status] ?? 0) + 1;
-        } catch {
-          failed['network'] = (failed['network'] ?? 0) + 1;
+          const q = await api.getQuote(body);
+          answered.push(('cross_chain' in q ? q.cross_chain : q.same_chain_swap).quote_hash.toLowerCase());
+        } catch (err) {
+          const kind = err instanceof XchainApiError ? String(err.httpStatus) : err instanceof Error ? err.name : 'unknown';
+          failed[kind] = (failed[kind] ?? 0) + 1;
         } finally {
           inFlight--;
         }

@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { XchainClient } from '@xchain/client';
 import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
 import { ROOT } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
+import { expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, T } from '../support/registry-fixture';
 
 /** Stands in for the chain watchers that publish order events (a test user, D14). */
@@ -25,8 +26,8 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
   let zeroEx: Server;
   const asked: string[] = [];
   const fixture = JSON.parse(readFileSync(join(ROOT, 'apps/quote-engine/src/swap/fixtures/0x-price-usdc-weth-ethereum.json'), 'utf8'));
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const base = { src_chain: 'ethereum', src_token: T.ethereum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '1000000000', gas_drop: '', recipient: EVM_USER, refund_address: EVM_REFUND };
+  let api: XchainClient;
+  const base = { src_chain: 'ethereum', src_token: T.ethereum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '1000000000', gas_drop: '', recipient: EVM_USER, refund_address: EVM_REFUND } as const;
 
   beforeAll(async () => {
     // USDC→WETH at the fixture's rate for any size; 500 for anything involving PEPE.
@@ -46,6 +47,7 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
       ETA_REFRESH_MS: '300',
     }, { testUsers: { [ORDER_WATCHERS]: { publish: ['orders.v1.deposited', 'orders.v1.fulfilled'] } } });
     nc = await e2e.connectAs(ORDER_WATCHERS);
+    api = gatewayClient(e2e.gatewayUrl);
   });
   afterAll(async () => {
     await nc?.close();
@@ -54,29 +56,30 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
   });
 
   it('prices an EVM swap leg at the aggregator’s rate', async () => {
-    const q = await postJson(url('/quote'), { ...base, dst_chain: 'ethereum', dst_token: T.ethereum.WETH });
-    expect(q.status).toBe(200);
+    const q = await api.getQuote({ ...base, dst_chain: 'ethereum', dst_token: T.ethereum.WETH });
+    if (!('same_chain_swap' in q)) throw new Error(`expected a same-chain swap, got ${JSON.stringify(q)}`);
     const leg = asked.find((u) => u.includes(`buyToken=${T.ethereum.WETH}`))!;
     expect(leg).toContain('chainId=1');
     const sold = BigInt(new URL(leg, 'http://x').searchParams.get('sellAmount')!);
     // The deposit less the source fees is what the leg sells; the output is 0x's rate for it.
     expect(sold).toBeLessThan(1_000_000_000n);
-    expect(BigInt(q.body.same_chain_swap.amount_out)).toBe((sold * BigInt(fixture.buyAmount)) / BigInt(fixture.sellAmount));
+    expect(BigInt(q.same_chain_swap.amount_out)).toBe((sold * BigInt(fixture.buyAmount)) / BigInt(fixture.sellAmount));
   });
 
   it('answers UNAVAILABLE / AGGREGATOR_FAILURE when the aggregator fails', async () => {
-    const q = await postJson(url('/quote'), { ...base, dst_chain: 'ethereum', dst_token: T.ethereum.PEPE });
-    expect(errorView(q.status, q.body)).toMatchObject({ http: 503, code: 14, reason: 'AGGREGATOR_FAILURE', metadata: { detail: 'http_500' } });
+    await expectApiError(api.getQuote({ ...base, dst_chain: 'ethereum', dst_token: T.ethereum.PEPE }), { http: 503, code: 14, reason: 'AGGREGATOR_FAILURE', metadata: { detail: 'http_500' } });
   });
 
   it('estimates fulfilment from the median of recent orders on the pair, with count and p90', async () => {
     const pair = { ...base, dst_chain: 'optimism', dst_token: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85' };
-    const before = (await postJson(url('/quote/preview'), pair)).body;
+    const before = await api.previewQuote(pair);
     expect(before).toMatchObject({ fulfill_eta_secs: '5', fulfill_eta_samples: '0' }); // optimism's configured default
     const js = jetstream(nc);
     const t0 = Date.now() - 3_600_000; // inside ETA_WINDOW_HOURS whenever the suite runs
     for (const secs of [20, 40, 90]) {
-      const hash = (await postJson(url('/quote'), pair)).body.cross_chain.quote_hash as string;
+      const q = await api.getQuote(pair);
+      if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
+      const hash = q.cross_chain.quote_hash;
       const events: OrderEvent[] = [
         { type: 'fulfilled', quote_hash: hash, chain: 'optimism', tx_hash: `0xf${secs}`, occurred_at: new Date(t0 + secs * 1000).toISOString() },
         { type: 'deposited', quote_hash: hash, chain: 'ethereum', tx_hash: `0xd${secs}`, occurred_at: new Date(t0).toISOString() },
@@ -85,13 +88,13 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
     }
     // Events are consumed asynchronously: poll until the estimate moves (bounded).
     const deadline = Date.now() + 15_000;
-    let after: any;
+    let after: Awaited<ReturnType<XchainClient['previewQuote']>>;
     do {
       await new Promise((r) => setTimeout(r, 300));
-      after = (await postJson(url('/quote/preview'), pair)).body;
+      after = await api.previewQuote(pair);
     } while (after.fulfill_eta_samples !== '3' && Date.now() < deadline);
     expect(after).toMatchObject({ fulfill_eta_secs: '40', fulfill_eta_samples: '3', fulfill_eta_p90_secs: '90' });
-    const other = (await postJson(url('/quote/preview'), { ...pair, dst_chain: 'arbitrum', dst_token: T.arbitrum.USDC })).body;
+    const other = await api.previewQuote({ ...pair, dst_chain: 'arbitrum', dst_token: T.arbitrum.USDC });
     expect(other.fulfill_eta_samples).toBe('0');
   });
 });

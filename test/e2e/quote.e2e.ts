@@ -2,14 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { FetchQuoteRpc, PRICES_BUCKET, QuotePreviewSchema, QuoteSchema, type RpcError } from '@xchain/contracts';
+import type { XchainClient } from '@xchain/client';
+import { FetchQuoteRpc, PRICES_BUCKET, type RpcError } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
 import { ROOT, runTool } from '@xchain/stack';
-import { decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
+import { type Hex, decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
+import { expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(90_000);
@@ -23,16 +24,22 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   let e2e: E2eStack;
   let nc: NatsConnection;
   let oracle: NatsConnection;
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
+  let api: XchainClient;
   const base = USDC_ETH_TO_ARB;
   const bound = { recipient: EVM_USER, refund_address: EVM_REFUND };
-  const quote = (over: Record<string, unknown> = {}) => postJson(url('/quote'), { ...base, ...bound, ...over });
-  const preview = (over: Record<string, unknown> = {}) => postJson(url('/quote/preview'), { ...base, ...over });
-  const expectError = async (p: Promise<{ status: number; body: unknown }>, want: Partial<ReturnType<typeof errorView>>) => {
-    const r = await p;
-    expect(r.status).not.toBe(200); // a success here would print its body below
-    expect(errorView(r.status, r.body)).toMatchObject(want);
+  type QuoteBody = Parameters<XchainClient['getQuote']>[0];
+  type PreviewBody = Parameters<XchainClient['previewQuote']>[0];
+  /** Overrides may be malformed on purpose: the gateway, not the client, is what refuses them. */
+  type Over = { [K in keyof QuoteBody]?: unknown };
+  const quote = (over: Over = {}) => api.getQuote({ ...base, ...bound, ...over } as QuoteBody);
+  const preview = (over: Over = {}) => api.previewQuote({ ...base, ...over } as PreviewBody);
+  /** A quote that must be cross-chain: its `cross_chain` part. */
+  const crossChain = async (over: Over = {}) => {
+    const q = await quote(over);
+    if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
+    return q.cross_chain;
   };
+  const expectError = expectApiError;
 
   beforeAll(async () => {
     e2e = await startE2eStack({
@@ -44,6 +51,7 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     });
     // As the services that may do what the suite does (D14): fetch a stored quote as the relayer,
     // write a price as the oracle.
+    api = gatewayClient(e2e.gatewayUrl);
     nc = await e2e.connectAs('gasless-relayer');
     oracle = await e2e.connectAs('price-oracle');
   });
@@ -54,23 +62,20 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   });
 
   it('gives the same numbers in a preview and a quote at the same instant', async () => {
-    const p = await preview();
-    const q = await quote();
-    expect([p.status, q.status]).toEqual([200, 200]);
-    const pv = QuotePreviewSchema.parse(p.body);
-    const cc = QuoteSchema.parse(q.body) as { cross_chain: Record<string, unknown> };
+    const pv = await preview();
+    const cc = await crossChain();
     for (const k of ['amount_in', 'amount_out', 'min_amount_out', 'slippage_bps', 'fee_breakdown', 'amount_in_usd_micros', 'fulfill_eta_secs'] as const) {
-      expect([k, cc.cross_chain[k]]).toEqual([k, pv[k]]);
+      expect([k, cc[k]]).toEqual([k, pv[k]]);
     }
     expect(pv.same_chain_swap).toBe(false);
     expect(pv.fee_breakdown.components.map((c) => c.name)).toEqual(['protocol_fee', 'keyless_spread', 'dst_gas']);
   });
 
   it('returns a quote_hash that viem alone recomputes from the order, and stores the quote', async () => {
-    const q = await quote({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 10 }] });
-    expect(q.status).toBe(200);
-    const cc = q.body.cross_chain;
-    const o = cc.order;
+    const q = await api.call('GetQuote', { ...base, ...bound, referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 10 }] });
+    if (!('cross_chain' in q.data)) throw new Error('expected a cross-chain quote');
+    const cc = q.data.cross_chain;
+    const o = cc.order as Record<string, any>; // the contract types the order as an open record
     const tuple = {
       version: Number(o.version), salt: o.salt, srcChainId: BigInt(o.src_chain_id), dstChainId: BigInt(o.dst_chain_id),
       srcToken: o.src_token, dstToken: o.dst_token, amountIn: BigInt(o.amount_in), amountOut: BigInt(o.amount_out),
@@ -80,7 +85,7 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
       referrersHash: o.referrers_hash, issuedAt: BigInt(o.issued_at), expiresAt: BigInt(o.expires_at), depositTarget: o.deposit_target,
     };
     expect(keccak256(encodeAbiParameters(ORDER_ABI, [tuple]))).toBe(cc.quote_hash);
-    const referrers = o.referrers.map((r: { account: string; bps: string }) => ({ account: r.account, bps: Number(r.bps) }));
+    const referrers = o.referrers.map((r: { account: Hex; bps: string }) => ({ account: r.account, bps: Number(r.bps) }));
     expect(keccak256(encodeAbiParameters(parseAbiParameters('(bytes32 account, uint16 bps)[]'), [referrers]))).toBe(o.referrers_hash);
     expect(o.amount_in).toBe(cc.amount_in);
     expect(o.min_amount_out).toBe(cc.min_amount_out);
@@ -96,78 +101,76 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   });
 
   it('gives a gasless EVM quote the Permit2 typed data a wallet signs as is', async () => {
-    const q = await quote({ gasless: true });
-    expect(q.status).toBe(200);
-    const cc = QuoteSchema.parse(q.body) as { cross_chain: Record<string, any> };
-    const { permit2, gasless_executor, amount_in, expires_at, order } = cc.cross_chain;
+    const cc = await crossChain({ gasless: true });
+    const { permit2, gasless_executor, amount_in, expires_at, order } = cc;
+    if (!permit2) throw new Error('a gasless EVM quote carries permit2');
     expect(permit2.primaryType).toBe('PermitWitnessTransferFrom');
     expect(permit2.message).toMatchObject({ spender: gasless_executor, permitted: { amount: amount_in }, deadline: String(Date.parse(expires_at) / 1000) });
     expect(permit2.message.witness.salt).toBe(order.salt);
-    expect(cc.cross_chain.deposit_tx).toBeUndefined();
+    expect(cc.deposit_tx).toBeUndefined();
     const account = privateKeyToAccount(generatePrivateKey());
-    const signature = await account.signTypedData(permit2);
-    expect(await verifyTypedData({ ...permit2, address: account.address, signature })).toBe(true);
+    // the schema types addresses as plain strings; viem wants 0x-templated ones
+    const typed = permit2 as Parameters<typeof account.signTypedData>[0];
+    const signature = await account.signTypedData(typed);
+    expect(await verifyTypedData({ ...typed, address: account.address, signature })).toBe(true);
   });
 
   it('gives a non-gasless EVM quote the deposit transaction for its order and the approval it needs', async () => {
-    const q = await quote();
-    expect(q.status).toBe(200);
-    const { deposit_tx, approval, deposit_target, quote_hash } = q.body.cross_chain;
+    const cc = await crossChain();
+    const { deposit_tx, approval, deposit_target, quote_hash } = cc;
     expect(deposit_tx).toMatchObject({ to: deposit_target, value: '0' });
-    expect(approval).toEqual({ token: USDC_ETH_TO_ARB.src_token, spender: deposit_target, amount: q.body.cross_chain.amount_in });
-    const call = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: deposit_tx.data });
+    expect(approval).toEqual({ token: USDC_ETH_TO_ARB.src_token, spender: deposit_target, amount: cc.amount_in });
+    const call = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: deposit_tx!.data as Hex });
     expect(call.functionName).toBe('deposit');
     expect(keccak256(encodeAbiParameters(ORDER_ABI, [call.args![0] as never]))).toBe(quote_hash);
-    const native = (await quote({ src_token: T.ethereum.ETH, amount: '100000000000000000' })).body.cross_chain;
-    expect(native.deposit_tx.value).toBe(native.amount_in);
+    const native = await crossChain({ src_token: T.ethereum.ETH, amount: '100000000000000000' });
+    expect(native.deposit_tx!.value).toBe(native.amount_in);
     expect(native.approval).toBeUndefined();
   });
 
   it('prices all four trade types with their documented floors', async () => {
     const eth = { src_token: T.ethereum.ETH, dst_token: T.arbitrum.USDC };
-    const exactIn = (await quote({ ...eth, amount: '100000000000000000' })).body.cross_chain;
+    const exactIn = await crossChain({ ...eth, amount: '100000000000000000' });
     expect(BigInt(exactIn.min_amount_out)).toBe((BigInt(exactIn.amount_out) * 9950n) / 10000n);
 
-    const guaranteed = (await quote({ ...eth, amount: '100000000000000000', trade_type: 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT' })).body.cross_chain;
+    const guaranteed = await crossChain({ ...eth, amount: '100000000000000000', trade_type: 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT' });
     expect(guaranteed.min_amount_out).toBe(guaranteed.amount_out);
     expect(guaranteed.slippage_bps).toBe(0);
 
-    const expected = (await quote({ ...eth, amount: '300000000', trade_type: 2 })).body.cross_chain;
+    const expected = await crossChain({ ...eth, amount: '300000000', trade_type: 2 });
     expect(BigInt(expected.amount_out)).toBeGreaterThanOrEqual(300_000_000n);
     expect(BigInt(expected.amount_out) - 300_000_000n).toBeLessThanOrEqual(1n);
     expect(expected.order.trade_type).toBe('2');
 
-    const exactOut = (await quote({ ...eth, amount: '300000000', trade_type: 'TRADE_TYPE_EXACT_OUTPUT', slippage_bps: '30' })).body.cross_chain;
+    const exactOut = await crossChain({ ...eth, amount: '300000000', trade_type: 'TRADE_TYPE_EXACT_OUTPUT', slippage_bps: '30' });
     expect(exactOut.min_amount_out).toBe('300000000');
     expect(BigInt(exactOut.amount_in)).toBeGreaterThan(BigInt(expected.amount_in));
   });
 
   it('answers a same-chain swap as same_chain_swap without gasless fields', async () => {
-    const q = await quote({ dst_chain: 'ethereum', dst_token: T.ethereum.WETH });
-    expect(q.status).toBe(200);
-    expect(Object.keys(q.body)).toEqual(['same_chain_swap']);
-    expect(q.body.same_chain_swap.gasless).toBeUndefined();
-    expect(q.body.same_chain_swap.fee_breakdown.dst_gas_native).toBe('0');
-    expect((await preview({ dst_chain: 'ethereum', dst_token: T.ethereum.WETH })).body.same_chain_swap).toBe(true);
+    const q = await api.call('GetQuote', { ...base, ...bound, dst_chain: 'ethereum', dst_token: T.ethereum.WETH });
+    expect(Object.keys(q.body as object)).toEqual(['same_chain_swap']);
+    if (!('same_chain_swap' in q.data)) throw new Error('expected a same-chain swap');
+    expect((q.data.same_chain_swap as Record<string, unknown>)['gasless']).toBeUndefined();
+    expect(q.data.same_chain_swap.fee_breakdown.dst_gas_native).toBe('0');
+    expect((await preview({ dst_chain: 'ethereum', dst_token: T.ethereum.WETH })).same_chain_swap).toBe(true);
   });
 
   it('quotes Solana tokens both ways with base58 addresses', async () => {
-    const toSol = await quote({ dst_chain: 'solana', dst_token: T.solana.SOL, recipient: SOL_USER });
-    expect(toSol.status).toBe(200);
-    expect(BigInt(toSol.body.cross_chain.amount_out)).toBeGreaterThan(6_000_000_000n); // ~$1000 at ~$142 in lamports
-    const fromSol = await quote({ src_chain: 'solana', src_token: T.solana.USDC, dst_chain: 'base', dst_token: T.base.USDC, refund_address: SOL_USER, gasless: true });
-    expect(fromSol.status).toBe(200);
-    expect(fromSol.body.cross_chain).toMatchObject({ gasless: true, fee_payer: expect.any(String), deposit_target: expect.any(String) });
-    expect(fromSol.body.cross_chain.gasless_executor).toBeUndefined();
-    for (const evmOnly of ['permit2', 'erc2612', 'deposit_tx', 'approval']) expect(fromSol.body.cross_chain[evmOnly]).toBeUndefined();
+    const toSol = await crossChain({ dst_chain: 'solana', dst_token: T.solana.SOL, recipient: SOL_USER });
+    expect(BigInt(toSol.amount_out)).toBeGreaterThan(6_000_000_000n); // ~$1000 at ~$142 in lamports
+    const fromSol = await crossChain({ src_chain: 'solana', src_token: T.solana.USDC, dst_chain: 'base', dst_token: T.base.USDC, refund_address: SOL_USER, gasless: true });
+    expect(fromSol).toMatchObject({ gasless: true, fee_payer: expect.any(String), deposit_target: expect.any(String) });
+    expect(fromSol.gasless_executor).toBeUndefined();
+    for (const evmOnly of ['permit2', 'erc2612', 'deposit_tx', 'approval'] as const) expect(fromSol[evmOnly]).toBeUndefined();
     await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.SOL }), { http: 400, code: 3, reason: 'INVALID_ADDRESS', fields: ['recipient'] });
     await expectError(quote({ src_chain: 'solana', src_token: T.solana.USDC, refund_address: EVM_REFUND }), { http: 400, reason: 'INVALID_ADDRESS', fields: ['refund_address'] });
   });
 
   it('prices gasless relay gas as sponsor_gas and refuses gasless where it is not offered', async () => {
-    const g = (await quote({ gasless: true })).body.cross_chain;
+    const g = await crossChain({ gasless: true });
     expect(g).toMatchObject({ gasless: true, gasless_executor: '0x71268D7045F6fAF62bDea68CE4BaE4fE2184FB8b' });
-    expect(g.fee_breakdown.components.find((c: { name: string }) => c.name === 'sponsor_gas')).toMatchObject({ side: 'src' });
+    expect(g.fee_breakdown.components.find((c) => c.name === 'sponsor_gas')).toMatchObject({ side: 'src' });
     expect(g.fee_breakdown.src_gas_native).toBe('1200000000000000');
     expect(g.order.gasless).toBe('true');
     await expectError(quote({ gasless: true, dst_chain: 'ethereum', dst_token: T.ethereum.WETH }), { http: 400, reason: 'GASLESS_UNSUPPORTED' });
@@ -177,8 +180,8 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   });
 
   it('prices referrers and a gas drop, and refuses unusable ones', async () => {
-    const q = (await quote({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 25 }], gas_drop: '1000000000000000' })).body.cross_chain;
-    const names = q.fee_breakdown.components.map((c: { name: string }) => c.name);
+    const q = await crossChain({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 25 }], gas_drop: '1000000000000000' });
+    const names = q.fee_breakdown.components.map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(['referrer_fee', 'gas_drop']));
     expect(q.order.gas_drop).toBe('1000000000000000');
     const dup = [{ address: '0x3333333333333333333333333333333333333333', bps: 1 }, { address: '0x3333333333333333333333333333333333333333', bps: 1 }];
@@ -227,7 +230,6 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     await runTool('dist/apps/quote-engine/src/seed.js', [file], { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('quote_engine') });
     await new Promise((r) => setTimeout(r, 800));
     await expectError(quote({ dst_chain: 'base', dst_token: T.base.USDC }), { http: 503, reason: 'CHAIN_DISABLED', metadata: { chain: 'base' } });
-    const stale = await quote({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER });
-    expect(errorView(stale.status, stale.body)).toMatchObject({ http: 503, reason: 'STALE_PRICE', metadata: { price_id: 'stale-test', max_age_secs: '7200' } });
+    await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER }), { http: 503, reason: 'STALE_PRICE', metadata: { price_id: 'stale-test', max_age_secs: '7200' } });
   });
 });

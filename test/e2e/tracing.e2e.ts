@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { postJson } from '../support/http';
+import { crossChainOf, gatewayClient } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
@@ -30,13 +30,11 @@ describe('tracing across the services', () => {
 
   it('links HTTP, NATS and database spans of one request in one trace', async () => {
     // The order view reads the quote-engine's database on every request (the token list is served from memory).
-    const quoted = await postJson(`${e2e.gatewayUrl}/json/v1/quote`, { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND });
-    expect(quoted.status).toBe(200);
+    const api = gatewayClient(e2e.gatewayUrl);
+    const quoted = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }));
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const res = await fetch(`${e2e.gatewayUrl}/json/v1/orders/${quoted.body.cross_chain.quote_hash}`, {
-      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
-    });
-    expect(res.status).toBe(200);
+    const res = await api.call('GetOrder', { quote_hash: quoted.quote_hash }, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    expect(res.data.quote_hash).toBe(quoted.quote_hash);
     expect(res.headers.get('x-request-id')).toBe(traceId);
 
     const inTrace = (spans: ReceivedSpan[]) => spans.filter((s) => s.traceId === traceId);
@@ -76,7 +74,7 @@ describe('tracing across the services', () => {
   });
 
   it('writes structured JSON logs that carry the trace id', async () => {
-    const res = await fetch(`${e2e.gatewayUrl}/json/v1/chains`);
+    const res = await gatewayClient(e2e.gatewayUrl).call('GetChains');
     const id = res.headers.get('x-request-id')!;
     await new Promise((r) => setTimeout(r, 300));
     const lines = readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8').trim().split('\n');

@@ -1,4 +1,4 @@
-import { StatusSchema } from '@xchain/contracts';
+import { XchainApiError, XchainClient } from '@xchain/client';
 
 export interface ErrorView {
   http: number;
@@ -14,16 +14,43 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
   return { status: res.status, body: await res.json() };
 }
 
-/** The parts of a google.rpc.Status a test asserts on. */
+/** The parts of a google.rpc.Status a test asserts on, from a raw answer (for requests the typed client cannot make). */
 export function errorView(status: number, body: unknown): ErrorView {
-  const s = StatusSchema.parse(body);
-  const info = s.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
-  const bad = s.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+  const err = XchainApiError.fromBody('raw', status, body);
+  if (!err) throw new Error(`HTTP ${status} without a google.rpc.Status body: ${JSON.stringify(body)}`);
+  return apiErrorView(err);
+}
+
+/** The parts of an XchainApiError a test asserts on; anything else (a success, a network error) is rethrown. */
+export function apiErrorView(err: unknown): ErrorView {
+  if (!(err instanceof XchainApiError)) throw err;
   return {
-    http: status,
-    code: s.code,
-    ...(info && 'reason' in info ? { reason: info.reason } : {}),
-    ...(info && 'metadata' in info && info.metadata ? { metadata: info.metadata } : {}),
-    fields: bad && 'field_violations' in bad ? bad.field_violations.map((v) => v.field) : [],
+    http: err.httpStatus,
+    code: err.code,
+    ...(err.reason !== undefined ? { reason: err.reason } : {}),
+    ...(Object.keys(err.metadata).length > 0 ? { metadata: { ...err.metadata } } : {}),
+    fields: err.fields,
   };
+}
+
+/** Awaits a client call that must fail and checks its error; a success fails the test with the value it got. */
+export async function expectApiError(call: Promise<unknown>, want: Partial<ErrorView>): Promise<XchainApiError> {
+  const outcome = await call.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
+  if (!('err' in outcome)) throw new Error(`expected an API error ${JSON.stringify(want)}, got a success: ${JSON.stringify(outcome.value)}`);
+  expect(apiErrorView(outcome.err)).toMatchObject(want);
+  return outcome.err as XchainApiError;
+}
+
+/** The cross-chain part of a quote; a same-chain answer fails the test with what it got. */
+export function crossChainOf(q: Awaited<ReturnType<XchainClient['getQuote']>>) {
+  if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
+  return q.cross_chain;
+}
+
+/** A typed client of one stack's gateway (`auth` sets the API key or partner session it sends). */
+export function gatewayClient(gatewayUrl: string, auth: { apiKey?: string; sessionToken?: string } = {}): XchainClient {
+  return new XchainClient({ baseUrl: gatewayUrl, timeoutMs: 30_000, ...auth });
 }
