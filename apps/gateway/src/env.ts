@@ -36,6 +36,12 @@ export const GatewayEnv = BaseEnv.extend({
   /** How long an API key lookup is cached: the most a missed key_changed event can keep a disabled key working. */
   KEY_CACHE_TTL_MS: millis(5000),
   KEY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(100_000),
+  /**
+   * Past the TTL, how much longer a key's last decision is still served while the partner-service
+   * does not answer (UNAVAILABLE, timeout, no responders): a partner-service outage does not take
+   * every keyed request down. A key_changed event still drops it at once. 0 turns this off.
+   */
+  KEY_CACHE_STALE_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   /** Deadline of credential checks with the partner-service. */
   AUTH_TIMEOUT_MS: millis(1000),
   /**

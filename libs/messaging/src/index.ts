@@ -3,6 +3,8 @@ export * from './envelope';
 export * from './headers';
 export * from './rpc-client';
 export * from './rpc-server';
+export * from './database-errors';
+export * from './database-outage';
 export * from './zod-violations';
 export * from './durable-consumer';
 export * from './metrics';

@@ -12,6 +12,8 @@ import {
 } from '@xchain/contracts';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import { databaseUnavailable, isDatabaseUnavailable } from './database-errors';
+import { DatabaseOutage } from './database-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
 import { extractTraceContext } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
@@ -57,10 +59,15 @@ export function authorize(access: RpcAccess, caller: CallerContext | undefined):
 /**
  * Serves contracts over NATS in a queue group (so replicas share the load). Every request is
  * validated before the handler runs and every reply is validated before it leaves; failures
- * become google.rpc.Status envelopes, and nothing a handler throws crashes the service.
+ * become google.rpc.Status envelopes, and nothing a handler throws crashes the service. A handler
+ * that fails because the database cannot be reached answers UNAVAILABLE / DATABASE_UNAVAILABLE
+ * with RetryInfo (never INTERNAL), and such failures are logged once per outage, not per request
+ * (see `databaseOutage`).
  */
 export class RpcServer {
   private readonly subs: Subscription[] = [];
+  /** This service's database outage tracker; its database provider gives it a probe. */
+  readonly databaseOutage: DatabaseOutage;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -68,7 +75,9 @@ export class RpcServer {
     private readonly log: Logger,
     /** Where each served request's duration and outcome is recorded (default: the process registry). */
     private readonly metrics: Pick<BusMetrics, 'serverRequests'> = busMetrics(),
-  ) {}
+  ) {
+    this.databaseOutage = new DatabaseOutage(log);
+  }
 
   handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
     const sub = this.nc.subscribe(contract.subject, {
@@ -101,10 +110,14 @@ export class RpcServer {
       let outcome = 'ok';
       try {
         reply = okEnvelope(await this.run(contract, handler, msg));
+        this.databaseOutage.requestSucceeded();
       } catch (err) {
-        outcome = codeNameOf(err);
-        const rpcErr = err instanceof RpcError ? err : RpcError.internal();
-        if (!(err instanceof RpcError)) {
+        const dbDown = !(err instanceof RpcError) && isDatabaseUnavailable(err);
+        const rpcErr = err instanceof RpcError ? err : dbDown ? databaseUnavailable() : RpcError.internal();
+        outcome = codeNameOf(rpcErr);
+        if (dbDown) {
+          this.databaseOutage.failed(err, contract.subject);
+        } else if (!(err instanceof RpcError)) {
           this.log.error({ err: errorText(err), subject: contract.subject }, 'handler failed');
           span.recordException(err instanceof Error ? err : new Error(String(err)));
         }
@@ -144,6 +157,7 @@ export class RpcServer {
   }
 
   async close(): Promise<void> {
+    this.databaseOutage.stop();
     for (const sub of this.subs.splice(0)) sub.unsubscribe();
   }
 }

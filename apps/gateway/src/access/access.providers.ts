@@ -80,7 +80,11 @@ export function accessProviders(env: GatewayEnv): Provider[] {
           onFallback: rateLimitFallbackCounter(metrics),
         }),
     },
-    { provide: KeyCache, useFactory: () => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES) },
+    {
+      provide: KeyCache,
+      inject: [LOGGER],
+      useFactory: (log: Logger) => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, Date.now, { staleMs: env.KEY_CACHE_STALE_MS, log }),
+    },
     {
       provide: AccessControl,
       inject: [RpcClient, KeyCache, RateLimits],
