@@ -7,7 +7,15 @@ import { priceQuote } from './quote';
 import { bonk, bscUsdt, eth, input, pool, sol, usd, usdc, wbtc } from './testing';
 import type { PricedToken, QuoteInput } from './types';
 
+/**
+ * Checked at load: specs are compiled without type checks, so a name `./testing` does not export
+ * (mid-rename, say) arrives as `undefined`, and fast-check's constantFrom hands out exactly what the
+ * list holds, `undefined` included: the CI failure `[undefined, {USDC}, pool, 1n]` with
+ * "reading 'tier'". Failing here names the hole instead.
+ */
 const TOKENS: PricedToken[] = [usdc.ethereum, usdc.arbitrum, usdc.solana, eth.ethereum, eth.arbitrum, wbtc, sol, bonk, bscUsdt];
+const hole = TOKENS.findIndex((t) => t === undefined);
+if (hole >= 0) throw new Error(`TOKENS[${hole}] is undefined: a fixture imported from ./testing is missing`);
 
 // A shallow pool reaches its impact cap at $3k–$300k, so both pieces of its curve get solved.
 const shallow = new OraclePoolPricer({ feeBps: 30n, depthE18: { stable: usd(1_000_000n), major: usd(100_000n), long_tail: usd(10_000n) }, maxImpactBps: 3000n });

@@ -5,8 +5,25 @@ import { priceQuote } from './quote';
 import { bonk, bscUsdt, eth, input, pool, sol, usdc, wbtc } from './testing';
 import type { PricedToken, QuoteInput, TradeType } from './types';
 
-const TOKENS: PricedToken[] = [usdc.ethereum, usdc.arbitrum, usdc.solana, eth.ethereum, eth.arbitrum, wbtc, sol, bonk, bscUsdt];
+const TOKENS: PricedToken[] = defined('TOKENS', [usdc.ethereum, usdc.arbitrum, usdc.solana, eth.ethereum, eth.arbitrum, wbtc, sol, bonk, bscUsdt]);
 const UINT256_MAX = (1n << 256n) - 1n;
+
+/**
+ * Stops the suite at load when a fixture is missing. Specs are compiled without type checks, so a
+ * name `./testing` does not export imports as `undefined`, and fast-check would hand it out as a case
+ * (`Cannot read properties of undefined (reading 'tier')`) instead of naming the fixture.
+ */
+function defined<T>(what: string, values: readonly (T | undefined)[]): T[] {
+  const hole = values.findIndex((v) => v === undefined);
+  if (hole >= 0) throw new Error(`${what}[${hole}] is undefined: a fixture imported from ./testing is missing`);
+  return values as T[];
+}
+
+/** Most runs must price: a property that returns early on every refusal would pass on none. */
+function expectPricedShare(priced: number, runs: number, share: number): void {
+  expect(runs).toBeGreaterThan(0);
+  expect(priced).toBeGreaterThanOrEqual(Math.ceil(runs * share));
+}
 
 const arbQuote = fc
   .record({
@@ -46,10 +63,12 @@ function tryQuote(q: QuoteInput) {
 
 describe('pricing properties', () => {
   it('fees plus output reconcile with the input value, within one base unit per conversion', () => {
+    let priced = 0;
     fc.assert(
       fc.property(arbQuote, (q) => {
         const r = tryQuote(q);
         if (!r) return;
+        priced++;
         const valueIn = valueFloor(r.amountIn, q.src);
         const userFees = r.fees.filter((f) => f.chargedTo === 'user').reduce((a, f) => a + f.usdMicros * 10n ** 12n, 0n);
         const valueOut = valueFloor(r.amountOut, q.dst);
@@ -63,27 +82,35 @@ describe('pricing properties', () => {
       }),
       { numRuns: 500 },
     );
+    expectPricedShare(priced, 500, 0.5);
   });
 
   it('output never decreases as the deposit grows', () => {
+    let priced = 0;
     fc.assert(
       fc.property(arbQuote, fc.bigInt({ min: 1n, max: 10n ** 6n }), (q, extraPpm) => {
         const a = tryQuote(q);
         const bigger = tryQuote({ ...q, amount: q.amount + (q.amount * extraPpm) / 10n ** 6n + 1n });
         if (!a || !bigger) return;
+        priced++;
         return bigger.amountOut >= a.amountOut;
       }),
       { numRuns: 300 },
     );
+    expectPricedShare(priced, 300, 0.5);
   });
 
   it('keeps min_amount_out ≤ amount_out and every value within its wire type', () => {
     const types: TradeType[] = ['TRADE_TYPE_EXACT_INPUT', 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT', 'TRADE_TYPE_EXPECTED_OUTPUT', 'TRADE_TYPE_EXACT_OUTPUT'];
+    const runs = new Map<TradeType, number>();
+    const priced = new Map<TradeType, number>();
     fc.assert(
       fc.property(arbQuote, fc.constantFrom(...types), (q0, tradeType) => {
+        runs.set(tradeType, (runs.get(tradeType) ?? 0) + 1);
         const q = tradeType.startsWith('TRADE_TYPE_EXACT_INPUT') ? { ...q0, tradeType } : { ...q0, tradeType, amount: (valueFloor(q0.amount, q0.src) * pow10(q0.dst.decimals)) / q0.dst.priceE18 / 2n + 1n };
         const r = tryQuote(q);
         if (!r) return;
+        priced.set(tradeType, (priced.get(tradeType) ?? 0) + 1);
         const amounts = [r.amountIn, r.amountOut, r.minAmountOut, r.srcGasNative, r.dstGasNative, ...r.fees.map((f) => f.native)];
         const micros = [r.amountInUsdMicros, r.amountOutUsdMicros, r.srcTotalUsdMicros, r.dstTotalUsdMicros, ...r.fees.map((f) => f.usdMicros)];
         return (
@@ -95,15 +122,19 @@ describe('pricing properties', () => {
       }),
       { numRuns: 300 },
     );
+    // Each trade type on its own: one that never priced would hide behind the others.
+    for (const t of types) expectPricedShare(priced.get(t) ?? 0, runs.get(t) ?? 0, 0.5);
   });
 
   it('lands expected-output quotes at or above the request, within the worst case recorded here', () => {
     let worstBps = 0;
+    let priced = 0;
     fc.assert(
       fc.property(arbQuote, (q0) => {
         const wanted = (valueFloor(q0.amount, q0.src) * pow10(q0.dst.decimals)) / q0.dst.priceE18 / 2n + 1n;
         const r = tryQuote({ ...q0, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', amount: wanted });
         if (!r) return;
+        priced++;
         if (r.amountOut < wanted) return false;
         const overBps = Number(((r.amountOut - wanted) * 1_000_000n) / wanted) / 100; // report only
         worstBps = Math.max(worstBps, overBps);
@@ -115,6 +146,7 @@ describe('pricing properties', () => {
       }),
       { numRuns: 300 },
     );
+    expectPricedShare(priced, 300, 0.5);
     // Recorded in libs/pricing-core/README.md; printed so a run shows the figure.
     process.stdout.write(`expected-output worst overshoot: ${worstBps} bps\n`);
   });

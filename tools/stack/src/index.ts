@@ -1,4 +1,5 @@
 export * from './bus';
+export * from './log-file';
 export * from './process';
 export * from './servers';
 export * from './services';

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { RotatingLogFile } from './log-file';
 
 export interface Managed {
   name: string;
@@ -8,14 +8,18 @@ export interface Managed {
   stop(): Promise<void>;
 }
 
-/** Starts a process; its output goes to a log file (or is inherited); stop() ends it and waits. */
+/**
+ * Starts a process; its output goes to a log file capped by LOG_FILE_MAX_BYTES / LOG_FILE_KEEP
+ * (or is inherited); stop() ends it and waits.
+ */
 export function launch(name: string, cmd: string, args: string[], opts: SpawnOptions & { logFile?: string } = {}): Managed {
   const { logFile, ...spawnOpts } = opts;
-  const child = spawn(cmd, args, { stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...spawnOpts });
-  if (logFile) {
-    const out = createWriteStream(logFile, { flags: 'a' });
-    child.stdout?.pipe(out);
-    child.stderr?.pipe(out);
+  // Opened before the spawn, so a bad LOG_FILE_* value or an unwritable log stops the start with nothing to undo.
+  const log = logFile ? new RotatingLogFile(logFile) : undefined;
+  const child = spawn(cmd, args, { stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...spawnOpts });
+  if (log) {
+    child.stdout?.pipe(log.input());
+    child.stderr?.pipe(log.input());
   }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
