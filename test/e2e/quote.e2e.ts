@@ -75,17 +75,18 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     const q = await api.call('GetQuote', { ...base, ...bound, referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 10 }] });
     if (!('cross_chain' in q.data)) throw new Error('expected a cross-chain quote');
     const cc = q.data.cross_chain;
-    const o = cc.order as Record<string, any>; // the contract types the order as an open record
+    const o = cc.order; // typed by OrderWireSchema: every field a string, bytes32 as 0x hex
+    const b32 = (v: string) => v as Hex;
     const tuple = {
-      version: Number(o.version), salt: o.salt, srcChainId: BigInt(o.src_chain_id), dstChainId: BigInt(o.dst_chain_id),
-      srcToken: o.src_token, dstToken: o.dst_token, amountIn: BigInt(o.amount_in), amountOut: BigInt(o.amount_out),
-      minAmountOut: BigInt(o.min_amount_out), recipient: o.recipient, refundAddress: o.refund_address, gasDrop: BigInt(o.gas_drop),
+      version: Number(o.version), salt: b32(o.salt), srcChainId: BigInt(o.src_chain_id), dstChainId: BigInt(o.dst_chain_id),
+      srcToken: b32(o.src_token), dstToken: b32(o.dst_token), amountIn: BigInt(o.amount_in), amountOut: BigInt(o.amount_out),
+      minAmountOut: BigInt(o.min_amount_out), recipient: b32(o.recipient), refundAddress: b32(o.refund_address), gasDrop: BigInt(o.gas_drop),
       tradeType: Number(o.trade_type), slippageBps: Number(o.slippage_bps), srcSlippageBps: Number(o.src_slippage_bps),
       dstGasNative: BigInt(o.dst_gas_native), sponsorGas: BigInt(o.sponsor_gas), gasless: o.gasless === 'true', sponsorFees: o.sponsor_fees === 'true',
-      referrersHash: o.referrers_hash, issuedAt: BigInt(o.issued_at), expiresAt: BigInt(o.expires_at), depositTarget: o.deposit_target,
+      referrersHash: b32(o.referrers_hash), issuedAt: BigInt(o.issued_at), expiresAt: BigInt(o.expires_at), depositTarget: b32(o.deposit_target),
     };
     expect(keccak256(encodeAbiParameters(ORDER_ABI, [tuple]))).toBe(cc.quote_hash);
-    const referrers = o.referrers.map((r: { account: Hex; bps: string }) => ({ account: r.account, bps: Number(r.bps) }));
+    const referrers = o.referrers.map((r) => ({ account: b32(r.account), bps: Number(r.bps) }));
     expect(keccak256(encodeAbiParameters(parseAbiParameters('(bytes32 account, uint16 bps)[]'), [referrers]))).toBe(o.referrers_hash);
     expect(o.amount_in).toBe(cc.amount_in);
     expect(o.min_amount_out).toBe(cc.min_amount_out);

@@ -14,6 +14,7 @@ export * from './events/order-events';
 export * from './events/order-updates';
 export * from './quoting/trade-type';
 export * from './quoting/quote-request';
+export * from './quoting/order-wire';
 export * from './quoting/quote-response';
 export * from './quoting/subjects';
 export * from './http/schemas/gasless';

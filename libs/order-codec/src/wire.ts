@@ -1,26 +1,28 @@
+import type { OrderWire } from '@xchain/contracts';
 import { type Hex, isHex } from 'viem';
 import { ORDER_ABI_COMPONENTS, type Order, type OrderReferrer, hashReferrers } from './order';
 
-/** The order as the API returns it: snake_case, every value a string; plus the referrers list. */
-export type OrderWire = Record<string, string | { account: string; bps: string }[]>;
+/** The order as the API returns it (OrderWireSchema in @xchain/contracts): snake_case, every value a string; plus the referrers list. */
+export type { OrderWire };
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 export function orderToWire(order: Order, referrers: readonly OrderReferrer[]): OrderWire {
-  const wire: OrderWire = {};
+  const wire: Record<string, unknown> = {};
   for (const { name } of ORDER_ABI_COMPONENTS) {
     const v = order[name];
     wire[snake(name)] = typeof v === 'string' ? v : String(v);
   }
   wire['referrers'] = referrers.map((r) => ({ account: r.account, bps: String(r.bps) }));
-  return wire;
+  // Built from the ABI components, which the codec's spec checks against OrderWireSchema's keys.
+  return wire as OrderWire;
 }
 
 /** Parses a wire order back, checking every field's type and that the referrers match their hash. */
 export function orderFromWire(wire: OrderWire): { order: Order; referrers: OrderReferrer[] } {
   const out: Record<string, unknown> = {};
   for (const { name, type } of ORDER_ABI_COMPONENTS) {
-    const raw = wire[snake(name)];
+    const raw = (wire as Record<string, unknown>)[snake(name)];
     if (typeof raw !== 'string') throw new Error(`order.${snake(name)} is missing`);
     out[name] = parseField(type, raw, snake(name));
   }

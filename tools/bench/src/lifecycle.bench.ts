@@ -7,7 +7,7 @@ import { ORDER_UPDATE_SUBJECTS, OrderUpdateSchema } from '@xchain/contracts';
 import { startDevnet } from '@xchain/devnet';
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { connectNats } from '@xchain/messaging';
-import { orderFromWire } from '@xchain/order-codec';
+import { type OrderWire, orderFromWire } from '@xchain/order-codec';
 import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import { type Address, type Hex, createWalletClient, encodeFunctionData, http, maxUint256 } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
@@ -129,8 +129,8 @@ async function main(): Promise<void> {
       });
       const r = { status: res.status, body: (await res.json()) as unknown };
       if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
-      const q = (r.body as { cross_chain: { quote_hash: Hex; order: Record<string, string> } }).cross_chain;
-      return { hash: q.quote_hash, order: orderFromWire(q.order as never).order };
+      const q = (r.body as { cross_chain: { quote_hash: Hex; order: OrderWire } }).cross_chain;
+      return { hash: q.quote_hash, order: orderFromWire(q.order).order };
     });
     for (const q of quotes) taps.push(await SseTap.open(`${gateway}/json/v1/orders/${q.hash}/events`));
 

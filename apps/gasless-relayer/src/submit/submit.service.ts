@@ -9,7 +9,7 @@ import {
 } from '@xchain/contracts';
 import { executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
 import type { RpcClient } from '@xchain/messaging';
-import { type Order, type OrderWire, orderFromWire } from '@xchain/order-codec';
+import { type Order, orderFromWire } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress, isAddress, isAddressEqual, isHex, recoverTypedDataAddress, size } from 'viem';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
@@ -90,7 +90,7 @@ export class SubmitService {
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: quoteHash });
     const quote = 'cross_chain' in stored.quote ? stored.quote.cross_chain : undefined;
     if (!quote?.gasless) throw refuse.notGasless();
-    const { order } = orderFromWire(quote.order as OrderWire);
+    const { order } = orderFromWire(quote.order);
     if (!quote.gasless_executor) {
       if (!req.svm) throw refuse.wrongVm('svm', 'Solana');
       return this.submitSvm(quoteHash, stored, quote, order, req.svm.tx_base64);

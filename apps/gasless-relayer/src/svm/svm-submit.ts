@@ -1,14 +1,13 @@
 import type { Keypair } from '@solana/web3.js';
-import { type OrderWire } from '@xchain/order-codec';
 import { SOL, depositInstructions, svmOrderTerms } from '@xchain/svm-orders';
-import { RpcError } from '@xchain/contracts';
+import { type OrderWire, RpcError } from '@xchain/contracts';
 import { refuse } from '../submit/submit-errors';
 import { type SolanaRpc, SolanaRpcRefused, SolanaRpcUnavailable } from './solana-rpc';
 import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf } from './svm-transaction';
 
 /** The parts of a stored gasless Solana quote the checks read. */
 export interface SvmQuote {
-  order: Record<string, unknown>;
+  order: OrderWire;
   deposit_target: string;
   fee_payer?: string;
 }
@@ -47,7 +46,7 @@ export class SvmSubmit {
     checkFeePayerUnused(tx);
     checkSignatures(tx);
 
-    const wire = quote.order as OrderWire;
+    const wire = quote.order;
     const terms = svmOrderTerms(wire);
     const mintDecimals = terms.srcToken === SOL ? undefined : await this.rpcStep(() => this.mintDecimals(terms.srcToken));
     checkInstructions(tx, depositInstructions({ order: wire, owner: terms.refundAddress, vault: quote.deposit_target, ...(mintDecimals === undefined ? {} : { mintDecimals }) }));

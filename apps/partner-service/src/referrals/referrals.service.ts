@@ -52,15 +52,15 @@ export class ReferralsService {
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: event.quote_hash }, { caller: INTERNAL });
     if (!stored.partner_id) return 'no_partner';
     const content = contentOf(stored.quote);
-    const order = content.order as Record<string, unknown>;
-    const referrers = (order['referrers'] as { account: string; bps: string }[] | undefined) ?? [];
+    const order = content.order;
+    const referrers = order.referrers;
     if (referrers.length === 0) return 'no_referrers';
-    const srcChainId = String(order['src_chain_id']);
+    const srcChainId = order.src_chain_id;
     const chain = await this.registry.chainById(srcChainId);
     if (!chain) throw RpcError.unavailable(`chain id ${srcChainId} is not in the registry`, 'UNKNOWN_CHAIN');
-    const token = fromBytes32(chain.vm, order['src_token'] as Hex);
+    const token = fromBytes32(chain.vm, order.src_token as Hex);
     const meta = await this.registry.token(chain.chain, token);
-    const amountIn = BigInt(String(order['amount_in']));
+    const amountIn = BigInt(order.amount_in);
     const rows = referrers.map((r) => ({
       partnerId: stored.partner_id!,
       quoteHash: stored.quote_hash,

@@ -1,5 +1,5 @@
 import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
-import { toBytes32 } from '@xchain/order-codec';
+import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { OrderViewService, type OrderViewDeps, type RecordedOrderEvent, type StoredOrder } from './order-view.service';
 
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -17,7 +17,7 @@ function stored(over: Partial<StoredOrder> = {}): StoredOrder {
     dstChain: 'solana',
     gasless: false,
     // lowercase in the order: the view must give it back EIP-55, as the request named it
-    order: { src_token: toBytes32('evm', USDC_BASE.toLowerCase()), dst_token: toBytes32('svm', USDC_SOL), amount_in: '1000000' },
+    order: orderToWire(sampleOrder({ srcToken: toBytes32('evm', USDC_BASE.toLowerCase()), dstToken: toBytes32('svm', USDC_SOL), amountIn: 1_000_000n }), []),
     response: { cross_chain: content } as unknown as Quote,
     createdAt: CREATED,
     expiresAt: EXPIRES,
@@ -77,7 +77,7 @@ describe('OrderViewService', () => {
 
   it('reads the terms of a same-chain swap too', async () => {
     const order = stored({ dstChain: 'base', response: { same_chain_swap: { amount_in: '5', amount_out: '4', min_amount_out: '3' } } as unknown as Quote });
-    order.order['dst_token'] = toBytes32('evm', '0x0000000000000000000000000000000000000000');
+    order.order.dst_token = toBytes32('evm', '0x0000000000000000000000000000000000000000');
     const view = await newTestService({ order }).service.get(HASH);
     expect(view).toMatchObject({ amount_in: '5', amount_out: '4', min_amount_out: '3', dst_token: '0x0000000000000000000000000000000000000000' });
   });

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type Quote } from '@xchain/contracts';
+import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 
@@ -10,7 +10,7 @@ export interface StoredOrder {
   dstChain: string;
   gasless: boolean;
   /** The wire order (every field a string). */
-  order: Record<string, unknown>;
+  order: OrderWire;
   /** The quote as it was returned. */
   response: Quote;
   createdAt: Date;
@@ -93,8 +93,8 @@ export class OrderViewService {
       status,
       src_chain: stored.srcChain,
       dst_chain: stored.dstChain,
-      src_token: this.address(stored.srcChain, stored.order['src_token']),
-      dst_token: this.address(stored.dstChain, stored.order['dst_token']),
+      src_token: this.address(stored.srcChain, stored.order.src_token),
+      dst_token: this.address(stored.dstChain, stored.order.dst_token),
       amount_in: content.amount_in,
       amount_out: content.amount_out,
       min_amount_out: content.min_amount_out,
@@ -108,10 +108,10 @@ export class OrderViewService {
   }
 
   /** The token as the request named it: the order holds it as bytes32 (EIP-55 on EVM chains, base58 on Solana). */
-  private address(chain: string, bytes32: unknown): string {
+  private address(chain: string, bytes32: string): string {
     const vm = this.deps.vmOf(chain);
     if (!vm) throw RpcError.unavailable(`chain ${chain} is not in the registry`, 'UNKNOWN_CHAIN');
-    return fromBytes32(vm, String(bytes32) as Hex);
+    return fromBytes32(vm, bytes32 as Hex);
   }
 
   /** Logs an outage once when it starts and once when it ends, not on every view served meanwhile. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { OrderEventType, Quote } from '@xchain/contracts';
+import type { OrderEventType, OrderWire, Quote } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 import type { OrderRecords, RecordedOrderEvent, StoredOrder } from './order-view.service';
@@ -18,7 +18,7 @@ export class OrderRepository implements OrderRecords {
         srcChain: row.srcChain,
         dstChain: row.dstChain,
         gasless: row.gasless,
-        order: row.order as Record<string, unknown>,
+        order: row.order as OrderWire,
         response: row.response as Quote,
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AmountString, EvmAddress, Rfc3339, Uint64String } from '../wire';
+import { OrderWireSchema } from './order-wire';
 
 const UsdMicros = z.string().regex(/^(0|[1-9][0-9]*)$/).meta({ description: 'USD value in micros (1 USD = 1000000).' });
 
@@ -120,9 +121,7 @@ const quoteContent = {
   quote_hash: z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: 'keccak256(abi.encode(Order)) of the stored order.' }),
   ...priced,
   deposit_target: z.string().meta({ description: 'Contract to send the deposit to (EVM router) or program id (Solana).' }),
-  order: z.record(z.string(), z.unknown()).meta({
-    description: 'The full bound parameter set: every field of the published Order struct (contracts/src/OrderLib.sol), so the hash can be recomputed.',
-  }),
+  order: OrderWireSchema,
   expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the stored quote is honoured while retained.' }),
   ...evmDeposit,
 };
