@@ -67,7 +67,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
     const v = await probe().catch((err: unknown) => ((last = err), undefined));
     if (v !== undefined && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
+    // Not faster: these polls share the partner's rate-limit budget with the test's own calls.
+    await new Promise((r) => setTimeout(r, 300));
   }
 }
 

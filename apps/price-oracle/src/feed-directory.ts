@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListPriceFeedsRpc } from '@xchain/contracts';
-import type { RpcClient } from '@xchain/messaging';
+import { Backoff, type RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import { describeError, type Feed } from './sources/source';
 
@@ -44,9 +44,7 @@ export class FeedDirectory {
   }
 
   private async run(): Promise<void> {
-    const min = this.opts.minBackoffMs ?? 250;
-    const max = this.opts.maxBackoffMs ?? 10_000;
-    let backoff = min;
+    const backoff = new Backoff({ initialMs: this.opts.minBackoffMs ?? 250, maxMs: this.opts.maxBackoffMs ?? 10_000 });
     let failing = false;
     while (!this.abort.signal.aborted) {
       let wait: number;
@@ -60,16 +58,15 @@ export class FeedDirectory {
           this.onChange(feeds);
         }
         // An empty registry is most likely one not seeded yet: ask again soon.
-        wait = feeds.length > 0 ? this.opts.refreshMs : backoff;
-        backoff = feeds.length > 0 ? min : Math.min(backoff * 2, max);
+        if (feeds.length > 0) backoff.reset();
+        wait = feeds.length > 0 ? this.opts.refreshMs : backoff.next();
       } catch (err) {
         if (!failing) {
           const msg = this.current.length > 0 ? 'price feed refresh failed; keeping the last list' : 'price feed list not available yet; retrying';
           this.log.warn({ err: describeError(err) }, msg);
         }
         failing = true;
-        wait = backoff;
-        backoff = Math.min(backoff * 2, max);
+        wait = backoff.next();
       }
       await sleep(wait, undefined, { signal: this.abort.signal }).catch(() => undefined);
     }

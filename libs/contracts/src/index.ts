@@ -25,4 +25,5 @@ export * from './partners/ledger';
 export * from './partners/admin';
 export * from './partners/webhooks';
 export * from './gasless/subjects';
+export * from './streams';
 export * from './bus-permissions';

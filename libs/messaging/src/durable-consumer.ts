@@ -1,12 +1,15 @@
 import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { StreamDefinition } from '@xchain/contracts';
 import type { z } from 'zod';
 import { busMetrics } from './metrics';
+import { Backoff } from './retry';
+import { ensureStream } from './streams';
 
 export interface DurableConsumerOptions<T> {
   nc: NatsConnection;
-  /** The stream, created when missing (an existing one is used as it is). */
-  stream: { name: string; subjects: string[]; maxAgeSecs: number };
+  /** The stream's definition (contracts): created when missing; an existing one that differs is reported and used as it is. */
+  stream: StreamDefinition;
   /** Durable name: the server remembers what this consumer acknowledged across restarts. */
   durable: string;
   filterSubject?: string;
@@ -45,13 +48,11 @@ export class DurableConsumer<T> {
 
   private async consumeForever(): Promise<void> {
     const { nc, stream, durable, log, label } = this.opts;
-    let delay = 250;
+    const backoff = new Backoff({ initialMs: 250, maxMs: 5000 });
     while (!this.stopped) {
       try {
         const jsm = await jetstreamManager(nc);
-        await jsm.streams.add({ name: stream.name, subjects: stream.subjects, max_age: stream.maxAgeSecs * 1e9 }).catch(async () => {
-          await jsm.streams.info(stream.name); // exists already: fine
-        });
+        await ensureStream(jsm, stream, log);
         await jsm.consumers.add(stream.name, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,
@@ -60,7 +61,7 @@ export class DurableConsumer<T> {
         });
         const consumer = await jetstream(nc).consumers.get(stream.name, durable);
         this.messages = await consumer.consume();
-        delay = 250;
+        backoff.reset();
         for await (const m of this.messages) {
           const parsed = this.opts.schema.safeParse(parseJson(decoder.decode(m.data)));
           if (!parsed.success) {
@@ -84,8 +85,7 @@ export class DurableConsumer<T> {
         if (!this.stopped) log.warn({ err: err instanceof Error ? err.message : String(err) }, `${label}: consumer failed; retrying`);
       }
       if (this.stopped) return;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 5000);
+      await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
 }

@@ -8,3 +8,5 @@ export * from './database-outage';
 export * from './zod-violations';
 export * from './durable-consumer';
 export * from './metrics';
+export * from './retry';
+export * from './streams';

@@ -1,6 +1,6 @@
-import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
+import { GASLESS_EVENTS_STREAM_DEF, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { NatsConnection } from '@xchain/messaging';
+import { ensureStream, type NatsConnection } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 
 /**
@@ -33,8 +33,6 @@ export class StatusEvents {
 
   private async ensureStream(): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
-    await jsm.streams.add({ name: GASLESS_EVENTS_STREAM, subjects: [GASLESS_EVENT_SUBJECTS], max_age: 7 * 24 * 3600 * 1e9 }).catch(async () => {
-      await jsm.streams.info(GASLESS_EVENTS_STREAM); // exists already: fine
-    });
+    await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, this.log);
   }
 }

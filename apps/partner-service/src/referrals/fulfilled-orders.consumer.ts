@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { Code, ORDER_EVENTS_STREAM, ORDER_EVENT_CONSUMERS, ORDER_EVENT_SUBJECTS, OrderEventSchema, RpcError, orderEventSubject, type OrderEvent } from '@xchain/contracts';
+import { Code, ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, RpcError, orderEventSubject, type OrderEvent } from '@xchain/contracts';
 import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -23,7 +23,7 @@ export class FulfilledOrdersConsumer implements OnModuleInit, OnApplicationShutd
   ) {
     this.consumer = new DurableConsumer({
       nc,
-      stream: { name: ORDER_EVENTS_STREAM, subjects: [ORDER_EVENT_SUBJECTS], maxAgeSecs: 30 * 24 * 3600 },
+      stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.referrals, // the one durable name its NATS user may use (D14)
       filterSubject: orderEventSubject('fulfilled'),
       maxDeliver: 50,

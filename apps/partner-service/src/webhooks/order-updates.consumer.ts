@@ -1,14 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ORDER_UPDATES_STREAM, ORDER_UPDATE_CONSUMERS, ORDER_UPDATE_SUBJECTS, OrderUpdateSchema, type OrderUpdate, type WebhookEvent } from '@xchain/contracts';
+import { ORDER_UPDATES_STREAM_DEF, ORDER_UPDATE_CONSUMERS, OrderUpdateSchema, type OrderUpdate, type WebhookEvent } from '@xchain/contracts';
 import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/partner-service-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { WebhookWorker } from './webhook-worker';
-
-/** Updates are kept this long in the stream (used only if this service creates it). */
-const STREAM_MAX_AGE_SECS = 7 * 24 * 3600;
 
 /** The body every attempt of a delivery sends, byte for byte (the signature covers it). */
 export function webhookBody(update: OrderUpdate): string {
@@ -34,7 +31,7 @@ export class OrderUpdatesConsumer implements OnModuleInit, OnApplicationShutdown
   ) {
     this.consumer = new DurableConsumer({
       nc,
-      stream: { name: ORDER_UPDATES_STREAM, subjects: [ORDER_UPDATE_SUBJECTS], maxAgeSecs: STREAM_MAX_AGE_SECS },
+      stream: ORDER_UPDATES_STREAM_DEF,
       durable: ORDER_UPDATE_CONSUMERS.webhooks, // the one durable name its NATS user may use (D14)
       maxDeliver: 50,
       schema: OrderUpdateSchema,

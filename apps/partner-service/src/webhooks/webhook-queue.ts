@@ -37,6 +37,10 @@ function redisOptions(url: string) {
  * row says whether that is still needed, so a lost job costs a delay (the sweeper enqueues it
  * again) and a duplicate one does nothing.
  */
+/** A job's lock, renewed every half of it while its worker lives: only a dead process lets it lapse. */
+const JOB_LOCK_MS = 15_000;
+const STALLED_CHECK_MS = 5_000;
+
 export class WebhookQueue {
   private readonly queue: Queue;
   private worker?: Worker;
@@ -67,6 +71,11 @@ export class WebhookQueue {
         connection: redisOptions(this.opts.redisUrl),
         prefix: this.opts.prefix,
         concurrency: this.opts.concurrency,
+        // A partner-service killed mid-attempt leaves its job active: it comes back once its lock
+        // (renewed every half of it while the process lives) has lapsed, at the next stalled check.
+        // BullMQ's 30 s defaults would hold a delivery up for about a minute after a crash.
+        lockDuration: JOB_LOCK_MS,
+        stalledInterval: STALLED_CHECK_MS,
         settings: { backoffStrategy: (attempts, _type, err) => (err instanceof RetryLater ? Math.max(err.delayMs, 0) : Math.min(1000 * 2 ** Math.min(attempts, 6), 60_000)) },
       },
     );

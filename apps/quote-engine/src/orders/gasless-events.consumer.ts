@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_CONSUMERS, GASLESS_EVENT_SUBJECTS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
+import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
 import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -17,8 +17,8 @@ export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdow
   constructor(@Inject(NATS) nc: NatsConnection, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger) {
     this.consumer = new DurableConsumer({
       nc,
-      // The relayer creates this stream with the same subjects and age.
-      stream: { name: GASLESS_EVENTS_STREAM, subjects: [GASLESS_EVENT_SUBJECTS], maxAgeSecs: 7 * 24 * 3600 },
+      // The relayer creates this stream from the same definition, whichever starts first.
+      stream: GASLESS_EVENTS_STREAM_DEF,
       durable: GASLESS_EVENT_CONSUMERS.orderUpdates,
       maxDeliver: 50,
       schema: GaslessEventSchema,

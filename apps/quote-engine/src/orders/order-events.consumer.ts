@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ORDER_EVENTS_STREAM, ORDER_EVENT_CONSUMERS, ORDER_EVENT_SUBJECTS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
+import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
@@ -26,7 +26,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
   ) {
     this.consumer = new DurableConsumer({
       nc,
-      stream: { name: ORDER_EVENTS_STREAM, subjects: [ORDER_EVENT_SUBJECTS], maxAgeSecs: 30 * 24 * 3600 },
+      stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.quoteEngine, // the one durable name its NATS user may use (D14)
       maxDeliver: 20,
       schema: OrderEventSchema,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Inject, Injectable } from '@nestjs/common';
-import { Code, ORDER_UPDATES_STREAM, ORDER_UPDATE_SUBJECTS, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
-import type { NatsConnection } from '@xchain/messaging';
+import { Code, ORDER_UPDATES_STREAM_DEF, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
+import { ensureStream, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { NATS } from '@xchain/service-kit';
+import { LOGGER, NATS } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { env } from '../env';
 import { OrderViewService } from './order-view.service';
@@ -101,14 +102,12 @@ export function sqlPushLog(db: PrismaClient): PushLog {
   };
 }
 
-/** JetStream publishing of order updates, creating the stream when missing. */
-export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number): UpdateSink {
+/** JetStream publishing of order updates, creating the stream when missing (a differing one is reported, not changed). */
+export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: Pick<Logger, 'warn'>): UpdateSink {
   let ready: Promise<void> | undefined;
   const ensure = async () => {
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
-    await jsm.streams.add({ name: ORDER_UPDATES_STREAM, subjects: [ORDER_UPDATE_SUBJECTS], max_age: 7 * 24 * 3600 * 1e9 }).catch(async () => {
-      await jsm.streams.info(ORDER_UPDATES_STREAM); // exists already: fine
-    });
+    await ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log);
   };
   const js = jetstream(nc, { timeout: timeoutMs });
   return async (update) => {
@@ -124,7 +123,7 @@ export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number): Upda
 /** The pusher as the quote-engine runs it. */
 @Injectable()
 export class OrderUpdates extends OrderUpdatePusher {
-  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection) {
-    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, env.NATS_REQUEST_TIMEOUT_MS));
+  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection, @Inject(LOGGER) log: Logger) {
+    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, env.NATS_REQUEST_TIMEOUT_MS, log));
   }
 }

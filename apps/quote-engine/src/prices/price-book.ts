@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
-import { parseJson, type NatsConnection } from '@xchain/messaging';
+import { Backoff, parseJson, type NatsConnection } from '@xchain/messaging';
 import { HealthRegistry, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 
@@ -111,7 +111,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async watchForever(): Promise<void> {
-    let delay = 250;
+    const backoff = new Backoff({ initialMs: 250, maxMs: 5000 });
     while (!this.stopped) {
       try {
         // Open, never create: only the oracle may (D14); until it has, the watch fails and retries.
@@ -119,7 +119,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
         const iter = await kv.watch({ key: '>' });
         this.stopWatch = () => iter.stop();
         this.watching = true;
-        delay = 250;
+        backoff.reset();
         for await (const entry of iter) {
           if (entry.operation === 'PUT') {
             const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
@@ -134,8 +134,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
       }
       this.watching = false;
       if (this.stopped) return;
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 5000);
+      await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
 }
