@@ -6,3 +6,4 @@ export * from './log-watcher';
 export * from './rpc-urls';
 export * from './svm-chain';
 export * from './svm-address-reader';
+export * from './svm-passes';

@@ -7,7 +7,7 @@ import type { Logger } from '@xchain/telemetry';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { DB } from '../db.providers';
 import { readVoucherRedemptions } from './solana-redemptions';
-import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 
 /** What the redemption reader asks of a cluster (no block hashes needed). */
 export type SolanaRedemptionChain = Omit<SolanaChain, 'blockhash'>;
@@ -41,10 +41,7 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     return [...this.readers.values()].map((r) => ({ name: r.name, chainName: chainOf.get(r.address) ?? 'solana', confirmations: 0, progress: r.progress }));
   }
   private readonly cursors: Pick<CursorStore, 'load' | 'save'>;
-  private clusterNote?: string;
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopped = false;
+  private readonly passes?: SolanaPasses;
 
   constructor(
     @Inject(SOLANA_REDEMPTION_CHAIN) private readonly chain: SolanaRedemptionChain | null,
@@ -58,21 +55,16 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       .filter(([, address]) => isSvmKey(address))
       .map(([chainName, programId]) => ({ chainName, programId }));
     this.cursors = sqlCursorStore(db);
+    if (chain && this.programs.length > 0) this.passes = new SolanaPasses(chain, { pollMs: opts.pollMs, label: 'solana vouchers' }, log);
     health.register('solana_vouchers', async () => ({ ok: true, detail: this.detail() }));
   }
 
-  private get on(): boolean {
-    return this.chain !== null && this.programs.length > 0;
-  }
-
   onApplicationBootstrap(): void {
-    if (this.on) this.schedule(0);
+    this.passes?.start((genesis) => this.sync(genesis));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
+    await this.passes?.stop();
   }
 
   detail(): string {
@@ -81,27 +73,18 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     const parts = [...this.readers.values()].map(
       (r) => `${r.address}: ${r.failure ? `retrying: ${r.failure}` : r.readUpTo !== undefined ? `read up to slot ${r.readUpTo} (confirmed)` : 'starting'}`,
     );
-    if (this.clusterNote) parts.push(`cluster: ${this.clusterNote}`);
+    if (this.passes?.clusterNote) parts.push(`cluster: ${this.passes.clusterNote}`);
     return parts.length ? parts.join('; ') : 'starting';
   }
 
   /** One pass over every Solana voucher program (a failure stays with its program). */
   async readOnce(): Promise<void> {
-    if (!this.on) return;
-    let genesis: string;
-    let confirmedSlot: number;
-    try {
-      // Asked every pass: a validator reset under the same URL must not keep the old positions.
-      genesis = await this.chain!.genesisHash();
-      confirmedSlot = await this.chain!.confirmedSlot();
-      this.clusterNote = undefined;
-    } catch (err) {
-      this.clusterNote = `retrying: ${firstLine(err)}`;
-      this.log.warn({ err: this.clusterNote }, 'solana vouchers: the cluster does not answer');
-      return;
-    }
-    for (const { chainName, programId } of this.programs) {
-      if (this.stopped) return;
+    await this.passes?.readOnce((genesis) => this.sync(genesis));
+  }
+
+  /** The reader of each program on this cluster (a new cluster starts new positions). */
+  private sync(genesis: string): SolanaAddressReader[] {
+    return this.programs.map(({ chainName, programId }) => {
       const name = solanaVoucherCursorName(chainName, programId, genesis);
       for (const [key, r] of this.readers) if (r.address === programId && key !== name) this.readers.delete(key);
       let reader = this.readers.get(name);
@@ -109,13 +92,8 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
         reader = new SolanaAddressReader(name, programId, this.chain!, this.cursors, (e) => this.handle(chainName, programId, e), this.opts.startSlot);
         this.readers.set(name, reader);
       }
-      try {
-        await reader.readOnce({ confirmedSlot, isStopped: () => this.stopped });
-      } catch (err) {
-        reader.failure = firstLine(err);
-        this.log.warn({ watcher: name, err: reader.failure }, 'solana vouchers: pass failed');
-      }
-    }
+      return reader;
+    });
   }
 
   /** One listed transaction: its redeem_voucher instructions, each voucher marked once. */
@@ -139,17 +117,4 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       else if (outcome === 'redeemed') this.log.info(fields, 'solana vouchers: voucher redeemed');
     }
   }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.readOnce()
-        .catch((err: unknown) => this.log.warn({ err: firstLine(err) }, 'solana vouchers: pass failed'))
-        .finally(() => this.schedule(this.opts.pollMs));
-    }, delayMs);
-  }
-}
-
-function firstLine(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
 }

@@ -5,7 +5,7 @@ import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-o
 import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
-import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 import { solanaCursorName } from './solana-address-reader';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
@@ -43,10 +43,7 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
   private readonly fillers: ReadonlySet<string>;
   private readonly handle?: (entry: SignatureEntry) => Promise<void>;
   private vaultNote?: string;
-  private clusterNote?: string;
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopped = false;
+  private readonly passes?: SolanaPasses;
 
   constructor(
     @Inject(SOLANA_CHAIN) private readonly chain: SolanaChain | null,
@@ -60,17 +57,16 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
   ) {
     this.fillers = new Set(config.fillers);
     this.handle = chain ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, log }) : undefined;
+    if (chain) this.passes = new SolanaPasses(chain, { pollMs: config.pollMs, label: 'solana watcher' }, log);
     health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));
   }
 
   onApplicationBootstrap(): void {
-    if (this.chain) this.schedule(0);
+    this.passes?.start((genesis) => this.sync(genesis));
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.pass;
+    await this.passes?.stop();
   }
 
   detail(): string {
@@ -79,9 +75,9 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     const read = readers.map((r) => r.readUpTo).filter((s) => s !== undefined);
     const parts = [
       readers.length === 0
-        ? (this.clusterNote ?? 'starting')
+        ? (this.passes?.clusterNote ?? 'starting')
         : `${readers.length} accounts: ${read.length === readers.length ? `read up to slot ${read.reduce((a, b) => (a < b ? a : b))} (confirmed)` : 'starting'}`,
-      ...(readers.length > 0 && this.clusterNote ? [this.clusterNote] : []),
+      ...(readers.length > 0 && this.passes?.clusterNote ? [this.passes.clusterNote] : []),
       ...readers.filter((r) => r.failure).map((r) => `${r.address}: retrying: ${r.failure}`),
       ...(this.vaultNote ? [this.vaultNote] : []),
     ];
@@ -90,36 +86,7 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One pass over every watched account (each failure stays with its account). */
   async readOnce(): Promise<void> {
-    let genesis: string;
-    let confirmedSlot: number;
-    try {
-      // Asked every pass: a validator reset under the same URL must not keep the old positions.
-      genesis = await this.chain!.genesisHash();
-      confirmedSlot = await this.chain!.confirmedSlot();
-      this.clusterNote = undefined;
-    } catch (err) {
-      this.clusterNote = `retrying: ${err instanceof Error ? err.message.split('\n')[0]! : String(err)}`;
-      this.log.warn({ err: this.clusterNote }, 'solana watcher: the cluster does not answer');
-      return;
-    }
-    for (const reader of this.sync(genesis)) {
-      if (this.stopped) return;
-      try {
-        await reader.readOnce({ confirmedSlot, isStopped: () => this.stopped });
-      } catch (err) {
-        reader.failure = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-        this.log.warn({ watcher: reader.name, err: reader.failure }, 'solana watcher pass failed');
-      }
-    }
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.pass = this.readOnce()
-        .catch((err: unknown) => this.log.warn({ err: String(err) }, 'solana watcher pass failed'))
-        .finally(() => this.schedule(this.config.pollMs));
-    }, delayMs);
+    await this.passes?.readOnce((genesis) => this.sync(genesis));
   }
 
   /** The accounts to read now, after the registry as it is (a new vault or token starts a new position). */
