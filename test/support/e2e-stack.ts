@@ -57,7 +57,6 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run the suites through `npm test`');
   const id = randomBytes(4).toString('hex');
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
-  const ports = { ...(await freeStackPorts()), redis, postgres: pg };
   const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
   const relayerWallets = relayerKeys.map((k) => privateKeyToAddress(k));
   const devnet = opts.devnet
@@ -67,20 +66,31 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     ? { EVM_RPC_URLS: devnet.rpcUrls, RELAYER_PRIVATE_KEYS: relayerKeys.join(','), CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '250' }
     : {};
   let stack: Stack;
+  // Chosen after the chains started (their ports come from the same pool), and chosen again when one
+  // was taken meanwhile by another suite: the stack checks them all before starting anything.
+  let ports = { ...(await freeStackPorts()), redis, postgres: pg };
   try {
-    stack = await startStack({
-      dataDir,
-      ports,
-      persistent: false,
-      external: { postgres: pg, redis },
-      databasePrefix: `e2e_${id}_`,
-      ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
-      ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
-      logDir: join(dataDir, 'logs'),
-      // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
-      // out of the way unless a suite sets it to test it.
-      extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...chainEnv, ...extraEnv },
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        stack = await startStack({
+          dataDir,
+          ports,
+          persistent: false,
+          external: { postgres: pg, redis },
+          databasePrefix: `e2e_${id}_`,
+          ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
+          ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
+          logDir: join(dataDir, 'logs'),
+          // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
+          // out of the way unless a suite sets it to test it.
+          extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...chainEnv, ...extraEnv },
+        });
+        break;
+      } catch (err) {
+        if (attempt >= 3 || !(err instanceof Error) || !/is already in use/.test(err.message)) throw err;
+        ports = { ...(await freeStackPorts()), redis, postgres: pg };
+      }
+    }
   } catch (err) {
     await devnet?.stop();
     throw err;
