@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { XchainClient } from '@xchain/client';
 import { ORDER_UPDATE_SUBJECTS, OrderUpdateSchema } from '@xchain/contracts';
 import { startDevnet } from '@xchain/devnet';
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
@@ -132,7 +133,8 @@ async function main(): Promise<void> {
       const q = (r.body as { cross_chain: { quote_hash: Hex; order: OrderWire } }).cross_chain;
       return { hash: q.quote_hash, order: orderFromWire(q.order).order };
     });
-    for (const q of quotes) taps.push(await SseTap.open(`${gateway}/json/v1/orders/${q.hash}/events`));
+    const streams = new XchainClient({ baseUrl: gateway, timeoutMs: 10_000 });
+    for (const q of quotes) taps.push(await SseTap.open(streams, q.hash));
 
     // What the quote-engine pushed, and when it stamped it.
     const nc = await connectNats({ url: `nats://127.0.0.1:${ports.nats}`, name: 'bench-updates', connectTimeoutMs: 5000, ...stack.bus.credentials('bench-updates') });

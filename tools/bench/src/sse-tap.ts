@@ -1,42 +1,37 @@
+import type { OrderEvent, XchainClient } from '@xchain/client';
 import { nowMs } from './gasless-users';
 
 interface Seen {
   status: string;
-  /** Monotonic ms (nowMs) and wall-clock ms when the event was parsed. */
+  /** Monotonic ms (nowMs) and wall-clock ms when the event arrived. */
   atMs: number;
   wallMs: number;
 }
 
-/** A server-sent event stream read for timing only: when each order status first arrived. */
+/** An order's server-sent event stream (read by the typed client), kept for timing only: when each status first arrived. */
 export class SseTap {
   private readonly seen: Seen[] = [];
   private constructor(private readonly abort: AbortController) {}
 
-  static async open(url: string): Promise<SseTap> {
+  /** Resolves once the stream is open and its first event (the current view) has arrived. */
+  static async open(client: XchainClient, quoteHash: string): Promise<SseTap> {
     const abort = new AbortController();
-    const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: abort.signal });
-    if (res.status !== 200 || !res.body) throw new Error(`stream ${url}: HTTP ${res.status}`);
     const tap = new SseTap(abort);
-    void tap.read(res.body);
+    const events = client.streamOrderEvents(quoteHash, { signal: abort.signal });
+    const first = await events.next();
+    if (first.done) throw new Error(`the stream of ${quoteHash} ended before its first event`);
+    tap.note(first.value);
+    void tap.drain(events);
     return tap;
   }
 
-  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
+  private note(e: OrderEvent): void {
+    this.seen.push({ status: e.order.status, atMs: nowMs(), wallMs: Date.now() });
+  }
+
+  private async drain(events: AsyncGenerator<OrderEvent, void, undefined>): Promise<void> {
     try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const data = buffer
-            .slice(0, cut)
-            .split('\n')
-            .find((l) => l.startsWith('data: '));
-          buffer = buffer.slice(cut + 2);
-          if (data) this.seen.push({ status: (JSON.parse(data.slice(6)) as { status: string }).status, atMs: nowMs(), wallMs: Date.now() });
-        }
-      }
+      for await (const e of events) this.note(e);
     } catch {
       // closed
     }
