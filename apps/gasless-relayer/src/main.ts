@@ -1,9 +1,9 @@
 import './instrument';
 import 'reflect-metadata';
-import { Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { GetGaslessOrderRpc, RpcError, SubmitGaslessOrderRpc } from '@xchain/contracts';
 import { createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
-import { RpcClient, RpcServer, type NatsConnection } from '@xchain/messaging';
+import { Rpc, RpcClient, type NatsConnection, type RpcBody } from '@xchain/messaging';
 import { HealthController, HealthRegistry, LOGGER, Metrics, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
@@ -30,7 +30,7 @@ const DB = Symbol('DB');
 
 /** The relayer's parts, built once from the environment; Nest owns their start and stop. */
 @Injectable()
-class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly lanes: Lanes;
   private readonly tracker: Tracker;
   private readonly sweeper: Sweeper;
@@ -43,7 +43,6 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
   constructor(
     @Inject(DB) db: ReturnType<typeof createGaslessRelayerDb>,
     @Inject(NATS) nc: NatsConnection,
-    @Inject(RpcServer) private readonly rpc: RpcServer,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) log: Logger,
     @Inject(Metrics) metrics: Metrics,
@@ -79,15 +78,6 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
     });
   }
 
-  onModuleInit(): void {
-    this.rpc.handle(SubmitGaslessOrderRpc, (req) => this.submit.submit(req));
-    this.rpc.handle(GetGaslessOrderRpc, async (req) => {
-      const order = await this.orders.find(req.quote_hash.toLowerCase());
-      if (!order) throw RpcError.notFound(`no gasless order for ${req.quote_hash}`, 'ORDER_NOT_FOUND');
-      return viewOf(order);
-    });
-  }
-
   onApplicationBootstrap(): void {
     this.lanes.start((chain, wallet, quoteHash) => this.sender.send(chain, wallet, quoteHash));
     this.tracker.start();
@@ -102,8 +92,26 @@ class Relayer implements OnModuleInit, OnApplicationBootstrap, OnApplicationShut
   }
 }
 
+/** The relayer's operations on the bus. */
+@Controller()
+class RelayerHandlers {
+  constructor(@Inject(Relayer) private readonly relayer: Relayer) {}
+
+  @Rpc(SubmitGaslessOrderRpc)
+  submit(req: RpcBody<typeof SubmitGaslessOrderRpc>) {
+    return this.relayer.submit.submit(req);
+  }
+
+  @Rpc(GetGaslessOrderRpc)
+  async get(req: RpcBody<typeof GetGaslessOrderRpc>) {
+    const order = await this.relayer.orders.find(req.quote_hash.toLowerCase());
+    if (!order) throw RpcError.notFound(`no gasless order for ${req.quote_hash}`, 'ORDER_NOT_FOUND');
+    return viewOf(order);
+  }
+}
+
 @Module({
-  controllers: [HealthController],
+  controllers: [HealthController, RelayerHandlers],
   providers: [
     ...coreProviders({ service: 'gasless-relayer', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),

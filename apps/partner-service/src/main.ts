@@ -41,7 +41,7 @@ const webhookOptions: WebhookOptions = {
 
 /** Partners, sessions, API keys, the sponsorship ledger, referral accruals, vouchers and webhooks. */
 @Module({
-  controllers: [HealthController],
+  controllers: [HealthController, PartnerHandlers, FundingEntriesHandler, WebhookHandlers],
   providers: [
     ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...dbProviders,
@@ -76,13 +76,10 @@ const webhookOptions: WebhookOptions = {
     ReferralsService,
     VouchersService,
     FulfilledOrdersConsumer,
-    PartnerHandlers,
     FundingEntriesService,
-    FundingEntriesHandler,
     WebhooksService,
     WebhookWorker,
     OrderUpdatesConsumer,
-    WebhookHandlers,
     PartnerMetrics,
   ],
 })

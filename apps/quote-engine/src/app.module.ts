@@ -20,16 +20,16 @@ import { SponsorFunding } from './quoting/sponsor-funding';
 import { quotingProviders } from './quoting/quoting.providers';
 import { RegistryCache } from './registry/registry-cache';
 import { RegistryHandlers } from './registry/registry.handlers';
+import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
 
 @Module({
-  controllers: [HealthController],
+  controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers],
   providers: [
     ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...dbProviders,
     ...quotingProviders,
     RegistryRepository,
-    RegistryHandlers,
     RegistryCache,
     PriceBook,
     Valuation,
@@ -41,7 +41,6 @@ import { RegistryRepository } from './registry/registry.repository';
     SponsorFunding,
     QuotePipeline,
     QuoteService,
-    QuoteHandlers,
     ...orderViewProviders,
     ...chainProviders,
     QuoteOutcomes,

@@ -10,3 +10,6 @@ export * from './durable-consumer';
 export * from './metrics';
 export * from './retry';
 export * from './streams';
+export * from './nest/rpc-context';
+export * from './nest/rpc.decorator';
+export * from './nest/rpc-status.filter';

@@ -1,13 +1,16 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
+import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import {
   CALLER_HEADER,
   Code,
+  RPC_CATALOGUE,
   RpcError,
   errorInfo,
   type CallerContext,
   type RpcContract,
 } from '@xchain/contracts';
+import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { encodeJson, openEnvelope } from './envelope';
 import { injectTraceContext, newHeaders } from './headers';
@@ -21,18 +24,68 @@ export interface RpcCallOptions {
   timeoutMs?: number;
 }
 
+type AnyContract = RpcContract<z.ZodType, z.ZodType>;
+const CONTRACTS_BY_SUBJECT: ReadonlyMap<string, AnyContract> = new Map(RPC_CATALOGUE.map((c) => [c.subject, c as AnyContract]));
+
 /**
- * Request/reply over NATS with an explicit deadline on every call. A peer that is not
- * subscribed answers at once (NATS "no responders") → UNAVAILABLE; a slow one → DEADLINE_EXCEEDED.
- * The reply is validated against the contract, so the caller gets typed, trusted data.
+ * The Nest client of the NATS RPC transport: request/reply with an explicit deadline on every
+ * call, over the connection's one shared reply subscription. A peer that is not subscribed
+ * answers at once (NATS "no responders") → UNAVAILABLE; a slow one → DEADLINE_EXCEEDED. The
+ * request is sent as the contract's input form and the reply validated against the contract, so
+ * the caller gets typed, trusted data. `call(contract, …)` is the typed promise form every service
+ * uses; Nest's `send(contractOrSubject, data)` gives the same call as an observable.
  */
-export class RpcClient {
+export class RpcClient extends ClientProxy {
   constructor(
     private readonly nc: NatsConnection,
     private readonly defaultTimeoutMs: number,
     /** Where each call's duration and outcome is recorded (default: the process registry). */
     private readonly metrics: Pick<BusMetrics, 'clientCalls'> = busMetrics(),
-  ) {}
+  ) {
+    super();
+  }
+
+  /** The connection is made (and owned) by the service's NATS provider. */
+  connect(): Promise<NatsConnection> {
+    return Promise.resolve(this.nc);
+  }
+
+  /** The connection is drained by the service on shutdown, not by its clients. */
+  close(): void {}
+
+  unwrap<T>(): T {
+    return this.nc as T;
+  }
+
+  /** Nest's observable form of `call`: the pattern is a contract or a catalogued subject (so both ends validate). */
+  override send<TResult = unknown, TInput = unknown>(pattern: AnyContract | string, data: TInput): Observable<TResult> {
+    if (typeof pattern === 'string') return super.send<TResult, TInput>(pattern, data);
+    this.sentContracts.set(pattern.subject, pattern);
+    return super.send<TResult, TInput>(pattern.subject, data);
+  }
+
+  /** Contracts passed to `send` that are not in the catalogue (a test's or a tool's own). */
+  private readonly sentContracts = new Map<string, AnyContract>();
+
+  protected publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void {
+    const subject = typeof packet.pattern === 'string' ? packet.pattern : undefined;
+    const contract = subject === undefined ? undefined : (CONTRACTS_BY_SUBJECT.get(subject) ?? this.sentContracts.get(subject));
+    if (!contract) {
+      callback({ err: new RpcError(Code.INTERNAL, 'internal error', [errorInfo('UNKNOWN_CONTRACT', { subject: String(packet.pattern) })]), isDisposed: true });
+      return () => undefined;
+    }
+    this.call(contract, packet.data as never).then(
+      (response) => callback({ response, isDisposed: true }),
+      (err: unknown) => callback({ err, isDisposed: true }),
+    );
+    // A NATS request cannot be withdrawn once sent; its deadline bounds it.
+    return () => undefined;
+  }
+
+  /** Requests are the only pattern of this transport; one-way events go over JetStream (`DurableConsumer`). */
+  protected dispatchEvent<T>(packet: ReadPacket): Promise<T> {
+    return Promise.reject(new Error(`${String(packet.pattern)}: the NATS RPC client sends requests only`));
+  }
 
   async call<Req extends z.ZodType, Res extends z.ZodType>(
     contract: RpcContract<Req, Res>,
@@ -46,7 +99,7 @@ export class RpcClient {
     const started = process.hrtime.bigint();
     let failure: unknown;
     try {
-      return await context.with(trace.setSpan(context.active(), span), () => this.send(contract, request, opts));
+      return await context.with(trace.setSpan(context.active(), span), () => this.request(contract, request, opts));
     } catch (err) {
       failure = err ?? new Error('rejected without a reason');
       const code = err instanceof RpcError ? err.status.code : Code.INTERNAL;
@@ -60,7 +113,7 @@ export class RpcClient {
     }
   }
 
-  private async send<Req extends z.ZodType, Res extends z.ZodType>(
+  private async request<Req extends z.ZodType, Res extends z.ZodType>(
     contract: RpcContract<Req, Res>,
     request: z.input<Req>,
     opts: RpcCallOptions,

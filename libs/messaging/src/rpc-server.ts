@@ -1,71 +1,52 @@
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { CustomTransportStrategy, MessageHandler } from '@nestjs/microservices';
+import { Server } from '@nestjs/microservices';
 import {
   CALLER_HEADER,
   CallerContextSchema,
-  Code,
   RpcError,
-  errorInfo,
   type CallerContext,
   type RpcAccess,
   type RpcContract,
 } from '@xchain/contracts';
 import type { Logger } from 'pino';
+import { isObservable, lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
 import { databaseUnavailable, isDatabaseUnavailable } from './database-errors';
 import { DatabaseOutage } from './database-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
 import { extractTraceContext } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
+import { authorize, NatsRpcContext, type RpcContextFor } from './nest/rpc-context';
 import { violationsOf } from './zod-violations';
 
 const tracer = trace.getTracer('@xchain/messaging');
 
-/** The partner a `partner` operation acts for: the one of the caller's session, never one named in a body. */
-export interface PartnerSession {
-  partnerId: string;
-  sessionId: string;
-}
+/** The transport's id in Nest (hooks and `getMicroservices()` tell transports apart by it). */
+export const NATS_RPC_TRANSPORT = Symbol('xchain-nats-rpc');
 
-export interface RpcHandlerContext {
-  caller: CallerContext | undefined;
-}
-
-/** What a handler knows about its caller: for a `partner` operation, the session's partner too. */
-export type RpcHandlerContextFor<A extends RpcAccess> = A extends { access: 'partner' }
-  ? RpcHandlerContext & { session: PartnerSession }
-  : RpcHandlerContext;
-
+/** A handler registered without Nest (`RpcServer.handle`), for fixtures and small tools. */
 export type RpcHandler<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess = RpcAccess> = (
   request: z.output<Req>,
-  ctx: RpcHandlerContextFor<A>,
+  ctx: RpcContextFor<A>,
 ) => Promise<z.input<Res>>;
 
-/**
- * Who may call an operation, checked here and nowhere else (D14). The bus lets only the contract's
- * declared callers publish its subject (bus permissions generated from the same contract), so an
- * `internal` or `operator` request cannot come from anyone else, whatever its `x-caller` header
- * says, and the gateway's caller context can be trusted. What remains to check is which client
- * the gateway acts for: a `partner` operation needs a partner session.
- */
-export function authorize(access: RpcAccess, caller: CallerContext | undefined): RpcHandlerContext & { session?: PartnerSession } {
-  if (access.access !== 'partner') return { caller };
-  if (caller?.kind !== 'partner_session') {
-    throw new RpcError(Code.UNAUTHENTICATED, 'a partner session is required', [errorInfo('SESSION_REQUIRED')]);
-  }
-  return { caller, session: { partnerId: caller.partner_id, sessionId: caller.session_id } };
-}
+type BoundHandler = MessageHandler<unknown, NatsRpcContext, unknown> & { extras?: { contract?: RpcContract<z.ZodType, z.ZodType> } };
 
 /**
- * Serves contracts over NATS in a queue group (so replicas share the load). Every request is
- * validated before the handler runs and every reply is validated before it leaves; failures
- * become google.rpc.Status envelopes, and nothing a handler throws crashes the service. A handler
- * that fails because the database cannot be reached answers UNAVAILABLE / DATABASE_UNAVAILABLE
- * with RetryInfo (never INTERNAL), and such failures are logged once per outage, not per request
- * (see `databaseOutage`).
+ * The Nest transport strategy of every service: serves contracts over NATS in a queue group (so
+ * replicas share the load). Controller methods bound with `@Rpc(contract)` are its handlers, so
+ * Nest's guards, interceptors, pipes and exception filters run around them. Every request is
+ * validated against its contract before the handler runs and every reply before it leaves;
+ * failures become google.rpc.Status envelopes, and nothing a handler throws crashes the service.
+ * A handler that fails because the database cannot be reached answers UNAVAILABLE /
+ * DATABASE_UNAVAILABLE with RetryInfo (never INTERNAL), and such failures are logged once per
+ * outage, not per request (see `databaseOutage`).
  */
-export class RpcServer {
-  private readonly subs: Subscription[] = [];
+export class RpcServer extends Server implements CustomTransportStrategy {
+  override readonly transportId = NATS_RPC_TRANSPORT;
+  private readonly subs = new Map<string, Subscription>();
   /** This service's database outage tracker; its database provider gives it a probe. */
   readonly databaseOutage: DatabaseOutage;
 
@@ -76,28 +57,54 @@ export class RpcServer {
     /** Where each served request's duration and outcome is recorded (default: the process registry). */
     private readonly metrics: Pick<BusMetrics, 'serverRequests'> = busMetrics(),
   ) {
+    super();
     this.databaseOutage = new DatabaseOutage(log);
   }
 
+  /**
+   * Serves one contract with a plain function, outside Nest (fixtures, small tools); the same
+   * access check, validation and envelopes apply. Subscribes at once.
+   */
   handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
-    const sub = this.nc.subscribe(contract.subject, {
+    const bound: BoundHandler = async (request, ctx) => {
+      authorize(contract.access, ctx!);
+      return handler(request as z.output<Req>, ctx as RpcContextFor<A>);
+    };
+    this.addHandler(contract.subject, bound, false, { contract });
+    this.subscribe(contract.subject);
+  }
+
+  /** Nest calls this once its controllers' `@Rpc` methods are registered: one queue subscription per contract. */
+  listen(callback: (err?: unknown) => void): void {
+    try {
+      for (const subject of this.messageHandlers.keys()) this.subscribe(subject);
+      callback();
+    } catch (err) {
+      callback(err);
+    }
+  }
+
+  private subscribe(subject: string): void {
+    if (this.subs.has(subject)) return;
+    const handler = this.messageHandlers.get(subject) as BoundHandler | undefined;
+    const contract = handler?.extras?.contract;
+    if (!handler || !contract) throw new Error(`${subject} is not bound to a contract: declare its handler with @Rpc(contract)`);
+    if (handler.isEventHandler) throw new Error(`${subject}: the NATS RPC transport serves requests only, not @EventPattern handlers`);
+    if (handler.next) throw new Error(`${subject} is bound by two handlers`);
+    const sub = this.nc.subscribe(subject, {
       queue: this.queue,
       callback: (err, msg) => {
         if (err) {
-          this.log.error({ err: err.message, subject: contract.subject }, 'subscription error');
+          this.log.error({ err: err.message, subject }, 'subscription error');
           return;
         }
-        void this.dispatch(contract, handler as RpcHandler<Req, Res>, msg);
+        void this.dispatch(contract, handler, msg);
       },
     });
-    this.subs.push(sub);
+    this.subs.set(subject, sub);
   }
 
-  private async dispatch<Req extends z.ZodType, Res extends z.ZodType>(
-    contract: RpcContract<Req, Res>,
-    handler: RpcHandler<Req, Res>,
-    msg: Msg,
-  ): Promise<void> {
+  private async dispatch(contract: RpcContract<z.ZodType, z.ZodType>, handler: BoundHandler, msg: Msg): Promise<void> {
     const parent = extractTraceContext(msg.headers);
     const span = tracer.startSpan(
       `${contract.subject} process`,
@@ -132,11 +139,7 @@ export class RpcServer {
     });
   }
 
-  private async run<Req extends z.ZodType, Res extends z.ZodType>(
-    contract: RpcContract<Req, Res>,
-    handler: RpcHandler<Req, Res>,
-    msg: Msg,
-  ): Promise<unknown> {
+  private async run(contract: RpcContract<z.ZodType, z.ZodType>, handler: BoundHandler, msg: Msg): Promise<unknown> {
     let body: unknown;
     try {
       body = decodeJson(msg.data);
@@ -145,8 +148,11 @@ export class RpcServer {
     }
     const parsed = contract.request.safeParse(body);
     if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
-    const ctx = authorize(contract.access, parseCaller(msg));
-    const result = await handler(parsed.data, ctx);
+    const ctx = new NatsRpcContext(contract.subject, parseCaller(msg), msg.headers);
+    // Nest's pipeline answers a plain value when no interceptor wraps the handler, an observable
+    // when one does or when a filter turned a failure into an error stream.
+    let result = await handler(parsed.data, ctx);
+    if (isObservable(result)) result = await lastValueFrom(result);
     const checked = contract.response.safeParse(result);
     if (!checked.success) {
       this.log.error({ subject: contract.subject, issues: checked.error.issues.slice(0, 5) }, 'reply violates contract');
@@ -156,9 +162,18 @@ export class RpcServer {
     return result;
   }
 
+  /** The NATS connection this transport serves on. */
+  unwrap<T>(): T {
+    return this.nc as T;
+  }
+
+  /** The transport emits no events of its own (the connection's status is on the health registry). */
+  on(): void {}
+
   async close(): Promise<void> {
     this.databaseOutage.stop();
-    for (const sub of this.subs.splice(0)) sub.unsubscribe();
+    for (const sub of this.subs.values()) sub.unsubscribe();
+    this.subs.clear();
   }
 }
 

@@ -1,6 +1,8 @@
 import type { ServerOptions as HttpServerOptions } from 'node:http';
 import { type DynamicModule, type INestApplication, type LoggerService, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions } from '@nestjs/microservices';
+import { RpcServer } from '@xchain/messaging';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import type { FastifyServerOptions } from 'fastify';
@@ -60,6 +62,7 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
       serveMetrics(fastify, processMetrics);
     }
     await opts.configure?.(app);
+    await serveRpc(app);
     await app.listen(opts.port, opts.host);
     log.info({ url: `http://${opts.host}:${opts.port}` }, `${opts.service} ready`);
     return app;
@@ -68,6 +71,24 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
     await stopTelemetry();
     process.exit(1);
   }
+}
+
+/**
+ * Connects the service's NATS RPC transport (its `RpcServer` provider) as a Nest microservice, so
+ * its controllers' `@Rpc` methods are served with the app's guards, interceptors and filters. The
+ * modules are initialised first (databases, caches, subscriptions), so no request reaches a
+ * handler whose dependencies are not ready; readiness over HTTP comes after.
+ */
+export async function serveRpc(app: INestApplication): Promise<void> {
+  let server: RpcServer;
+  try {
+    server = app.get(RpcServer, { strict: false });
+  } catch {
+    return; // a service without RPC operations (the gateway only calls them)
+  }
+  app.connectMicroservice<MicroserviceOptions>({ strategy: server }, { inheritAppConfig: true });
+  await app.init();
+  await app.startAllMicroservices();
 }
 
 export function describeStartupError(err: unknown, opts: { host: string; port: number }): string {

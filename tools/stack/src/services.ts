@@ -28,8 +28,8 @@ function findRoot(from: string): string {
 }
 const NODE = process.execPath;
 
-export function entryOf(name: ServiceSpec['name']): string {
-  return join(ROOT, 'dist/apps', name, 'src/main.js');
+export function entryOf(name: ServiceSpec['name'], root = ROOT): string {
+  return join(root, 'dist/apps', name, 'src/main.js');
 }
 
 export interface StartServiceOptions {
@@ -38,6 +38,8 @@ export interface StartServiceOptions {
   env: NodeJS.ProcessEnv;
   logFile?: string;
   readyTimeoutMs?: number;
+  /** A built checkout to run the service from (default: this one). */
+  root?: string | undefined;
 }
 
 /** Starts one built service and waits for its `/readyz`. */
@@ -45,10 +47,10 @@ export async function startBuiltService(opts: StartServiceOptions): Promise<Mana
   if (await tcpOpen(opts.port)) {
     throw new Error(`port ${opts.port} for ${opts.spec.name} is already in use; set ${opts.spec.portVar} to a free port`);
   }
-  const proc = launch(opts.spec.name, NODE, [entryOf(opts.spec.name)], {
+  const proc = launch(opts.spec.name, NODE, [entryOf(opts.spec.name, opts.root)], {
     env: { ...opts.env, [opts.spec.portVar]: String(opts.port) },
     logFile: opts.logFile,
-    cwd: ROOT,
+    cwd: opts.root ?? ROOT,
   });
   try {
     await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 30_000, proc);
@@ -62,10 +64,10 @@ export async function startBuiltService(opts: StartServiceOptions): Promise<Mana
 }
 
 /** Runs a built tool (migrate, seed) to completion; throws with its output on failure. */
-export async function runTool(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+export async function runTool(script: string, args: string[], env: NodeJS.ProcessEnv, root = ROOT): Promise<string> {
   const { execFile } = await import('node:child_process');
   return new Promise((resolvePromise, reject) => {
-    execFile(NODE, [join(ROOT, script), ...args], { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(NODE, [join(root, script), ...args], { env, cwd: root, timeout: 60_000 }, (err, stdout, stderr) => {
       if (err) reject(new Error(`${script} failed: ${stderr || err.message}`));
       else resolvePromise(stdout.trim());
     });

@@ -21,6 +21,8 @@ export interface StackOptions {
   /** NATS users for test code that talks to the bus directly, each with only what it declares. */
   testUsers?: Record<string, TestUserSpec>;
   onProgress?: (line: string) => void;
+  /** Run the services, migrations and seed of another built checkout (a benchmark's "before"); default this one. */
+  root?: string;
 }
 
 export interface Stack {
@@ -75,24 +77,24 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
     const dbUrl = (db: string) => databaseUrl(pgPort, `${opts.databasePrefix ?? ''}${db}`);
     for (const spec of SERVICES.filter((s) => s.database)) {
-      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, dbUrl(spec.database!)], base)}`);
+      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, dbUrl(spec.database!)], base, opts.root)}`);
     }
     const qeDb = dbUrl('quote_engine');
     const seeded = await runTool(
       'dist/apps/quote-engine/src/seed.js',
-      [opts.registryFile ?? join(ROOT, 'config/registry.json')],
+      [opts.registryFile ?? join(opts.root ?? ROOT, 'config/registry.json')],
       { ...base, DATABASE_URL: qeDb },
     );
     say(`registry: ${seeded}`);
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
         const env = { ...base, ...bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}) };
-        services.set(spec.name, await startBuiltService({ spec, port: opts.ports[spec.name], env, logFile: log(spec.name) }));
+        services.set(spec.name, await startBuiltService({ spec, port: opts.ports[spec.name], env, logFile: log(spec.name), root: opts.root }));
         say(`${spec.name} ready on 127.0.0.1:${opts.ports[spec.name]}`);
       }),
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
-    services.set('gateway', await startBuiltService({ spec: gw, port: opts.ports.gateway, env: { ...base, ...bus.envFor('gateway') }, logFile: log('gateway') }));
+    services.set('gateway', await startBuiltService({ spec: gw, port: opts.ports.gateway, env: { ...base, ...bus.envFor('gateway') }, logFile: log('gateway'), root: opts.root }));
     return { env: base, bus, servers, services, stop };
   } catch (err) {
     await stop();

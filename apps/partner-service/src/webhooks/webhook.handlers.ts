@@ -1,20 +1,30 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { DeletePartnerWebhookRpc, GetPartnerWebhookRpc, ListWebhookDeliveriesRpc, SetPartnerWebhookRpc } from '@xchain/contracts';
-import { RpcServer } from '@xchain/messaging';
+import { Rpc, type RpcBody, type RpcCtx } from '@xchain/messaging';
 import { WebhooksService } from './webhooks.service';
 
 /** The webhook operations, each for the partner of the caller's session only (D14). */
-@Injectable()
-export class WebhookHandlers implements OnModuleInit {
-  constructor(
-    @Inject(RpcServer) private readonly rpc: RpcServer,
-    @Inject(WebhooksService) private readonly webhooks: WebhooksService,
-  ) {}
+@Controller()
+export class WebhookHandlers {
+  constructor(@Inject(WebhooksService) private readonly webhooks: WebhooksService) {}
 
-  onModuleInit(): void {
-    this.rpc.handle(SetPartnerWebhookRpc, (req, ctx) => this.webhooks.set(ctx.session.partnerId, req.url));
-    this.rpc.handle(GetPartnerWebhookRpc, (_req, ctx) => this.webhooks.get(ctx.session.partnerId));
-    this.rpc.handle(DeletePartnerWebhookRpc, (_req, ctx) => this.webhooks.remove(ctx.session.partnerId));
-    this.rpc.handle(ListWebhookDeliveriesRpc, (req, ctx) => this.webhooks.deliveries(ctx.session.partnerId, req.cursor, req.page_size));
+  @Rpc(SetPartnerWebhookRpc)
+  set(req: RpcBody<typeof SetPartnerWebhookRpc>, ctx: RpcCtx<typeof SetPartnerWebhookRpc>) {
+    return this.webhooks.set(ctx.session.partnerId, req.url);
+  }
+
+  @Rpc(GetPartnerWebhookRpc)
+  get(_req: RpcBody<typeof GetPartnerWebhookRpc>, ctx: RpcCtx<typeof GetPartnerWebhookRpc>) {
+    return this.webhooks.get(ctx.session.partnerId);
+  }
+
+  @Rpc(DeletePartnerWebhookRpc)
+  remove(_req: RpcBody<typeof DeletePartnerWebhookRpc>, ctx: RpcCtx<typeof DeletePartnerWebhookRpc>) {
+    return this.webhooks.remove(ctx.session.partnerId);
+  }
+
+  @Rpc(ListWebhookDeliveriesRpc)
+  deliveries(req: RpcBody<typeof ListWebhookDeliveriesRpc>, ctx: RpcCtx<typeof ListWebhookDeliveriesRpc>) {
+    return this.webhooks.deliveries(ctx.session.partnerId, req.cursor, req.page_size);
   }
 }

@@ -1,16 +1,15 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { GetOrderRpc } from '@xchain/contracts';
-import { RpcServer } from '@xchain/messaging';
+import { Rpc, type RpcBody } from '@xchain/messaging';
 import { OrderViewService } from './order-view.service';
 
-@Injectable()
-export class OrderHandlers implements OnModuleInit {
-  constructor(
-    @Inject(RpcServer) private readonly rpc: RpcServer,
-    @Inject(OrderViewService) private readonly orders: OrderViewService,
-  ) {}
+/** `GET /v1/orders/{quote_hash}` on the bus. */
+@Controller()
+export class OrderHandlers {
+  constructor(@Inject(OrderViewService) private readonly orders: OrderViewService) {}
 
-  onModuleInit(): void {
-    this.rpc.handle(GetOrderRpc, (req) => this.orders.get(req.quote_hash));
+  @Rpc(GetOrderRpc)
+  get(req: RpcBody<typeof GetOrderRpc>) {
+    return this.orders.get(req.quote_hash);
   }
 }

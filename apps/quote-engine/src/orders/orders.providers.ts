@@ -5,7 +5,6 @@ import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
 import { relayerGaslessLookup } from './gasless-lookup';
 import { OrderRepository } from './order.repository';
-import { OrderHandlers } from './order.handlers';
 import { ORDER_VIEW_DEPS, OrderViewService, type OrderViewDeps } from './order-view.service';
 
 /** The order view (`order.v1.get`) and its collaborators. */
@@ -23,5 +22,4 @@ export const orderViewProviders: Provider[] = [
     }),
   },
   OrderViewService,
-  OrderHandlers,
 ];

@@ -1,23 +1,36 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from '@xchain/contracts';
-import { RpcServer } from '@xchain/messaging';
+import { Rpc, type RpcBody, type RpcCtx } from '@xchain/messaging';
 import { QuoteOutcomes } from '../metrics/quote-outcomes';
 import { Valuation } from '../prices/valuation';
 import { QuoteService } from './quote.service';
 
-@Injectable()
-export class QuoteHandlers implements OnModuleInit {
+/** The quoting operations on the bus (the gateway's `/v1/quote*`, and USD values for other services). */
+@Controller()
+export class QuoteHandlers {
   constructor(
-    @Inject(RpcServer) private readonly rpc: RpcServer,
     @Inject(QuoteService) private readonly quotes: QuoteService,
     @Inject(Valuation) private readonly valuation: Valuation,
     @Inject(QuoteOutcomes) private readonly outcomes: Pick<QuoteOutcomes, 'track'>,
   ) {}
 
-  onModuleInit(): void {
-    this.rpc.handle(PreviewQuoteRpc, (req, ctx) => this.outcomes.track('preview', () => this.quotes.preview(req, ctx.caller)));
-    this.rpc.handle(GetQuoteRpc, (req, ctx) => this.outcomes.track('quote', () => this.quotes.quote(req, ctx.caller)));
-    this.rpc.handle(FetchQuoteRpc, (req) => this.quotes.fetch(req.quote_hash));
-    this.rpc.handle(ValueUsdRpc, async (req) => this.valuation.valueUsd(req.chain, req.token, BigInt(req.amount)));
+  @Rpc(PreviewQuoteRpc)
+  preview(req: RpcBody<typeof PreviewQuoteRpc>, ctx: RpcCtx<typeof PreviewQuoteRpc>) {
+    return this.outcomes.track('preview', () => this.quotes.preview(req, ctx.caller));
+  }
+
+  @Rpc(GetQuoteRpc)
+  quote(req: RpcBody<typeof GetQuoteRpc>, ctx: RpcCtx<typeof GetQuoteRpc>) {
+    return this.outcomes.track('quote', () => this.quotes.quote(req, ctx.caller));
+  }
+
+  @Rpc(FetchQuoteRpc)
+  fetch(req: RpcBody<typeof FetchQuoteRpc>) {
+    return this.quotes.fetch(req.quote_hash);
+  }
+
+  @Rpc(ValueUsdRpc)
+  valueUsd(req: RpcBody<typeof ValueUsdRpc>) {
+    return this.valuation.valueUsd(req.chain, req.token, BigInt(req.amount));
   }
 }

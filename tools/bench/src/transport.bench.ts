@@ -1,0 +1,94 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT } from '@xchain/stack';
+import { startBenchStack } from './bench-stack';
+import { type LoadResult, runLoad, runOpenLoop } from './load';
+import { CEILING_USER, startCeiling } from './speed-ceiling';
+
+/**
+ * `npm run bench:transport -- <built checkout>`: PreviewQuote through two builds of the services,
+ * side by side in one run — the given checkout ("before", e.g. the commit before a transport
+ * change, built with `scripts/build-at.sh`) and this one ("after"). Rounds alternate the builds
+ * (before, after, before, after, …), each on a fresh stack with its own ceiling measured around
+ * it, so a machine that gets busier moves both. Closed loop at 32 in flight, then open loop at one
+ * fixed rate for both builds (default: half the lower saturating rate of round 1). Prints figures;
+ * asserts nothing. BENCH_ROUNDS (default 2), BENCH_SECS (default 5), BENCH_RATE (optional).
+ */
+const SECS = Number(process.env['BENCH_SECS'] ?? 5);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
+const PREVIEW = JSON.stringify({
+  src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
+  dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
+});
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+interface Sample {
+  ceiling: number;
+  closed: LoadResult;
+  open?: LoadResult;
+}
+
+async function measure(root: string, rate: number | undefined): Promise<Sample> {
+  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root);
+  const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
+  try {
+    const preview = { url: `${bench.gatewayUrl}/json/v1/quote/preview`, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
+    const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
+    for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
+    const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
+    const closed = await runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
+    const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
+    const open = rate ? await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }) : undefined;
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, ...(open ? { open } : {}) };
+  } finally {
+    await ceiling.stop();
+    await bench.stop();
+  }
+}
+
+const f = (x: number, w = 7) => x.toFixed(x >= 100 ? 0 : 2).padStart(w);
+
+function line(label: string, s: Sample): string {
+  const share = `${((100 * s.closed.perSecond) / s.ceiling).toFixed(0).padStart(3)} %`;
+  const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
+  const bad = s.closed.errors ? `  ${s.closed.errors} errors ${JSON.stringify(s.closed.statuses)}` : '';
+  return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   PreviewQuote ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
+}
+
+async function main(): Promise<void> {
+  const before = resolve(process.argv[2] ?? process.env['BENCH_BEFORE_ROOT'] ?? '');
+  if (!existsSync(join(before, 'dist/apps/gateway/src/main.js'))) {
+    throw new Error('usage: npm run bench:transport -- <a built checkout to compare with> (see scripts/build-at.sh)');
+  }
+  console.log(`transport bench: before = ${before}, after = ${ROOT}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores`);
+  let rate = process.env['BENCH_RATE'] ? Number(process.env['BENCH_RATE']) : undefined;
+  const rows: [string, Sample][] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const b = await measure(before, rate);
+    console.log(line(`before #${round}`, b));
+    const a = await measure(ROOT, rate);
+    console.log(line(`after #${round}`, a));
+    rows.push([`before #${round}`, b], [`after #${round}`, a]);
+    if (rate === undefined) {
+      rate = Math.max(1, Math.round(Math.min(b.closed.perSecond, a.closed.perSecond) / 2));
+      console.log(`  (open loop from round 2 on at ${rate} req/s, half the lower saturating rate)`);
+    }
+  }
+  const mean = (which: string, pick: (s: Sample) => number | undefined) => {
+    const xs = rows.filter(([l]) => l.startsWith(which)).map(([, s]) => pick(s)).filter((x): x is number => x !== undefined);
+    return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+  };
+  console.log('\nmean over rounds              before      after');
+  const show = (label: string, pick: (s: Sample) => number | undefined, unit: string) =>
+    console.log(`  ${label.padEnd(26)} ${f(mean('before', pick), 9)} ${f(mean('after', pick), 10)}  ${unit}`);
+  show('PreviewQuote throughput', (s) => s.closed.perSecond, 'req/s (32 in flight)');
+  show('share of ceiling', (s) => (100 * s.closed.perSecond) / s.ceiling, '%');
+  show('closed-loop p99', (s) => s.closed.p99Ms, 'ms');
+  show(`open-loop p50 @ ${rate}/s`, (s) => s.open?.p50Ms, 'ms');
+  show(`open-loop p99 @ ${rate}/s`, (s) => s.open?.p99Ms, 'ms');
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
