@@ -1,12 +1,13 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import type { XchainClient } from '@xchain/client';
 import { base58Encode } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { ROOT, SERVICES, startBuiltService } from '@xchain/stack';
 import { memoText, vaultTokenAccount } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { errorView, postJson } from '../support/http';
+import { apiErrorView, crossChainOf, gatewayClient } from '../support/http';
 import { EVM_USER, T } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -15,6 +16,13 @@ const USDC = T.solana.USDC;
 const USDC_UNITS = (n: number) => BigInt(n) * 10n ** 6n;
 const TTL_SLOTS = 300;
 const RELAYER = SERVICES.find((s) => s.name === 'gasless-relayer')!;
+
+type Quote = ReturnType<typeof crossChainOf>;
+/** The unsigned transaction a Solana gasless quote carries for the user to sign. */
+const txOf = (q: Quote): string => {
+  if (!q.svm) throw new Error(`a Solana gasless quote carries svm.tx_base64, got ${JSON.stringify(q)}`);
+  return q.svm.tx_base64;
+};
 
 /**
  * Gasless orders from Solana end to end (D6), through the gateway, against the litesvm stand-in:
@@ -31,7 +39,8 @@ describe('gasless Solana orders through the gateway', () => {
   let ticker: NodeJS.Timeout | undefined;
   const registryFile = join(ROOT, '.test-data', `registry-solana-${process.pid}.json`);
 
-  const url = (path: string) => `${e2e.gatewayUrl}/json/v1${path}`;
+  let api: XchainClient;
+  // The stand-in's JSON-RPC, not the gateway's API: plain fetch.
   const rpc = async (method: string, params: unknown[]): Promise<any> => {
     const res = await fetch(standin.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
     const body = (await res.json()) as { result?: unknown; error?: { message: string } };
@@ -50,24 +59,24 @@ describe('gasless Solana orders through the gateway', () => {
     standin.mintTo(user.publicKey, USDC, usdc);
     return user;
   };
-  const quote = async (user: Keypair, amount: bigint, deadline = Date.now() + 5000): Promise<Record<string, any>> => {
-    const r = await postJson(url('/quote'), {
-      src_chain: 'solana',
-      dst_chain: 'arbitrum',
-      src_token: USDC,
-      dst_token: T.arbitrum.USDC,
-      trade_type: 'TRADE_TYPE_EXACT_INPUT',
-      amount: amount.toString(),
-      gas_drop: '',
-      recipient: EVM_USER,
-      refund_address: user.publicKey.toBase58(),
-      gasless: true,
-    });
-    if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
-    const q = r.body.cross_chain as Record<string, any>;
+  const quote = async (user: Keypair, amount: bigint, deadline = Date.now() + 5000): Promise<Quote> => {
+    const q = crossChainOf(
+      await api.getQuote({
+        src_chain: 'solana',
+        dst_chain: 'arbitrum',
+        src_token: USDC,
+        dst_token: T.arbitrum.USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: amount.toString(),
+        gas_drop: '',
+        recipient: EVM_USER,
+        refund_address: user.publicKey.toBase58(),
+        gasless: true,
+      }),
+    );
     // After a test jumped past the blockhash lifetime, the quote-engine may still hand out its
     // (briefly cached) older blockhash: ask again until the quote's blockhash is a live one.
-    const blockhash = Transaction.from(Buffer.from(q['svm'].tx_base64, 'base64')).recentBlockhash;
+    const blockhash = Transaction.from(Buffer.from(txOf(q), 'base64')).recentBlockhash;
     if (!(await rpc('isBlockhashValid', [blockhash, { commitment: 'confirmed' }])).value) {
       if (Date.now() > deadline) throw new Error('the quote-engine kept serving an expired blockhash');
       await new Promise((res) => setTimeout(res, 50));
@@ -82,26 +91,30 @@ describe('gasless Solana orders through the gateway', () => {
     return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
   };
   /** The quote's transaction rebuilt with other instructions (or another blockhash), then signed by `signers`. */
-  const rebuilt = (q: Record<string, any>, edit: (tx: Transaction) => Transaction, ...signers: Keypair[]) => {
-    const tx = edit(Transaction.from(Buffer.from(q['svm'].tx_base64, 'base64')));
+  const rebuilt = (q: Quote, edit: (tx: Transaction) => Transaction, ...signers: Keypair[]) => {
+    const tx = edit(Transaction.from(Buffer.from(txOf(q), 'base64')));
     if (signers.length) tx.partialSign(...signers);
     return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
   };
-  const submit = (quoteHash: string, txBase64: string) => postJson(url('/gasless/orders'), { quote_hash: quoteHash, svm: { tx_base64: txBase64 } });
-  const refused = async (quoteHash: string, txBase64: string) => {
-    const r = await submit(quoteHash, txBase64);
-    return errorView(r.status, r.body);
-  };
-  const order = async (quoteHash: string) => {
-    const res = await fetch(url(`/orders/${quoteHash}`));
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  /** SubmitGaslessOrder; the whole answer (status, the body as sent). A refusal throws its XchainApiError. */
+  const submit = (quoteHash: string, txBase64: string) => api.call('SubmitGaslessOrder', { quote_hash: quoteHash, svm: { tx_base64: txBase64 } });
+  /** A submission that must be refused: what the refusal says. */
+  const refused = (quoteHash: string, txBase64: string) =>
+    api.submitGaslessOrder({ quote_hash: quoteHash, svm: { tx_base64: txBase64 } }).then((ok) => {
+      throw new Error(`expected a refusal, the order was accepted: ${JSON.stringify(ok)}`);
+    }, apiErrorView);
+  const order = (quoteHash: string) => api.getOrder({ quote_hash: quoteHash });
   const waitGasless = async (quoteHash: string, status: string, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const v = await order(quoteHash);
-      if (v.status === 200 && v.body.gasless?.status === status) return v.body.gasless;
-      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status} in ${timeoutMs} ms; last view ${JSON.stringify(v.body)}`);
+      if (v.gasless?.status === status) {
+        // every status waited for here (submitted, confirmed) names the transaction sent
+        const { tx_hash } = v.gasless;
+        if (tx_hash === undefined) throw new Error(`order ${quoteHash} is ${status} without a tx_hash: ${JSON.stringify(v.gasless)}`);
+        return { ...v.gasless, tx_hash };
+      }
+      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status} in ${timeoutMs} ms; last view ${JSON.stringify(v)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -140,6 +153,7 @@ describe('gasless Solana orders through the gateway', () => {
       },
       { registryFile },
     );
+    api = gatewayClient(e2e.gatewayUrl);
   }, 180_000);
 
   afterAll(async () => {
@@ -152,16 +166,16 @@ describe('gasless Solana orders through the gateway', () => {
   it('relays a deposit the user signed alone: confirmed, the vault got amount_in, the fee payer paid only the fee', async () => {
     const user = newUser(USDC_UNITS(100));
     const q = await quote(user, USDC_UNITS(25));
-    expect(q['fee_payer']).toBe(feePayer.publicKey.toBase58());
-    const unsigned = Transaction.from(Buffer.from(q['svm'].tx_base64, 'base64'));
+    expect(q.fee_payer).toBe(feePayer.publicKey.toBase58());
+    const unsigned = Transaction.from(Buffer.from(txOf(q), 'base64'));
     expect(unsigned.feePayer?.toBase58()).toBe(feePayer.publicKey.toBase58());
-    expect(Buffer.from(unsigned.instructions[1]!.data).toString()).toBe(memoText('deposit', q['quote_hash']));
+    expect(Buffer.from(unsigned.instructions[1]!.data).toString()).toBe(memoText('deposit', q.quote_hash));
 
     const vaultAta = vaultTokenAccount(vault, USDC);
     const [vault0, payer0] = await Promise.all([tokens(vaultAta), lamports(feePayer.publicKey)]);
-    const r = await submit(q['quote_hash'], sign(q['svm'].tx_base64, user));
-    expect(r).toMatchObject({ status: 200, body: { quote_hash: q['quote_hash'], status: 'queued' } });
-    const done = await waitGasless(q['quote_hash'], 'confirmed');
+    const r = await submit(q.quote_hash, sign(txOf(q), user));
+    expect(r).toMatchObject({ status: 200, body: { quote_hash: q.quote_hash, status: 'queued' } });
+    const done = await waitGasless(q.quote_hash, 'confirmed');
     expect(done.tx_hashes).toEqual([done.tx_hash]);
 
     const landed = await rpc('getTransaction', [done.tx_hash, { encoding: 'json', commitment: 'confirmed' }]);
@@ -175,13 +189,13 @@ describe('gasless Solana orders through the gateway', () => {
     expect(await lamports(user.publicKey)).toBe(0n);
 
     // Submitted again, the same body answers the one order's state and sends nothing.
-    const again = await submit(q['quote_hash'], sign(q['svm'].tx_base64, user));
-    expect(again).toEqual({ status: 200, body: { quote_hash: q['quote_hash'], status: 'confirmed', tx_hash: done.tx_hash } });
+    const again = await submit(q.quote_hash, sign(txOf(q), user));
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { quote_hash: q.quote_hash, status: 'confirmed', tx_hash: done.tx_hash } });
     // So does another valid transaction for the same quote (a fresh blockhash): never sent, nothing paid.
     const blockhash = await freshBlockhash();
     const resigned = rebuilt(q, (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash }).add(...tx.instructions), user);
-    const third = await submit(q['quote_hash'], resigned);
-    expect(third.body).toEqual({ quote_hash: q['quote_hash'], status: 'confirmed', tx_hash: done.tx_hash });
+    const third = await submit(q.quote_hash, resigned);
+    expect(third.body).toEqual({ quote_hash: q.quote_hash, status: 'confirmed', tx_hash: done.tx_hash });
     expect(standin.ledger.record(idOf(resigned))).toBeUndefined();
     expect(await lamports(feePayer.publicKey)).toBe(payer0 - fee);
     expect(await tokens(vaultAta)).toBe(vault0 + USDC_UNITS(25));
@@ -191,12 +205,12 @@ describe('gasless Solana orders through the gateway', () => {
     const user = newUser(USDC_UNITS(10));
     const q = await quote(user, USDC_UNITS(10));
     const blockhash = await freshBlockhash();
-    const a = sign(q['svm'].tx_base64, user);
+    const a = sign(txOf(q), user);
     const b = rebuilt(q, (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash }).add(...tx.instructions), user);
     const payer0 = await lamports(feePayer.publicKey);
-    const answers = await Promise.all([submit(q['quote_hash'], a), submit(q['quote_hash'], b)]);
+    const answers = await Promise.all([submit(q.quote_hash, a), submit(q.quote_hash, b)]);
     expect(answers.map((x) => x.status)).toEqual([200, 200]);
-    const done = await waitGasless(q['quote_hash'], 'confirmed');
+    const done = await waitGasless(q.quote_hash, 'confirmed');
     expect(done.tx_hashes).toHaveLength(1);
     expect([a, b].map((t) => standin.ledger.record(idOf(t)) !== undefined).sort()).toEqual([false, true]);
     expect([idOf(a), idOf(b)]).toContain(done.tx_hash);
@@ -205,7 +219,7 @@ describe('gasless Solana orders through the gateway', () => {
     expect(await lamports(feePayer.publicKey)).toBe(payer0 - BigInt(landed.meta.fee));
     expect(await tokens(vaultTokenAccount(user.publicKey, USDC))).toBe(0n);
     const memos = (await rpc('getSignaturesForAddress', [vaultTokenAccount(vault, USDC).toBase58(), { limit: 1000, commitment: 'confirmed' }])) as { memo: string | null }[];
-    expect(memos.filter((m) => m.memo?.includes(q['quote_hash'])).length).toBe(1);
+    expect(memos.filter((m) => m.memo?.includes(q.quote_hash)).length).toBe(1);
   });
 
   it('refuses, before the fee payer signs or sends anything: the fee payer abused, a swapped instruction, a missing or forged signature, another fee payer, a versioned transaction, a short balance', async () => {
@@ -214,7 +228,7 @@ describe('gasless Solana orders through the gateway', () => {
     standin.createTokenAccount(thief.publicKey, USDC);
     const q = await quote(user, USDC_UNITS(5));
     const payer0 = await lamports(feePayer.publicKey);
-    const hash = q['quote_hash'] as string;
+    const hash = q.quote_hash;
 
     // The fee payer's lamports moved by an added instruction.
     const drain = SystemProgram.transfer({ fromPubkey: feePayer.publicKey, toPubkey: thief.publicKey, lamports: 100_000_000 });
@@ -230,8 +244,8 @@ describe('gasless Solana orders through the gateway', () => {
     );
     expect(await refused(hash, swapped)).toMatchObject({ http: 400, reason: 'INSTRUCTIONS_MISMATCH' });
     // Not signed by the user, or signed by someone else in the user's slot.
-    expect(await refused(hash, q['svm'].tx_base64)).toMatchObject({ http: 400, reason: 'MISSING_SIGNATURE', metadata: { signer: user.publicKey.toBase58() } });
-    const forged = Transaction.from(Buffer.from(sign(q['svm'].tx_base64, user), 'base64'));
+    expect(await refused(hash, txOf(q))).toMatchObject({ http: 400, reason: 'MISSING_SIGNATURE', metadata: { signer: user.publicKey.toBase58() } });
+    const forged = Transaction.from(Buffer.from(sign(txOf(q), user), 'base64'));
     const bad = Buffer.from(forged.signatures[1]!.signature!);
     bad[0]! ^= 0xff; // the user's signature, one byte off
     forged.signatures[1]!.signature = bad;
@@ -242,7 +256,7 @@ describe('gasless Solana orders through the gateway', () => {
       reason: 'WRONG_FEE_PAYER',
     });
     // The same instructions as a v0 transaction.
-    const unsigned = Transaction.from(Buffer.from(q['svm'].tx_base64, 'base64'));
+    const unsigned = Transaction.from(Buffer.from(txOf(q), 'base64'));
     const v0 = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: unsigned.recentBlockhash!, instructions: unsigned.instructions }).compileToV0Message());
     v0.sign([user]);
     expect(await refused(hash, Buffer.from(v0.serialize()).toString('base64'))).toMatchObject({ http: 400, reason: 'VERSIONED_TRANSACTION' });
@@ -250,33 +264,33 @@ describe('gasless Solana orders through the gateway', () => {
     const poor = Keypair.generate();
     standin.createTokenAccount(poor.publicKey, USDC);
     const pq = await quote(poor, USDC_UNITS(5));
-    const short = await refused(pq['quote_hash'], sign(pq['svm'].tx_base64, poor));
+    const short = await refused(pq.quote_hash, sign(txOf(pq), poor));
     expect(short).toMatchObject({ http: 400, code: 9, reason: 'SIMULATION_REVERTED' });
     expect(short.metadata?.['revert_reason']).toMatch(/InstructionError/);
 
     expect(await lamports(feePayer.publicKey)).toBe(payer0);
-    expect((await order(hash)).body.gasless).toBeUndefined();
+    expect((await order(hash)).gasless).toBeUndefined();
     // The honest transaction still goes through afterwards.
-    expect((await submit(hash, sign(q['svm'].tx_base64, user))).body.status).toBe('queued');
+    expect((await submit(hash, sign(txOf(q), user))).data.status).toBe('queued');
     await waitGasless(hash, 'confirmed');
   });
 
   it('refuses a transaction whose blockhash expired, with its own reason (sign again)', async () => {
     const user = newUser(USDC_UNITS(10));
     const q = await quote(user, USDC_UNITS(3));
-    const signed = sign(q['svm'].tx_base64, user);
+    const signed = sign(txOf(q), user);
     const blockhash = Transaction.from(Buffer.from(signed, 'base64')).recentBlockhash!;
     standin.advance(TTL_SLOTS + 1);
     expect((await rpc('isBlockhashValid', [blockhash, { commitment: 'confirmed' }])).value).toBe(false);
     const payer0 = await lamports(feePayer.publicKey);
-    expect(await refused(q['quote_hash'], signed)).toEqual({ http: 400, code: 9, reason: 'BLOCKHASH_EXPIRED', metadata: { blockhash }, fields: [] });
+    expect(await refused(q.quote_hash, signed)).toEqual({ http: 400, code: 9, reason: 'BLOCKHASH_EXPIRED', metadata: { blockhash }, fields: [] });
     expect(await lamports(feePayer.publicKey)).toBe(payer0);
-    expect((await order(q['quote_hash'])).body.gasless).toBeUndefined();
+    expect((await order(q.quote_hash)).gasless).toBeUndefined();
     // Signed again over a recent blockhash (what a fresh quote carries), the same quote is relayed.
     const blockhash2 = await freshBlockhash();
     const resigned = rebuilt(q, (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash2 }).add(...tx.instructions), user);
-    expect((await submit(q['quote_hash'], resigned)).body.status).toBe('queued');
-    await waitGasless(q['quote_hash'], 'confirmed');
+    expect((await submit(q.quote_hash, resigned)).data.status).toBe('queued');
+    await waitGasless(q.quote_hash, 'confirmed');
   });
 
   it('confirms an order sent just before a kill -9 of the relayer, after the restart, by polling its signature: nothing sent twice', async () => {
@@ -288,8 +302,8 @@ describe('gasless Solana orders through the gateway', () => {
     ticking = false; // the transaction lands `processed` and stays so: the relayer cannot confirm it yet
     let sent: { tx_hash: string };
     try {
-      expect((await submit(q['quote_hash'], sign(q['svm'].tx_base64, user))).body.status).toBe('queued');
-      sent = await waitGasless(q['quote_hash'], 'submitted');
+      expect((await submit(q.quote_hash, sign(txOf(q), user))).data.status).toBe('queued');
+      sent = await waitGasless(q.quote_hash, 'submitted');
       // Submitted is recorded before the send: wait for the transaction itself to land (`processed`).
       for (const deadline = Date.now() + 10_000; !standin.ledger.record(sent.tx_hash); await new Promise((r) => setTimeout(r, 20))) {
         if (Date.now() > deadline) throw new Error(`${sent.tx_hash} never reached the stand-in`);
@@ -307,7 +321,7 @@ describe('gasless Solana orders through the gateway', () => {
       logFile: join(e2e.logDir, 'gasless-relayer.log'),
     });
     e2e.stack.services.set('gasless-relayer', proc);
-    const done = await waitGasless(q['quote_hash'], 'confirmed');
+    const done = await waitGasless(q.quote_hash, 'confirmed');
     expect(done.tx_hashes).toEqual([sent!.tx_hash]);
     const landed = await rpc('getTransaction', [done.tx_hash, { encoding: 'json', commitment: 'confirmed' }]);
     expect(await lamports(feePayer.publicKey)).toBe(payer0 - BigInt(landed.meta.fee));

@@ -1,4 +1,5 @@
 import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
+import type { OrderEvent, XchainClient } from '@xchain/client';
 import { DEV_FILL_WINDOW_SECS, DEV_REFUNDER_KEY } from '@xchain/devnet';
 import { approveCalldata, depositTx, fillTx, refundTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
@@ -6,23 +7,110 @@ import { type Address, maxUint256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { errorView, postJson } from '../support/http';
+import { crossChainOf, expectApiError } from '../support/http';
 import { T } from '../support/registry-fixture';
-import { SseClient, type SseEvent } from '../support/sse';
 
 jest.setTimeout(120_000);
 
 const { base } = LOCAL_TOKENS;
 const ARB_USDC = T.arbitrum.USDC as Address;
-const view = (e: SseEvent) => JSON.parse(e.data) as Record<string, any>;
+
+/**
+ * One StreamOrderEvents of the typed client, read in the background: it keeps every event and the
+ * count of heartbeat comments, and lets a test wait for the next event that matches.
+ */
+class OrderStream {
+  readonly events: OrderEvent[] = [];
+  comments = 0;
+  ended = false;
+  /** The answer's headers once the stream opened. */
+  headers: Headers | undefined;
+  private failure: unknown;
+  private readonly waiters: (() => void)[] = [];
+  private readonly abort = new AbortController();
+
+  /** Resolves once the stream is open (a 2xx event stream); rejects with the XchainApiError of a refusal. */
+  static open(api: XchainClient, quoteHash: string, lastEventId?: string): Promise<OrderStream> {
+    const s = new OrderStream();
+    return new Promise((resolve, reject) => {
+      const it = api.streamOrderEvents(quoteHash, {
+        signal: s.abort.signal,
+        ...(lastEventId !== undefined ? { lastEventId } : {}),
+        onOpen: ({ headers }) => {
+          s.headers = headers;
+          resolve(s);
+        },
+        onComment: () => {
+          s.comments++;
+          s.wake();
+        },
+      });
+      void (async () => {
+        try {
+          for await (const e of it) {
+            s.events.push(e);
+            s.wake();
+          }
+        } catch (err) {
+          s.failure = err;
+          reject(err); // a no-op once opened: then `next` reports it
+        } finally {
+          s.ended = true;
+          s.wake();
+        }
+      })();
+    });
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms);
+      this.waiters.push(() => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+
+  /** The first event that matches; throws once the stream ended without one, or after `timeoutMs`. */
+  async next(match: (e: OrderEvent) => boolean, timeoutMs = 30_000): Promise<OrderEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.events.find(match);
+      if (found) return found;
+      if (this.ended) throw new Error(`the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms (got ${this.events.length} events)`);
+      await this.wait(left);
+    }
+  }
+
+  /** Waits for a heartbeat comment after the first `count`. */
+  async nextComment(count: number, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.comments <= count) {
+      const left = deadline - Date.now();
+      if (this.ended || left <= 0) throw new Error('no heartbeat');
+      await this.wait(left);
+    }
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
 
 /** The order view pushed to wallets over server-sent events (D13), through the gateway. */
 describe('order events (SSE) through the gateway', () => {
   let e2e: E2eStack;
   let g: GaslessClient;
-  const streams: SseClient[] = [];
-  const open = async (quoteHash: string, headers: Record<string, string> = {}) => {
-    const s = await SseClient.open(g.url(`/orders/${quoteHash}/events`), headers);
+  const streams: OrderStream[] = [];
+  const open = async (quoteHash: string, lastEventId?: string) => {
+    const s = await OrderStream.open(g.api, quoteHash, lastEventId);
     streams.push(s);
     return s;
   };
@@ -41,8 +129,8 @@ describe('order events (SSE) through the gateway', () => {
       { devnet: { chains: ['base', 'arbitrum'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    const listed = (await (await fetch(g.url('/chains'))).json()) as { chains: { chain: string; deposit_target: Address }[] };
-    routers = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target]));
+    const listed = await g.api.getChains();
+    routers = Object.fromEntries(listed.chains.map((c) => [c.chain, c.deposit_target as Address]));
   }, 180_000);
   let routers: Record<string, Address>;
 
@@ -51,26 +139,26 @@ describe('order events (SSE) through the gateway', () => {
     const user = g.newUser();
     await g.mint('base', base.USDC, user.address, amount);
     await g.setNativeBalance('base', user.address, 10n ** 17n);
-    const r = await postJson(g.url('/quote'), {
-      src_chain: 'base',
-      dst_chain: 'arbitrum',
-      src_token: base.USDC,
-      dst_token: ARB_USDC,
-      trade_type: 'TRADE_TYPE_EXACT_INPUT',
-      amount: amount.toString(),
-      gas_drop: '',
-      recipient: user.address,
-      refund_address: user.address,
-    });
-    expect(r.status).toBe(200);
-    const q = r.body.cross_chain as Record<string, any>;
-    const { order } = orderFromWire(q['order']);
-    const s = await open(q['quote_hash']);
-    await s.next((e) => view(e)['status'] === 'quoted');
+    const q = crossChainOf(
+      await g.api.getQuote({
+        src_chain: 'base',
+        dst_chain: 'arbitrum',
+        src_token: base.USDC,
+        dst_token: ARB_USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: amount.toString(),
+        gas_drop: '',
+        recipient: user.address,
+        refund_address: user.address,
+      }),
+    );
+    const { order } = orderFromWire(q.order);
+    const s = await open(q.quote_hash);
+    await s.next((e) => e.order.status === 'quoted');
     await g.send('base', { to: base.USDC, data: approveCalldata(routers['base']!, maxUint256) }, user);
     const receipt = await g.send('base', depositTx(order, routers['base']!), user);
     expect(receipt.status).toBe('success');
-    await s.next((e) => view(e)['status'] === 'deposited');
+    await s.next((e) => e.order.status === 'deposited');
     return { user, q, order, s, receipt };
   };
 
@@ -84,43 +172,41 @@ describe('order events (SSE) through the gateway', () => {
     await g.mint('base', base.USDC, user.address, 100_000_000n);
     const q = await g.gaslessQuote('base', base.USDC, user.address, '40000000');
     const s = await open(q['quote_hash']);
-    expect(s.status).toBe(200);
-    expect(s.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(s.headers?.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    // (only `order` events are yielded, each checked against the order view's schema by the client)
     const first = await s.next(() => true);
-    expect(first.event).toBe('order');
-    expect(view(first)).toMatchObject({ quote_hash: q['quote_hash'], status: 'quoted', amount_in: '40000000' });
-    expect(view(first)['gasless']).toBeUndefined();
+    expect(first.order).toMatchObject({ quote_hash: q['quote_hash'], status: 'quoted', amount_in: '40000000' });
+    expect(first.order.gasless).toBeUndefined();
 
     expect((await g.submit(await g.evmBody(user, q, true))).body.status).toBe('queued');
-    const done = await s.next((e) => view(e)['status'] === 'deposited' && view(e)['gasless']?.status === 'confirmed');
-    const seen = s.events.map((e) => `${view(e)['status']}/${view(e)['gasless']?.status ?? '-'}`);
+    const done = await s.next((e) => e.order.status === 'deposited' && e.order.gasless?.status === 'confirmed');
+    const seen = s.events.map((e) => `${e.order.status}/${e.order.gasless?.status ?? '-'}`);
     // Every relay status shows, in order, and the deposit read from the chain ends it.
     expect(seen[0]).toBe('quoted/-');
     expect(seen.indexOf('quoted/queued')).toBeGreaterThan(0);
     expect(seen.at(-1)).toBe('deposited/confirmed');
+    expect(s.events.every((e) => e.id !== undefined)).toBe(true);
     expect(new Set(s.events.map((e) => e.id)).size).toBe(s.events.length); // each event once
-    expect(view(done)['deposit']).toMatchObject({ chain: 'base', tx_hash: view(done)['gasless'].tx_hash });
+    expect(done.order.deposit).toMatchObject({ chain: 'base', tx_hash: done.order.gasless!.tx_hash });
     // The stream agrees with the order view.
-    expect(view(done)).toEqual((await g.order(q['quote_hash'])).body);
+    expect(done.order).toEqual(await g.api.getOrder({ quote_hash: q['quote_hash'] }));
 
     // Resuming with the last id: no repeat of the view it already has, only heartbeats.
-    const again = await open(q['quote_hash'], { 'last-event-id': done.id! });
+    const again = await open(q['quote_hash'], done.id!);
     await again.nextComment(0);
-    await again.nextComment(again.comments.length);
+    await again.nextComment(again.comments);
     expect(again.events).toEqual([]);
     // Resuming with an older id: the current view at once.
-    const older = await open(q['quote_hash'], { 'last-event-id': first.id! });
-    expect(view(await older.next(() => true))).toEqual(view(done));
+    const older = await open(q['quote_hash'], first.id!);
+    expect((await older.next(() => true)).order).toEqual(done.order);
     again.close();
     older.close();
     s.close();
   });
 
   it('refuses before streaming, in the error shape: a malformed hash, an unknown order, too many streams from one caller', async () => {
-    const malformed = await open('0x1234');
-    expect(errorView(malformed.status, malformed.errorBody)).toMatchObject({ http: 400 });
-    const unknown = await open(`0x${'cd'.repeat(32)}`);
-    expect(errorView(unknown.status, unknown.errorBody)).toMatchObject({ http: 404, reason: 'QUOTE_NOT_FOUND' });
+    await expectApiError(open('0x1234'), { http: 400, code: 3, fields: ['quote_hash'] });
+    await expectApiError(open(`0x${'cd'.repeat(32)}`), { http: 404, code: 5, reason: 'QUOTE_NOT_FOUND' });
 
     const user = g.newUser();
     const q = await g.gaslessQuote('base', base.USDC, user.address, '1000000');
@@ -128,40 +214,40 @@ describe('order events (SSE) through the gateway', () => {
     const openOk = async () => {
       const deadline = Date.now() + 5000;
       for (;;) {
-        const h = await open(q['quote_hash']);
-        if (h.status === 200 || Date.now() > deadline) return h;
-        await new Promise((r) => setTimeout(r, 100));
+        try {
+          return await open(q['quote_hash']);
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await new Promise((r) => setTimeout(r, 100));
+        }
       }
     };
-    const held: SseClient[] = [];
+    const held: OrderStream[] = [];
     for (let i = 0; i < 3; i++) held.push(await openOk());
-    for (const h of held) expect(h.status).toBe(200);
-    const fourth = await open(q['quote_hash']);
-    expect(errorView(fourth.status, fourth.errorBody)).toMatchObject({ http: 429, reason: 'TOO_MANY_STREAMS', metadata: { max_streams: '3' } });
+    await expectApiError(open(q['quote_hash']), { http: 429, code: 8, reason: 'TOO_MANY_STREAMS', metadata: { max_streams: '3' } });
     held[0]!.close();
     // Once one is closed, the caller may open another.
     const fifth = await openOk();
-    expect(fifth.status).toBe(200);
     for (const h of [...held, fifth]) h.close();
   });
 
   it('follows a fill on the destination chain: fulfilled in the stream and in the view, with the fill transaction', async () => {
     const { user, q, order, s } = await deposited(25_000_000n);
     // A filler (the dev key) delivers amount_out of arbitrum USDC to the recipient on arbitrum's router.
-    const amountOut = BigInt(q['amount_out']);
+    const amountOut = BigInt(q.amount_out);
     await g.mint('arbitrum', ARB_USDC, privateKeyToAccount(ANVIL_DEV_KEY).address, amountOut);
     await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(routers['arbitrum']!, maxUint256) });
     const fill = await g.send('arbitrum', fillTx(order, amountOut, routers['arbitrum']!));
     expect(fill.status).toBe('success');
-    const done = await s.next((e) => view(e)['status'] === 'fulfilled');
-    expect(view(done)['fulfillment']).toEqual({
+    const done = await s.next((e) => e.order.status === 'fulfilled');
+    expect(done.order.fulfillment).toEqual({
       chain: 'arbitrum',
       tx_hash: fill.transactionHash,
       block_number: fill.blockNumber.toString(),
       at: expect.stringMatching(/^20\d\d-/),
     });
     expect(await g.balanceOf('arbitrum', ARB_USDC, user.address)).toBe(amountOut);
-    expect((await g.order(q['quote_hash'])).body).toEqual(view(done));
+    expect(await g.api.getOrder({ quote_hash: q.quote_hash })).toEqual(done.order);
     s.close();
   });
 
@@ -176,9 +262,9 @@ describe('order events (SSE) through the gateway', () => {
     await g.client('base').request({ method: 'evm_mine' as never, params: [] as never });
     const refund = await g.send('base', refundTx(order, routers['base']!), privateKeyToAccount(DEV_REFUNDER_KEY));
     expect(refund.status).toBe('success');
-    const done = await s.next((e) => view(e)['status'] === 'refunded');
-    expect(view(done)['refund']).toMatchObject({ chain: 'base', tx_hash: refund.transactionHash });
-    expect(view(done)['deposit']).toBeDefined();
+    const done = await s.next((e) => e.order.status === 'refunded');
+    expect(done.order.refund).toMatchObject({ chain: 'base', tx_hash: refund.transactionHash });
+    expect(done.order.deposit).toBeDefined();
     expect(await g.balanceOf('base', base.USDC, user.address)).toBe(7_000_000n);
     s.close();
   });

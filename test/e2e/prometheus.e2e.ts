@@ -4,7 +4,7 @@ import { LedgerHoldRpc, LedgerReleaseRpc } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { PROMETHEUS_MISSING, SERVICES, findExecutable, freePort, metricNamesIn, startPrometheus, type RunningPrometheus } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { postJson } from '../support/http';
+import { errorView, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(240_000);
@@ -27,6 +27,7 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   let prom: RunningPrometheus;
   let relayer: NatsConnection;
 
+  // Prometheus' own HTTP API, not ours: plain fetch.
   const api = async (path: string): Promise<any> => {
     const res = await fetch(`${prom.url}${path}`, { signal: AbortSignal.timeout(5000) });
     const body = (await res.json()) as { status: string; data: unknown };
@@ -82,12 +83,17 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   });
 
   it('counts HTTP requests by route pattern and status, and NATS calls by subject and outcome', async () => {
+    const gateway = gatewayClient(e2e.gatewayUrl);
     const quote = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
-    expect((await postJson(`${e2e.gatewayUrl}/json/v1/quote`, quote)).status).toBe(200);
-    expect((await postJson(`${e2e.gatewayUrl}/json/v1/quote`, { ...quote, amount: '1000' })).status).toBe(400); // refused by the quote-engine (below the 1 USD minimum)
-    expect((await postJson(`${e2e.gatewayUrl}/json/v1/quote`, { ...quote, amount: '1.5' })).status).toBe(400); // refused by the gateway's validation
-    expect((await fetch(`${e2e.gatewayUrl}/json/v1/no-such-thing/${randomBytes(4).toString('hex')}`)).status).toBe(404);
-    expect((await fetch(`${e2e.gatewayUrl}/json/v1/orders/0x${'ab'.repeat(32)}`)).status).toBe(404);
+    expect((await gateway.call('GetQuote', quote)).status).toBe(200);
+    // refused by the quote-engine (below the 1 USD minimum)
+    await expectApiError(gateway.getQuote({ ...quote, amount: '1000' }), { http: 400, code: 3, reason: 'AMOUNT_BELOW_MIN' });
+    // refused by the gateway's validation
+    await expectApiError(gateway.getQuote({ ...quote, amount: '1.5' }), { http: 400, code: 3, reason: 'INVALID_REQUEST', fields: ['amount'] });
+    // Raw on purpose: a path no operation has, which the typed client cannot even name.
+    const unmatched = await fetch(`${e2e.gatewayUrl}/json/v1/no-such-thing/${randomBytes(4).toString('hex')}`);
+    expect(errorView(unmatched.status, await unmatched.json())).toMatchObject({ http: 404, code: 5 });
+    await expectApiError(gateway.getOrder({ quote_hash: `0x${'ab'.repeat(32)}` }), { http: 404, code: 5, reason: 'QUOTE_NOT_FOUND' });
 
     await eventually('http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="200"}', (s) => s.length === 1 && num(s[0]!) >= 1);
     await eventually('http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="400"}', (s) => s.length === 1 && num(s[0]!) >= 2);
@@ -163,6 +169,7 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   });
 
   it('keeps /metrics off the public API: not in the OpenAPI document, not rate limited, GET only', async () => {
+    // Raw on purpose: the OpenAPI document and the Prometheus text are what is checked here, and neither is an operation of the client.
     const doc = (await (await fetch(`${e2e.gatewayUrl}/json/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths).filter((p) => p.includes('metrics'))).toEqual([]);
     const res = await fetch(`${e2e.gatewayUrl}/metrics`);

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, Keypair, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import type { XchainClient } from '@xchain/client';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { ROOT } from '@xchain/stack';
 import { depositInstructions, fillInstructions } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { postJson } from '../support/http';
+import { crossChainOf, gatewayClient } from '../support/http';
 import { EVM_USER, T } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -26,12 +27,10 @@ describe('Solana deposits and fills in the order view', () => {
   const filler = Keypair.generate();
   const recipient = Keypair.generate().publicKey;
 
-  const url = (path: string) => `${e2e.gatewayUrl}/json/v1${path}`;
-  const quote = async (body: Record<string, unknown>) => {
-    const r = await postJson(url('/quote'), { trade_type: 'TRADE_TYPE_EXACT_INPUT', gas_drop: '', gasless: false, ...body });
-    if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body.cross_chain as Record<string, any>;
-  };
+  let api: XchainClient;
+  type QuoteBody = Parameters<XchainClient['getQuote']>[0];
+  const quote = async (body: Omit<QuoteBody, 'trade_type'>) =>
+    crossChainOf(await api.getQuote({ trade_type: 'TRADE_TYPE_EXACT_INPUT', gas_drop: '', gasless: false, ...body }));
   const send = async (instructions: TransactionInstruction[], payer: Keypair) => {
     const { blockhash } = await conn.getLatestBlockhash('confirmed');
     const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(...instructions);
@@ -41,10 +40,9 @@ describe('Solana deposits and fills in the order view', () => {
   const viewWhen = async (quoteHash: string, status: string) => {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const res = await fetch(url(`/orders/${quoteHash}`));
-      const body = (await res.json()) as any;
-      if (res.status === 200 && body.status === status) return body;
-      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status}; last view ${JSON.stringify(body)}`);
+      const view = await api.getOrder({ quote_hash: quoteHash });
+      if (view.status === status) return view;
+      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status}; last view ${JSON.stringify(view)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -73,6 +71,7 @@ describe('Solana deposits and fills in the order view', () => {
       SOLANA_FILLER_ACCOUNTS: filler.publicKey.toBase58(),
       SOLANA_WATCH_POLL_MS: '100',
     });
+    api = gatewayClient(e2e.gatewayUrl);
   }, 180_000);
 
   afterAll(async () => {
@@ -82,16 +81,17 @@ describe('Solana deposits and fills in the order view', () => {
 
   it("shows the user's own deposit from Solana, with its signature, slot and block time", async () => {
     const q = await quote({ src_chain: 'solana', dst_chain: 'arbitrum', src_token: USDC, dst_token: T.arbitrum.USDC, amount: units(25).toString(), recipient: EVM_USER, refund_address: user.publicKey.toBase58() });
-    const signature = await send(depositInstructions({ order: q['order'], owner: user.publicKey, mintDecimals: 6 }), user);
-    const view = await viewWhen(q['quote_hash'], 'deposited');
+    const signature = await send(depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }), user);
+    const view = await viewWhen(q.quote_hash, 'deposited');
     expect(view.deposit).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)) });
   });
 
   it('shows a fill paid on Solana by a filler account', async () => {
     const q = await quote({ src_chain: 'arbitrum', dst_chain: 'solana', src_token: T.arbitrum.USDC, dst_token: USDC, amount: units(40).toString(), recipient: recipient.toBase58(), refund_address: EVM_USER });
-    const signature = await send(fillInstructions({ order: q['order'], filler: filler.publicKey, mintDecimals: 6 }), filler);
-    const view = await viewWhen(q['quote_hash'], 'fulfilled');
+    const signature = await send(fillInstructions({ order: q.order, filler: filler.publicKey, mintDecimals: 6 }), filler);
+    const view = await viewWhen(q.quote_hash, 'fulfilled');
     expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)) });
+    // The quote-engine's own health port, not the public API (the client has no operation for it): plain fetch.
     const health = (await (await fetch(`http://127.0.0.1:${e2e.ports['quote-engine']}/readyz`)).json()) as any;
     expect(health.checks.solana_watcher).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ accounts: read up to slot \d+ \(confirmed\)$/) });
   });

@@ -5,11 +5,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { XchainClient } from '@xchain/client';
 import { type OrderStatus, type OrderUpdate, type WebhookDelivery, orderUpdateSubject } from '@xchain/contracts';
 import { SERVICES, startBuiltService } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { errorView, postJson } from '../support/http';
+import { apiErrorView, crossChainOf, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -78,16 +79,11 @@ describe('partner webhooks', () => {
   let nc: NatsConnection;
   let g: GaslessClient;
   const closers: (() => Promise<void>)[] = [];
-  const url = (p: string) => `${e2e.gatewayUrl}/json/v1${p}`;
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-  const call = async (method: string, p: string, headers: Record<string, string> = {}, body?: unknown) => {
-    const res = await fetch(url(p), {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  /** The gateway as a partner session sees it, or (no token) as a caller without one. */
+  const as = (token?: string) => gatewayClient(e2e.gatewayUrl, token === undefined ? {} : { sessionToken: token });
+  type WebhookBody = Parameters<XchainClient['setPartnerWebhook']>[0];
+  /** Sets the webhook; the answer carries its secret (shown only here). */
+  const setWebhook = (token: string, url: string) => as(token).setPartnerWebhook({ url });
   const admin = async (...args: string[]) => {
     const r = await e2e.admin(...args);
     if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
@@ -97,17 +93,15 @@ describe('partner webhooks', () => {
   const partner = async (email: string) => {
     const { partner_id } = await admin('create-partner', '--email', email);
     const { token } = await admin('issue-session', '--email', email);
-    const key = await call('POST', '/partner/keys', bearer(token), { name: 'main' });
-    return { id: partner_id as string, token: token as string, key: key.body.secret as string };
+    const key = await as(token).createPartnerKey({ name: 'main' });
+    return { id: partner_id as string, token: token as string, key: key.secret };
   };
   /** A quote made with the partner's key, and its order view as the gateway serves it. */
   const quoted = async (apiKey: string) => {
-    const q = await postJson(url('/quote'), { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }, { 'x-api-key': apiKey });
-    expect(q.status).toBe(200);
-    const hash = q.body.cross_chain.quote_hash as string;
-    const view = await call('GET', `/orders/${hash}`);
-    expect(view.status).toBe(200);
-    return { hash, view: view.body as OrderStatus };
+    const api = gatewayClient(e2e.gatewayUrl, { apiKey });
+    const hash = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND })).quote_hash;
+    const view: OrderStatus = await api.getOrder({ quote_hash: hash });
+    return { hash, view };
   };
   /**
    * Publishes an update as the quote-engine would (a test user that may publish only that). Versions
@@ -119,13 +113,8 @@ describe('partner webhooks', () => {
     await until('the stream to take the update', async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(u)), true));
     return u;
   };
-  const errorOf = (r: { status: number; body: unknown }) => errorView(r.status, r.body);
-  const deliveries = async (token: string, query = '') => {
-    const r = await call('GET', `/partner/webhook/deliveries${query}`, bearer(token));
-    expect(r.status).toBe(200);
-    return r.body as { deliveries: WebhookDelivery[]; next_cursor: string };
-  };
-  const deliveryOf = async (token: string, eventId: string) => (await deliveries(token, '?page_size=200')).deliveries.find((d) => d.event_id === eventId);
+  const deliveries = (token: string, query: Parameters<XchainClient['listPartnerWebhookDeliveries']>[0] = {}) => as(token).listPartnerWebhookDeliveries(query);
+  const deliveryOf = async (token: string, eventId: string) => (await deliveries(token, { page_size: 200 })).deliveries.find((d) => d.event_id === eventId);
 
   let alice: Awaited<ReturnType<typeof partner>>;
   let bob: Awaited<ReturnType<typeof partner>>;
@@ -158,28 +147,32 @@ describe('partner webhooks', () => {
   });
 
   it('refuses unusable URLs and callers without a session, and has no webhook until one is set', async () => {
-    expect(errorOf(await call('PUT', '/partner/webhook', {}, { url: 'https://hooks.example.com/x' }))).toMatchObject({ http: 401, code: 16 });
-    expect(errorOf(await call('GET', '/partner/webhook/deliveries'))).toMatchObject({ http: 401, code: 16 });
-    const refused = async (body: unknown) => errorOf(await call('PUT', '/partner/webhook', bearer(alice.token), body));
+    await expectApiError(as().setPartnerWebhook({ url: 'https://hooks.example.com/x' }), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
+    await expectApiError(as().listPartnerWebhookDeliveries(), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
+    /** What refusing `body` says; some bodies are malformed on purpose: the gateway, not the client, judges them. */
+    const refused = (body: unknown) =>
+      as(alice.token).setPartnerWebhook(body as WebhookBody).then((ok) => {
+        throw new Error(`expected a refusal, the webhook was set: ${JSON.stringify(ok)}`);
+      }, apiErrorView);
     for (const bad of ['http://hooks.example.com/x', 'https://user:pw@hooks.example.com/x', 'https://10.0.0.7/x', 'https://169.254.169.254/latest', 'not a url']) {
       expect([bad, await refused({ url: bad })]).toEqual([bad, expect.objectContaining({ http: 400, code: 3, reason: 'INVALID_WEBHOOK_URL', fields: ['url'] })]);
     }
     // Over 2048 characters, or no URL at all: refused by the request schema already.
     expect(await refused({ url: `https://hooks.example.com/${'a'.repeat(2048)}` })).toMatchObject({ http: 400, code: 3, fields: ['url'] });
     expect(await refused({})).toMatchObject({ http: 400, code: 3, fields: ['url'] });
-    expect(errorOf(await call('GET', '/partner/webhook', bearer(alice.token)))).toMatchObject({ http: 404, code: 5, reason: 'WEBHOOK_NOT_FOUND' });
-    expect(await call('DELETE', '/partner/webhook', bearer(alice.token))).toMatchObject({ status: 200, body: {} });
+    await expectApiError(as(alice.token).getPartnerWebhook(), { http: 404, code: 5, reason: 'WEBHOOK_NOT_FOUND' });
+    expect(await as(alice.token).call('DeletePartnerWebhook')).toMatchObject({ status: 200, body: {} });
   });
 
   it('delivers a signed order.updated event, retried after two 500s, once; a redelivered update adds nothing', async () => {
     const r = await receiver((_id, nth) => (nth <= 2 ? 500 : 200));
     closers.push(r.close);
-    const set = await call('PUT', '/partner/webhook', bearer(alice.token), { url: r.url });
+    const set = await as(alice.token).call('SetPartnerWebhook', { url: r.url });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ url: r.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), created_at: expect.any(String) });
-    const secret = set.body.secret as string;
-    expect(await call('GET', '/partner/webhook', bearer(alice.token))).toMatchObject({ status: 200, body: { url: r.url, created_at: set.body.created_at } });
-    expect(JSON.stringify((await call('GET', '/partner/webhook', bearer(alice.token))).body)).not.toContain(secret);
+    const secret = set.data.secret;
+    expect(await as(alice.token).call('GetPartnerWebhook')).toMatchObject({ status: 200, body: { url: r.url, created_at: set.data.created_at } });
+    expect(JSON.stringify((await as(alice.token).call('GetPartnerWebhook')).body)).not.toContain(secret);
 
     const { hash, view } = await quoted(alice.key);
     const u = await publish(alice.id, hash, view, 1001);
@@ -219,9 +212,8 @@ describe('partner webhooks', () => {
   it('bounds each attempt at an endpoint that never answers and keeps the delivery pending with a next attempt', async () => {
     const silent = await receiver(() => undefined);
     closers.push(silent.close);
-    const before = (await call('PUT', '/partner/webhook', bearer(alice.token), { url: 'https://hooks.example.com/old' })).body.secret as string;
-    const set = await call('PUT', '/partner/webhook', bearer(alice.token), { url: silent.url });
-    const secret = set.body.secret as string;
+    const before = (await setWebhook(alice.token, 'https://hooks.example.com/old')).secret;
+    const secret = (await setWebhook(alice.token, silent.url)).secret;
     expect(secret).not.toBe(before); // each PUT rotates the secret
     const { hash, view } = await quoted(alice.key);
     const u = await publish(alice.id, hash, view, 1001);
@@ -238,15 +230,15 @@ describe('partner webhooks', () => {
     expect(signedWith(before, silent.of(u.event_id)[0]!)).toBe(false);
 
     // Removing the webhook stops it: the pending delivery fails, and a new update delivers nothing.
-    expect(await call('DELETE', '/partner/webhook', bearer(alice.token))).toMatchObject({ status: 200, body: {} });
-    expect(errorOf(await call('GET', '/partner/webhook', bearer(alice.token)))).toMatchObject({ http: 404, reason: 'WEBHOOK_NOT_FOUND' });
+    expect(await as(alice.token).call('DeletePartnerWebhook')).toMatchObject({ status: 200, body: {} });
+    await expectApiError(as(alice.token).getPartnerWebhook(), { http: 404, code: 5, reason: 'WEBHOOK_NOT_FOUND' });
     expect(await deliveryOf(alice.token, u.event_id)).toMatchObject({ status: 'failed', last_error: 'the webhook was removed' });
     expect((await deliveryOf(alice.token, u.event_id))?.next_attempt_at).toBeUndefined();
     const afterRemoval = await publish(alice.id, hash, view, 1002);
     // Bob's update is consumed after it: once Bob's is delivered, Alice's was handled.
     const bobs = await receiver(() => 204);
     closers.push(bobs.close);
-    expect((await call('PUT', '/partner/webhook', bearer(bob.token), { url: bobs.url })).status).toBe(200);
+    expect((await as(bob.token).call('SetPartnerWebhook', { url: bobs.url })).status).toBe(200);
     const bobQuote = await quoted(bob.key);
     const marker = await publish(bob.id, bobQuote.hash, bobQuote.view, 1001);
     await until("Bob's delivery", async () => (await deliveryOf(bob.token, marker.event_id))?.status === 'delivered');
@@ -255,9 +247,9 @@ describe('partner webhooks', () => {
   });
 
   it("shows each partner its own deliveries only, newest first, paged with a cursor", async () => {
-    const all = (await deliveries(alice.token, '?page_size=200')).deliveries;
+    const all = (await deliveries(alice.token, { page_size: 200 })).deliveries;
     expect(all.length).toBeGreaterThanOrEqual(3);
-    const bobs = (await deliveries(bob.token, '?page_size=200')).deliveries;
+    const bobs = (await deliveries(bob.token, { page_size: 200 })).deliveries;
     expect(bobs.length).toBeGreaterThanOrEqual(1);
     const aliceIds = new Set(all.map((d) => d.id));
     expect(bobs.some((d) => aliceIds.has(d.id))).toBe(false);
@@ -266,14 +258,14 @@ describe('partner webhooks', () => {
     const paged: WebhookDelivery[] = [];
     let cursor = '';
     do {
-      const page = await deliveries(alice.token, `?page_size=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const page = await deliveries(alice.token, { page_size: 1, ...(cursor ? { cursor } : {}) });
       expect(page.deliveries).toHaveLength(1);
       paged.push(...page.deliveries);
       cursor = page.next_cursor;
     } while (cursor);
     expect(paged.map((d) => d.id)).toEqual(all.map((d) => d.id));
-    expect(errorOf(await call('GET', '/partner/webhook/deliveries?cursor=garbage', bearer(alice.token)))).toMatchObject({ http: 400, reason: 'INVALID_CURSOR' });
-    expect(errorOf(await call('GET', '/partner/webhook/deliveries?page_size=0', bearer(alice.token)))).toMatchObject({ http: 400, reason: 'INVALID_PAGE_SIZE' });
+    await expectApiError(deliveries(alice.token, { cursor: 'garbage' }), { http: 400, code: 3, reason: 'INVALID_CURSOR' });
+    await expectApiError(deliveries(alice.token, { page_size: 0 }), { http: 400, code: 3, reason: 'INVALID_PAGE_SIZE' });
   });
 
   it('survives a kill -9 of the partner-service: a pending delivery completes, a delivered one is not sent again', async () => {
@@ -283,7 +275,7 @@ describe('partner webhooks', () => {
     // Version 1002 is refused until `open`; everything else is taken at once.
     const r = await receiver((id) => (id === `${hash}:1002` && !open ? 500 : 200));
     closers.push(r.close);
-    const secret = (await call('PUT', '/partner/webhook', bearer(carl.token), { url: r.url })).body.secret as string;
+    const secret = (await setWebhook(carl.token, r.url)).secret;
     const done = await publish(carl.id, hash, view, 1001);
     await until('the first delivery', async () => (await deliveryOf(carl.token, done.event_id))?.status === 'delivered');
     const pending = await publish(carl.id, hash, view, 1002);
@@ -324,7 +316,7 @@ describe('partner webhooks', () => {
   it("receives the quote-engine's own updates of a gasless order quoted with the partner's key", async () => {
     const r = await receiver(() => 200);
     closers.push(r.close);
-    const secret = (await call('PUT', '/partner/webhook', bearer(bob.token), { url: r.url })).body.secret as string;
+    const secret = (await setWebhook(bob.token, r.url)).secret;
     const user = g.newUser();
     await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 50_000_000n);
     const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '20000000', { 'x-api-key': bob.key });
@@ -337,14 +329,14 @@ describe('partner webhooks', () => {
     expect(versions).toEqual(versions.map((_, i) => i + 1)); // every version, each delivered
     // Deliveries may arrive out of order: the highest version is the order as it stands.
     const newest = events().reduce((a, b) => (b.version > a.version ? b : a));
-    expect(newest.data).toEqual((await g.order(q['quote_hash'])).body);
-    const log = (await deliveries(bob.token, '?page_size=200')).deliveries.filter((d) => d.quote_hash === q['quote_hash']);
+    expect(newest.data).toEqual(await g.api.getOrder({ quote_hash: q['quote_hash'] }));
+    const log = (await deliveries(bob.token, { page_size: 200 })).deliveries.filter((d) => d.quote_hash === q['quote_hash']);
     expect(log.map((d) => d.status)).toEqual(log.map(() => 'delivered'));
     expect(log.map((d) => d.version).sort((a, b) => a - b)).toEqual(versions);
   });
 
   it('never writes a webhook secret to a log', async () => {
-    const secret = (await call('PUT', '/partner/webhook', bearer(bob.token), { url: 'https://hooks.example.com/never-called' })).body.secret as string;
+    const secret = (await setWebhook(bob.token, 'https://hooks.example.com/never-called')).secret;
     const logs = readdirSync(e2e.logDir).map((f) => readFileSync(join(e2e.logDir, f), 'utf8')).join('\n');
     expect(logs.length).toBeGreaterThan(1000);
     expect(logs).not.toContain(secret);

@@ -1,24 +1,41 @@
+import { type ApiResponse, XchainApiError, type XchainClient } from '@xchain/client';
 import { ERC20_PERMIT_ABI, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
 import { type Address, type Hex, type PublicClient, createPublicClient, createWalletClient, http, parseEventLogs } from 'viem';
 import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { postJson } from './http';
+import { crossChainOf, gatewayClient } from './http';
 import { T } from './registry-fixture';
+
+type QuoteBody = Parameters<XchainClient['getQuote']>[0];
+type SubmitBody = Parameters<XchainClient['submitGaslessOrder']>[0];
+
+/**
+ * An answer as `{ status, body }`: a success's body as the server sent it, or a refusal's
+ * google.rpc.Status. Suites compare both with the same assertions (a refusal shows its body).
+ */
+async function settle(call: Promise<ApiResponse<unknown>>): Promise<{ status: number; body: any }> {
+  try {
+    const r = await call;
+    return { status: r.status, body: r.body };
+  } catch (err) {
+    if (err instanceof XchainApiError) return { status: err.httpStatus, body: err.status };
+    throw err;
+  }
+}
 
 /** A wallet's view of the gasless flow against one e2e stack: quote, sign, submit, watch. */
 export class GaslessClient {
   readonly clients = new Map<string, PublicClient>();
+  /** The typed client of the stack's gateway (keyless) every call here goes through. */
+  readonly api: XchainClient;
   private readonly minter = privateKeyToAccount(ANVIL_DEV_KEY);
 
   constructor(
-    private readonly gatewayUrl: string,
+    gatewayUrl: string,
     private readonly rpcUrls: Map<string, string>,
   ) {
+    this.api = gatewayClient(gatewayUrl);
     for (const [chain, url] of rpcUrls) this.clients.set(chain, createPublicClient({ transport: http(url) }) as PublicClient);
-  }
-
-  url(path: string): string {
-    return `${this.gatewayUrl}/json/v1${path}`;
   }
 
   client(chain: string): PublicClient {
@@ -59,27 +76,26 @@ export class GaslessClient {
     return this.client(chain).readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
   }
 
-  /** A gasless quote of `amount` of `token` from `chain` to Arbitrum USDC, for `user`. */
-  async gaslessQuote(chain: string, token: Address, user: Address, amount: string, headers: Record<string, string> = {}, over: Record<string, unknown> = {}) {
-    const r = await postJson(
-      this.url('/quote'),
-      {
-        src_chain: chain,
-        dst_chain: 'arbitrum',
-        src_token: token,
-        dst_token: T.arbitrum.USDC,
-        trade_type: 'TRADE_TYPE_EXACT_INPUT',
-        amount,
-        gas_drop: '',
-        recipient: user,
-        refund_address: user,
-        gasless: true,
-        ...over,
-      },
-      headers,
-    );
-    if (r.status !== 200) throw new Error(`quote failed: ${r.status} ${JSON.stringify(r.body)}`);
-    return r.body.cross_chain as Record<string, any>;
+  /**
+   * A gasless quote of `amount` of `token` from `chain` to Arbitrum USDC, for `user` (`headers`,
+   * e.g. an `x-api-key`, go with the request). A refusal throws its XchainApiError.
+   */
+  async gaslessQuote(chain: string, token: Address, user: Address, amount: string, headers: Record<string, string> = {}, over: Partial<QuoteBody> = {}) {
+    const body: QuoteBody = {
+      src_chain: chain,
+      dst_chain: 'arbitrum',
+      src_token: token,
+      dst_token: T.arbitrum.USDC,
+      trade_type: 'TRADE_TYPE_EXACT_INPUT',
+      amount,
+      gas_drop: '',
+      recipient: user,
+      refund_address: user,
+      gasless: true,
+      ...over,
+    };
+    // Loosely typed on purpose: suites read its fields by name and sign parts of it as served.
+    return crossChainOf(await this.api.getQuote(body, { headers })) as Record<string, any>;
   }
 
   /** Signs the quote's permit2 typed data exactly as served (what a wallet's eth_signTypedData_v4 gets). */
@@ -101,13 +117,15 @@ export class GaslessClient {
     return body;
   }
 
-  submit(body: unknown, headers: Record<string, string> = {}) {
-    return postJson(this.url('/gasless/orders'), body, headers);
+  /** SubmitGaslessOrder through the typed client; a refusal comes back as its status and google.rpc.Status, not thrown. */
+  submit(body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    // The bodies are built loosely (some malformed on purpose): the gateway, not the client, judges them.
+    return settle(this.api.call('SubmitGaslessOrder', body as SubmitBody, { headers }));
   }
 
-  async order(quoteHash: string): Promise<{ status: number; body: any }> {
-    const res = await fetch(this.url(`/orders/${quoteHash}`));
-    return { status: res.status, body: await res.json() };
+  /** GetOrder through the typed client, as `{ status, body }` (a refusal's body is its google.rpc.Status). */
+  order(quoteHash: string): Promise<{ status: number; body: any }> {
+    return settle(this.api.call('GetOrder', { quote_hash: quoteHash }));
   }
 
   /** Polls the order view until `done` holds (a positive signal), or fails after `timeoutMs`. */

@@ -3,6 +3,7 @@ import { HTTP_OPERATIONS, type HttpOperation } from '@xchain/contracts';
 import { XchainApiError, XchainNetworkError, XchainResponseError, XchainTimeoutError } from './errors';
 import { CLIENT_OPERATIONS, type ClientOperations, type MethodName, type OperationId, methodName } from './operations';
 import { type OrderEvent, type StreamOptions, readOrderEvents } from './order-events';
+import { fetchFrom } from './source-address';
 
 export interface XchainClientOptions {
   /** The gateway's origin, e.g. `http://127.0.0.1:8080` (paths are served under `/json/v1`). */
@@ -15,6 +16,12 @@ export interface XchainClientOptions {
   timeoutMs?: number;
   /** A fetch implementation (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * The local address the client's connections leave from (e.g. `127.0.0.2`): a host with several
+   * addresses, or a test standing in for several callers of a per-IP limit. Requests then go
+   * through `fetchFrom(localAddress)`; not together with `fetch`.
+   */
+  localAddress?: string;
 }
 
 /** Per-call settings; `apiKey` and `sessionToken` override the client's for this call. */
@@ -75,7 +82,8 @@ class XchainClientCore {
   private readonly baseUrl: string;
 
   constructor(readonly options: XchainClientOptions) {
-    this.fetchImpl = options.fetch ?? fetch;
+    if (options.fetch && options.localAddress !== undefined) throw new TypeError('XchainClient: give either fetch or localAddress, not both');
+    this.fetchImpl = options.fetch ?? (options.localAddress !== undefined ? fetchFrom(options.localAddress) : fetch);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     for (const id of Object.keys(CLIENT_OPERATIONS) as OperationId[]) {
       Object.defineProperty(this, methodName(id), {
@@ -139,6 +147,8 @@ class XchainClientCore {
       openTimeoutMs: this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: options.signal,
       fetchImpl: this.fetchImpl,
+      ...(options.onOpen ? { onOpen: options.onOpen } : {}),
+      ...(options.onComment ? { onComment: options.onComment } : {}),
     });
   }
 }

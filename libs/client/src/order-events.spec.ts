@@ -61,6 +61,41 @@ describe('XchainClient.streamOrderEvents', () => {
     }
   });
 
+  it('reports the opened stream and each heartbeat comment to the callbacks', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req-1' });
+      res.write(': hello\n\n');
+      res.write(`id: e1\nevent: order\ndata: ${JSON.stringify(view('quoted'))}\n:tick\n\n`);
+      res.end(': bye\n\n');
+    });
+    try {
+      const log: string[] = [];
+      const stream = new XchainClient({ baseUrl: s.url }).streamOrderEvents(HASH, {
+        onOpen: ({ status, headers }) => log.push(`open ${status} ${headers.get('x-request-id')}`),
+        onComment: (text) => log.push(`comment ${text}`),
+      });
+      for await (const e of stream) log.push(`event ${e.id}`);
+      expect(log).toEqual(['open 200 req-1', 'comment hello', 'comment tick', 'event e1', 'comment bye']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('does not report a refused stream as opened', async () => {
+    const s = await serve((_req, res) => {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 5, message: 'no such quote', details: [] }));
+    });
+    try {
+      const opened: number[] = [];
+      const it = new XchainClient({ baseUrl: s.url }).streamOrderEvents(HASH, { onOpen: ({ status }) => opened.push(status) });
+      await expect(it.next()).rejects.toBeInstanceOf(XchainApiError);
+      expect(opened).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('throws the Status of a refusal before the stream opens', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json' });

@@ -14,6 +14,10 @@ export interface StreamOptions {
   signal?: AbortSignal;
   apiKey?: string;
   headers?: Record<string, string>;
+  /** Called once the stream is open (a 2xx event stream), with its status and headers (x-request-id, …). */
+  onOpen?: (answer: { status: number; headers: Headers }) => void;
+  /** Called with the text of each comment line (the server's heartbeats), which yield no event. */
+  onComment?: (text: string) => void;
 }
 
 interface StreamRequest {
@@ -24,6 +28,8 @@ interface StreamRequest {
   openTimeoutMs: number;
   signal: AbortSignal | undefined;
   fetchImpl: typeof fetch;
+  onOpen?: StreamOptions['onOpen'];
+  onComment?: StreamOptions['onComment'];
 }
 
 /**
@@ -59,6 +65,7 @@ export async function* readOrderEvents(req: StreamRequest): AsyncGenerator<Order
   if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
     throw new XchainResponseError(op.operationId, `expected text/event-stream, got ${res.headers.get('content-type')}`, res.status, undefined);
   }
+  req.onOpen?.({ status: res.status, headers: res.headers });
   const decoder = new TextDecoder();
   let buffer = '';
   try {
@@ -66,7 +73,7 @@ export async function* readOrderEvents(req: StreamRequest): AsyncGenerator<Order
       buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
       let cut: number;
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const event = parseBlock(buffer.slice(0, cut));
+        const event = parseBlock(buffer.slice(0, cut), req.onComment);
         buffer = buffer.slice(cut + 2);
         if (event?.type !== 'order') continue;
         let json: unknown;
@@ -87,11 +94,12 @@ export async function* readOrderEvents(req: StreamRequest): AsyncGenerator<Order
   }
 }
 
-function parseBlock(block: string): { type: string; data: string; id: string | undefined } | undefined {
+function parseBlock(block: string, onComment?: (text: string) => void): { type: string; data: string; id: string | undefined } | undefined {
   let type = 'message';
   let data: string | undefined;
   let id: string | undefined;
   for (const line of block.split('\n')) {
+    if (line.startsWith(':')) onComment?.(line.slice(1).replace(/^ /, ''));
     if (line === '' || line.startsWith(':')) continue;
     const i = line.indexOf(':');
     const field = i < 0 ? line : line.slice(0, i);

@@ -58,9 +58,9 @@ describe('SubmitService', () => {
       call: (...args: unknown[]) => simulate(...args),
     },
   } as unknown as RelayChain;
-  const service = () =>
+  const service = (find: () => Promise<unknown> = async () => null) =>
     new SubmitService(
-      { find: async () => null, insert, dropUnheld: jest.fn(), setHold: jest.fn() } as unknown as OrderRepository,
+      { find, insert, dropUnheld: jest.fn(), setHold: jest.fn() } as unknown as OrderRepository,
       { call: async () => stored } as never,
       { byChainId: async (id: bigint) => (id === 8453n ? chain : undefined) } as unknown as RelayChains,
       { pickWallet: () => WALLET, enqueue } as unknown as Lanes,
@@ -120,6 +120,18 @@ describe('SubmitService', () => {
     expect(await reasonOf(service().submit({ quote_hash: stored.quote_hash, svm: { tx_base64: 'AA==' } }))).toEqual({ code: 3, reason: 'WRONG_VM' });
     expect(insert).not.toHaveBeenCalled();
     expect(enqueue).not.toHaveBeenCalled();
+  });
+
+  it('answers the winning order, not a refusal, when a concurrent submission of the quote moved the chain first', async () => {
+    // The first look finds nothing; by the time the checks run, the other submission's transaction used the nonce.
+    const winner = { quoteHash: stored.quote_hash, vm: 'evm', status: 'submitted', txs: [{ txHash: `0x${'ab'.repeat(32)}` }], attempts: 1, minedTxHash: null, svmSignature: null, error: null };
+    let looks = 0;
+    const find = async () => (looks++ === 0 ? null : winner);
+    reads['nonceBitmap'] = 1n << (NONCE & 0xffn);
+    await expect(service(find).submit(await body())).resolves.toEqual({ quote_hash: stored.quote_hash, status: 'submitted', tx_hash: `0x${'ab'.repeat(32)}` });
+    expect(insert).not.toHaveBeenCalled();
+    // Without a winner the same refusal stands.
+    expect(await reasonOf(service().submit(await body()))).toEqual({ code: 6, reason: 'PERMIT2_NONCE_USED' });
   });
 
   it('takes the EIP-2612 permit into account when the Permit2 allowance is short, and checks it is the owner\'s', async () => {

@@ -86,6 +86,21 @@ export class SubmitService {
     const quoteHash = req.quote_hash.toLowerCase();
     const existing = await this.orders.find(quoteHash);
     if (existing) return resultOf(viewOf(existing));
+    try {
+      return await this.submitNew(quoteHash, req);
+    } catch (err) {
+      // A concurrent submission of the same quote may have won meanwhile, and its transaction may
+      // already have moved the chain (nonce used, funds gone, simulation reverted): a refusal is
+      // then the winner's doing, and the answer is the one order's state, as for any resubmission.
+      if (err instanceof RpcError) {
+        const winner = await this.orders.find(quoteHash);
+        if (winner) return resultOf(viewOf(winner));
+      }
+      throw err;
+    }
+  }
+
+  private async submitNew(quoteHash: string, req: SubmitGaslessOrderRequest): Promise<GaslessOrderResult> {
 
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: quoteHash });
     const quote = 'cross_chain' in stored.quote ? stored.quote.cross_chain : undefined;
