@@ -12,10 +12,11 @@ import {
 } from '@xchain/contracts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '@xchain/stack';
 import { Client } from 'pg';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
-import { USDC_ETH_TO_ARB } from '../support/registry-fixture';
+import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 /**
  * D14: every attack here worked from a plain loopback NATS client before the bus was locked down.
@@ -27,6 +28,7 @@ jest.setTimeout(60_000);
 
 const SERVICES = ['gateway', 'quote-engine', 'price-oracle', 'gasless-relayer', 'partner-service'] as const;
 const encoder = new TextEncoder();
+const REFERRER = '0x3333333333333333333333333333333333333333';
 const json = (v: unknown) => encoder.encode(JSON.stringify(v));
 
 describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
@@ -138,6 +140,10 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
 
   it('ignores a price from the future even from the oracle’s own user (a forged or clock-skewed source)', async () => {
     const oracle = await as('price-oracle');
+    // 1 ETH into Arbitrum USDC at the honest price, before the forgery.
+    const ethToUsdc = { ...USDC_ETH_TO_ARB, src_token: T.ethereum.ETH, amount: '1000000000000000000' };
+    const usdcOut = async () => BigInt((await gatewayClient(e2e.gatewayUrl).previewQuote(ethToUsdc)).amount_out);
+    const honest = await usdcOut();
     const at = Math.floor(Date.now() / 1000) + 3600;
     const ahead: Price = { price_id: 'ethereum', price: '1', expo: 0, conf: '0', publish_time: at, source: 'pyth' };
     await jetstream(oracle).publish(`$KV.${PRICES_BUCKET}.ethereum`, JSON.stringify(ahead));
@@ -149,12 +155,25 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
         .some((l) => l.includes('ignored a price from the future') && l.includes(`"publish_time":${at}`));
     while (!refused() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(refused()).toBe(true);
-    // The honest price stays in use: an ETH quote is not priced at 1 USD per ETH.
-    await expect(gatewayClient(e2e.gatewayUrl).previewQuote(USDC_ETH_TO_ARB)).resolves.toMatchObject({ same_chain_swap: false });
+    // The honest price stays in use: 1 ETH still buys about what it did (the file source walks a
+    // little), not the 1 USDC that the forged price of 1 USD per ETH would give.
+    const after = await usdcOut();
+    expect(after * 10n).toBeGreaterThan(honest * 9n);
+    expect(after).toBeGreaterThan(1_000_000n * 100n);
   });
 
   it('refuses publishing orders.v1.fulfilled to every user but the quote-engine (whose chain watchers read fills), so no referral accrual can be forged', async () => {
-    const event: OrderEvent = { type: 'fulfilled', quote_hash: `0x${'3'.repeat(64)}`, chain: 'arbitrum', tx_hash: '0xf', occurred_at: new Date().toISOString() };
+    // Real keyed quotes with a referrer: a `fulfilled` event that got through would accrue for them.
+    const key = (await e2e.admin('create-key', '--email', 'victim@example.com', '--name', 'referrals')).out.secret as string;
+    const keyed = gatewayClient(e2e.gatewayUrl, { apiKey: key });
+    const referredQuote = async () => {
+      const q = await keyed.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: REFERRER, bps: 10 }] });
+      if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
+      return q.cross_chain.quote_hash;
+    };
+    const [forgedFor, markerFor] = [await referredQuote(), await referredQuote()];
+    const fulfilled = (quoteHash: string): OrderEvent => ({ type: 'fulfilled', quote_hash: quoteHash, chain: 'arbitrum', tx_hash: '0xf', occurred_at: new Date().toISOString() });
+    const event = fulfilled(forgedFor);
     for (const user of [...SERVICES.filter((s) => s !== 'quote-engine'), 'operator']) {
       const nc = await as(user);
       const err = await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(event), { timeout: 5000 }).then(
@@ -163,10 +182,16 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
       );
       expect([user, isViolation(err, 'publish', orderEventSubject('fulfilled'))]).toEqual([user, true]);
     }
+    // The marker: the one user allowed publishes a later fill; the referrals consumer reads the
+    // stream in order, so once the marker has accrued, anything published before it was handled.
+    const allowed = await as('quote-engine');
+    await jetstream(allowed).publish(orderEventSubject('fulfilled'), JSON.stringify(fulfilled(markerFor)), { timeout: 5000 });
     const db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
+    const accruals = async (quoteHash: string) => (await db.query('SELECT count(*)::int AS n FROM referral_accruals WHERE quote_hash = $1', [quoteHash])).rows[0].n as number;
     try {
-      expect((await db.query('SELECT count(*)::int AS n FROM referral_accruals')).rows[0].n).toBe(0);
+      await waitFor('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, 15_000);
+      expect(await accruals(forgedFor)).toBe(0);
     } finally {
       await db.end();
     }

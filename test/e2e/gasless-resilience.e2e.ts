@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Managed, SERVICES, freePort, startBuiltService, startRedis } from '@xchain/stack';
+import { type Managed, SERVICES, freePort, startBuiltService, startRedis, waitFor } from '@xchain/stack';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type Address, type Hex, encodeFunctionData, parseEventLogs } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -159,6 +159,11 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
 
   describe('sponsored by a partner', () => {
     let key: string;
+    /** The kinds of the sponsor's latest ledger entries (hold, settle, release, credit…). */
+    const ledgerKinds = async () => {
+      const shown = await e2e.admin('show-partner', '--email', 'sponsor@example.com', '--entries', '100');
+      return (shown.out.ledger as { kind: string }[]).map((e) => e.kind);
+    };
     const available = async () => {
       const shown = await e2e.admin('show-partner', '--email', 'sponsor@example.com');
       return BigInt(shown.out.balance_usd_micros);
@@ -180,8 +185,11 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       expect(dep!.args).toMatchObject({ depositor: user.address, amount: USDC(30) });
       const hold = BigInt(q['fee_breakdown'].components.find((c: { name: string }) => c.name === 'sponsor_gas').usd_micros);
       // Settled exactly once: charged what the gas cost (never more than the hold).
-      let after = await available();
-      for (let i = 0; i < 50 && after === before - hold; i++) after = await available();
+      // The settlement follows the confirmation asynchronously: poll (with a deadline) for its ledger
+      // entry, the positive signal (the charge may equal the hold, so the balance alone cannot tell).
+      await waitFor('the relay gas to be settled', async () => (await ledgerKinds()).includes('settle'), 30_000);
+      expect((await ledgerKinds()).filter((k) => k === 'settle')).toHaveLength(1);
+      const after = await available();
       expect(after).toBeLessThan(before);
       expect(before - after).toBeLessThanOrEqual(hold);
     });
@@ -204,9 +212,8 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       await rpc('base', 'evm_mine');
       const failed = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'failed');
       expect(failed.gasless.error).toMatch(/^TX_REVERTED: /);
-      let after = await available();
-      for (let i = 0; i < 50 && after !== before; i++) after = await available();
-      expect(after).toBe(before);
+      await waitFor('the hold to be released', async () => (await ledgerKinds()).includes('release'), 30_000);
+      expect(await available()).toBe(before);
     });
   });
 });

@@ -12,8 +12,14 @@ jest.setTimeout(90_000);
 const REQUEST_TIMEOUT_MS = 2000;
 const HEADERS_TIMEOUT_MS = 1000;
 const IDLE_TIMEOUT_MS = 3000;
-/** Node checks request deadlines on an interval (the gateway sets it to at most 1 s), plus slack for a loaded machine. */
-const CUT_OFF_SLACK_MS = 1500;
+/**
+ * The cut-off in bounded time is the point of this suite, so it stays a bound, but a generous one:
+ * Node checks request deadlines on an interval (the gateway sets it to at most 1 s), and a shared
+ * machine adds its own lag. Generous still separates the gateway's settings from what it would do
+ * without them (no limit at all, or Node's defaults of 60 s for headers and 300 s for the request),
+ * and stays under the clients' 20 s give-up.
+ */
+const CUT_OFF_SLACK_MS = 5000;
 
 interface SlowResult {
   /** Whole response as received (status line, headers, body). */

@@ -12,6 +12,10 @@ import { crossChainOf, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
+// Jest's default 5 s per test is a wall-clock bound these chain-reading tests (each polling with its own
+// 15 s deadlines, several admin-tool runs) cannot promise on a shared machine.
+jest.setTimeout(120_000);
+
 const CONFIRMATIONS = 2;
 const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address }; voucher_routers: Record<string, Address> };
 const ROUTER = getAddress(partners.funding.router_address);
@@ -88,6 +92,26 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
       await sleep(100);
     }
   };
+  /** The base funding watcher's gauges, as the partner-service serves them at /metrics. */
+  const fundingWatcher = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${e2e.ports['partner-service']}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const gauge = (name: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('watcher="funding:base:') && l.includes('chain="base"'));
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+    };
+    return { head: gauge('chain_watcher_head_block'), lastPass: gauge('chain_watcher_last_pass_timestamp_seconds') };
+  };
+  /**
+   * Resolves once the funding watcher completed a pass that began with `block` at or under the head:
+   * a pass that saw the head there, then a later clean pass (the head a pass saw is set as it starts).
+   */
+  const fundingPassOver = async (block: bigint) => {
+    const seen = await waitFor('the funding watcher to see the block', async () => {
+      const w = await fundingWatcher();
+      return w.head !== undefined && w.head >= Number(block) && w.lastPass !== undefined ? w : undefined;
+    });
+    await waitFor('another clean pass of the funding watcher', async () => ((await fundingWatcher()).lastPass ?? 0) > seen.lastPass! ? true : undefined);
+  };
   const deposits = async (...filter: string[]) => (await admin('funding-deposits', ...filter)).deposits as any[];
 
   beforeAll(async () => {
@@ -128,8 +152,9 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     expect(tx.router_address).toBe(ROUTER);
     const receipt = await send(tx.router_address as Address, tx.calldata as Hex, BigInt(tx.value));
 
-    // Not yet buried under CONFIRMATIONS blocks: several polls go by without a credit.
-    await sleep(1000);
+    // Not yet buried under CONFIRMATIONS blocks: a whole pass of the funding watcher that saw the
+    // deposit's block at the head goes by without a credit.
+    await fundingPassOver(receipt.blockNumber);
     expect(await balance(fin)).toBe(0n);
     await mine(base, CONFIRMATIONS);
     const credited = await waitFor('the USDC credit', async () => ((await balance(fin)) > 0n ? balance(fin) : undefined));

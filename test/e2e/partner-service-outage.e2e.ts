@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Subscription } from '@nats-io/transport-node';
+import { KEY_CHANGED_SUBJECT, KeyChangedEventSchema } from '@xchain/contracts';
 import { ROOT, SERVICES, startBuiltService } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -30,6 +32,16 @@ describe('keyed requests through a partner-service outage', () => {
     if (res.status !== 200 && res.status !== 503 && res.status !== 401) throw new Error(`unexpected ${res.status}: ${JSON.stringify(json)}`);
     return { status: res.status, json, retryAfter: res.headers.get('retry-after') };
   };
+  /** The first key_changed event of `sub`, or a failure after 15 s. */
+  const waitForEvent = async (sub: Subscription) => {
+    const timer = setTimeout(() => sub.unsubscribe(), 15_000);
+    try {
+      for await (const m of sub) return KeyChangedEventSchema.parse(m.json());
+    } finally {
+      clearTimeout(timer);
+    }
+    throw new Error('no key_changed event within 15 s');
+  };
   const reason = (json: any) => json?.details?.find((d: any) => d.reason)?.reason as string | undefined;
 
   beforeAll(async () => {
@@ -40,7 +52,7 @@ describe('keyed requests through a partner-service outage', () => {
       PRICE_MAX_AGE_SECS: '7200',
       KEY_CACHE_TTL_MS: String(TTL_MS),
       KEY_CACHE_STALE_MS: String(STALE_MS),
-    });
+    }, { testUsers: { 'key-watcher': { subscribe: [KEY_CHANGED_SUBJECT] } } });
   });
   afterAll(async () => {
     await e2e?.stop();
@@ -55,8 +67,15 @@ describe('keyed requests through a partner-service outage', () => {
     expect(await quote(doomed.secret)).toMatchObject({ status: 200, json: {} });
 
     // Disabled while the partner-service is up: its key_changed event drops the gateway's cached allow.
+    // Wait for the event itself (the bus hands it to the gateway and to this watcher together; the
+    // gateway evicts synchronously on receipt), not a fixed pause that a busy machine can outlast.
+    const watcher = await e2e.connectAs('key-watcher');
+    const changed = watcher.subscribe(KEY_CHANGED_SUBJECT, { max: 1 });
+    await watcher.flush();
     expect((await e2e.admin('disable-key', '--key-id', doomed.key.id)).code).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
+    const event = await waitForEvent(changed);
+    expect(event).toMatchObject({ key_id: doomed.key.id });
+    await watcher.close();
     // The last successful lookup of `kept`: its stale window runs from here.
     expect((await quote(kept.secret)).status).toBe(200);
     const fetchedAt = Date.now();

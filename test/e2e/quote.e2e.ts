@@ -6,11 +6,11 @@ import type { XchainClient } from '@xchain/client';
 import { FetchQuoteRpc, PRICES_BUCKET, type RpcError } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
-import { ROOT, runTool } from '@xchain/stack';
+import { ROOT, runTool, waitFor } from '@xchain/stack';
 import { type Hex, decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { expectApiError, gatewayClient } from '../support/http';
+import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(90_000);
@@ -229,7 +229,10 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     const file = join(e2e.logDir, 'registry-changed.json');
     writeFileSync(file, JSON.stringify(registry));
     await runTool('dist/apps/quote-engine/src/seed.js', [file], { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('quote_engine') });
-    await new Promise((r) => setTimeout(r, 800));
+    // The quote-engine picks the change up on its own schedule: poll for the first effect with a deadline.
+    const reasonOf = (over: Over) => quote(over).then(() => 'priced', (e: unknown) => apiErrorView(e).reason);
+    await waitFor('the registry change to reach the quote-engine', async () => (await reasonOf({ dst_chain: 'base', dst_token: T.base.USDC })) === 'CHAIN_DISABLED', 15_000);
+    await waitFor('BONK on its stale price identity', async () => (await reasonOf({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER })) === 'STALE_PRICE', 15_000);
     await expectError(quote({ dst_chain: 'base', dst_token: T.base.USDC }), { http: 503, reason: 'CHAIN_DISABLED', metadata: { chain: 'base' } });
     await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER }), { http: 503, reason: 'STALE_PRICE', metadata: { price_id: 'stale-test', max_age_secs: '7200' } });
   });

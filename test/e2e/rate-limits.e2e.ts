@@ -39,6 +39,8 @@ const KEYLESS = 20;
 const PARTNER = 15;
 
 /** D10 under concurrency: bounded bursts against each budget, through the gateway and Redis. */
+jest.setTimeout(120_000);
+
 describe('rate limits', () => {
   let e2e: E2eStack;
   /**

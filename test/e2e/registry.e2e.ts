@@ -92,13 +92,11 @@ describe('ListTokens and GetChains through the gateway', () => {
 
   it('answers UNAVAILABLE at once when the quote-engine is stopped', async () => {
     await e2e.stack.services.get('quote-engine')!.stop();
-    const started = Date.now();
+    // NATS reports "no responders" at once: 503 SERVICE_UNAVAILABLE, where waiting out the
+    // deadline would have answered 504 UPSTREAM_TIMEOUT. The reason is the proof, not a stopwatch.
     const err = await expectApiError(api.listTokens(), { http: 503, code: 14, reason: 'SERVICE_UNAVAILABLE' });
-    const elapsed = Date.now() - started;
     expect(err.headers.get('retry-after')).toBe('1');
     expect(err.retryAfterSecs).toBe(1);
-    // NATS reports "no responders" immediately; the configured 2 s deadline is the upper bound.
-    expect(elapsed).toBeLessThan(2000);
   });
 
   it('answers DEADLINE_EXCEEDED within the configured bound when the service does not answer', async () => {
@@ -111,8 +109,11 @@ describe('ListTokens and GetChains through the gateway', () => {
       const started = Date.now();
       await expectApiError(api.listTokens(), { http: 504, code: 4, reason: 'UPSTREAM_TIMEOUT' });
       const elapsed = Date.now() - started;
+      // Timers never fire early, so the lower bound is exact: the gateway waited out its deadline.
+      // The upper bound only proves there is a deadline (no answer ever comes); it is generous so a
+      // busy machine cannot fail it, and stays well under the test's timeout.
       expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-      expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500);
+      expect(elapsed).toBeLessThan(TIMEOUT_MS + 15_000);
     } finally {
       await nc.close();
     }

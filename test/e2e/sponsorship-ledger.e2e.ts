@@ -5,6 +5,9 @@ import { RpcClient } from '@xchain/messaging';
 import { Client } from 'pg';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
+// Jest's default 5 s per test is a wall-clock bound a shared machine cannot promise for a run of real RPCs.
+jest.setTimeout(60_000);
+
 const INTERNAL = { caller: { kind: 'internal', service: 'gasless-relayer' } } as const;
 const quoteHash = () => `0x${randomBytes(32).toString('hex')}`;
 const reasonOf = (err: unknown) => (err instanceof RpcError ? { code: err.status.code, reason: (err.status.details[0] as { reason?: string }).reason } : err);

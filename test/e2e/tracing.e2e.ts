@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { crossChainOf, gatewayClient } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
@@ -76,10 +77,15 @@ describe('tracing across the services', () => {
   it('writes structured JSON logs that carry the trace id', async () => {
     const res = await gatewayClient(e2e.gatewayUrl).call('GetChains');
     const id = res.headers.get('x-request-id')!;
-    await new Promise((r) => setTimeout(r, 300));
-    const lines = readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8').trim().split('\n');
-    const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    const access = entries.find((e) => e['trace_id'] === id && e['msg'] === 'request');
+    // The access line is written after the answer: poll the log for it rather than sleep.
+    const accessLine = () =>
+      readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((e) => e['trace_id'] === id && e['msg'] === 'request');
+    await waitFor('the access line of the request', async () => accessLine() !== undefined, 10_000);
+    const access = accessLine();
     expect(access).toMatchObject({ level: 'info', service: 'gateway', path: '/json/v1/chains', status: 200 });
   });
 });

@@ -2,6 +2,7 @@ import { Code, RpcError } from '@xchain/contracts';
 import pino from 'pino';
 import { FeedDirectory } from './feed-directory';
 import type { Feed } from './sources/source';
+import { eventually } from './testing';
 
 const log = pino({ level: 'silent' });
 const FEEDS: Feed[] = [{ price_id: 'ethereum', symbol: 'ETH' }];
@@ -43,7 +44,7 @@ describe('FeedDirectory', () => {
     };
     const dir = new FeedDirectory(rpc as never, log, { refreshMs: 10, minBackoffMs: 10 }, () => undefined);
     dir.start();
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually('two failed refreshes after the first list', async () => (n > 2 ? true : undefined), 5000);
     await dir.stop();
     expect(n).toBeGreaterThan(2);
     expect(dir.feeds).toEqual(FEEDS);

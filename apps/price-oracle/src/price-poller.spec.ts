@@ -2,6 +2,7 @@ import type { Price } from '@xchain/contracts';
 import pino from 'pino';
 import { PricePoller } from './price-poller';
 import { SourceMonitor } from './source-health';
+import { eventually } from './testing';
 import type { Feed, PriceSource, SourceName } from './sources/source';
 
 const log = pino({ level: 'silent' });
@@ -141,16 +142,17 @@ describe('PricePoller', () => {
       polls++;
       return [price('file', 'ethereum', '1', now)];
     };
-    const poller = new PricePoller([{ source, monitor: new SourceMonitor('file', 5000, log) }], () => list, { put: async () => undefined }, log, {
+    let puts = 0;
+    const poller = new PricePoller([{ source, monitor: new SourceMonitor('file', 5000, log) }], () => list, { put: async () => void puts++ }, log, {
       pollMs: 3_600_000,
       maxAgeSecs: 60,
     });
     poller.start();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(polls).toBe(0);
     list = feeds;
     poller.poke();
-    await new Promise((r) => setTimeout(r, 50));
+    // The positive signal: the poke's poll published. Had the start polled with no feeds, or the
+    // poke polled twice, `polls` would be past 1 by then (the next interval is an hour away).
+    await eventually('the poked poll to publish', async () => (puts > 0 ? true : undefined), 5000);
     expect(polls).toBe(1);
     await poller.stop();
   });

@@ -15,6 +15,10 @@ const signed = (ixs: TransactionInstruction[], payer: Keypair, blockhash: string
   return tx.serialize().toString('base64');
 };
 
+// Jest's default 5 s per test is shorter than this suite's own poll deadlines: they, not a stopwatch,
+// should decide when something did not happen.
+jest.setTimeout(60_000);
+
 describe('Solana stand-in over JSON-RPC', () => {
   let s: SolanaStandin;
   let conn: Connection;

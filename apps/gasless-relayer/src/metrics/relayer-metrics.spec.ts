@@ -34,9 +34,11 @@ describe('relay lane metrics', () => {
     watchLanes(metrics, () => [lane('base', '0xaa', {}, undefined, true)]);
     const started = Date.now();
     const text = await metrics.render();
-    expect(Date.now() - started).toBeLessThan(3000);
+    // The lane never answers: without the collector's deadline render would never end. Any finite
+    // bound proves the deadline; a generous one cannot fail on a busy machine (speed is not the point).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(sample(text, 'metrics_collect_success{collector="relay_lanes"}')).toBe(0);
-  });
+  }, 20_000);
 });
 
 describe('wallet balance metrics', () => {

@@ -5,6 +5,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimits, type LimitDecision, type RateLimitOptions } from './rate-limits';
 
 const redisPort = Number(process.env.TEST_REDIS_PORT);
+// Above the generous "does not hang" bounds below, so they, not Jest, report a hang.
+jest.setTimeout(30_000);
 
 /** Closes an ioredis client; waits (at most a second) until its connection is really gone. */
 async function close(c: Redis): Promise<void> {
@@ -159,9 +161,11 @@ describe('RateLimits against a real Redis', () => {
 
     const ds: LimitDecision[] = [];
     for (let i = 0; i < 4; i++) {
+      // Each answer must not wait on a connection that will never come (the client does not retry);
+      // the bound is generous, against a hang, not a speed check.
       const started = Date.now();
       ds.push(await limits.consume(bucket, 1));
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(10_000);
     }
     expect(ds.map((d) => d.allowed)).toEqual([true, true, true, false]);
     expect(ds.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
@@ -205,8 +209,10 @@ describe('RateLimits against a real Redis', () => {
       const ds = await Promise.all([1, 2, 3].map(() => limits.consume(bucket, 1)));
       const elapsed = Date.now() - started;
 
+      // Timers never fire early: the lower bound shows the answer waited for redisTimeoutMs (150).
+      // The upper bound only proves it did not hang on the silent Redis; generous, not a speed check.
       expect(elapsed).toBeGreaterThanOrEqual(100);
-      expect(elapsed).toBeLessThan(2000);
+      expect(elapsed).toBeLessThan(15_000);
       expect(ds.filter((d) => d.allowed)).toHaveLength(2);
       expect(ds.every((d) => d.degraded)).toBe(true);
     });

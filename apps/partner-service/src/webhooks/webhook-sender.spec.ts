@@ -54,9 +54,12 @@ describe('webhook sender', () => {
     closers.push(r.close);
     const started = Date.now();
     await expect(send(r.url, '{}', {})).resolves.toEqual({ ok: false, error: 'no answer within 300 ms' });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // The error names the timeout that fired; the bound only proves the sender gave up at all (the
+    // receiver never answers), generous so a busy machine cannot fail it.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.got).toHaveLength(1);
-  });
+  }, 20_000);
 
   it('reports a refused connection', async () => {
     const r = await receiver(() => undefined);

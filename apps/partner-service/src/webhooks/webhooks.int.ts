@@ -80,6 +80,10 @@ function update(partnerId: string | undefined, version = 1, quoteHash = `0x${ran
   };
 }
 
+// Jest's default 5 s per test is shorter than this suite's own poll deadlines: they, not a stopwatch,
+// should decide when something did not happen.
+jest.setTimeout(60_000);
+
 describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
   let nats: Managed;
   let natsDir: string;

@@ -147,7 +147,16 @@ describe('Chainlink source against aggregators on anvil', () => {
         return p?.price === '353100000000' ? { p, revision: e!.revision } : undefined;
       });
       expect(published.p).toEqual({ price_id: 'ethereum', price: '353100000000', expo: -8, conf: '0', publish_time: at, source: 'chainlink' });
-      await new Promise((r) => setTimeout(r, 700)); // several polls of an unchanged round
+      // Markers: two new usd-coin rounds, each awaited in the bucket. Every poll reads both feeds
+      // and polls do not overlap, so once the second is in, a whole poll that read eth's unchanged
+      // round after its publication (the one that brought the first marker) has finished.
+      for (const answer of [999_000_000_000_000_000n, 998_000_000_000_000_000n]) {
+        await update(usdc, answer);
+        await eventually(`usd-coin at ${answer}`, async () => {
+          const e = await kv.get('usd-coin');
+          return e?.operation === 'PUT' && PriceSchema.parse(e.json()).price === answer.toString() ? true : undefined;
+        });
+      }
       expect((await kv.get('ethereum'))!.revision).toBe(published.revision);
       expect((await oracle.readiness()).status).toBe(200);
     });

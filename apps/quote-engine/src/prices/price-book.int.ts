@@ -29,6 +29,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
  * Readiness of the price book against a real JetStream KV bucket (written as the price-oracle,
  * read as the quote-engine, with the bus's real permissions): ready means quoting will find prices.
  */
+// Jest's default 5 s per test is shorter than this suite's own poll deadlines: they, not a stopwatch,
+// should decide when something did not happen.
+jest.setTimeout(60_000);
+
 describe('PriceBook readiness on NATS JetStream KV', () => {
   let dir: string;
   let nats: Managed;
