@@ -30,18 +30,16 @@ export function relayGasCharged(input: QuoteInput): bigint {
   return value > 0n && !input.sponsorFees ? amountCeil(value, input.src) : 0n;
 }
 
-/** Destination-token units charged for a native amount delivered or paid on the destination. */
-function dstChargeTokens(input: QuoteInput, nativeAmount: bigint): bigint {
-  return nativeAmount > 0n ? amountCeil(valueCeil(nativeAmount, input.dstChain.native), input.dst) : 0n;
-}
-
 /** Destination-token units taken from the output: fulfilment gas (cross-chain) and gas drop. */
 export function dstDeducted(input: QuoteInput): bigint {
-  const gas = input.src.chain === input.dst.chain ? 0n : dstChargeTokens(input, input.dstChain.fulfilGasNative);
-  return gas + dstChargeTokens(input, input.gasDrop);
+  const gas = input.src.chain === input.dst.chain ? 0n : dstCharge(input, undefined, 'dst_gas', input.dstChain.fulfilGasNative);
+  return gas + dstCharge(input, undefined, 'gas_drop', input.gasDrop);
 }
 
 const sameToken = (a: PricedToken, b: PricedToken) => a.address === b.address && a.chain === b.chain;
+
+/** What a detailed pass records besides the amount: the fee components and the legs, in order. */
+type Trace = Pick<ForwardResult, 'fees' | 'legs' | 'sponsorGasInSrcToken'>;
 
 /**
  * Exact-input pipeline: source fees → source swap leg → bridge → destination swap leg →
@@ -50,9 +48,28 @@ const sameToken = (a: PricedToken, b: PricedToken) => a.address === b.address &&
  * input, which is what lets `inverse.ts` undo them one at a time.
  */
 export function forward(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer): ForwardResult {
+  const result: ForwardResult = { amountOut: 0n, fees: [], legs: [], sponsorGasInSrcToken: 0n, tooSmall: false };
+  result.amountOut = pipeline(input, amountIn, pricer, result);
+  result.tooSmall = result.amountOut === 0n;
+  return result;
+}
+
+/**
+ * The output of `forward` alone (0 when the fees swallow the deposit), with no fee components or
+ * legs built: the same pipeline, for the solver's checks, which need only the amount.
+ */
+export function forwardAmount(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer): bigint {
+  return pipeline(input, amountIn, pricer, undefined);
+}
+
+/**
+ * The one pipeline behind `forward` and `forwardAmount`; records into `trace` when given. Returns
+ * the output, or 0 when the deposit is too small for its fees (a real output is never 0: it must
+ * exceed the destination charges).
+ */
+function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, trace: Trace | undefined): bigint {
   const { src, dst, srcChain, dstChain } = input;
   const sameChain = src.chain === dst.chain;
-  const fees: FeeComponent[] = [];
 
   // Percentage fees are taken in one rounding on the deposit itself (ceil of the total bps), so
   // one more unit deposited never costs more than one more unit of fees: the output stays
@@ -60,61 +77,65 @@ export function forward(input: QuoteInput, amountIn: bigint, pricer: SwapLegPric
   let referrerBps = 0n;
   for (const r of input.referrers) referrerBps += BigInt(r.bps);
   const keylessBps = input.keyless ? input.fees.keylessSpreadBps : 0n;
-  const totalPct = bpsCeil(amountIn, input.fees.protocolFeeBps + referrerBps + keylessBps);
-  const referrerTokens = (amountIn * referrerBps) / BPS;
-  const keylessTokens = (amountIn * keylessBps) / BPS;
-  const protocolTokens = totalPct - referrerTokens - keylessTokens;
-  const pctFee = (name: FeeComponent['name'], tokens: bigint) => {
-    if (tokens > 0n) fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueFloor(tokens, src)), native: tokens, chargedTo: 'user' });
-  };
-  pctFee('protocol_fee', protocolTokens);
-  pctFee('referrer_fee', referrerTokens);
-  pctFee('keyless_spread', keylessTokens);
+  let deducted = bpsCeil(amountIn, input.fees.protocolFeeBps + referrerBps + keylessBps);
+  if (trace) {
+    const referrerTokens = referrerBps === 0n ? 0n : (amountIn * referrerBps) / BPS;
+    const keylessTokens = keylessBps === 0n ? 0n : (amountIn * keylessBps) / BPS;
+    pctFee(trace, src, 'protocol_fee', deducted - referrerTokens - keylessTokens);
+    pctFee(trace, src, 'referrer_fee', referrerTokens);
+    pctFee(trace, src, 'keyless_spread', keylessTokens);
+  }
 
-  let deducted = totalPct;
-  let sponsorGasInSrcToken = 0n;
   const relay = relayValue(input);
   if (relay > 0n) {
     const tokens = amountCeil(relay, src);
-    const chargedTo = input.sponsorFees ? 'partner' : 'user';
-    fees.push({ name: 'sponsor_gas', side: 'src', usdMicros: e18ToMicros(relay), native: tokens, chargedTo });
-    sponsorGasInSrcToken = tokens;
+    if (trace) {
+      trace.fees.push({ name: 'sponsor_gas', side: 'src', usdMicros: e18ToMicros(relay), native: tokens, chargedTo: input.sponsorFees ? 'partner' : 'user' });
+      trace.sponsorGasInSrcToken = tokens;
+    }
     if (!input.sponsorFees) deducted += tokens;
   }
-  if (deducted >= amountIn) return { amountOut: 0n, fees, legs: [], sponsorGasInSrcToken, tooSmall: true };
-
-  const legs: RouteLeg[] = [];
-  const swap = (chain: string, tIn: PricedToken, tOut: PricedToken, amt: bigint, side: 'src' | 'dst') => {
-    if (sameToken(tIn, tOut)) return amt;
-    const out = pricer.amountOut(tIn, tOut, amt);
-    const lost = valueFloor(amt, tIn) - valueFloor(out, tOut);
-    if (lost > 0n) fees.push({ name: 'swap_fee', side, usdMicros: e18ToMicros(lost), native: amountCeil(lost, tIn), chargedTo: 'user' });
-    legs.push({ kind: 'swap', chain, tokenIn: tIn.address, tokenOut: tOut.address, amountIn: amt, amountOut: out });
-    return out;
-  };
+  if (deducted >= amountIn) return 0n;
 
   let amount = amountIn - deducted;
   if (sameChain) {
-    amount = swap(src.chain, src, dst, amount, 'src');
+    amount = swap(pricer, trace, src.chain, src, dst, amount, 'src');
   } else {
-    amount = swap(src.chain, src, srcChain.bridgeAsset, amount, 'src');
+    amount = swap(pricer, trace, src.chain, src, srcChain.bridgeAsset, amount, 'src');
     const bridged = amountFloor(valueFloor(amount, srcChain.bridgeAsset), dstChain.bridgeAsset);
-    legs.push({ kind: 'bridge', chain: `${src.chain}>${dst.chain}`, tokenIn: srcChain.bridgeAsset.address, tokenOut: dstChain.bridgeAsset.address, amountIn: amount, amountOut: bridged });
-    amount = swap(dst.chain, dstChain.bridgeAsset, dst, bridged, 'dst');
+    trace?.legs.push({ kind: 'bridge', chain: `${src.chain}>${dst.chain}`, tokenIn: srcChain.bridgeAsset.address, tokenOut: dstChain.bridgeAsset.address, amountIn: amount, amountOut: bridged });
+    amount = swap(pricer, trace, dst.chain, dstChain.bridgeAsset, dst, bridged, 'dst');
   }
 
   // Destination-side charges, taken from the output in destination token units.
-  const dstCharge = (name: FeeComponent['name'], nativeAmount: bigint) => {
-    if (nativeAmount <= 0n) return 0n;
-    const valueE18 = valueCeil(nativeAmount, dstChain.native);
-    fees.push({ name, side: 'dst', usdMicros: e18ToMicros(valueE18), native: nativeAmount, chargedTo: 'user' });
-    return amountCeil(valueE18, dst);
-  };
   let charged = 0n;
-  if (!sameChain) charged += dstCharge('dst_gas', dstChain.fulfilGasNative);
-  charged += dstCharge('gas_drop', input.gasDrop);
-  if (charged >= amount) return { amountOut: 0n, fees, legs, sponsorGasInSrcToken, tooSmall: true };
-  return { amountOut: amount - charged, fees, legs, sponsorGasInSrcToken, tooSmall: false };
+  if (!sameChain) charged += dstCharge(input, trace, 'dst_gas', dstChain.fulfilGasNative);
+  charged += dstCharge(input, trace, 'gas_drop', input.gasDrop);
+  return charged >= amount ? 0n : amount - charged;
+}
+
+function pctFee(trace: Trace, src: PricedToken, name: FeeComponent['name'], tokens: bigint): void {
+  if (tokens > 0n) trace.fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueFloor(tokens, src)), native: tokens, chargedTo: 'user' });
+}
+
+/** One swap leg (skipped between the same token), recording its leg and the value it lost. */
+function swap(pricer: SwapLegPricer, trace: Trace | undefined, chain: string, tIn: PricedToken, tOut: PricedToken, amt: bigint, side: 'src' | 'dst'): bigint {
+  if (sameToken(tIn, tOut)) return amt;
+  const out = pricer.amountOut(tIn, tOut, amt);
+  if (trace) {
+    const lost = valueFloor(amt, tIn) - valueFloor(out, tOut);
+    if (lost > 0n) trace.fees.push({ name: 'swap_fee', side, usdMicros: e18ToMicros(lost), native: amountCeil(lost, tIn), chargedTo: 'user' });
+    trace.legs.push({ kind: 'swap', chain, tokenIn: tIn.address, tokenOut: tOut.address, amountIn: amt, amountOut: out });
+  }
+  return out;
+}
+
+/** Destination-token units charged for a native amount delivered or paid on the destination. */
+function dstCharge(input: QuoteInput, trace: Trace | undefined, name: FeeComponent['name'], nativeAmount: bigint): bigint {
+  if (nativeAmount <= 0n) return 0n;
+  const valueE18 = valueCeil(nativeAmount, input.dstChain.native);
+  trace?.fees.push({ name, side: 'dst', usdMicros: e18ToMicros(valueE18), native: nativeAmount, chargedTo: 'user' });
+  return amountCeil(valueE18, input.dst);
 }
 
 export function checkGasDrop(input: QuoteInput): void {

@@ -18,11 +18,19 @@ export function ceilDiv(n: bigint, d: bigint): bigint {
   return n <= 0n ? n / d : (n - 1n) / d + 1n;
 }
 
-/** ⌊√n⌋ for n ≥ 0, by Newton's method from above (integers only). */
+/**
+ * ⌊√n⌋ for n ≥ 0, by Newton's method on integers. A float square root only seeds the first
+ * guess (it is never the answer): any positive guess x gives ⌊(x + ⌊n/x⌋)/2⌋ ≥ ⌊√n⌋, so after one
+ * integer step the iterate is at or above the root and falls to it, and from a guess good to
+ * ~50 bits that takes two or three steps instead of the six or more from a power of two.
+ */
 export function isqrt(n: bigint): bigint {
   if (n < 0n) throw new RangeError('square root of a negative number');
   if (n < 2n) return n;
-  let x = 1n << BigInt((n.toString(16).length * 4 + 1) >> 1); // ≥ √n
+  const guess = Math.sqrt(Number(n));
+  // Past ~1.8e308 the float is infinite: seed from the bit length instead (≥ √n).
+  let x = Number.isFinite(guess) ? BigInt(Math.ceil(guess)) : 1n << BigInt((n.toString(16).length * 4 + 1) >> 1);
+  x = (x + n / x) >> 1n;
   for (;;) {
     const y = (x + n / x) >> 1n;
     if (y >= x) return x;
@@ -53,14 +61,17 @@ export interface Priced {
   priceE18: bigint;
 }
 
+// The two value conversions divide by a power of ten, always positive: they skip mulDiv's check.
+
 /** USD E18 value of an amount, floored (used for what the user gets). */
 export function valueFloor(amount: bigint, t: Priced): bigint {
-  return mulDivFloor(amount, t.priceE18, pow10(t.decimals));
+  return (amount * t.priceE18) / pow10(t.decimals);
 }
 
 /** USD E18 value of an amount, rounded up (used for what the user pays). */
 export function valueCeil(amount: bigint, t: Priced): bigint {
-  return mulDivCeil(amount, t.priceE18, pow10(t.decimals));
+  const p = amount * t.priceE18;
+  return p === 0n ? 0n : (p - 1n) / pow10(t.decimals) + 1n;
 }
 
 /** Token amount worth a USD E18 value, floored (an amount the user receives). */

@@ -32,16 +32,28 @@ const riskier = (a: Tier, b: Tier): Tier => (a === 'long_tail' || b === 'long_ta
  * monotone to the base unit.
  */
 export class OraclePoolPricer implements SwapLegPricer {
-  constructor(private readonly pool: PoolModel) {}
+  /** Per tier, the constants of `valueOut` (the model is copied here once: quotes only read it). */
+  private readonly curves: Record<Tier, Curve>;
+
+  constructor(private readonly pool: PoolModel) {
+    const curve = (depth: bigint): Curve => ({
+      depth,
+      capStart: depth > 0n ? ceilDiv(depth * pool.maxImpactBps, BPS) : 0n,
+      b: (BPS - pool.feeBps) * depth,
+      divisor: BPS * depth,
+      keep: BPS - pool.feeBps - pool.maxImpactBps,
+    });
+    this.curves = { stable: curve(pool.depthE18.stable), major: curve(pool.depthE18.major), long_tail: curve(pool.depthE18.long_tail) };
+  }
 
   /** Impact in whole bps, floored: for display and tier decisions only. */
   impactBps(tokenIn: PricedToken, tokenOut: PricedToken, valueInE18: bigint): bigint {
-    const depth = this.depth(tokenIn, tokenOut);
+    const depth = this.curve(tokenIn, tokenOut).depth;
     return min(this.pool.maxImpactBps, mulDivFloor(valueInE18, BPS, depth));
   }
 
   amountOut(tokenIn: PricedToken, tokenOut: PricedToken, amountIn: bigint): bigint {
-    return amountFloor(this.valueOut(valueFloor(amountIn, tokenIn), this.depth(tokenIn, tokenOut)), tokenOut);
+    return amountFloor(valueOut(valueFloor(amountIn, tokenIn), this.curve(tokenIn, tokenOut)), tokenOut);
   }
 
   /**
@@ -61,37 +73,47 @@ export class OraclePoolPricer implements SwapLegPricer {
     if (wanted <= 0n) return 0n;
     const { feeBps, maxImpactBps } = this.pool;
     if (feeBps < 0n || feeBps >= BPS || maxImpactBps < 0n || 2n * maxImpactBps > BPS - feeBps) return undefined;
-    const depth = this.depth(tokenIn, tokenOut);
-    if (depth < 0n) return undefined;
+    const c = this.curve(tokenIn, tokenOut);
+    if (c.depth < 0n) return undefined;
     const w = valueCeil(wanted, tokenOut);
     // The cap starts at the smallest v with v·BPS ≥ depth·maxImpact.
-    const capStart = ceilDiv(depth * maxImpactBps, BPS);
     let v: bigint;
-    if (capStart > 0n && this.valueOut(capStart - 1n, depth) >= w) {
-      const b = (BPS - feeBps) * depth;
-      v = ceilDiv(b - isqrt(b * b - 4n * BPS * BPS * depth * w), 2n * BPS);
+    if (c.capStart > 0n && valueOut(c.capStart - 1n, c) >= w) {
+      v = ceilDiv(c.b - isqrt(c.b * c.b - 4n * BPS * c.divisor * w), 2n * BPS);
     } else {
-      v = max(capStart, ceilDiv(w * BPS, BPS - feeBps - maxImpactBps));
+      v = max(c.capStart, ceilDiv(w * BPS, c.keep));
     }
     // The algebra above makes v exact; this check keeps a wrong answer from ever leaving here.
-    if (this.valueOut(v, depth) < w || (v > 0n && this.valueOut(v - 1n, depth) >= w)) return undefined;
+    if (valueOut(v, c) < w || (v > 0n && valueOut(v - 1n, c) >= w)) return undefined;
     return amountCeil(v, tokenIn);
   }
 
-  /** USD E18 out of a leg for `v` in: one floor of the exact pool formula. */
-  private valueOut(v: bigint, depth: bigint): bigint {
-    const { feeBps, maxImpactBps } = this.pool;
-    if (v * BPS >= depth * maxImpactBps) {
-      const keep = BPS - feeBps - maxImpactBps;
-      return keep > 0n ? mulDivFloor(v, keep, BPS) : 0n;
-    }
-    const numerator = v * (BPS - feeBps) * depth - v * v * BPS;
-    return numerator > 0n ? numerator / (BPS * depth) : 0n;
+  private curve(tokenIn: PricedToken, tokenOut: PricedToken): Curve {
+    return this.curves[riskier(tokenIn.tier, tokenOut.tier)];
   }
+}
 
-  private depth(tokenIn: PricedToken, tokenOut: PricedToken): bigint {
-    return this.pool.depthE18[riskier(tokenIn.tier, tokenOut.tier)];
-  }
+/** One tier's pool curve, its products computed once instead of on every leg. */
+interface Curve {
+  depth: bigint;
+  /** The smallest value in that the impact cap applies to: v·BPS ≥ depth·maxImpact ⟺ v ≥ capStart. */
+  capStart: bigint;
+  /** (BPS − fee)·depth. */
+  b: bigint;
+  /** BPS·depth. */
+  divisor: bigint;
+  /** What the capped part keeps, in bps: BPS − fee − maxImpact. */
+  keep: bigint;
+}
+
+/**
+ * USD E18 out of a leg for `v` in: one floor of the exact pool formula,
+ * ⌊v·((BPS − fee)·depth − v·BPS) / (BPS·depth)⌋ below the cap, ⌊v·keep/BPS⌋ at and above it.
+ */
+function valueOut(v: bigint, c: Curve): bigint {
+  if (v >= c.capStart) return c.keep > 0n ? (v * c.keep) / BPS : 0n;
+  const numerator = v * (c.b - v * BPS);
+  return numerator > 0n ? numerator / c.divisor : 0n;
 }
 
 /**

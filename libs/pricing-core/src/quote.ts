@@ -1,13 +1,11 @@
 import { PricingError } from './errors';
-import { checkGasDrop, forward, type ForwardResult } from './forward';
+import { checkGasDrop, forward, forwardAmount, type ForwardResult } from './forward';
 import { inverseForward } from './inverse';
 import { BPS, amountCeil, e18ToMicros, microsToE18, mulDivCeil, mulDivFloor, valueFloor } from './money';
 import type { SwapLegPricer } from './pricers';
+import { MAX_SEARCH_STEPS, doubleThenBisect, gallopFrom } from './search';
 import { defaultSlippageBps } from './slippage';
 import type { QuoteInput, QuoteResult } from './types';
-
-/** Most doublings and halvings the output solver may take; each is one pure forward pass. */
-const MAX_SEARCH_STEPS = 256;
 
 /**
  * Prices one trade. Pure and synchronous: prices, chain parameters and the swap-leg pricer come
@@ -87,42 +85,33 @@ export function priceQuote(input: QuoteInput, pricer: SwapLegPricer): QuoteResul
 
 /**
  * The smallest deposit whose output reaches `target` (output is monotone in the deposit), with
- * its forward pass. The closed-form inverse (`inverse.ts`) gives it directly; it is accepted only
- * once `forward` itself confirms it, i.e. the deposit reaches the target and one unit less does
- * not, so the answer is the one bisection finds. Otherwise (no inverse, or a non-monotone pricer)
- * the deposit is found as before, by doubling then bisection.
+ * its forward pass. The closed-form inverse (`inverse.ts`) gives it directly; it is accepted once
+ * the pipeline confirms it: the deposit reaches the target and one unit less does not (one
+ * detailed pass and one amount-only pass), so the answer is the one bisection finds. Should the
+ * inverse be off (a caller's pricer with an inexact `amountInFor`), the search gallops from it
+ * instead of starting over. Only with no inverse at all (a pricer that is not monotone, fees of
+ * 100 %) does it double then bisect from the value of the target, as before.
  */
 function solveAmountIn(input: QuoteInput, target: bigint, pricer: SwapLegPricer): { amountIn: bigint; result: ForwardResult } {
-  const outOf = (a: bigint) => {
-    const r = forward(input, a, pricer);
-    return r.tooSmall ? 0n : r.amountOut;
-  };
-  // Start from the value of the target and grow until it is reached.
-  let hi = amountCeil(valueFloor(target, input.dst), input.src) + 1n;
-  const solved = inverseForward(input, target, pricer);
-  if (solved !== undefined && solved > 0n) {
-    const result = forward(input, solved, pricer);
-    if (!result.tooSmall && result.amountOut >= target && outOf(solved - 1n) < target) {
-      // The doubling below gives up past hi·2^MAX_SEARCH_STEPS; so does this.
-      if (solved > hi << BigInt(MAX_SEARCH_STEPS)) throw new PricingError('AMOUNT_ABOVE_MAX', 'no deposit reaches the requested output', maxMeta(input, 'dst'));
-      checkBand(input, valueFloor(solved, input.src), 'src');
-      return { amountIn: solved, result };
-    }
+  const reaches = (a: bigint) => forwardAmount(input, a, pricer) >= target;
+  const tooBig = () => new PricingError('AMOUNT_ABOVE_MAX', 'no deposit reaches the requested output', maxMeta(input, 'dst'));
+  // Where the searches start: the value of the target, in source units.
+  const start = amountCeil(valueFloor(target, input.dst), input.src) + 1n;
+  let amountIn: bigint | undefined;
+  const guess = inverseForward(input, target, pricer);
+  if (guess !== undefined && guess > 0n) {
+    const result = forward(input, guess, pricer);
+    const guessReaches = !result.tooSmall && result.amountOut >= target;
+    if (guessReaches && !reaches(guess - 1n)) amountIn = guess;
+    else amountIn = gallopFrom(reaches, guess, guessReaches);
+    if (amountIn === undefined || amountIn > start << BigInt(MAX_SEARCH_STEPS)) throw tooBig(); // as far as the doubling would go
+    checkBand(input, valueFloor(amountIn, input.src), 'src');
+    return { amountIn, result: amountIn === guess ? result : forward(input, amountIn, pricer) };
   }
-  let steps = 0;
-  while (outOf(hi) < target) {
-    hi *= 2n;
-    if (++steps > MAX_SEARCH_STEPS) throw new PricingError('AMOUNT_ABOVE_MAX', 'no deposit reaches the requested output', maxMeta(input, 'dst'));
-  }
-  let lo = 0n;
-  while (hi - lo > 1n) {
-    const mid = (lo + hi) / 2n;
-    if (outOf(mid) >= target) hi = mid;
-    else lo = mid;
-    if (++steps > MAX_SEARCH_STEPS * 2) break;
-  }
-  checkBand(input, valueFloor(hi, input.src), 'src');
-  return { amountIn: hi, result: forward(input, hi, pricer) };
+  amountIn = doubleThenBisect(reaches, start);
+  if (amountIn === undefined) throw tooBig();
+  checkBand(input, valueFloor(amountIn, input.src), 'src');
+  return { amountIn, result: forward(input, amountIn, pricer) };
 }
 
 function validate(input: QuoteInput): void {

@@ -4,6 +4,7 @@ import { base58Encode } from '@xchain/order-codec';
 import { type Account, FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { type TxRecord, balancesOf, memosOf, messageJson, metaJson, signatureOf, signaturesValid } from './tx-record';
 import { txErrorJson, txErrorMessage } from './tx-errors';
+import { settleX87 } from './x87';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -186,6 +187,7 @@ export class SolanaLedger {
       if (!this.isBlockhashValid(tx.message.recentBlockhash)) return refused('BlockhashNotFound');
     }
     const result = this.svm.simulateTransaction(tx);
+    settleX87();
     const replacementBlockhash = opts.replaceRecentBlockhash ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : null;
     if (result instanceof FailedTransactionMetadata) {
       const meta = result.meta();
@@ -218,6 +220,7 @@ export class SolanaLedger {
     const keys = tx.message.staticAccountKeys;
     const pre = balancesOf(this.svm, keys);
     const result = this.svm.sendTransaction(tx);
+    settleX87();
     const post = balancesOf(this.svm, keys);
     const failed = result instanceof FailedTransactionMetadata;
     // Failing before it ran (no fee payer, fee not covered) charges nothing and lands nowhere.
