@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { ROOT, type TestUserSpec, freeStackPorts, startStack, type Stack } from '@xchain/stack';
 
 /** A throwaway stack on free loopback ports for a benchmark run, with its cold-start time. */
-export async function startBenchStack(testUsers: Record<string, TestUserSpec> = {}, root?: string): Promise<{ stack: Stack; gatewayUrl: string; coldStartMs: number; stop: () => Promise<void> }> {
+export async function startBenchStack(testUsers: Record<string, TestUserSpec> = {}, root?: string, env: NodeJS.ProcessEnv = {}): Promise<{ stack: Stack; gatewayUrl: string; coldStartMs: number; stop: () => Promise<void> }> {
   const dataDir = join(ROOT, '.test-data', `bench-${process.pid}-${Date.now()}`);
   const ports = await freeStackPorts();
   const started = Date.now();
   // Benchmarks measure throughput from one IP: the keyless budget is set out of the way.
-  const stack = await startStack({ dataDir, ports, persistent: false, logDir: join(dataDir, 'logs'), extraEnv: { LOG_LEVEL: 'warn', KEYLESS_POINTS_PER_MIN: '1000000' }, testUsers, ...(root ? { root } : {}) });
+  const stack = await startStack({ dataDir, ports, persistent: false, logDir: join(dataDir, 'logs'), extraEnv: { LOG_LEVEL: 'warn', KEYLESS_POINTS_PER_MIN: '1000000', ...env }, testUsers, ...(root ? { root } : {}) });
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,

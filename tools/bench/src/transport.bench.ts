@@ -13,6 +13,8 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  * it, so a machine that gets busier moves both. Closed loop at 32 in flight, then open loop at one
  * fixed rate for both builds (default: half the lower saturating rate of round 1). Prints figures;
  * asserts nothing. BENCH_ROUNDS (default 2), BENCH_SECS (default 5), BENCH_RATE (optional).
+ * BENCH_BEFORE_ENV / BENCH_AFTER_ENV (`K=V,K=V`) give each side's services extra environment, so the
+ * same build can be compared with itself under two configurations (`-- .` as the before).
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
@@ -28,8 +30,12 @@ interface Sample {
   open?: LoadResult;
 }
 
-async function measure(root: string, rate: number | undefined): Promise<Sample> {
-  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root);
+function envOf(spec: string | undefined): NodeJS.ProcessEnv {
+  return Object.fromEntries((spec ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
+async function measure(root: string, rate: number | undefined, env: NodeJS.ProcessEnv): Promise<Sample> {
+  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root, env);
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   try {
     const preview = { url: `${bench.gatewayUrl}/json/v1/quote/preview`, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
@@ -60,13 +66,14 @@ async function main(): Promise<void> {
   if (!existsSync(join(before, 'dist/apps/gateway/src/main.js'))) {
     throw new Error('usage: npm run bench:transport -- <a built checkout to compare with> (see scripts/build-at.sh)');
   }
-  console.log(`transport bench: before = ${before}, after = ${ROOT}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores`);
+  const sides = ['BEFORE', 'AFTER'].map((s) => (process.env[`BENCH_${s}_ENV`] ? ` (${process.env[`BENCH_${s}_ENV`]})` : ''));
+  console.log(`transport bench: before = ${before}${sides[0]}, after = ${ROOT}${sides[1]}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores`);
   let rate = process.env['BENCH_RATE'] ? Number(process.env['BENCH_RATE']) : undefined;
   const rows: [string, Sample][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    const b = await measure(before, rate);
+    const b = await measure(before, rate, envOf(process.env['BENCH_BEFORE_ENV']));
     console.log(line(`before #${round}`, b));
-    const a = await measure(ROOT, rate);
+    const a = await measure(ROOT, rate, envOf(process.env['BENCH_AFTER_ENV']));
     console.log(line(`after #${round}`, a));
     rows.push([`before #${round}`, b], [`after #${round}`, a]);
     if (rate === undefined) {

@@ -73,6 +73,27 @@ describe('RateLimits against a real Redis', () => {
     }
   });
 
+  it('sends the checks of one event-loop turn in one pipeline, each with its own decision', async () => {
+    const limits = new RateLimits(redis, options());
+    const pipelines = jest.spyOn(redis, 'pipeline');
+    try {
+      const ds = await Promise.all([
+        ...Array.from({ length: 30 }, () => limits.consume({ kind: 'ip', ip: '203.0.113.8' }, 1)),
+        ...Array.from({ length: 5 }, () => limits.consume({ kind: 'ip', ip: '203.0.113.9' }, 1)),
+      ]);
+      expect(pipelines).toHaveBeenCalledTimes(1);
+      // Answers stay in order and per bucket: the first 10 of the busy IP pass, all 5 of the other.
+      expect(ds.slice(0, 30).map((d) => d.allowed)).toEqual([...Array<boolean>(10).fill(true), ...Array<boolean>(20).fill(false)]);
+      expect(ds.slice(30).every((d) => d.allowed && !d.degraded)).toBe(true);
+      expect(ds.slice(0, 10).map((d) => d.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+      // The next turn is a new pipeline.
+      await limits.consume({ kind: 'ip', ip: '203.0.113.9' }, 1);
+      expect(pipelines).toHaveBeenCalledTimes(2);
+    } finally {
+      pipelines.mockRestore();
+    }
+  });
+
   it('charges the cost of a request against the budget', async () => {
     const limits = new RateLimits(redis, options());
     const bucket = { kind: 'ip', ip: '198.51.100.1' } as const;

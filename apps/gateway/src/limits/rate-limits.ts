@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RLWrapperTimeouts, RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterLike } from 'rate-limiter-flexible';
+import { RLWrapperTimeouts, RateLimiterMemory, RateLimiterRes, type RateLimiterLike } from 'rate-limiter-flexible';
+import { BatchedRateLimiterRedis, RedisLimitBatch } from './redis-batch';
 
 /** Who a request is charged to (decisions D10). */
 export type LimitBucket =
@@ -60,17 +61,21 @@ class InsuranceLimiter extends RateLimiterMemory {
 }
 
 /**
- * Fixed 60-second windows in Redis (one atomic Lua INCRBY+TTL per call, so replicas share a budget),
+ * Fixed 60-second windows in Redis (one atomic Lua INCRBY+TTL per call, so replicas share a budget;
+ * the calls of one event-loop turn travel in one pipeline),
  * with a per-process in-memory insurance limiter while Redis is down, and fail-open on anything else.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterLike>();
   private readonly insuranceAnswers = new WeakSet<object>();
+  /** Every limiter's checks of one event-loop turn go to Redis in one pipeline. */
+  private readonly batch: RedisLimitBatch;
 
   constructor(
     private readonly redis: Redis,
     private readonly opts: RateLimitOptions,
   ) {
+    this.batch = new RedisLimitBatch(redis);
     if (!opts.keyPrefix) throw new Error('RateLimits: keyPrefix is required');
     if (!(Number.isFinite(opts.redisTimeoutMs) && opts.redisTimeoutMs > 0)) {
       throw new Error('RateLimits: redisTimeoutMs must be a positive number');
@@ -134,7 +139,7 @@ export class RateLimits {
       // The insurance limiter sits on the timeout wrapper only: a Redis error or a timeout then
       // charges it exactly once (on the inner limiter too, a late Redis error would charge it twice).
       limiter = new RLWrapperTimeouts({
-        limiter: new RateLimiterRedis({ storeClient: this.redis, keyPrefix: prefix, points, duration: WINDOW_SECS }),
+        limiter: new BatchedRateLimiterRedis({ storeClient: this.redis, keyPrefix: prefix, points, duration: WINDOW_SECS }, this.batch),
         timeoutMs: this.opts.redisTimeoutMs,
         insuranceLimiter,
       });
