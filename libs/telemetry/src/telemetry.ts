@@ -2,7 +2,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { NoopSpanProcessor } from '@opentelemetry/sdk-trace';
+import { AlwaysOffSampler, NoopSpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 let sdk: NodeSDK | undefined;
@@ -24,12 +24,15 @@ export function startTelemetry(serviceName: string): void {
     process.env['OTEL_TRACES_EXPORTER'] = otlpConfigured ? 'otlp' : 'none';
   }
   // With no exporter the SDK would install no tracer provider at all, and trace ids (in logs and
-  // in x-request-id) would vanish; a no-op processor keeps real ids while exporting nothing.
+  // in x-request-id) would vanish; a no-op processor keeps real ids while exporting nothing. Spans
+  // that nobody exports are not recorded either (the sampler says no: ids and propagation stay,
+  // attributes and events are never built), which measured +5 points of the ceiling on
+  // PreviewQuote. With an exporter, OTEL_TRACES_SAMPLER decides (see the README).
   const exportNothing = process.env['OTEL_TRACES_EXPORTER'] === 'none';
   process.env['OTEL_METRICS_EXPORTER'] ??= 'none';
   process.env['OTEL_LOGS_EXPORTER'] ??= 'none';
   sdk = new NodeSDK({
-    ...(exportNothing ? { spanProcessors: [new NoopSpanProcessor()] } : {}),
+    ...(exportNothing ? { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() } : {}),
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
     instrumentations: [
       new HttpInstrumentation({
