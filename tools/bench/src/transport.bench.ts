@@ -15,6 +15,7 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  * asserts nothing. BENCH_ROUNDS (default 2), BENCH_SECS (default 5), BENCH_RATE (optional).
  * BENCH_BEFORE_ENV / BENCH_AFTER_ENV (`K=V,K=V`) give each side's services extra environment, so the
  * same build can be compared with itself under two configurations (`-- .` as the before).
+ * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote.
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
@@ -23,6 +24,10 @@ const PREVIEW = JSON.stringify({
   dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
 });
 const JSON_HEADERS = { 'content-type': 'application/json' };
+const GET_QUOTE = process.env['BENCH_OP'] === 'quote';
+const OP = GET_QUOTE
+  ? { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...JSON.parse(PREVIEW), recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' }) }
+  : { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW };
 
 interface Sample {
   ceiling: number;
@@ -38,7 +43,7 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
   const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root, env);
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   try {
-    const preview = { url: `${bench.gatewayUrl}/json/v1/quote/preview`, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
+    const preview = { url: `${bench.gatewayUrl}${OP.path}`, method: 'POST' as const, headers: JSON_HEADERS, body: OP.body };
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
@@ -58,7 +63,7 @@ function line(label: string, s: Sample): string {
   const share = `${((100 * s.closed.perSecond) / s.ceiling).toFixed(0).padStart(3)} %`;
   const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
   const bad = s.closed.errors ? `  ${s.closed.errors} errors ${JSON.stringify(s.closed.statuses)}` : '';
-  return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   PreviewQuote ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
+  return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   ${OP.label} ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
 }
 
 async function main(): Promise<void> {
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
   console.log('\nmean over rounds              before      after');
   const show = (label: string, pick: (s: Sample) => number | undefined, unit: string) =>
     console.log(`  ${label.padEnd(26)} ${f(mean('before', pick), 9)} ${f(mean('after', pick), 10)}  ${unit}`);
-  show('PreviewQuote throughput', (s) => s.closed.perSecond, 'req/s (32 in flight)');
+  show(`${OP.label} throughput`, (s) => s.closed.perSecond, 'req/s (32 in flight)');
   show('share of ceiling', (s) => (100 * s.closed.perSecond) / s.ceiling, '%');
   show('closed-loop p99', (s) => s.closed.p99Ms, 'ms');
   show(`open-loop p50 @ ${rate}/s`, (s) => s.open?.p50Ms, 'ms');

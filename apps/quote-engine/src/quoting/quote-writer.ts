@@ -92,35 +92,38 @@ export class QuoteWriter implements OnApplicationShutdown {
 }
 
 /**
- * One statement text for any batch size (arrays unnested into rows), prepared once per connection
- * and only bound after that. (A VALUES list per batch size measured no faster: what PostgreSQL
- * saves on array parsing, the driver spends binding n × 14 parameters.)
+ * One statement text for any batch size, prepared once per connection and only bound after that:
+ * the whole batch is one JSON array, turned into rows by PostgreSQL (`jsonb_to_recordset`). Each
+ * quote's order and response travel as JSON inside it, encoded once. (Arrays unnested into rows
+ * cost the driver an array-literal escape of every JSON text: 3 % of the engine's CPU under
+ * GetQuote load, measured; a VALUES list per batch size binds n × 14 parameters.)
  */
 const INSERT_QUOTES = {
-  name: 'quotes_insert_v1',
+  name: 'quotes_insert_v2',
   text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::bool[], $8::text[], $9::text[], $10::text[], $11::jsonb[], $12::jsonb[], $13::timestamptz[], $14::timestamptz[])`,
+SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
+FROM jsonb_to_recordset($1::jsonb) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, "order" jsonb, response jsonb, expires_at timestamptz, retained_until timestamptz)`,
 };
 
-function columnsOf(rows: readonly QuoteRow[]): unknown[][] {
-  const cols: unknown[][] = Array.from({ length: 14 }, () => new Array<unknown>(rows.length));
-  rows.forEach((r, i) => {
-    cols[0]![i] = r.quoteHash;
-    cols[1]![i] = r.kind;
-    cols[2]![i] = r.srcChain;
-    cols[3]![i] = r.dstChain;
-    cols[4]![i] = r.routeType;
-    cols[5]![i] = r.gasless;
-    cols[6]![i] = r.sponsorFees;
-    cols[7]![i] = r.callerKind;
-    cols[8]![i] = r.apiKeyId;
-    cols[9]![i] = r.partnerId;
-    cols[10]![i] = JSON.stringify(r.order);
-    cols[11]![i] = JSON.stringify(r.response);
-    cols[12]![i] = r.expiresAt.toISOString();
-    cols[13]![i] = r.retainedUntil.toISOString();
-  });
-  return cols;
+function batchJson(rows: readonly QuoteRow[]): string {
+  return JSON.stringify(
+    rows.map((r) => ({
+      quote_hash: r.quoteHash,
+      kind: r.kind,
+      src_chain: r.srcChain,
+      dst_chain: r.dstChain,
+      route_type: r.routeType,
+      gasless: r.gasless,
+      sponsor_fees: r.sponsorFees,
+      caller_kind: r.callerKind,
+      api_key_id: r.apiKeyId,
+      partner_id: r.partnerId,
+      order: r.order,
+      response: r.response,
+      expires_at: r.expiresAt.toISOString(),
+      retained_until: r.retainedUntil.toISOString(),
+    })),
+  );
 }
 
 /**
@@ -139,7 +142,7 @@ export function postgresQuoteWriter(databaseUrl: string, opts: QuoteWriterOption
   pool.on('error', (err) => log.warn({ err: err.message }, 'quote writer connection lost'));
   const sink: QuoteSink = {
     insert: async (rows) => {
-      await pool.query({ ...INSERT_QUOTES, values: columnsOf(rows) });
+      await pool.query({ ...INSERT_QUOTES, values: [batchJson(rows)] });
     },
   };
   return new QuoteWriter(sink, opts, () => pool.end());
