@@ -1,7 +1,6 @@
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { XchainClient } from './client';
 import { XchainApiError, XchainResponseError } from './errors';
+import { serve } from './testing';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const view = (status: string) => ({
@@ -17,24 +16,6 @@ const view = (status: string) => ({
   quoted_at: '2026-11-23T10:00:00Z',
   expires_at: '2026-11-23T10:30:00Z',
 });
-
-/** A loopback server answering each request with `handle`; every request is kept. */
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void) {
-  const seen: IncomingMessage[] = [];
-  const server: Server = createServer((req, res) => {
-    seen.push(req);
-    handle(req, res);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    seen,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
 
 describe('XchainClient.streamOrderEvents', () => {
   it('yields each order view with its id, skipping heartbeats and other events, resuming with Last-Event-ID', async () => {
