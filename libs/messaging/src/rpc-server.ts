@@ -74,6 +74,15 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     this.subscribe(contract.subject);
   }
 
+  /** Subjects that a second handler was registered for (Nest would silently keep only the last). */
+  private readonly boundTwice = new Set<string>();
+
+  override addHandler(pattern: unknown, callback: MessageHandler, isEventHandler = false, extras: Record<string, unknown> = {}): void {
+    const key = this.normalizePattern(pattern as string);
+    if (this.messageHandlers.has(key)) this.boundTwice.add(key);
+    super.addHandler(pattern, callback, isEventHandler, extras);
+  }
+
   /** Nest calls this once its controllers' `@Rpc` methods are registered: one queue subscription per contract. */
   listen(callback: (err?: unknown) => void): void {
     try {
@@ -87,10 +96,10 @@ export class RpcServer extends Server implements CustomTransportStrategy {
   private subscribe(subject: string): void {
     if (this.subs.has(subject)) return;
     const handler = this.messageHandlers.get(subject) as BoundHandler | undefined;
+    if (handler?.isEventHandler) throw new Error(`${subject}: the NATS RPC transport serves requests only, not @EventPattern handlers`);
+    if (this.boundTwice.has(subject)) throw new Error(`${subject} is bound by two handlers`);
     const contract = handler?.extras?.contract;
     if (!handler || !contract) throw new Error(`${subject} is not bound to a contract: declare its handler with @Rpc(contract)`);
-    if (handler.isEventHandler) throw new Error(`${subject}: the NATS RPC transport serves requests only, not @EventPattern handlers`);
-    if (handler.next) throw new Error(`${subject} is bound by two handlers`);
     const sub = this.nc.subscribe(subject, {
       queue: this.queue,
       callback: (err, msg) => {

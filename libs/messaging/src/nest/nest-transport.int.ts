@@ -14,7 +14,7 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MessagePattern, type MicroserviceOptions } from '@nestjs/microservices';
+import { EventPattern, MessagePattern, type MicroserviceOptions } from '@nestjs/microservices';
 import { Code, RpcError, defineRpc, type Status } from '@xchain/contracts';
 import { freePort, newBus, startNats, type Managed } from '@xchain/stack';
 import pino from 'pino';
@@ -95,6 +95,28 @@ class Unbound {
 
 @Module({ controllers: [Unbound] })
 class UnboundModule {}
+
+@Controller()
+class EventHandler {
+  @EventPattern('nest.v1.event')
+  onEvent(_data: unknown) {
+    return undefined;
+  }
+}
+
+@Module({ controllers: [EventHandler] })
+class EventModule {}
+
+@Controller()
+class SecondShout {
+  @Rpc(Shout)
+  shout(req: RpcBody<typeof Shout>) {
+    return { text: req.text, by: 'second' };
+  }
+}
+
+@Module({ controllers: [TestHandlers, SecondShout] })
+class TwiceModule {}
 
 const statusOf = async (p: Promise<unknown>): Promise<Status> => {
   try {
@@ -196,6 +218,22 @@ describe('the Nest NATS transport: @Rpc controllers on a real NATS server', () =
       await unbound.close().catch(() => undefined);
     } finally {
       await conn.close();
+    }
+  });
+
+  it('refuses to start an event handler, or a contract bound by two handlers', async () => {
+    for (const [module, refusal] of [
+      [EventModule, /nest\.v1\.event: .*requests only/],
+      [TwiceModule, /nest\.v1\.shout is bound by two handlers/],
+    ] as const) {
+      const conn = await connectNats({ url, name: 'refused', connectTimeoutMs: 2000, ...bus.credentials('nest-server') });
+      try {
+        const refused = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy: new RpcServer(conn, 'test', log), logger: false });
+        await expect(refused.listen()).rejects.toThrow(refusal);
+        await refused.close().catch(() => undefined);
+      } finally {
+        await conn.close();
+      }
     }
   });
 
