@@ -67,7 +67,7 @@ export class RpcServer extends Server implements CustomTransportStrategy {
    */
   handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
     const bound: BoundHandler = async (request, ctx) => {
-      authorize(contract.access, ctx!);
+      authorize(ctx!);
       return handler(request as z.output<Req>, ctx as RpcContextFor<A>);
     };
     this.addHandler(contract.subject, bound, false, { contract });
@@ -157,7 +157,7 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     }
     const parsed = contract.request.safeParse(body);
     if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
-    const ctx = new NatsRpcContext(contract.subject, parseCaller(msg), msg.headers);
+    const ctx = new NatsRpcContext(contract.subject, parseCaller(msg), msg.headers, contract.access);
     // Nest's pipeline answers a plain value when no interceptor wraps the handler, an observable
     // when one does or when a filter turned a failure into an error stream.
     let result = await handler(parsed.data, ctx);

@@ -7,3 +7,4 @@ export * from './database.providers';
 export * from './metrics';
 export * from './metrics-http';
 export * from './metrics-watchers';
+export * from './bullmq-connection';

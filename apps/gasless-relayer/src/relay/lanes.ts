@@ -2,24 +2,12 @@ import { Queue, Worker } from 'bullmq';
 import type { Logger } from '@xchain/telemetry';
 import type { Address } from 'viem';
 import type { RelayChains } from '../chain/relay-chains';
+import { bullmqConnection } from '@xchain/service-kit';
 
 /** What a lane's worker does with one order: sign, store and broadcast its transaction. */
 export type SendOrder = (chain: string, wallet: Address, quoteHash: string) => Promise<void>;
 
 const ENQUEUE_TIMEOUT_MS = 1000;
-
-/** Redis connection settings for BullMQ from a `redis://[:password@]host:port[/db]` URL. */
-function redisOptions(url: string) {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
-    // Workers block on Redis; BullMQ wants ioredis to keep retrying rather than fail a command.
-    maxRetriesPerRequest: null,
-  };
-}
 
 /**
  * One BullMQ queue per hot wallet per chain, each worked with concurrency 1, so a wallet's
@@ -41,7 +29,7 @@ export class Lanes {
   ) {}
 
   start(send: SendOrder): void {
-    const connection = redisOptions(this.redisUrl);
+    const connection = bullmqConnection(this.redisUrl);
     for (const chain of this.chains.all()) {
       for (const { address } of chain.wallets) {
         const name = laneName(chain.name, address);

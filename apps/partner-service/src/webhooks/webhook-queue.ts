@@ -1,6 +1,7 @@
 import type { Logger } from '@xchain/telemetry';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { bullmqConnection } from '@xchain/service-kit';
 
 export const WEBHOOK_QUEUE_NAME = 'partner-webhooks';
 /** The window decides when to stop (see backoff.ts); BullMQ's own count only has to be out of the way. */
@@ -19,18 +20,6 @@ export type ProcessDelivery = (deliveryId: bigint) => Promise<number | undefined
 
 /** The job id of a delivery: its public id (`whd_<n>`), so enqueuing it twice is a no-op. */
 export const deliveryJobId = (id: bigint): string => `whd_${id}`;
-
-function redisOptions(url: string) {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port || 6379),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.pathname.length > 1 ? { db: Number(u.pathname.slice(1)) } : {}),
-    // Workers block on Redis; BullMQ wants ioredis to keep retrying rather than fail a command.
-    maxRetriesPerRequest: null,
-  };
-}
 
 /**
  * The BullMQ queue of webhook attempts. A job only says "try this delivery now"; the delivery's
@@ -51,7 +40,7 @@ export class WebhookQueue {
     private readonly log: Logger,
   ) {
     this.queue = new Queue(WEBHOOK_QUEUE_NAME, {
-      connection: redisOptions(opts.redisUrl),
+      connection: bullmqConnection(opts.redisUrl),
       prefix: opts.prefix,
       defaultJobOptions: { attempts: ATTEMPTS, backoff: { type: 'delivery' }, removeOnComplete: true, removeOnFail: true },
     });
@@ -68,7 +57,7 @@ export class WebhookQueue {
         if (wait !== undefined) throw new RetryLater(wait);
       },
       {
-        connection: redisOptions(this.opts.redisUrl),
+        connection: bullmqConnection(this.opts.redisUrl),
         prefix: this.opts.prefix,
         concurrency: this.opts.concurrency,
         // A partner-service killed mid-attempt leaves its job active: it comes back once its lock

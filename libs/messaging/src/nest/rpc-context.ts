@@ -17,7 +17,13 @@ export class NatsRpcContext extends BaseRpcContext<[subject: string, caller: Cal
   /** Set by the access guard for a `partner` operation. */
   session: PartnerSession | undefined;
 
-  constructor(subject: string, caller: CallerContext | undefined, headers: MsgHdrs | undefined) {
+  constructor(
+    subject: string,
+    caller: CallerContext | undefined,
+    headers: MsgHdrs | undefined,
+    /** Who may call the operation, from its contract (checked by `authorize`). */
+    readonly access: RpcAccess,
+  ) {
     super([subject, caller, headers]);
   }
 
@@ -44,8 +50,8 @@ export type RpcContextFor<A extends RpcAccess> = A extends { access: 'partner' }
  * says, and the gateway's caller context can be trusted. What remains to check is which client
  * the gateway acts for: a `partner` operation needs a partner session.
  */
-export function authorize(access: RpcAccess, ctx: NatsRpcContext): void {
-  if (access.access !== 'partner') return;
+export function authorize(ctx: NatsRpcContext): void {
+  if (ctx.access.access !== 'partner') return;
   const caller = ctx.caller;
   if (caller?.kind !== 'partner_session') {
     throw new RpcError(Code.UNAUTHENTICATED, 'a partner session is required', [errorInfo('SESSION_REQUIRED')]);

@@ -1,17 +1,9 @@
-import { applyDecorators, SetMetadata, UseFilters, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { applyDecorators, UseFilters, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Ctx, MessagePattern, Payload } from '@nestjs/microservices';
 import type { RpcAccess, RpcContract } from '@xchain/contracts';
 import type { z } from 'zod';
 import { authorize, NatsRpcContext, type RpcContextFor } from './rpc-context';
 import { RpcStatusFilter } from './rpc-status.filter';
-
-/** Where `@Rpc` stores a handler's contract (the transport and the access guard read it). */
-export const RPC_CONTRACT = 'xchain:rpc-contract';
-
-/** The contract a handler was bound to by `@Rpc`, if any. */
-export function contractOf(handler: object): RpcContract<z.ZodType, z.ZodType> | undefined {
-  return Reflect.getMetadata(RPC_CONTRACT, handler) as RpcContract<z.ZodType, z.ZodType> | undefined;
-}
 
 /**
  * Runs before every `@Rpc` handler: the contract's declared access, checked by `authorize` (D14).
@@ -20,10 +12,9 @@ export function contractOf(handler: object): RpcContract<z.ZodType, z.ZodType> |
  */
 export class ContractAccessGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const contract = contractOf(context.getHandler());
     const ctx = context.switchToRpc().getContext<unknown>();
-    if (!contract || !(ctx instanceof NatsRpcContext)) return false;
-    authorize(contract.access, ctx);
+    if (!(ctx instanceof NatsRpcContext)) return false;
+    authorize(ctx);
     return true;
   }
 }
@@ -48,7 +39,6 @@ export type RpcMethod<Req extends z.ZodType, Res extends z.ZodType, A extends Rp
 export function Rpc<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>) {
   const decorate = applyDecorators(
     MessagePattern(contract.subject, { contract }),
-    SetMetadata(RPC_CONTRACT, contract),
     UseGuards(accessGuard),
     UseFilters(statusFilter),
   );
