@@ -1,4 +1,5 @@
 import { startBenchStack } from './bench-stack';
+import { cpuSnapshot, cpuSplit } from './cpu-split';
 import { type LoadOptions, type LoadResult, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
@@ -8,7 +9,7 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
  * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
  * at half each one's saturating rate, then the RSS of every process before and after a saturating
- * run. Prints figures; asserts nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60).
+ * run, and at 32 in flight where each operation's CPU went (cpu-split.ts). Prints figures; asserts nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60).
  */
 type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 
@@ -64,13 +65,23 @@ async function main(): Promise<void> {
       // The ceiling before and after the operations: their spread is this run's noise.
       const before = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
       const results: [string, LoadResult][] = [];
-      for (const [label, spec] of targets.slice(1)) results.push([label, await runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS })]);
+      const cpu = new Map<string, string>();
+      for (const [label, spec] of targets.slice(1)) {
+        const cpu0 = cpuSnapshot();
+        const r = await runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
+        cpu.set(label, cpuSplit(cpu0, cpuSnapshot(), r.seconds, r.requests));
+        results.push([label, r]);
+      }
       const after = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
       const ceilingRate = (before.perSecond + after.perSecond) / 2;
       console.log(`\nclosed loop, ${concurrency} in flight (ceiling ${ceilingRate.toFixed(0)} req/s = mean of ${before.perSecond.toFixed(0)} before and ${after.perSecond.toFixed(0)} after)`);
       console.log(row(`${targets[0]![0]}, before`, before, ceilingRate));
       for (const [label, r] of results) console.log(row(label, r, ceilingRate));
       console.log(row(`${targets[0]![0]}, after`, after, ceilingRate));
+      if (concurrency === 32) {
+        console.log('  cores used by each process group, and CPU µs per request:');
+        for (const [label, split] of cpu) console.log(`    ${label}: ${split}`);
+      }
       if (concurrency === 32) {
         saturating.set(targets[0]![0], ceilingRate);
         for (const [label, r] of results) saturating.set(label, r.perSecond);

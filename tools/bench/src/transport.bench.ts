@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
+import { cpuSnapshot, cpuSplit } from './cpu-split';
 import { type LoadResult, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
@@ -15,7 +16,8 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  * asserts nothing. BENCH_ROUNDS (default 2), BENCH_SECS (default 5), BENCH_RATE (optional).
  * BENCH_BEFORE_ENV / BENCH_AFTER_ENV (`K=V,K=V`) give each side's services extra environment, so the
  * same build can be compared with itself under two configurations (`-- .` as the before).
- * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote.
+ * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote. Each
+ * closed-loop run also prints the cores each process group used (cpu-split.ts).
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
@@ -33,6 +35,8 @@ interface Sample {
   ceiling: number;
   closed: LoadResult;
   open?: LoadResult;
+  /** Cores each process group used during the closed-loop run of the operation, and CPU µs per request. */
+  cpu: string;
 }
 
 function envOf(spec: string | undefined): NodeJS.ProcessEnv {
@@ -47,10 +51,12 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
+    const cpu0 = cpuSnapshot();
     const closed = await runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
+    const cpu = cpuSplit(cpu0, cpuSnapshot(), closed.seconds, closed.requests);
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     const open = rate ? await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }) : undefined;
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, ...(open ? { open } : {}) };
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, ...(open ? { open } : {}) };
   } finally {
     await ceiling.stop();
     await bench.stop();
@@ -78,8 +84,10 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     const b = await measure(before, rate, envOf(process.env['BENCH_BEFORE_ENV']));
     console.log(line(`before #${round}`, b));
+    console.log(`    cores used (CPU per request): ${b.cpu}`);
     const a = await measure(ROOT, rate, envOf(process.env['BENCH_AFTER_ENV']));
     console.log(line(`after #${round}`, a));
+    console.log(`    cores used (CPU per request): ${a.cpu}`);
     rows.push([`before #${round}`, b], [`after #${round}`, a]);
     if (rate === undefined) {
       rate = Math.max(1, Math.round(Math.min(b.closed.perSecond, a.closed.perSecond) / 2));

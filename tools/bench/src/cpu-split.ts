@@ -1,0 +1,63 @@
+import { readFileSync, readdirSync } from 'node:fs';
+
+/**
+ * Where a run's CPU went, per process group, read from /proc (Linux only): utime + stime of every
+ * process on the machine, grouped by a label taken from its command line. PostgreSQL forks a
+ * backend per connection, so its processes are summed into one group; so are the load
+ * generator's. A benchmark prints this next to its throughput so a change can be aimed at the
+ * process that actually spends the cores.
+ */
+const TICKS_PER_SEC = 100; // USER_HZ on Linux, for every architecture Node runs on there
+
+export type CpuSnapshot = Map<string, number>;
+
+/** Names a process by what it runs; null for processes the benchmark does not care about. */
+function groupOf(cmdline: string, pid: number): string | null {
+  if (pid === process.pid) return 'load generator';
+  if (/postgres/.test(cmdline)) return 'postgres';
+  if (/nats-server/.test(cmdline)) return 'nats';
+  if (/redis-server/.test(cmdline)) return 'redis';
+  const app = /dist\/apps\/([a-z-]+)\//.exec(cmdline);
+  if (app) return app[1]!;
+  if (/speed-ceiling\.js\0(http|echo)/.test(cmdline)) return `ceiling ${/\0(http|echo)/.exec(cmdline)![1]}`;
+  if (/anvil|solana-standin/.test(cmdline)) return 'chains';
+  return null;
+}
+
+function ticksOf(pid: string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(rest[11]) + Number(rest[12]);
+}
+
+/** CPU ticks used so far by each group, plus 'all' for the whole machine (from /proc/stat). */
+export function cpuSnapshot(): CpuSnapshot {
+  const out: CpuSnapshot = new Map();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const group = groupOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), Number(pid));
+      if (group) out.set(group, (out.get(group) ?? 0) + ticksOf(pid));
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  out.set('all busy', cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!); // minus idle and iowait
+  return out;
+}
+
+/**
+ * Cores used by each group between two snapshots, busiest first, as "group 0.62" pairs; given the
+ * requests served in between, also CPU µs per request ("group 0.62 = 251 µs"), a figure that moves
+ * far less than throughput on a noisy machine. A PostgreSQL backend that exited in between takes
+ * its ticks with it, so postgres reads low if connections churn (the services keep pools).
+ */
+export function cpuSplit(from: CpuSnapshot, to: CpuSnapshot, seconds: number, requests?: number): string {
+  return [...to.entries()]
+    .map(([group, t]) => [group, (t - (from.get(group) ?? 0)) / TICKS_PER_SEC] as const)
+    .filter(([, secs]) => secs / seconds >= 0.005)
+    .sort((a, b) => b[1] - a[1])
+    .map(([group, secs]) => `${group} ${(secs / seconds).toFixed(2)}${requests ? ` = ${((secs * 1e6) / requests).toFixed(0)} µs` : ''}`)
+    .join(', ');
+}
