@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { OrderEventType, OrderWire, Quote } from '@xchain/contracts';
+import type { OrderEventType, OrderWire } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
+import { storedResponse } from '../quoting/stored-response';
 import type { OrderRecords, RecordedOrderEvent, StoredOrder } from './order-view.service';
 
 /** Stored quotes with their order events, read from the quote-engine's database. */
@@ -19,7 +20,7 @@ export class OrderRepository implements OrderRecords {
         dstChain: row.dstChain,
         gasless: row.gasless,
         order: row.order as OrderWire,
-        response: row.response as Quote,
+        response: storedResponse(row.response, row.order),
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
         retainedUntil: row.retainedUntil,

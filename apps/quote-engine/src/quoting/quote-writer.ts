@@ -15,6 +15,7 @@ export interface QuoteRow {
   apiKeyId: string | null;
   partnerId: string | null;
   order: unknown;
+  /** The answer without its order, which `order` holds (see stored-response.ts). */
   response: unknown;
   expiresAt: Date;
   retainedUntil: Date;

@@ -10,6 +10,7 @@ import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import type { TokenPermitReader } from './permit-reader';
 import type { PricedRequest, QuotePipeline } from './quote-pipeline';
 import type { QuoteWriter } from './quote-writer';
+import { storedResponse } from './stored-response';
 import { QuoteService } from './quote.service';
 
 const ROUTER = '0x7CCfEacBa472f31962CB515Fe4cE4477D15C4a04';
@@ -101,8 +102,10 @@ describe('QuoteService.quote from an EVM chain', () => {
     expect(cc.erc2612?.message).toEqual({ owner: REFUND, spender: PERMIT2_ADDRESS, value: cc.amount_in, nonce: '9', deadline: cc.permit2?.message.deadline });
     expect(t.reader.read).toHaveBeenCalledWith(ethereum, USDC, REFUND);
     expect(cc.deposit_tx).toBeUndefined();
-    // Stored as returned (quote.v1.fetch hands the relayer these fields), and the schema keeps every one.
-    expect(t.create.mock.calls[0][0].response).toBe(quote);
+    // Stored as returned, its order in its own column (quote.v1.fetch hands the relayer these
+    // fields), and the schema keeps every one.
+    const row = t.create.mock.calls[0][0];
+    expect(storedResponse(row.response, row.order)).toEqual(quote);
     expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });
 

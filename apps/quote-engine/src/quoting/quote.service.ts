@@ -18,6 +18,7 @@ import { SVM_BLOCKHASH, type BlockhashSource } from './svm-blockhash';
 import { svmDepositFieldsFrom } from './svm-deposit-fields';
 import { QuoteWriter } from './quote-writer';
 import { pricedFields } from './quote-wire';
+import { responseForStorage, storedResponse } from './stored-response';
 
 const TRADE_TYPE_NUMBER = {
   TRADE_TYPE_EXACT_INPUT: 1,
@@ -128,7 +129,7 @@ export class QuoteService {
       apiKeyId: caller?.kind === 'api_key' ? caller.key_id : null,
       partnerId: caller?.kind === 'api_key' ? caller.partner_id : null,
       order: content.order,
-      response: quote,
+      response: responseForStorage(quote),
       expiresAt: new Date((now + EXPIRY_SECS) * 1000),
       retainedUntil: new Date((now + this.retentionSecs) * 1000),
     });
@@ -141,7 +142,7 @@ export class QuoteService {
     if (!row || row.retainedUntil.getTime() < Date.now()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {
       quote_hash: row.quoteHash,
-      quote: row.response as Quote,
+      quote: storedResponse(row.response, row.order),
       created_at: row.createdAt.toISOString(),
       retained_until: row.retainedUntil.toISOString(),
       caller_kind: row.callerKind,
