@@ -1,7 +1,7 @@
 import { sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { decodeFunctionData, zeroAddress } from 'viem';
+import { decodeFunctionData, encodeFunctionData, zeroAddress } from 'viem';
 import { XCHAIN_ROUTER_ABI } from './abi';
-import { dstTokenOf, fillTx, refundTx } from './calls';
+import { depositTx, dstTokenOf, fillTx, refundTx } from './calls';
 
 const ROUTER = '0xB662F3402a4748403b63cE240BF6b9EeB55e5727';
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -23,5 +23,18 @@ describe('fillTx and refundTx', () => {
     const refund = refundTx(erc20, ROUTER);
     expect(refund.value).toBe(0n);
     expect(decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: refund.data })).toEqual({ functionName: 'refund', args: [erc20] });
+  });
+});
+
+describe('depositTx and refundTx calldata (order words written by order-abi.ts)', () => {
+  const orders = [
+    sampleOrder(),
+    sampleOrder({ srcToken: toBytes32('evm', USDC), amountIn: (1n << 256n) - 1n, gasDrop: 0n, gasless: true, sponsorFees: true, slippageBps: 0xffff, issuedAt: (1n << 64n) - 1n }),
+    sampleOrder({ amountIn: 0n, amountOut: 0n, minAmountOut: 0n, version: 0, tradeType: 4 }),
+  ];
+
+  it.each(orders.map((o, i) => [i, o] as const))('order %i: is what viem encodes for deposit(order) and refund(order)', (_i, order) => {
+    expect(depositTx(order, ROUTER).data).toBe(encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }).toLowerCase());
+    expect(refundTx(order, ROUTER).data).toBe(encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }).toLowerCase());
   });
 });

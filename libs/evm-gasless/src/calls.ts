@@ -1,5 +1,5 @@
-import type { Order } from '@xchain/order-codec';
-import { type Address, type Hex, encodeFunctionData, getAddress, zeroAddress } from 'viem';
+import { type Order, encodeOrderHex } from '@xchain/order-codec';
+import { type Address, type Hex, encodeFunctionData, getAbiItem, getAddress, toFunctionSelector, zeroAddress } from 'viem';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
 import { tokenOf } from './typed-data';
 
@@ -26,12 +26,20 @@ export interface DepositTx {
 /** The same shape for any router call (fill, refund). */
 export type RouterTx = DepositTx;
 
+/**
+ * `deposit(Order)` and `refund(Order)` take the order alone, a static tuple encoded in place, so
+ * their calldata is the selector and the order's words (order-abi.ts, faster than viem's generic
+ * encoder on the quote path; the spec checks both against encodeFunctionData).
+ */
+const DEPOSIT_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'deposit' }));
+const REFUND_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'refund' }));
+
 /** The router call a wallet sends to deposit for an order itself (not gasless). */
 export function depositTx(order: Order, router: Address): DepositTx {
   const token = tokenOf(order);
   return {
     to: router,
-    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }),
+    data: `${DEPOSIT_SELECTOR}${encodeOrderHex(order).slice(2)}`,
     value: token === zeroAddress ? depositAmount(order) : 0n,
   };
 }
@@ -59,7 +67,7 @@ export function fillTx(order: Order, amount: bigint, router: Address): RouterTx 
 export function refundTx(order: Order, router: Address): RouterTx {
   return {
     to: router,
-    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }),
+    data: `${REFUND_SELECTOR}${encodeOrderHex(order).slice(2)}`,
     value: 0n,
   };
 }

@@ -1,5 +1,6 @@
 export * from './base58';
 export * from './order';
+export * from './order-abi';
 export type { Hex } from 'viem';
 export * from './wire';
 export { sampleOrder } from './testing';

@@ -1,5 +1,6 @@
 import { type Hex, encodeAbiParameters, getAddress, isAddress, keccak256, toHex } from 'viem';
 import { base58Decode, base58Encode } from './base58';
+import { encodeOrder } from './order-abi';
 
 export type AddressVm = 'evm' | 'svm';
 
@@ -62,14 +63,13 @@ export const ORDER_ABI_COMPONENTS = [
   { name: 'depositTarget', type: 'bytes32' },
 ] as const;
 
-const ORDER_TUPLE = [{ type: 'tuple', components: ORDER_ABI_COMPONENTS }] as const;
 const REFERRERS_ARRAY = [{ type: 'tuple[]', components: [{ name: 'account', type: 'bytes32' }, { name: 'bps', type: 'uint16' }] }] as const;
 
 export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
 
-/** keccak256(abi.encode(order)): the quote hash. */
+/** keccak256(abi.encode(order)): the quote hash (encoded by order-abi.ts, not viem's generic encoder, for speed). */
 export function hashOrder(order: Order): Hex {
-  return keccak256(encodeAbiParameters(ORDER_TUPLE, [order]));
+  return keccak256(encodeOrder(order));
 }
 
 export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
