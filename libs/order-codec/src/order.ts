@@ -1,4 +1,5 @@
 import { type Hex, encodeAbiParameters, getAddress, isAddress, keccak256, toHex } from 'viem';
+import { keccak_256 } from 'js-sha3';
 import { base58Decode, base58Encode } from './base58';
 import { encodeOrder } from './order-abi';
 
@@ -67,9 +68,14 @@ const REFERRERS_ARRAY = [{ type: 'tuple[]', components: [{ name: 'account', type
 
 export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
 
-/** keccak256(abi.encode(order)): the quote hash (encoded by order-abi.ts, not viem's generic encoder, for speed). */
+/**
+ * keccak256(abi.encode(order)): the quote hash. Encoded by order-abi.ts and hashed by js-sha3
+ * instead of viem (noble): GetQuote hashes every order, and on 736 bytes js-sha3 takes 13 µs
+ * against noble's 29 µs (Node 24, this machine). order-abi.spec.ts checks the result against
+ * viem's keccak256(encodeAbiParameters(...)).
+ */
 export function hashOrder(order: Order): Hex {
-  return keccak256(encodeOrder(order));
+  return `0x${keccak_256.hex(encodeOrder(order))}`;
 }
 
 export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
