@@ -11,7 +11,7 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * at half each one's saturating rate, then the RSS of every process before and after a saturating
  * run, and at 32 in flight where each operation's CPU went (cpu-split.ts). Prints figures; asserts
  * nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
- * saturating warm-up before the RSS baseline).
+ * saturating warm-up before the RSS baseline), BENCH_ROOT (another built checkout's services).
  */
 type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 
@@ -55,7 +55,9 @@ function row(label: string, r: LoadResult, ceiling?: number): string {
 
 async function main(): Promise<void> {
   // The ceiling's own bus user (D14): it may only request and answer on bench.echo.*.
-  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } });
+  // BENCH_ROOT: run another built checkout's services (scripts/build-at.sh) under this bench, for
+  // the same figures before a change.
+  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, process.env['BENCH_ROOT'] || undefined);
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   const processes = new Map<string, number>([
     ...[...bench.stack.services.entries()].map(([name, m]) => [name, m.child.pid!] as const),
@@ -66,7 +68,7 @@ async function main(): Promise<void> {
   const rss = () => new Map([...processes].map(([name, pid]) => [name, rssMiB(pid)]));
   try {
     const targets = specs(bench.gatewayUrl, ceiling);
-    console.log(`speed bench: ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores`);
+    console.log(`speed bench: services of ${process.env['BENCH_ROOT'] || 'this checkout'}; ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores`);
     for (const [, spec] of targets) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const short = rss();
     // RSS is sampled after a saturating warm-up of the soak's own mix. V8 sizes its young
