@@ -141,11 +141,17 @@ describe('Chainlink source against aggregators on anvil', () => {
     it('publishes each round once, stamped with its updatedAt', async () => {
       const at = await update(eth, 353100000000n);
       const kv = await new Kvm(nc).open(PRICES_BUCKET);
-      const published = await eventually('ethereum from chainlink', async () => {
-        const e = await kv.get('ethereum');
-        const p = e?.operation === 'PUT' ? PriceSchema.parse(e.json()) : undefined;
-        return p?.price === '353100000000' ? { p, revision: e!.revision } : undefined;
-      });
+      // The first publication also waits out the oracle's start (feed list, bucket, first polls):
+      // past 10 s once in a full CI run on a loaded machine, so 30 s here only bounds a hang.
+      const published = await eventually(
+        'ethereum from chainlink',
+        async () => {
+          const e = await kv.get('ethereum');
+          const p = e?.operation === 'PUT' ? PriceSchema.parse(e.json()) : undefined;
+          return p?.price === '353100000000' ? { p, revision: e!.revision } : undefined;
+        },
+        30_000,
+      );
       expect(published.p).toEqual({ price_id: 'ethereum', price: '353100000000', expo: -8, conf: '0', publish_time: at, source: 'chainlink' });
       // Markers: two new usd-coin rounds, each awaited in the bucket. Every poll reads both feeds
       // and polls do not overlap, so once the second is in, a whole poll that read eth's unchanged
