@@ -1,5 +1,5 @@
-import { ORDER_ABI_COMPONENTS, type Order } from '@xchain/order-codec';
-import { type Address, type Hex, getAddress, hexToBigInt, keccak256, encodeAbiParameters, toHex } from 'viem';
+import { ORDER_ABI_COMPONENTS, type Order, encodeOrder } from '@xchain/order-codec';
+import { type Address, type Hex, concatBytes, getAddress, hexToBigInt, hexToBytes, keccak256, toHex } from 'viem';
 
 /** The canonical Permit2, at the same address on every chain. */
 export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -18,9 +18,14 @@ export const TOKEN_PERMISSIONS_TYPE = 'TokenPermissions(address token,uint256 am
 export const WITNESS_TYPE_STRING = `Order witness)${ORDER_EIP712_TYPE}${TOKEN_PERMISSIONS_TYPE}`;
 export const ORDER_TYPEHASH = keccak256(toHex(ORDER_EIP712_TYPE));
 
-/** The witness Permit2 checks: the EIP-712 struct hash of the order (all fields are static). */
+const ORDER_TYPEHASH_BYTES = hexToBytes(ORDER_TYPEHASH);
+
+/**
+ * The witness Permit2 checks: the EIP-712 struct hash of the order, keccak256(typehash ‖
+ * abi.encode(order)); every field is static, so the order's words are order-abi.ts's encoding.
+ */
 export function orderWitnessHash(order: Order): Hex {
-  return keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'tuple', components: ORDER_ABI_COMPONENTS }], [ORDER_TYPEHASH, order]));
+  return keccak256(concatBytes([ORDER_TYPEHASH_BYTES, encodeOrder(order)]));
 }
 
 const DOMAIN_TYPE_PERMIT2 = [

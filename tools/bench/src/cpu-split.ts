@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import type { LoadResult } from './load';
 
 /**
  * Where a run's CPU went, per process group, read from /proc (Linux only): utime + stime of every
@@ -19,7 +20,8 @@ function groupOf(cmdline: string, pid: number): string | null {
   if (/redis-server/.test(cmdline)) return 'redis';
   const app = /dist\/apps\/([a-z-]+)\//.exec(cmdline);
   if (app) return app[1]!;
-  if (/speed-ceiling\.js\0(http|echo)/.test(cmdline)) return `ceiling ${/\0(http|echo)/.exec(cmdline)![1]}`;
+  const ceiling = /speed-ceiling\.js\0(http|echo)/.exec(cmdline);
+  if (ceiling) return `ceiling ${ceiling[1]}`;
   if (/anvil|solana-standin/.test(cmdline)) return 'chains';
   return null;
 }
@@ -31,7 +33,7 @@ function ticksOf(pid: string): number {
   return Number(rest[11]) + Number(rest[12]);
 }
 
-/** CPU ticks used so far by each group, plus 'all' for the whole machine (from /proc/stat). */
+/** CPU ticks used so far by each group, plus 'all busy' for the whole machine (from /proc/stat). */
 export function cpuSnapshot(): CpuSnapshot {
   const out: CpuSnapshot = new Map();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -60,4 +62,11 @@ export function cpuSplit(from: CpuSnapshot, to: CpuSnapshot, seconds: number, re
     .sort((a, b) => b[1] - a[1])
     .map(([group, secs]) => `${group} ${(secs / seconds).toFixed(2)}${requests ? ` = ${((secs * 1e6) / requests).toFixed(0)} µs` : ''}`)
     .join(', ');
+}
+
+/** Runs one load and says where its CPU went (`cpuSplit` over exactly that run). */
+export async function withCpuSplit(run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpu: string }> {
+  const from = cpuSnapshot();
+  const result = await run();
+  return { result, cpu: cpuSplit(from, cpuSnapshot(), result.seconds, result.requests) };
 }

@@ -1,5 +1,5 @@
 import { startBenchStack } from './bench-stack';
-import { cpuSnapshot, cpuSplit } from './cpu-split';
+import { withCpuSplit } from './cpu-split';
 import { type LoadOptions, type LoadResult, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
@@ -86,10 +86,9 @@ async function main(): Promise<void> {
       const results: [string, LoadResult][] = [];
       const cpu = new Map<string, string>();
       for (const [label, spec] of targets.slice(1)) {
-        const cpu0 = cpuSnapshot();
-        const r = await runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
-        cpu.set(label, cpuSplit(cpu0, cpuSnapshot(), r.seconds, r.requests));
-        results.push([label, r]);
+        const { result, cpu: split } = await withCpuSplit(() => runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS }));
+        cpu.set(label, split);
+        results.push([label, result]);
       }
       const after = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
       const ceilingRate = (before.perSecond + after.perSecond) / 2;

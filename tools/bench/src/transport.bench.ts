@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
-import { cpuSnapshot, cpuSplit } from './cpu-split';
+import { withCpuSplit } from './cpu-split';
 import { type LoadResult, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
@@ -51,9 +51,7 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
-    const cpu0 = cpuSnapshot();
-    const closed = await runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
-    const cpu = cpuSplit(cpu0, cpuSnapshot(), closed.seconds, closed.requests);
+    const { result: closed, cpu } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     const open = rate ? await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }) : undefined;
     return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, ...(open ? { open } : {}) };
