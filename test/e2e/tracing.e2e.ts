@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { waitFor } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -74,6 +76,45 @@ describe('tracing across the services', () => {
     chainToRoot(send!);
   });
 
+  it('keeps the trace of a request with a body: the NATS call and the access line are in it', async () => {
+    // The body is read from socket events, outside the request's context; the trace must survive that.
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    // Sent in two writes 100 ms apart, so the body's second half arrives on a later socket event.
+    const res = await postInTwoParts(
+      `${e2e.gatewayUrl}/json/v1/quote`,
+      JSON.stringify({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }),
+      { traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe(traceId);
+    expect(res.headers.get('traceparent')).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+
+    const spans = (
+      await receiver.waitFor((all) => {
+        const mine = all.filter((s) => s.traceId === traceId);
+        return mine.some((s) => s.service === 'quote-engine' && s.name === 'quote.v1.get process') && mine.some((s) => s.service === 'gateway' && s.kind === 2);
+      })
+    ).filter((s) => s.traceId === traceId);
+    const httpSpan = spans.find((s) => s.service === 'gateway' && s.kind === 2);
+    expect(httpSpan).toMatchObject({ name: 'POST /json/v1/quote', parentSpanId: 'b7ad6b7169203331' });
+    expect(httpSpan!.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/json/v1/quote', 'url.path': '/json/v1/quote' });
+    expect(String(httpSpan!.attributes['http.response.status_code'])).toBe('200');
+    // The span the client was told about is the gateway's server span.
+    expect(res.headers.get('traceparent')).toBe(`00-${traceId}-${httpSpan!.spanId}-01`);
+    const send = spans.find((s) => s.service === 'gateway' && s.name === 'quote.v1.get send');
+    expect(send?.parentSpanId).toBe(httpSpan!.spanId);
+    expect(spans.find((s) => s.service === 'quote-engine' && s.name === 'quote.v1.get process')?.parentSpanId).toBe(send!.spanId);
+
+    const accessLine = () =>
+      readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((e) => e['trace_id'] === traceId && e['msg'] === 'request');
+    await waitFor('the access line of the quote', async () => accessLine() !== undefined, 10_000);
+    expect(accessLine()).toMatchObject({ path: '/json/v1/quote', status: 200, span_id: httpSpan!.spanId });
+  });
+
   it('writes structured JSON logs that carry the trace id', async () => {
     const res = await gatewayClient(e2e.gatewayUrl).call('GetChains');
     const id = res.headers.get('x-request-id')!;
@@ -89,3 +130,22 @@ describe('tracing across the services', () => {
     expect(access).toMatchObject({ level: 'info', service: 'gateway', path: '/json/v1/chains', status: 200 });
   });
 });
+
+/** POSTs a JSON body in two writes with a pause between them; resolves with the status and headers. */
+async function postInTwoParts(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h });
+      });
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+    const half = Math.floor(body.length / 2);
+    req.write(body.slice(0, half));
+    void sleep(100).then(() => req.end(body.slice(half)));
+  });
+}

@@ -9,6 +9,7 @@ import { AccessControl } from './access/access-control';
 import { installAccessHook } from './access/access-hook';
 import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
+import { installHttpTracing } from './http/http-tracing';
 import { httpErrors, sendStatus } from './http/status-reply';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */
@@ -54,6 +55,8 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     },
     configure: (app) => {
       const fastify = app.getHttpAdapter().getInstance();
+      // First, so every later hook, the handler and the access log run in the request's trace.
+      installHttpTracing(fastify);
       installCors(fastify, env.CORS_ALLOWED_ORIGINS);
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));

@@ -1,3 +1,4 @@
 import { startTelemetry } from '@xchain/telemetry';
 
-startTelemetry('gateway');
+// The gateway's HTTP server spans come from its own Fastify hooks (http/http-tracing.ts).
+startTelemetry('gateway', { instrumentHttp: false });

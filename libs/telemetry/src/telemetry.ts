@@ -15,7 +15,16 @@ let sdk: NodeSDK | undefined;
  * neither OTEL_TRACES_EXPORTER nor an OTLP endpoint is set, so a local stack without a collector
  * does not log export failures forever.
  */
-export function startTelemetry(serviceName: string): void {
+export interface TelemetryOptions {
+  /**
+   * Load OpenTelemetry's HttpInstrumentation (server and client spans of node:http). Default true.
+   * The gateway turns it off and makes its server spans in Fastify hooks (apps/gateway's
+   * http-tracing.ts), which costs a fraction of the per-request work.
+   */
+  instrumentHttp?: boolean;
+}
+
+export function startTelemetry(serviceName: string, opts: TelemetryOptions = {}): void {
   if (sdk || process.env['OTEL_SDK_DISABLED'] === 'true') return;
   const otlpConfigured =
     process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined ||
@@ -35,10 +44,14 @@ export function startTelemetry(serviceName: string): void {
     ...(exportNothing ? { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() } : {}),
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
     instrumentations: [
-      new HttpInstrumentation({
-        // Probes and metric scrapes are noise in traces.
-        ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics',
-      }),
+      ...(opts.instrumentHttp === false
+        ? []
+        : [
+            new HttpInstrumentation({
+              // Probes and metric scrapes are noise in traces.
+              ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics',
+            }),
+          ]),
       new PgInstrumentation(),
     ],
   });
