@@ -1,4 +1,4 @@
-import { errors as natsErrors, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { Code, RpcError, defineRpc, errorInfo } from '@xchain/contracts';
 import pino from 'pino';
 import { Registry } from 'prom-client';
@@ -31,15 +31,8 @@ describe('bus metric labels', () => {
 describe('RpcClient and RpcServer record every call', () => {
   it('counts a client call that timed out as `timeout`, by subject, with its duration', async () => {
     const registry = new Registry();
-    const nc = {
-      isClosed: () => false,
-      request: async () => {
-        await new Promise((r) => setTimeout(r, 20));
-        throw new natsErrors.TimeoutError();
-      },
-    } as unknown as NatsConnection;
-    const client = new RpcClient(nc, 1000, busMetrics(registry));
-    await expect(client.call(Echo, { text: 'hi' })).rejects.toMatchObject({ status: { code: Code.DEADLINE_EXCEEDED } });
+    const client = new RpcClient(fakeConnection(() => 'silent'), 1000, busMetrics(registry));
+    await expect(client.call(Echo, { text: 'hi' }, { timeoutMs: 20 })).rejects.toMatchObject({ status: { code: Code.DEADLINE_EXCEEDED } });
     expect(await sample(registry, 'nats_client_request_duration_seconds_count{subject="test.v1.echo",outcome="timeout"}')).toBe(1);
     expect(await sample(registry, 'nats_client_request_duration_seconds_sum{subject="test.v1.echo",outcome="timeout"}')).toBeGreaterThanOrEqual(0.015);
   });
@@ -47,14 +40,7 @@ describe('RpcClient and RpcServer record every call', () => {
   it('counts a no-responders call as UNAVAILABLE and an answered one as ok', async () => {
     const registry = new Registry();
     let answer: 'none' | 'ok' = 'none';
-    const nc = {
-      isClosed: () => false,
-      request: async () => {
-        if (answer === 'none') throw new natsErrors.NoRespondersError('test.v1.echo');
-        return { data: encodeJson({ ok: { text: 'hi' } }) };
-      },
-    } as unknown as NatsConnection;
-    const client = new RpcClient(nc, 1000, busMetrics(registry));
+    const client = new RpcClient(fakeConnection(() => (answer === 'none' ? 'no-responders' : encodeJson({ ok: { text: 'hi' } }))), 1000, busMetrics(registry));
     await expect(client.call(Echo, { text: 'hi' })).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
     answer = 'ok';
     await expect(client.call(Echo, { text: 'hi' })).resolves.toEqual({ text: 'hi' });
@@ -87,3 +73,25 @@ describe('RpcClient and RpcServer record every call', () => {
     expect(await sample(registry, 'nats_server_request_duration_seconds_count{subject="test.v1.echo",outcome="INTERNAL"}')).toBe(1);
   });
 });
+
+/**
+ * A NATS connection that answers each request on its reply subject as `answer` says: a reply
+ * payload, the server's no-responders status (503, empty), or nothing at all.
+ */
+function fakeConnection(answer: () => Uint8Array | 'no-responders' | 'silent'): NatsConnection {
+  let deliver: ((err: Error | null, msg: Msg) => void) | undefined;
+  return {
+    isClosed: () => false,
+    subscribe: (_subject: string, opts: { callback: (err: Error | null, msg: Msg) => void }) => {
+      deliver = opts.callback;
+      return { closed: new Promise(() => undefined), getSubject: () => _subject, unsubscribe: () => undefined };
+    },
+    publish: (_subject: string, _data: Uint8Array, opts: { reply: string }) => {
+      const a = answer();
+      if (a === 'silent') return;
+      const msg = a === 'no-responders' ? { subject: opts.reply, data: new Uint8Array(), headers: { code: 503 } } : { subject: opts.reply, data: a };
+      setImmediate(() => deliver?.(null, msg as unknown as Msg));
+    },
+    status: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => undefined) }) }),
+  } as unknown as NatsConnection;
+}

@@ -14,6 +14,7 @@ import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { encodeJson, openEnvelope } from './envelope';
 import { injectTraceContext, newHeaders } from './headers';
+import { ReplyMux } from './reply-mux';
 import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
 
 const tracer = trace.getTracer('@xchain/messaging');
@@ -29,7 +30,7 @@ const CONTRACTS_BY_SUBJECT: ReadonlyMap<string, AnyContract> = new Map(RPC_CATAL
 
 /**
  * The Nest client of the NATS RPC transport: request/reply with an explicit deadline on every
- * call, over the connection's one shared reply subscription. A peer that is not subscribed
+ * call, over the connection's one shared reply subscription (`ReplyMux`). A peer that is not subscribed
  * answers at once (NATS "no responders") → UNAVAILABLE; a slow one → DEADLINE_EXCEEDED. The
  * request is sent as the contract's input form and the reply validated against the contract, so
  * the caller gets typed, trusted data. `call(contract, …)` is the typed promise form every service
@@ -127,7 +128,7 @@ export class RpcClient extends ClientProxy {
     const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
     let reply;
     try {
-      reply = await this.nc.request(contract.subject, encodeJson(request), { timeout, headers: h });
+      reply = await ReplyMux.of(this.nc).request(contract.subject, encodeJson(request), timeout, h);
     } catch (err) {
       throw mapTransportError(err, contract.subject, timeout);
     }

@@ -23,7 +23,7 @@ const Forbidden = defineRpc('test.v1.forbidden', z.object({}), z.object({}), PUB
 /** The two ends as users of an authorised bus: the client may call test.v1.* but not test.v1.forbidden. */
 const bus = newBus({
   'test-server': { subscribe: ['test.v1.>'], allowResponses: true },
-  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine'] },
+  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late'] },
 });
 
 describe('RPC over a real NATS server', () => {
@@ -34,6 +34,8 @@ describe('RPC over a real NATS server', () => {
   let serverConn: NatsConnection;
   let clientConn: NatsConnection;
   let client: RpcClient;
+  let lateClient: RpcClient;
+  let natsUrl: string;
 
   beforeAll(async () => {
     provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
@@ -44,6 +46,7 @@ describe('RPC over a real NATS server', () => {
     const [port, monitor] = [await freePort(), await freePort()];
     nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
     const url = `nats://127.0.0.1:${port}`;
+    natsUrl = url;
     serverConn = await connectNats({ url, name: 'server', connectTimeoutMs: 2000, ...bus.credentials('test-server') });
     clientConn = await connectNats({ url, name: 'client', connectTimeoutMs: 2000, ...bus.credentials('test-client') });
     const server = new RpcServer(serverConn, 'test', pino({ level: 'silent' }));
@@ -53,6 +56,7 @@ describe('RPC over a real NATS server', () => {
     server.handle(Forbidden, async () => ({}));
     await serverConn.flush();
     client = new RpcClient(clientConn, 1000);
+    lateClient = new RpcClient(clientConn, 1000);
   });
 
   afterAll(async () => {
@@ -100,6 +104,35 @@ describe('RPC over a real NATS server', () => {
     const err = (await client.call(silent, {}, { timeoutMs: 300 }).catch((e: unknown) => e)) as RpcError;
     expect(err.status.code).toBe(Code.DEADLINE_EXCEEDED);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it('gives each of many concurrent calls its own reply, and a reply that comes after the deadline reaches nobody', async () => {
+    const texts = Array.from({ length: 200 }, (_, i) => `n${i}`);
+    await expect(Promise.all(texts.map((text) => client.call(Echo, { text })))).resolves.toEqual(texts.map((t) => ({ text: `${t}:none` })));
+
+    const late = defineRpc('test.v1.late', z.object({}), z.object({ late: z.boolean() }), PUBLIC);
+    const sub = serverConn.subscribe(late.subject, { callback: (_e, msg) => void setTimeout(() => msg.respond(new TextEncoder().encode('{"ok":{"late":true}}')), 400) });
+    await serverConn.flush();
+    const err = (await lateClient.call(late, {}, { timeoutMs: 100 }).catch((e: unknown) => e)) as RpcError;
+    expect(err.status.code).toBe(Code.DEADLINE_EXCEEDED);
+    await new Promise((r) => setTimeout(r, 500)); // the late reply arrives now, and is dropped
+    await expect(lateClient.call(Echo, { text: 'after' })).resolves.toEqual({ text: 'after:none' });
+    sub.unsubscribe();
+  });
+
+  it('fails a waiting call with UNAVAILABLE when its connection closes, without waiting out the deadline', async () => {
+    const silent = defineRpc('test.v1.silent', z.object({}), z.object({}), PUBLIC);
+    const sub = serverConn.subscribe(silent.subject, { callback: () => undefined });
+    await serverConn.flush();
+    const conn = await connectNats({ url: natsUrl, name: 'closing', connectTimeoutMs: 2000, ...bus.credentials('test-client') });
+    const started = Date.now();
+    const pending = new RpcClient(conn, 1000).call(silent, {}, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+    await conn.flush();
+    await conn.close();
+    const err = (await pending) as RpcError;
+    expect(err.status.code).toBe(Code.UNAVAILABLE);
+    expect(Date.now() - started).toBeLessThan(5000);
+    sub.unsubscribe();
   });
 
   it('gives a partner operation the session’s partner, and refuses it without a session (the one access check)', async () => {
