@@ -105,31 +105,27 @@ describe('tracing across the services', () => {
     expect(send?.parentSpanId).toBe(httpSpan!.spanId);
     expect(spans.find((s) => s.service === 'quote-engine' && s.name === 'quote.v1.get process')?.parentSpanId).toBe(send!.spanId);
 
-    const accessLine = () =>
-      readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((e) => e['trace_id'] === traceId && e['msg'] === 'request');
-    await waitFor('the access line of the quote', async () => accessLine() !== undefined, 10_000);
-    expect(accessLine()).toMatchObject({ path: '/json/v1/quote', status: 200, span_id: httpSpan!.spanId });
+    expect(await accessLineOf(e2e.logDir, traceId)).toMatchObject({ path: '/json/v1/quote', status: 200, span_id: httpSpan!.spanId });
   });
 
   it('writes structured JSON logs that carry the trace id', async () => {
     const res = await gatewayClient(e2e.gatewayUrl).call('GetChains');
     const id = res.headers.get('x-request-id')!;
-    // The access line is written after the answer: poll the log for it rather than sleep.
-    const accessLine = () =>
-      readFileSync(join(e2e.logDir, 'gateway.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .find((e) => e['trace_id'] === id && e['msg'] === 'request');
-    await waitFor('the access line of the request', async () => accessLine() !== undefined, 10_000);
-    const access = accessLine();
-    expect(access).toMatchObject({ level: 'info', service: 'gateway', path: '/json/v1/chains', status: 200 });
+    expect(await accessLineOf(e2e.logDir, id)).toMatchObject({ level: 'info', service: 'gateway', path: '/json/v1/chains', status: 200 });
   });
 });
+
+/** The gateway's access line for a trace id. It is written after the answer: polled for, not slept on. */
+async function accessLineOf(logDir: string, traceId: string): Promise<Record<string, unknown>> {
+  const find = () =>
+    readFileSync(join(logDir, 'gateway.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((e) => e['trace_id'] === traceId && e['msg'] === 'request');
+  await waitFor(`the access line of trace ${traceId}`, async () => find() !== undefined, 10_000);
+  return find()!;
+}
 
 /** POSTs a JSON body in two writes with a pause between them; resolves with the status and headers. */
 async function postInTwoParts(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers }> {
