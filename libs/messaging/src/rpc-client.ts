@@ -144,19 +144,17 @@ export class RpcClient extends ClientProxy {
   }
 }
 
+/** What ReplyMux rejected with, as the caller's RpcError (it raises nats.js's error classes unwrapped). */
 function mapTransportError(err: unknown, subject: string, timeoutMs: number): RpcError {
   const service = subject.split('.')[0] ?? subject;
-  const noResponders =
-    err instanceof natsErrors.NoRespondersError ||
-    (err instanceof natsErrors.RequestError && err.isNoResponders());
-  if (err instanceof natsErrors.PermissionViolationError || (err instanceof Error && err.cause instanceof natsErrors.PermissionViolationError)) {
+  if (err instanceof natsErrors.PermissionViolationError) {
     // D14: this connection's NATS user may not call that subject (a wiring fault, never the client's).
     return new RpcError(Code.PERMISSION_DENIED, `not allowed to call ${subject}`, [errorInfo('BUS_PERMISSION_DENIED', { subject })]);
   }
-  if (noResponders) {
+  if (err instanceof natsErrors.NoRespondersError) {
     return RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
   }
-  if (err instanceof natsErrors.TimeoutError || (err instanceof Error && err.cause instanceof natsErrors.TimeoutError)) {
+  if (err instanceof natsErrors.TimeoutError) {
     return RpcError.deadlineExceeded(`${service} did not answer within ${timeoutMs} ms`, 'UPSTREAM_TIMEOUT');
   }
   return RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');

@@ -99,8 +99,6 @@ async function main(): Promise<void> {
       if (concurrency === 32) {
         console.log('  cores used by each process group, and CPU µs per request:');
         for (const [label, split] of cpu) console.log(`    ${label}: ${split}`);
-      }
-      if (concurrency === 32) {
         saturating.set(targets[0]![0], ceilingRate);
         for (const [label, r] of results) saturating.set(label, r.perSecond);
       }

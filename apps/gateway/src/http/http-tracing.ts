@@ -13,11 +13,6 @@ interface RequestTrace {
 
 const traces = new WeakMap<FastifyRequest, RequestTrace>();
 
-const headerGetter = {
-  get: (carrier: FastifyRequest['headers'], key: string) => carrier[key],
-  keys: (carrier: FastifyRequest['headers']) => Object.keys(carrier),
-};
-
 /**
  * The gateway's HTTP server span, made in Fastify's hooks instead of by OpenTelemetry's
  * HttpInstrumentation (which the gateway does not load: see `startTelemetry`). Per request it
@@ -40,7 +35,7 @@ export function installHttpTracing(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const path = pathOf(req.url);
     if (UNTRACED.has(path)) return done();
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers, headerGetter);
+    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const route = req.routeOptions.url;
     const span = tracer.startSpan(route ? `${req.method} ${route}` : req.method, { kind: SpanKind.SERVER }, parent);
     if (span.isRecording()) {
