@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { XchainClient } from '@xchain/client';
-import { FetchQuoteRpc, PRICES_BUCKET, type RpcError } from '@xchain/contracts';
+import { FetchQuoteRpc, OrderStatusSchema, PRICES_BUCKET, QuotePreviewSchema, QuoteSchema, type RpcError } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
 import { ROOT, runTool, waitFor } from '@xchain/stack';
 import { type Hex, decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { z } from 'zod';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -69,6 +70,25 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     }
     expect(pv.same_chain_swap).toBe(false);
     expect(pv.fee_breakdown.components.map((c) => c.name)).toEqual(['protocol_fee', 'keyless_spread', 'dst_gas']);
+  });
+
+  it('answers a preview, a quote and its order view as exactly their published schemas’ JSON, under the JSON content type', async () => {
+    // The gateway passes these on as the quote-engine's bytes (RpcClient.forward): no key the
+    // schema does not name, in the schema's order, and headers as for any other JSON answer.
+    const exact = async (res: Response, schema: z.ZodType) => {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await res.text();
+      expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(text));
+      expect(JSON.stringify(schema.parse(JSON.parse(text)))).toBe(text);
+      return JSON.parse(text) as unknown;
+    };
+    const post = (path: string, body: unknown) =>
+      fetch(`${e2e.gatewayUrl}/json/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await exact(await post('quote/preview', base), QuotePreviewSchema);
+    const q = (await exact(await post('quote', { ...base, ...bound, gasless: true }), QuoteSchema)) as { cross_chain: { quote_hash: string } };
+    const view = (await exact(await fetch(`${e2e.gatewayUrl}/json/v1/orders/${q.cross_chain.quote_hash}`), OrderStatusSchema)) as { status: string };
+    expect(view.status).toBe('quoted');
   });
 
   it('returns a quote_hash that viem alone recomputes from the order, and stores the quote', async () => {

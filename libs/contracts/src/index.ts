@@ -27,3 +27,4 @@ export * from './partners/webhooks';
 export * from './gasless/subjects';
 export * from './streams';
 export * from './bus-permissions';
+export * from './wire-stable';

@@ -11,6 +11,21 @@ export function decodeJson(data: Uint8Array): unknown {
   return JSON.parse(decoder.decode(data));
 }
 
+const OK_PREFIX = encoder.encode('{"ok":');
+const CLOSING_BRACE = 0x7d;
+
+/**
+ * The `ok` payload of a reply as the bytes it was sent as (a view, not a copy), or undefined when
+ * the reply is anything else (an error, or not `okEnvelope`'s shape).
+ */
+export function okPayloadBytes(data: Uint8Array): Uint8Array | undefined {
+  const n = OK_PREFIX.length;
+  if (data.length < n + 2 || data[data.length - 1] !== CLOSING_BRACE) return undefined;
+  for (let i = 0; i < n; i++) if (data[i] !== OK_PREFIX[i]) return undefined;
+  return data.subarray(n, data.length - 1);
+}
+
+/** `{"ok":<value>}`: the value's JSON between a fixed prefix and a closing brace (okPayloadBytes). */
 export function okEnvelope(value: unknown): Uint8Array {
   return encodeJson({ ok: value });
 }

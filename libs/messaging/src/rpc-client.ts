@@ -7,12 +7,13 @@ import {
   RPC_CATALOGUE,
   RpcError,
   errorInfo,
+  isWireStable,
   type CallerContext,
   type RpcContract,
 } from '@xchain/contracts';
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
-import { encodeJson, openEnvelope } from './envelope';
+import { encodeJson, okPayloadBytes, openEnvelope } from './envelope';
 import { injectTraceContext, newHeaders } from './headers';
 import { ReplyMux } from './reply-mux';
 import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
@@ -93,6 +94,40 @@ export class RpcClient extends ClientProxy {
     request: z.input<Req>,
     opts: RpcCallOptions = {},
   ): Promise<z.output<Res>> {
+    return this.traced(contract, async () => {
+      const parsed = contract.response.safeParse(openEnvelope(await this.exchange(contract, request, opts)));
+      if (!parsed.success) {
+        // The peer broke its contract: an internal fault, never shown to users in detail.
+        throw new RpcError(Code.INTERNAL, 'internal error', [errorInfo('CONTRACT_VIOLATION', { subject: contract.subject })]);
+      }
+      return parsed.data;
+    });
+  }
+
+  /**
+   * `call` for a caller that passes the reply on unchanged (the gateway's quotes and order views):
+   * the reply as the JSON bytes the server sent, neither parsed nor validated again. That is sound
+   * for a wire-stable response schema (`isWireStable`), which the server sends exactly as it
+   * validated it (RpcServer); a reply of any other schema is parsed and checked as `call` does,
+   * then serialised. Errors are `call`'s.
+   */
+  async forward<Req extends z.ZodType, Res extends z.ZodType>(
+    contract: RpcContract<Req, Res>,
+    request: z.input<Req>,
+    opts: RpcCallOptions = {},
+  ): Promise<Buffer> {
+    if (!isWireStable(contract.response)) return Buffer.from(JSON.stringify(await this.call(contract, request, opts)));
+    return this.traced(contract, async () => {
+      const data = await this.exchange(contract, request, opts);
+      const json = okPayloadBytes(data);
+      if (json) return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
+      openEnvelope(data); // throws the peer's error
+      throw new RpcError(Code.INTERNAL, 'internal error', [errorInfo('CONTRACT_VIOLATION', { subject: contract.subject })]);
+    });
+  }
+
+  /** One client span and one duration-and-outcome observation around a call. */
+  private async traced<T>(contract: AnyContract, run: () => Promise<T>): Promise<T> {
     const span = tracer.startSpan(`${contract.subject} send`, {
       kind: SpanKind.CLIENT,
       attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
@@ -100,7 +135,7 @@ export class RpcClient extends ClientProxy {
     const started = process.hrtime.bigint();
     let failure: unknown;
     try {
-      return await context.with(trace.setSpan(context.active(), span), () => this.request(contract, request, opts));
+      return await context.with(trace.setSpan(context.active(), span), run);
     } catch (err) {
       failure = err ?? new Error('rejected without a reason');
       const code = err instanceof RpcError ? err.status.code : Code.INTERNAL;
@@ -114,11 +149,8 @@ export class RpcClient extends ClientProxy {
     }
   }
 
-  private async request<Req extends z.ZodType, Res extends z.ZodType>(
-    contract: RpcContract<Req, Res>,
-    request: z.input<Req>,
-    opts: RpcCallOptions,
-  ): Promise<z.output<Res>> {
+  /** Sends the request (as the contract's input form) and waits for the reply's bytes. */
+  private async exchange<Req extends z.ZodType>(contract: RpcContract<Req, z.ZodType>, request: z.input<Req>, opts: RpcCallOptions): Promise<Uint8Array> {
     if (this.nc.isClosed()) {
       throw RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
     }
@@ -126,21 +158,11 @@ export class RpcClient extends ClientProxy {
     injectTraceContext(h);
     if (opts.caller) h.set(CALLER_HEADER, JSON.stringify(opts.caller));
     const timeout = opts.timeoutMs ?? this.defaultTimeoutMs;
-    let reply;
     try {
-      reply = await ReplyMux.of(this.nc).request(contract.subject, encodeJson(request), timeout, h);
+      return (await ReplyMux.of(this.nc).request(contract.subject, encodeJson(request), timeout, h)).data;
     } catch (err) {
       throw mapTransportError(err, contract.subject, timeout);
     }
-    const payload = openEnvelope(reply.data);
-    const parsed = contract.response.safeParse(payload);
-    if (!parsed.success) {
-      // The peer broke its contract: an internal fault, never shown to users in detail.
-      throw new RpcError(Code.INTERNAL, 'internal error', [
-        errorInfo('CONTRACT_VIOLATION', { subject: contract.subject }),
-      ]);
-    }
-    return parsed.data;
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type CallerContext,
   type RpcAccess,
   type RpcContract,
+  isWireStable,
 } from '@xchain/contracts';
 import type { Logger } from 'pino';
 import { isObservable, lastValueFrom } from 'rxjs';
@@ -167,8 +168,11 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       this.log.error({ subject: contract.subject, issues: checked.error.issues.slice(0, 5) }, 'reply violates contract');
       throw RpcError.internal();
     }
-    // Send the input form: the client parses again with the same schema.
-    return result;
+    // What was checked is what is sent. A wire-stable reply (no transform anywhere in its schema)
+    // goes out as parsed, so keys the contract does not name never leave this service and a client
+    // may forward the bytes unparsed (RpcClient.forward); any other goes out in its input form,
+    // which the client parses with the same schema.
+    return isWireStable(contract.response) ? checked.data : result;
   }
 
   /** The NATS connection this transport serves on. */

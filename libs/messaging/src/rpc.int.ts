@@ -19,11 +19,14 @@ const Broken = defineRpc('test.v1.broken', z.object({}), z.object({ n: z.number(
 const Nobody = defineRpc('test.v1.nobody', z.object({}), z.object({}), PUBLIC);
 const Mine = defineRpc('test.v1.mine', z.object({}), z.object({ partner: z.string() }), { access: 'partner' });
 const Forbidden = defineRpc('test.v1.forbidden', z.object({}), z.object({}), PUBLIC);
+/** A wire-stable reply (forwarded as bytes) and one whose schema transforms (parsed, then serialised). */
+const Shaped = defineRpc('test.v1.shaped', z.object({}), z.object({ a: z.string(), b: z.object({ c: z.number().optional(), d: z.boolean() }) }), PUBLIC);
+const Counted = defineRpc('test.v1.counted', z.object({}), z.object({ n: z.string().transform((s) => s.length) }), PUBLIC);
 
 /** The two ends as users of an authorised bus: the client may call test.v1.* but not test.v1.forbidden. */
 const bus = newBus({
   'test-server': { subscribe: ['test.v1.>'], allowResponses: true },
-  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late'] },
+  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late', 'test.v1.shaped', 'test.v1.counted'] },
 });
 
 describe('RPC over a real NATS server', () => {
@@ -54,6 +57,9 @@ describe('RPC over a real NATS server', () => {
     server.handle(Broken, async () => ({ n: 'not a number' }) as unknown as { n: number });
     server.handle(Mine, async (_req, ctx) => ({ partner: ctx.session.partnerId }));
     server.handle(Forbidden, async () => ({}));
+    // Keys out of the schema's order, and one the contract does not name.
+    server.handle(Shaped, async () => ({ secret: 'internal', b: { d: true, hidden: 1 }, a: 'x' }) as unknown as { a: string; b: { d: boolean } });
+    server.handle(Counted, async () => ({ n: 'abc' }));
     await serverConn.flush();
     client = new RpcClient(clientConn, 1000);
     lateClient = new RpcClient(clientConn, 1000);
@@ -87,6 +93,22 @@ describe('RPC over a real NATS server', () => {
   it('turns a reply that breaks the contract into INTERNAL without leaking it', async () => {
     const err = (await client.call(Broken, {}).catch((e: unknown) => e)) as RpcError;
     expect(err.status).toMatchObject({ code: Code.INTERNAL, message: 'internal error' });
+  });
+
+  it('forwards a wire-stable reply as the bytes the server validated: unnamed keys dropped, in the schema’s order', async () => {
+    const bytes = await client.forward(Shaped, {});
+    expect(bytes.toString()).toBe('{"a":"x","b":{"d":true}}');
+    await expect(client.call(Shaped, {})).resolves.toEqual(JSON.parse(bytes.toString()));
+  });
+
+  it('forwards a reply whose schema transforms as the parsed value, serialised', async () => {
+    expect((await client.forward(Counted, {})).toString()).toBe('{"n":3}');
+  });
+
+  it('fails a forwarded call as it fails a call: the server’s refusal, a contract-breaking reply, no responders', async () => {
+    await expect(client.forward(Echo, { text: '' })).rejects.toMatchObject({ status: { code: Code.INVALID_ARGUMENT } });
+    await expect(client.forward(Broken, {})).rejects.toMatchObject({ status: { code: Code.INTERNAL, message: 'internal error' } });
+    await expect(client.forward(Nobody, {})).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
   });
 
   it('answers UNAVAILABLE at once when nobody serves the subject (NATS "no responders", not the deadline)', async () => {

@@ -13,6 +13,7 @@ import { RpcClient } from '@xchain/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayEnv } from '../env';
 import { callerOf } from '../http/caller';
+import { jsonBytes } from '../http/json-bytes';
 import { validateBody } from '../http/validate';
 import { GATEWAY_ENV } from '../tokens';
 import { streamOrderEvents } from './order-events-stream';
@@ -41,9 +42,10 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
     return this.rpc.call(SubmitGaslessOrderRpc, validateBody(SubmitGaslessOrderRequest, req.body), { caller: callerOf(req), timeoutMs: this.env.GASLESS_SUBMIT_TIMEOUT_MS });
   }
 
+  /** The order view, passed on as the bytes the quote-engine sent (RpcClient.forward). */
   @Get('orders/:quote_hash')
-  order(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest) {
-    return this.rpc.call(GetOrderRpc, validateBody(GetOrderPathParams, { quote_hash: quoteHash }), { caller: callerOf(req) });
+  async order(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return jsonBytes(reply, await this.rpc.forward(GetOrderRpc, validateBody(GetOrderPathParams, { quote_hash: quoteHash }), { caller: callerOf(req) }));
   }
 
   /**
