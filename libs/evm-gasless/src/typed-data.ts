@@ -1,4 +1,4 @@
-import { ORDER_ABI_COMPONENTS, type Order, encodeOrder } from '@xchain/order-codec';
+import { ORDER_ABI_COMPONENTS, type Order, encodeOrder, keccak256Hex } from '@xchain/order-codec';
 import { type Address, type Hex, concatBytes, getAddress, hexToBigInt, hexToBytes, keccak256, toHex } from 'viem';
 
 /** The canonical Permit2, at the same address on every chain. */
@@ -25,7 +25,7 @@ const ORDER_TYPEHASH_BYTES = hexToBytes(ORDER_TYPEHASH);
  * abi.encode(order)); every field is static, so the order's words are order-abi.ts's encoding.
  */
 export function orderWitnessHash(order: Order): Hex {
-  return keccak256(concatBytes([ORDER_TYPEHASH_BYTES, encodeOrder(order)]));
+  return `0x${keccak256Hex(concatBytes([ORDER_TYPEHASH_BYTES, encodeOrder(order)]))}`;
 }
 
 const DOMAIN_TYPE_PERMIT2 = [

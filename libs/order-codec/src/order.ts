@@ -1,7 +1,7 @@
 import { type Hex, encodeAbiParameters, getAddress, isAddress, keccak256, toHex } from 'viem';
-import { keccak_256 } from 'js-sha3';
 import { base58Decode, base58Encode } from './base58';
 import { encodeOrder } from './order-abi';
+import { keccak256Hex } from './keccak';
 
 export type AddressVm = 'evm' | 'svm';
 
@@ -69,13 +69,12 @@ const REFERRERS_ARRAY = [{ type: 'tuple[]', components: [{ name: 'account', type
 export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
 
 /**
- * keccak256(abi.encode(order)): the quote hash. Encoded by order-abi.ts and hashed by js-sha3
- * instead of viem (noble): GetQuote hashes every order, and on 736 bytes js-sha3 takes 13 µs
- * against noble's 29 µs (Node 24, this machine). order-abi.spec.ts checks the result against
- * viem's keccak256(encodeAbiParameters(...)).
+ * keccak256(abi.encode(order)): the quote hash. Encoded by order-abi.ts and hashed by
+ * keccak256Hex (WebAssembly: GetQuote hashes every order, see keccak.ts) instead of viem;
+ * order-abi.spec.ts checks the result against viem's keccak256(encodeAbiParameters(...)).
  */
 export function hashOrder(order: Order): Hex {
-  return `0x${keccak_256.hex(encodeOrder(order))}`;
+  return `0x${keccak256Hex(encodeOrder(order))}`;
 }
 
 export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
