@@ -1,7 +1,6 @@
-import { type Order, encodeOrderHex } from '@xchain/order-codec';
+import { type Order, ZERO_BYTES32, encodeOrderHex } from '@xchain/order-codec';
 import { type Address, type Hex, encodeFunctionData, getAbiItem, getAddress, toFunctionSelector, zeroAddress } from 'viem';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
-import { tokenOf } from './typed-data';
 
 /**
  * What the router takes for an order: `amountIn`, less the relay gas of a gasless order whose
@@ -36,11 +35,11 @@ const REFUND_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, 
 
 /** The router call a wallet sends to deposit for an order itself (not gasless). */
 export function depositTx(order: Order, router: Address): DepositTx {
-  const token = tokenOf(order);
   return {
     to: router,
     data: `${DEPOSIT_SELECTOR}${encodeOrderHex(order).slice(2)}`,
-    value: token === zeroAddress ? depositAmount(order) : 0n,
+    // The native asset is the zero address (lower-case bytes32, as every order holds it).
+    value: order.srcToken === ZERO_BYTES32 ? depositAmount(order) : 0n,
   };
 }
 

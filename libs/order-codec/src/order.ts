@@ -1,4 +1,4 @@
-import { type Hex, encodeAbiParameters, getAddress, isAddress, keccak256, toHex } from 'viem';
+import { type Hex, encodeAbiParameters, getAddress, keccak256, toHex } from 'viem';
 import { base58Decode, base58Encode } from './base58';
 import { encodeOrder } from './order-abi';
 import { keccak256Hex } from './keccak';
@@ -81,10 +81,13 @@ export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
   return referrers.length === 0 ? ZERO_BYTES32 : keccak256(encodeAbiParameters(REFERRERS_ARRAY, [referrers.map((r) => ({ account: r.account, bps: r.bps }))]));
 }
 
+/** viem's isAddress without its checksum check, and without the LRU cache it keeps (a Map delete and set per call). */
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
 /** An address as bytes32: EVM left-padded (any case accepted), Solana's 32 key bytes. */
 export function toBytes32(vm: AddressVm, address: string): Hex {
   if (vm === 'evm') {
-    if (!isAddress(address, { strict: false })) throw new Error(`${address} is not an EVM address`);
+    if (!EVM_ADDRESS.test(address)) throw new Error(`${address} is not an EVM address`);
     return `0x${'0'.repeat(24)}${address.slice(2).toLowerCase()}`;
   }
   const bytes = base58Decode(address);

@@ -6,12 +6,14 @@ import { ORDER_ABI_COMPONENTS, type Order, type OrderReferrer, hashReferrers } f
 export type { OrderWire };
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** Each struct field with its wire name, worked out once (GetQuote converts every order). */
+const WIRE_FIELDS = ORDER_ABI_COMPONENTS.map(({ name, type }) => ({ name, type, key: snake(name) }));
 
 export function orderToWire(order: Order, referrers: readonly OrderReferrer[]): OrderWire {
   const wire: Record<string, unknown> = {};
-  for (const { name } of ORDER_ABI_COMPONENTS) {
+  for (const { name, key } of WIRE_FIELDS) {
     const v = order[name];
-    wire[snake(name)] = typeof v === 'string' ? v : String(v);
+    wire[key] = typeof v === 'string' ? v : String(v);
   }
   wire['referrers'] = referrers.map((r) => ({ account: r.account, bps: String(r.bps) }));
   // Built from the ABI components, which the codec's spec checks against OrderWireSchema's keys.
@@ -21,10 +23,10 @@ export function orderToWire(order: Order, referrers: readonly OrderReferrer[]): 
 /** Parses a wire order back, checking every field's type and that the referrers match their hash. */
 export function orderFromWire(wire: OrderWire): { order: Order; referrers: OrderReferrer[] } {
   const out: Record<string, unknown> = {};
-  for (const { name, type } of ORDER_ABI_COMPONENTS) {
-    const raw = (wire as Record<string, unknown>)[snake(name)];
-    if (typeof raw !== 'string') throw new Error(`order.${snake(name)} is missing`);
-    out[name] = parseField(type, raw, snake(name));
+  for (const { name, type, key } of WIRE_FIELDS) {
+    const raw = (wire as Record<string, unknown>)[key];
+    if (typeof raw !== 'string') throw new Error(`order.${key} is missing`);
+    out[name] = parseField(type, raw, key);
   }
   const list = wire['referrers'];
   const referrers = Array.isArray(list)

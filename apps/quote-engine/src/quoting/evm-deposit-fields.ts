@@ -1,6 +1,6 @@
 import { type Erc2612TypedData, type Permit2TypedData, depositAmount, depositTx, erc2612TypedData, permit2TypedData } from '@xchain/evm-gasless';
 import { type Order, fromBytes32 } from '@xchain/order-codec';
-import { getAddress } from 'viem';
+import { type Address, getAddress } from 'viem';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import type { TokenPermit } from './permit-reader';
 
@@ -24,6 +24,21 @@ export interface EvmDepositFields {
   approval?: { token: string; spender: string; amount: string };
 }
 
+const checksummed = new Map<string, Address>();
+
+/**
+ * A registry address (router, executor, token) in checksum case, worked out once per address: the
+ * registry's addresses are few, and viem's getAddress costs a Map delete and set (its LRU) per call.
+ */
+function registryAddress(address: string): Address {
+  let cased = checksummed.get(address);
+  if (cased === undefined) {
+    cased = getAddress(address);
+    checksummed.set(address, cased);
+  }
+  return cased;
+}
+
 /**
  * A gasless order is pulled by the executor through Permit2 (D5, D11), so its user signs typed
  * data and sends nothing; any other order is deposited by the user's own call to the router.
@@ -33,11 +48,11 @@ export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermi
   if (chain.vm !== 'evm') return {};
   if (order.gasless) {
     if (!chain.gaslessExecutor) return {};
-    const permit2 = permit2TypedData({ order, spender: getAddress(chain.gaslessExecutor), nonce: permit2Nonce, deadline: order.expiresAt });
+    const permit2 = permit2TypedData({ order, spender: registryAddress(chain.gaslessExecutor), nonce: permit2Nonce, deadline: order.expiresAt });
     if (!token.permit || token.isNative || !tokenPermit) return { permit2 };
     const erc2612 = erc2612TypedData({
       chainId: order.srcChainId,
-      token: getAddress(token.address),
+      token: registryAddress(token.address),
       name: tokenPermit.name,
       version: tokenPermit.version,
       // The refund address is the wallet that holds the tokens and signs: Permit2's owner too.
@@ -48,9 +63,9 @@ export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermi
     });
     return { permit2, erc2612 };
   }
-  const router = getAddress(chain.depositTarget);
+  const router = registryAddress(chain.depositTarget);
   const tx = depositTx(order, router);
   const deposit_tx = { to: tx.to, data: tx.data, value: tx.value.toString() };
   if (token.isNative) return { deposit_tx };
-  return { deposit_tx, approval: { token: getAddress(token.address), spender: router, amount: depositAmount(order).toString() } };
+  return { deposit_tx, approval: { token: registryAddress(token.address), spender: router, amount: depositAmount(order).toString() } };
 }
