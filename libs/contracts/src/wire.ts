@@ -4,14 +4,23 @@ import { z } from 'zod';
  * Wire primitives of decisions D1 (protojson conventions). Numbers that can exceed 2^53 travel
  * as decimal strings; on input, uint32/uint64 fields also accept a JSON number.
  */
-const UINT256_MAX = (1n << 256n) - 1n;
-const UINT64_MAX = (1n << 64n) - 1n;
+const UINT256_MAX = ((1n << 256n) - 1n).toString();
+const UINT64_MAX = ((1n << 64n) - 1n).toString();
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * Whether `decimal` (matching DECIMAL: no sign, no leading zero) is at most `max` (the same form):
+ * a shorter one is smaller, one as long compares as text. No BigInt is built (validating a quote
+ * checks about thirty of these).
+ */
+export function decimalAtMost(decimal: string, max: string): boolean {
+  return decimal.length < max.length || (decimal.length === max.length && decimal <= max);
+}
 
 /** A base-unit amount: base-10, non-negative, no sign, no decimals, at most 2^256-1. */
 export const AmountString = z
   .string()
-  .refine((s) => DECIMAL.test(s) && BigInt(s) <= UINT256_MAX, {
+  .refine((s) => DECIMAL.test(s) && decimalAtMost(s, UINT256_MAX), {
     message: 'must be a base-10 non-negative integer string of at most 2^256-1',
   })
   .meta({ description: 'Base-unit amount as a decimal string.', examples: ['1000000'] });
@@ -27,7 +36,7 @@ export const Uint64Input = z
   .union([z.string(), z.number()])
   .transform((v, ctx) => {
     const s = typeof v === 'number' ? (Number.isSafeInteger(v) && v >= 0 ? String(v) : '') : v;
-    if (!DECIMAL.test(s) || BigInt(s) > UINT64_MAX) {
+    if (!DECIMAL.test(s) || !decimalAtMost(s, UINT64_MAX)) {
       ctx.addIssue({ code: 'custom', message: 'must be an unsigned 64-bit integer' });
       return z.NEVER;
     }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalAtMost } from '../wire';
 
 /**
  * The order as the API returns it: every field of the published Order struct
@@ -12,11 +13,11 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/;
 
 /** An unsigned integer of `bits` bits as a decimal string (no sign, no leading zeros). */
 function uintString(bits: 8 | 16 | 64 | 256, description: string) {
-  const max = (1n << BigInt(bits)) - 1n;
+  const max = ((1n << BigInt(bits)) - 1n).toString();
   return z
     .string()
     .regex(DECIMAL, `must be a decimal uint${bits}`)
-    .refine((s) => !DECIMAL.test(s) || BigInt(s) <= max, { message: `exceeds uint${bits}` })
+    .refine((s) => !DECIMAL.test(s) || decimalAtMost(s, max), { message: `exceeds uint${bits}` })
     .meta({ description: `${description} (uint${bits} as a decimal string).` });
 }
 

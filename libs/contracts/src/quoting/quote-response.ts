@@ -89,7 +89,7 @@ export const Erc2612TypedDataSchema = z
 export const DepositTxSchema = z
   .object({
     to: EvmAddress.meta({ description: 'The router (`deposit_target`).' }),
-    data: z.string().regex(/^0x([0-9a-f]{2})*$/).meta({ description: 'Calldata of `deposit(order)`.' }),
+    data: z.string().regex(/^0x(?:[0-9a-f]{2})*$/).meta({ description: 'Calldata of `deposit(order)`.' }),
     value: DecimalString.meta({ description: 'Wei to send: the deposit amount for the native asset, else "0".' }),
   })
   .meta({ id: 'DepositTx', description: 'The router call that deposits for this order, ready for `eth_sendTransaction`.' });
