@@ -22,6 +22,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
   QUOTE_PURGE_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),
   /** Server-side timeout of each purge statement. */
   QUOTE_PURGE_STATEMENT_TIMEOUT_MS: millis(30_000),
+  /** The quote writer's own connections: INSERTs of stored quotes in flight at once (quote-writer.ts). */
+  QUOTE_WRITE_CONNECTIONS: z.coerce.number().int().min(1).max(32).default(2),
   ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   ETA_MIN_SAMPLES: z.coerce.number().int().min(1).max(1000).default(3),
   ETA_REFRESH_MS: millis(10_000),

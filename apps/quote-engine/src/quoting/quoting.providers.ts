@@ -21,10 +21,17 @@ export const quotingProviders: Provider[] = [
   { provide: 'QUOTE_RETENTION_SECS', useValue: env.QUOTE_RETENTION_SECS },
   { provide: 'ETA_CONFIG', useValue: { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS } },
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
-  // Four statements in flight (four connections): batches commit while the next ones gather.
-  // Measured with `BENCH_OP=quote npm run bench:transport`, 3 rounds each: 2 → 4 gave GetQuote
-  // 2,505 → 2,706 req/s at 32 in flight (closed-loop p99 39 → 29 ms); 8 gave no more than 4.
-  { provide: QuoteWriter, inject: [LOGGER], useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: 4, maxBatch: 500 }, log) },
+  // QUOTE_WRITE_CONNECTIONS statements in flight (2 by default): batches commit while the next
+  // ones gather. Fewer statements carry more rows each, and PostgreSQL's cost per row falls with
+  // the batch. Measured with `BENCH_OP=quote npm run bench:transport` (BENCH_BEFORE_ENV /
+  // BENCH_AFTER_ENV), 3 rounds, GetQuote at 32 in flight as a share of the ceiling: 4 → 2 gave
+  // 28.5 → 35.7 %, 2 → 1 gave 34.9 → 36.4 %, 4 → 8 nothing. Two rather than one: a statement that
+  // stalls does not hold up every quote behind it.
+  {
+    provide: QuoteWriter,
+    inject: [LOGGER],
+    useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: env.QUOTE_WRITE_CONNECTIONS, maxBatch: 500 }, log),
+  },
   {
     provide: QuotePurge,
     inject: [LOGGER],
