@@ -24,6 +24,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
   QUOTE_PURGE_STATEMENT_TIMEOUT_MS: millis(30_000),
   /** The quote writer's own connections: INSERTs of stored quotes in flight at once (quote-writer.ts). */
   QUOTE_WRITE_CONNECTIONS: z.coerce.number().int().min(1).max(32).default(2),
+  /** Server-side timeout of each stored-quote INSERT: past it the batch's quotes get 503 DATABASE_UNAVAILABLE. */
+  QUOTE_WRITE_STATEMENT_TIMEOUT_MS: millis(5000),
   ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
   ETA_MIN_SAMPLES: z.coerce.number().int().min(1).max(1000).default(3),
   ETA_REFRESH_MS: millis(10_000),

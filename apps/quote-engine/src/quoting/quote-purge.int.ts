@@ -157,7 +157,7 @@ describe('quote purge soak: the table stops growing', () => {
     const url = await freshMigratedDatabase('quote-engine', 'qe_purge_soak');
     const db = new Pool({ connectionString: url, max: 1 });
     const { log, lines } = recordingLogger();
-    const writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500 }, log);
+    const writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500, statementTimeoutMs: 5000 }, log);
     const purge = postgresQuotePurge(url, { intervalMs: INTERVAL_MS, batch: 200, statementTimeoutMs: 5000 }, log);
     purge.onModuleInit();
 

@@ -1,4 +1,5 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
+import { databaseUnavailable } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
 
@@ -38,6 +39,14 @@ export interface QuoteWriterOptions {
   /** Rows per statement at most. */
   maxBatch: number;
 }
+
+export interface PostgresQuoteWriterOptions extends QuoteWriterOptions {
+  /** Server-side limit on each INSERT; past it the batch fails as the database being unavailable. */
+  statementTimeoutMs: number;
+}
+
+/** SQLSTATE of a statement cancelled, here by `statement_timeout`. */
+const QUERY_CANCELED = '57014';
 
 /**
  * Group commit for stored quotes: a quote that arrives while statements are in flight waits for
@@ -131,19 +140,29 @@ function batchJson(rows: readonly QuoteRow[]): string {
  * The writer's own connections to the quote-engine database. `synchronous_commit=on` on them
  * whatever the server's default: a commit returns only once its WAL is written out, so a quote
  * answered survives kill -9 of PostgreSQL too (and of this process: nothing is answered before).
+ * Each INSERT is bounded by `statement_timeout`: one stuck behind a lock or a stalled server fails
+ * its batch as `503 DATABASE_UNAVAILABLE` (retry shortly) instead of holding its connection, and
+ * every quote queued for it, indefinitely. A cancelled INSERT stored nothing, and none of its
+ * quotes is answered.
  */
-export function postgresQuoteWriter(databaseUrl: string, opts: QuoteWriterOptions, log: Logger): QuoteWriter {
+export function postgresQuoteWriter(databaseUrl: string, opts: PostgresQuoteWriterOptions, log: Logger): QuoteWriter {
   const pool = new Pool({
     connectionString: databaseUrl,
     max: opts.maxInFlight,
     connectionTimeoutMillis: 5000,
-    options: '-c synchronous_commit=on',
+    options: `-c synchronous_commit=on -c statement_timeout=${Math.max(1, Math.floor(opts.statementTimeoutMs))}`,
   });
   // An idle connection dropped by the server (a restart) must not take the service down.
   pool.on('error', (err) => log.warn({ err: err.message }, 'quote writer connection lost'));
   const sink: QuoteSink = {
     insert: async (rows) => {
-      await pool.query({ ...INSERT_QUOTES, values: [batchJson(rows)] });
+      try {
+        await pool.query({ ...INSERT_QUOTES, values: [batchJson(rows)] });
+      } catch (err) {
+        if ((err as { code?: unknown } | null)?.code !== QUERY_CANCELED) throw err;
+        log.warn({ rows: rows.length, timeoutMs: opts.statementTimeoutMs }, 'quote insert timed out');
+        throw databaseUnavailable();
+      }
     },
   };
   return new QuoteWriter(sink, opts, () => pool.end());

@@ -30,7 +30,7 @@ export const quotingProviders: Provider[] = [
   {
     provide: QuoteWriter,
     inject: [LOGGER],
-    useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: env.QUOTE_WRITE_CONNECTIONS, maxBatch: 500 }, log),
+    useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: env.QUOTE_WRITE_CONNECTIONS, maxBatch: 500, statementTimeoutMs: env.QUOTE_WRITE_STATEMENT_TIMEOUT_MS }, log),
   },
   {
     provide: QuotePurge,
