@@ -2,6 +2,7 @@ import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
 import { type PurgeRun, type QuotePurge, postgresQuotePurge } from './quote-purge';
+import { quoteRow } from './quote-row.testing';
 import { type QuoteRow, postgresQuoteWriter } from './quote-writer';
 
 
@@ -162,22 +163,8 @@ describe('quote purge soak: the table stops growing', () => {
     purge.onModuleInit();
 
     let written = 0;
-    const rowOf = (n: number): QuoteRow => ({
-      quoteHash: hash(0xabc, n),
-      kind: 'cross_chain',
-      srcChain: 'ethereum',
-      dstChain: 'base',
-      routeType: 'cross_chain',
-      gasless: false,
-      sponsorFees: false,
-      callerKind: 'keyless',
-      apiKeyId: null,
-      partnerId: null,
-      order: { n },
-      response: { n },
-      expiresAt: new Date(),
-      retainedUntil: new Date(Date.now() + RETENTION_SECS * 1000),
-    });
+    const rowOf = (n: number): QuoteRow =>
+      quoteRow(hash(0xabc, n), { order: { n }, response: { n }, expiresAt: new Date(), retainedUntil: new Date(Date.now() + RETENTION_SECS * 1000) });
     const counts: number[] = [];
     const started = Date.now();
     try {

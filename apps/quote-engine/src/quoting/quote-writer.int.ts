@@ -2,26 +2,12 @@ import { Code, RpcError } from '@xchain/contracts';
 import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool, type PoolClient } from 'pg';
+import { quoteRow } from './quote-row.testing';
 import { type QuoteRow, type QuoteWriter, postgresQuoteWriter } from './quote-writer';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 
-const rowOf = (n: number): QuoteRow => ({
-  quoteHash: `0x${'ab'.repeat(28)}${n.toString(16).padStart(8, '0')}`,
-  kind: 'cross_chain',
-  srcChain: 'ethereum',
-  dstChain: 'base',
-  routeType: 'cross_chain',
-  gasless: false,
-  sponsorFees: false,
-  callerKind: 'keyless',
-  apiKeyId: null,
-  partnerId: null,
-  order: { version: '1' },
-  response: { cross_chain: { quote_hash: 'x' } },
-  expiresAt: new Date(Date.now() + 1_800_000),
-  retainedUntil: new Date(Date.now() + 86_400_000),
-});
+const rowOf = (n: number): QuoteRow => quoteRow(`0x${'ab'.repeat(28)}${n.toString(16).padStart(8, '0')}`, { order: { version: '1' }, response: { cross_chain: { quote_hash: 'x' } } });
 
 jest.setTimeout(30_000);
 

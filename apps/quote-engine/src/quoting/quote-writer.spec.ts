@@ -1,21 +1,7 @@
+import { quoteRow } from './quote-row.testing';
 import { QuoteWriter, type QuoteRow, type QuoteSink } from './quote-writer';
 
-const row = (n: number): QuoteRow => ({
-  quoteHash: `0x${n.toString(16).padStart(64, '0')}`,
-  kind: 'cross_chain',
-  srcChain: 'ethereum',
-  dstChain: 'arbitrum',
-  routeType: 'cross_chain',
-  gasless: false,
-  sponsorFees: false,
-  callerKind: 'keyless',
-  apiKeyId: null,
-  partnerId: null,
-  order: {},
-  response: {},
-  expiresAt: new Date(0),
-  retainedUntil: new Date(0),
-});
+const row = (n: number): QuoteRow => quoteRow(`0x${n.toString(16).padStart(64, '0')}`, { dstChain: 'arbitrum', expiresAt: new Date(0), retainedUntil: new Date(0) });
 
 /** A sink whose statements commit (or fail) only when the test says so. */
 function manualSink() {
