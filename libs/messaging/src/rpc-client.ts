@@ -96,10 +96,7 @@ export class RpcClient extends ClientProxy {
   ): Promise<z.output<Res>> {
     return this.traced(contract, async () => {
       const parsed = contract.response.safeParse(openEnvelope(await this.exchange(contract, request, opts)));
-      if (!parsed.success) {
-        // The peer broke its contract: an internal fault, never shown to users in detail.
-        throw new RpcError(Code.INTERNAL, 'internal error', [errorInfo('CONTRACT_VIOLATION', { subject: contract.subject })]);
-      }
+      if (!parsed.success) throw contractViolation(contract.subject);
       return parsed.data;
     });
   }
@@ -122,7 +119,7 @@ export class RpcClient extends ClientProxy {
       const json = okPayloadBytes(data);
       if (json) return Buffer.from(json.buffer, json.byteOffset, json.byteLength);
       openEnvelope(data); // throws the peer's error
-      throw new RpcError(Code.INTERNAL, 'internal error', [errorInfo('CONTRACT_VIOLATION', { subject: contract.subject })]);
+      throw contractViolation(contract.subject);
     });
   }
 
@@ -164,6 +161,11 @@ export class RpcClient extends ClientProxy {
       throw mapTransportError(err, contract.subject, timeout);
     }
   }
+}
+
+/** The peer broke its contract: an internal fault, never shown to users in detail. */
+function contractViolation(subject: string): RpcError {
+  return new RpcError(Code.INTERNAL, 'internal error', [errorInfo('CONTRACT_VIOLATION', { subject })]);
 }
 
 /** What ReplyMux rejected with, as the caller's RpcError (it raises nats.js's error classes unwrapped). */
