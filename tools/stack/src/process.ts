@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { RotatingLogFile } from './log-file';
 
@@ -64,16 +65,59 @@ export function tcpOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** A port the kernel says is free right now on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * The kernel's range for outgoing connections' local ports (Linux; the usual default elsewhere).
+ * Every client socket any process opens takes a port from it.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high) && low! <= high!) return [low!, high!];
+  } catch {
+    // not Linux: fall through
+  }
+  return [32768, 60999];
+}
+
+/** Ports handed out by this process, so that two calls never give the same one. */
+const given = new Set<number>();
+
+function bindable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : undefined));
     });
   });
+}
+
+/**
+ * A port free right now on loopback, for a server started a moment later. It is picked at random
+ * below the kernel's ephemeral range: a port the kernel picked itself (listen on 0) is released
+ * before the server binds it, and in that gap any outgoing connection on the machine (another
+ * test's database client, say) may take it as its local port, and the server fails with "address in
+ * use". Below the range only another caller's pick can collide.
+ */
+export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  const high = ephemeralLow - 1;
+  for (let attempt = 0; high > low && attempt < 50; attempt++) {
+    const candidate = low + Math.floor(Math.random() * (high - low + 1));
+    if (given.has(candidate)) continue;
+    const port = await bindable(candidate);
+    if (port !== undefined) {
+      given.add(port);
+      return port;
+    }
+  }
+  // No room below the range (or every pick was taken): let the kernel choose.
+  const port = await bindable(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  given.add(port);
+  return port;
 }
 
 export async function httpOk(url: string, timeoutMs = 1000): Promise<boolean> {
