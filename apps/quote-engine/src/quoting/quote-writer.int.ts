@@ -60,4 +60,52 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     await Promise.all(next.map((r) => writer.store(r)));
     expect(await stored(next.map((r) => r.quoteHash))).toEqual(next.map((r) => r.quoteHash).sort());
   });
+
+  it('stores every column of every row as given, in statements of 1, of 8 and of 98 rows', async () => {
+    // Two statements go out at once (one row each); everything stored meanwhile waits for the next one.
+    const wave = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => {
+        const k = from + i;
+        return quoteRow(`0x${'cd'.repeat(28)}${k.toString(16).padStart(8, '0')}`, {
+          kind: k % 2 ? 'cross_chain' : 'same_chain',
+          gasless: k % 3 === 0,
+          sponsorFees: k % 5 === 0,
+          callerKind: k % 2 ? 'api_key' : 'keyless',
+          apiKeyId: k % 2 ? `key-${k}` : null,
+          partnerId: k % 4 === 1 ? `partner-${k}` : null,
+          order: { version: '1', nonce: String(k), note: 'quote "text" \\ ü' },
+          response: { cross_chain: { quote_hash: `h${k}`, fees: [{ amount: String(k * 1000) }], eta_seconds: k } },
+          expiresAt: new Date(1_800_000_000_000 + k * 1000),
+          retainedUntil: new Date(1_900_000_000_000 + k),
+        });
+      });
+    const rows = [...wave(0, 100), ...wave(1000, 10)];
+    await Promise.all(rows.slice(0, 100).map((r) => writer.store(r)));
+    await Promise.all(rows.slice(100).map((r) => writer.store(r)));
+    const got = await db.query(
+      `SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
+       FROM quotes WHERE quote_hash = ANY($1::text[])`,
+      [rows.map((r) => r.quoteHash)],
+    );
+    const byHash = new Map(got.rows.map((r) => [r.quote_hash as string, r]));
+    expect(byHash.size).toBe(rows.length);
+    for (const r of rows) {
+      expect(byHash.get(r.quoteHash)).toEqual({
+        quote_hash: r.quoteHash,
+        kind: r.kind,
+        src_chain: r.srcChain,
+        dst_chain: r.dstChain,
+        route_type: r.routeType,
+        gasless: r.gasless,
+        sponsor_fees: r.sponsorFees,
+        caller_kind: r.callerKind,
+        api_key_id: r.apiKeyId,
+        partner_id: r.partnerId,
+        order: r.order,
+        response: r.response,
+        expires_at: r.expiresAt,
+        retained_until: r.retainedUntil,
+      });
+    }
+  });
 });
