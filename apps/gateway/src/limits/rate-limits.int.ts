@@ -73,25 +73,50 @@ describe('RateLimits against a real Redis', () => {
     }
   });
 
-  it('sends the checks of one event-loop turn in one pipeline, each with its own decision', async () => {
+  it('sends the checks of one event-loop turn to Redis as one command, each with its own decision', async () => {
     const limits = new RateLimits(redis, options());
-    const pipelines = jest.spyOn(redis, 'pipeline');
+    // Every command ioredis writes goes through sendCommand (the script as EVALSHA, or EVAL after NOSCRIPT).
+    const sent = jest.spyOn(redis, 'sendCommand');
+    const scripts = () => sent.mock.calls.filter(([c]) => c.name === 'evalsha' || c.name === 'eval').length;
     try {
       const ds = await Promise.all([
         ...Array.from({ length: 30 }, () => limits.consume({ kind: 'ip', ip: '203.0.113.8' }, 1)),
         ...Array.from({ length: 5 }, () => limits.consume({ kind: 'ip', ip: '203.0.113.9' }, 1)),
       ]);
-      expect(pipelines).toHaveBeenCalledTimes(1);
+      expect(sent).toHaveBeenCalledTimes(scripts());
+      expect(scripts()).toBeGreaterThanOrEqual(1);
+      expect(scripts()).toBeLessThanOrEqual(2); // EVALSHA, and EVAL once if Redis did not know the script yet
       // Answers stay in order and per bucket: the first 10 of the busy IP pass, all 5 of the other.
       expect(ds.slice(0, 30).map((d) => d.allowed)).toEqual([...Array<boolean>(10).fill(true), ...Array<boolean>(20).fill(false)]);
       expect(ds.slice(30).every((d) => d.allowed && !d.degraded)).toBe(true);
       expect(ds.slice(0, 10).map((d) => d.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-      // The next turn is a new pipeline.
+      // The next turn is one more command (the script is known by now: EVALSHA).
+      const before = sent.mock.calls.length;
       await limits.consume({ kind: 'ip', ip: '203.0.113.9' }, 1);
-      expect(pipelines).toHaveBeenCalledTimes(2);
+      expect(sent.mock.calls.length - before).toBe(1);
+      expect(sent.mock.calls.at(-1)![0].name).toBe('evalsha');
     } finally {
-      pipelines.mockRestore();
+      sent.mockRestore();
     }
+  });
+
+  it('keeps counters under the names and expiry rate-limiter-flexible gives them, so replicas of either version share a budget', async () => {
+    const opts = options();
+    const limits = new RateLimits(redis, opts);
+    // A window another replica started: 4 points already spent, 30 s left.
+    await redis.set(`${opts.keyPrefix}:ip:198.51.100.77`, 4, 'EX', 30);
+    const d = await limits.consume({ kind: 'ip', ip: '198.51.100.77' }, 2);
+    expect(d).toMatchObject({ allowed: true, remaining: 4, degraded: false });
+    expect(d.resetSecs).toBeGreaterThan(25);
+    expect(d.resetSecs).toBeLessThanOrEqual(30);
+    expect(await redis.get(`${opts.keyPrefix}:ip:198.51.100.77`)).toBe('6');
+    // A counter that lost its expiry gets the window's back.
+    await redis.set(`${opts.keyPrefix}:ip:198.51.100.78`, 1);
+    const e = await limits.consume({ kind: 'ip', ip: '198.51.100.78' }, 1);
+    expect(e).toMatchObject({ allowed: true, remaining: 8, resetSecs: 60 });
+    const ttl = await redis.pttl(`${opts.keyPrefix}:ip:198.51.100.78`);
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
   it('charges the cost of a request against the budget', async () => {

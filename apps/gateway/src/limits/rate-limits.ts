@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RLWrapperTimeouts, RateLimiterMemory, RateLimiterRes, type RateLimiterLike } from 'rate-limiter-flexible';
-import { BatchedRateLimiterRedis, RedisLimitBatch } from './redis-batch';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RedisLimitBatch, type WindowCount } from './redis-batch';
 
 /** Who a request is charged to (decisions D10). */
 export type LimitBucket =
@@ -34,52 +34,25 @@ export interface RateLimitOptions {
 const WINDOW_SECS = 60;
 
 /**
- * The in-process fallback used while Redis is unreachable or slow. It remembers the answers it
- * gave, so a decision can say it was degraded: the library resolves or rejects with the insurance
- * limiter's own RateLimiterRes object, unchanged.
- */
-class InsuranceLimiter extends RateLimiterMemory {
-  constructor(
-    opts: ConstructorParameters<typeof RateLimiterMemory>[0],
-    private readonly answered: WeakSet<object>,
-  ) {
-    super(opts);
-  }
-
-  override consume(key: string | number, pointsToConsume?: number, options?: { [key: string]: unknown }): Promise<RateLimiterRes> {
-    return super.consume(key, pointsToConsume, options).then(
-      (res) => {
-        this.answered.add(res);
-        return res;
-      },
-      (err: unknown) => {
-        if (err instanceof RateLimiterRes) this.answered.add(err);
-        throw err;
-      },
-    );
-  }
-}
-
-/**
- * Fixed 60-second windows in Redis (one atomic Lua INCRBY+TTL per call, so replicas share a budget;
- * the calls of one event-loop turn travel in one pipeline),
- * with a per-process in-memory insurance limiter while Redis is down, and fail-open on anything else.
+ * Fixed 60-second windows in Redis (one atomic charge per check, so replicas share a budget; the
+ * checks of one event-loop turn travel in one script call, see RedisLimitBatch), with a
+ * per-process in-memory insurance limiter while Redis is down or slow, and fail-open on anything
+ * else. Counters are kept under rate-limiter-flexible's key names and with its script's steps.
  */
 export class RateLimits {
-  private readonly limiters = new Map<string, RateLimiterLike>();
-  private readonly insuranceAnswers = new WeakSet<object>();
-  /** Every limiter's checks of one event-loop turn go to Redis in one pipeline. */
+  /** One in-memory limiter per prefix (and so per points value), made on first use. */
+  private readonly insurance = new Map<string, RateLimiterMemory>();
   private readonly batch: RedisLimitBatch;
 
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly opts: RateLimitOptions,
   ) {
-    this.batch = new RedisLimitBatch(redis);
     if (!opts.keyPrefix) throw new Error('RateLimits: keyPrefix is required');
     if (!(Number.isFinite(opts.redisTimeoutMs) && opts.redisTimeoutMs > 0)) {
       throw new Error('RateLimits: redisTimeoutMs must be a positive number');
     }
+    this.batch = new RedisLimitBatch(redis, opts.redisTimeoutMs);
   }
 
   async consume(bucket: LimitBucket, cost: number): Promise<LimitDecision> {
@@ -89,32 +62,41 @@ export class RateLimits {
       // Can never fit in a window: refuse without spending the caller's budget.
       return { allowed: false, limit, remaining: 0, resetSecs: WINDOW_SECS, retryAfterSecs: WINDOW_SECS, degraded: false };
     }
+    let count: WindowCount;
     try {
-      const res = await this.limiter(prefix, limit).consume(key, points);
-      return {
-        allowed: true,
-        limit,
-        remaining: Math.max(0, res.remainingPoints),
-        resetSecs: secondsFrom(res.msBeforeNext, 0),
-        retryAfterSecs: 0,
-        degraded: this.fellBack(res),
-      };
+      count = await this.batch.charge(`${prefix}:${key}`, points, WINDOW_SECS);
+    } catch {
+      return this.insured(prefix, key, limit, points);
+    }
+    const [consumed, ttlMs] = count;
+    if (consumed > limit) {
+      const wait = secondsFrom(ttlMs, 1);
+      return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: false };
+    }
+    return { allowed: true, limit, remaining: Math.max(0, limit - consumed), resetSecs: secondsFrom(ttlMs, 0), retryAfterSecs: 0, degraded: false };
+  }
+
+  /** Redis failed or timed out on this check: the in-process limiter decides, once. */
+  private async insured(prefix: string, key: string, limit: number, points: number): Promise<LimitDecision> {
+    let limiter = this.insurance.get(prefix);
+    if (!limiter) {
+      limiter = new RateLimiterMemory({ keyPrefix: prefix, points: limit, duration: WINDOW_SECS });
+      this.insurance.set(prefix, limiter);
+    }
+    try {
+      const res = await limiter.consume(key, points);
+      this.opts.onFallback?.('insurance');
+      return { allowed: true, limit, remaining: Math.max(0, res.remainingPoints), resetSecs: secondsFrom(res.msBeforeNext, 0), retryAfterSecs: 0, degraded: true };
     } catch (err) {
       if (err instanceof RateLimiterRes) {
+        this.opts.onFallback?.('insurance');
         const wait = secondsFrom(err.msBeforeNext, 1);
-        return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: this.fellBack(err) };
+        return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: true };
       }
       // Neither Redis nor the insurance limiter could answer: let the request through.
       this.opts.onFallback?.('fail_open');
       return { allowed: true, limit, remaining: Math.max(0, limit - points), resetSecs: WINDOW_SECS, retryAfterSecs: 0, degraded: true };
     }
-  }
-
-  /** Whether the insurance limiter gave this answer (and if so, says so). */
-  private fellBack(res: RateLimiterRes): boolean {
-    const degraded = this.insuranceAnswers.has(res);
-    if (degraded) this.opts.onFallback?.('insurance');
-    return degraded;
   }
 
   private describe(bucket: LimitBucket): { prefix: string; key: string; limit: number } {
@@ -129,23 +111,6 @@ export class RateLimits {
         return { prefix: `${base}:key:${limit}`, key: bucket.keyId, limit };
       }
     }
-  }
-
-  /** One limiter per prefix (and so per points value), created on first use. */
-  private limiter(prefix: string, points: number): RateLimiterLike {
-    let limiter = this.limiters.get(prefix);
-    if (!limiter) {
-      const insuranceLimiter = new InsuranceLimiter({ keyPrefix: prefix, points, duration: WINDOW_SECS }, this.insuranceAnswers);
-      // The insurance limiter sits on the timeout wrapper only: a Redis error or a timeout then
-      // charges it exactly once (on the inner limiter too, a late Redis error would charge it twice).
-      limiter = new RLWrapperTimeouts({
-        limiter: new BatchedRateLimiterRedis({ storeClient: this.redis, keyPrefix: prefix, points, duration: WINDOW_SECS }, this.batch),
-        timeoutMs: this.opts.redisTimeoutMs,
-        insuranceLimiter,
-      });
-      this.limiters.set(prefix, limiter);
-    }
-    return limiter;
   }
 }
 

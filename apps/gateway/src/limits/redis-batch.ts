@@ -1,32 +1,71 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
 
-/** The script command rate-limiter-flexible defines on the ioredis client (its INCRBY + PEXPIRE in one Lua call). */
-const INCR_COMMAND = 'rlflxIncr';
+/** A window counter after a charge: points consumed in the window so far, and milliseconds until it resets. */
+export type WindowCount = readonly [consumed: number, ttlMs: number];
+
+/**
+ * Charges every key of a batch in one script call. For each key, in order: start the window if
+ * there is none (SET NX with its expiry), add the points (INCRBY), read the time left (PTTL; a
+ * counter without expiry gets it back). The same steps as rate-limiter-flexible's own script, so
+ * counters written by either are compatible, and one key charged twice in a batch is charged
+ * twice in order. The reply is flat: consumed and ttl for key 1, then for key 2, and so on.
+ */
+const CHARGE_WINDOWS = `local out = {}
+for i = 1, #KEYS do
+  local points = ARGV[2 * i - 1]
+  local secs = ARGV[2 * i]
+  redis.call('set', KEYS[i], 0, 'EX', secs, 'NX')
+  local consumed = redis.call('incrby', KEYS[i], points)
+  local ttl = redis.call('pttl', KEYS[i])
+  if ttl == -1 then
+    redis.call('expire', KEYS[i], secs)
+    ttl = 1000 * secs
+  end
+  out[2 * i - 1] = consumed
+  out[2 * i] = ttl
+end
+return out`;
+
+const COMMAND = 'xchainChargeWindows';
 
 interface Pending {
-  args: string[];
-  resolve: (reply: unknown) => void;
+  key: string;
+  points: number;
+  windowSecs: number;
+  resolve: (count: WindowCount) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * Sends the limit checks of one event-loop turn to Redis as one pipeline: one socket write and
- * one read for all of them instead of one each. Under load the gateway parses many requests per
- * turn, and a write per request was 16 % of its CPU (measured: writes are expensive syscalls
- * here). The batch goes out at `setImmediate`, in the same turn, so a lone request waits for
- * nothing. Each check keeps its own answer or error, in order; a pipeline that fails as a whole
- * (Redis away) fails each check, and the caller's insurance limiter answers as before.
+ * Sends the limit checks of one event-loop turn to Redis as ONE command: a script that charges
+ * every key of the batch. Under load the gateway parses many requests per turn, and a command per
+ * request cost a socket write, an ioredis command and a script call in Redis each (measured: writes
+ * are expensive syscalls here). The batch goes out at `setImmediate`, in the same turn, so a lone
+ * request waits for nothing.
+ *
+ * One deadline per batch: past `timeoutMs` without an answer every check of the batch fails with a
+ * timeout (the caller answers from its in-memory insurance limiter); a late answer is dropped. A
+ * command that fails (Redis away, a script error) fails every check of its batch.
+ *
+ * A single script touches every key of the batch, so the Redis must be one server (or a primary
+ * with replicas), not a Redis Cluster, where keys of different slots cannot share a script call.
+ * The gateway's client is a plain `Redis`, never a `Cluster`.
  */
 export class RedisLimitBatch {
   private queue: Pending[] = [];
   private scheduled = false;
 
-  constructor(private readonly redis: Redis) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly timeoutMs: number,
+  ) {
+    if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { lua: CHARGE_WINDOWS });
+  }
 
-  incr(args: string[]): Promise<unknown> {
+  /** Adds `points` to `key`'s window of `windowSecs` (started now if there is none). */
+  charge(key: string, points: number, windowSecs: number): Promise<WindowCount> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ args, resolve, reject });
+      this.queue.push({ key, points, windowSecs, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -38,48 +77,33 @@ export class RedisLimitBatch {
     this.scheduled = false;
     const batch = this.queue;
     this.queue = [];
-    const pipeline = this.redis.pipeline() as unknown as Record<string, (args: string[]) => unknown> & { exec(): Promise<[Error | null, unknown][] | null> };
-    for (const p of batch) pipeline[INCR_COMMAND]!(p.args);
-    pipeline.exec().then(
-      (replies) => {
-        batch.forEach((p, i) => {
-          const [err, reply] = replies?.[i] ?? [new Error('no reply from Redis'), undefined];
-          if (err) p.reject(err);
-          else p.resolve(reply);
-        });
-      },
-      (err: unknown) => batch.forEach((p) => p.reject(err)),
-    );
-  }
-}
-
-/** What the subclass uses of RateLimiterRedis's internals (rate-limiter-flexible is pinned in package.json). */
-interface LimiterInternals {
-  points: number;
-  duration: number;
-  _isRedisReady(rlKey: string, isReadonly: boolean): boolean;
-}
-
-/**
- * RateLimiterRedis whose consume goes through a `RedisLimitBatch`: the same script, key, arguments
- * and reply, so every decision is the library's own; only the transport of the command changes.
- * Anything but a plain consume (a forced expiry, a window under a second) takes the library's path.
- */
-export class BatchedRateLimiterRedis extends RateLimiterRedis {
-  constructor(
-    opts: ConstructorParameters<typeof RateLimiterRedis>[0],
-    private readonly batch: RedisLimitBatch,
-  ) {
-    super(opts);
-  }
-
-  async _upsert(rlKey: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
-    const self = this as unknown as LimiterInternals;
-    const secDuration = Math.floor(msDuration / 1000);
-    if (forceExpire || secDuration <= 0 || !Number.isInteger(points)) {
-      return (RateLimiterRedis.prototype as unknown as { _upsert: (...a: unknown[]) => Promise<unknown> })._upsert.call(this, rlKey, points, msDuration, forceExpire);
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      for (const p of batch) p.reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error(`Redis did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const args: (string | number)[] = [batch.length];
+    for (const p of batch) args.push(p.key);
+    for (const p of batch) args.push(p.points, p.windowSecs);
+    let sent: Promise<unknown>;
+    try {
+      sent = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[COMMAND]!(...args);
+    } catch (err) {
+      fail(err);
+      return;
     }
-    if (!self._isRedisReady(rlKey, false)) throw new Error('Redis connection is not ready');
-    return this.batch.incr([rlKey, String(points), String(secDuration), String(self.points), String(self.duration)]);
+    sent.then((reply) => {
+      if (settled) return; // answered from memory already
+      if (!Array.isArray(reply) || reply.length !== batch.length * 2) {
+        fail(new Error('unexpected reply from the rate-limit script'));
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      batch.forEach((p, i) => p.resolve([Number(reply[2 * i]), Number(reply[2 * i + 1])]));
+    }, fail);
   }
 }
