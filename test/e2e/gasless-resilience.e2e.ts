@@ -68,9 +68,21 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
 
   it('confirms 200 concurrent orders over two chains, with gap-free nonces per wallet', async () => {
     const orders = await Promise.all(Array.from({ length: 200 }, (_, i) => fundedQuote(i % 2 ? 'base' : 'ethereum', USDC(5))));
-    const answers = await Promise.all(orders.map((o) => g.submit(o.body)));
-    // A refusal shows its body, so a failure here says why.
-    expect(answers.map((a) => (a.status === 200 ? a.body.status : JSON.stringify(a.body)))).toEqual(orders.map(() => 'queued'));
+    // A client submits again after a 503 or 504, as any would: the same quote submitted again
+    // answers its one order's state (D7). On a loaded machine (CI runs two stacks at once) a few of
+    // 200 simultaneous submissions can outwait the relayer's 2 s deadline on the quote-engine.
+    const submit = async (body: unknown) => {
+      for (let attempt = 1; ; attempt++) {
+        const a = await g.submit(body);
+        if ((a.status === 503 || a.status === 504) && attempt < 4) await new Promise((r) => setTimeout(r, 500 * attempt));
+        else return { ...a, retried: attempt > 1 };
+      }
+    };
+    const answers = await Promise.all(orders.map((o) => submit(o.body)));
+    // A refusal shows its body, so a failure here says why. A first answer is "queued"; an order
+    // accepted on an attempt whose answer was lost may be further along when the retry asks.
+    const unexpected = answers.filter((a) => a.status !== 200 || !(a.retried ? ['queued', 'submitted', 'confirmed'] : ['queued']).includes(a.body.status));
+    expect(unexpected.map((a) => `${a.status} ${JSON.stringify(a.body)}`)).toEqual([]);
     const views = await Promise.all(orders.map((o) => g.waitOrder(o.q['quote_hash'], (v) => v.gasless?.status === 'confirmed', 120_000)));
     const byWallet = new Map<string, number[]>();
     await Promise.all(
