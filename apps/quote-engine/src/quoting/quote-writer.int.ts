@@ -82,30 +82,16 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     const rows = [...wave(0, 100), ...wave(1000, 10)];
     await Promise.all(rows.slice(0, 100).map((r) => writer.store(r)));
     await Promise.all(rows.slice(100).map((r) => writer.store(r)));
-    const got = await db.query(
-      `SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
+    // Read back under the row's own field names, so each row must come back equal to what was stored.
+    const got = await db.query<QuoteRow>(
+      `SELECT quote_hash AS "quoteHash", kind, src_chain AS "srcChain", dst_chain AS "dstChain", route_type AS "routeType", gasless,
+              sponsor_fees AS "sponsorFees", caller_kind AS "callerKind", api_key_id AS "apiKeyId", partner_id AS "partnerId", "order", response,
+              expires_at AS "expiresAt", retained_until AS "retainedUntil"
        FROM quotes WHERE quote_hash = ANY($1::text[])`,
       [rows.map((r) => r.quoteHash)],
     );
-    const byHash = new Map(got.rows.map((r) => [r.quote_hash as string, r]));
+    const byHash = new Map(got.rows.map((r) => [r.quoteHash, r]));
     expect(byHash.size).toBe(rows.length);
-    for (const r of rows) {
-      expect(byHash.get(r.quoteHash)).toEqual({
-        quote_hash: r.quoteHash,
-        kind: r.kind,
-        src_chain: r.srcChain,
-        dst_chain: r.dstChain,
-        route_type: r.routeType,
-        gasless: r.gasless,
-        sponsor_fees: r.sponsorFees,
-        caller_kind: r.callerKind,
-        api_key_id: r.apiKeyId,
-        partner_id: r.partnerId,
-        order: r.order,
-        response: r.response,
-        expires_at: r.expiresAt,
-        retained_until: r.retainedUntil,
-      });
-    }
+    for (const r of rows) expect(byHash.get(r.quoteHash)).toEqual(r);
   });
 });
