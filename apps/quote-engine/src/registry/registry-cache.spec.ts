@@ -153,3 +153,43 @@ describe('RegistryCache when its load fails or finds nothing', () => {
     expect(cache.listTokens().tokens).toHaveLength(1);
   });
 });
+
+describe('RegistryCache token lookups', () => {
+  const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+  const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+  async function loaded() {
+    const { db, state } = fakeDb();
+    state.chains = [chainRow, { ...chainRow, name: 'solana', chainId: 0n, vm: 'svm' }];
+    state.tokens = [
+      tokenRow,
+      { ...tokenRow, address: usdc, symbol: 'USDC', decimals: 6, coingeckoId: 'usd-coin' },
+      { ...tokenRow, chainName: 'solana', address: mint, symbol: 'USDC', decimals: 6, coingeckoId: 'usd-coin' },
+    ];
+    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    await cache.reload();
+    return cache;
+  }
+
+  it('finds an EVM token by its address in any case, and nothing for an address it does not list', async () => {
+    const cache = await loaded();
+    const base = cache.chain('base')!;
+    for (const typed of [usdc, usdc.toLowerCase(), `0x${usdc.slice(2).toUpperCase()}`]) {
+      expect(cache.token(base, typed)).toMatchObject({ chain: 'base', address: usdc, symbol: 'USDC', decimals: 6 });
+    }
+    expect(cache.token(base, '0x0000000000000000000000000000000000000000')).toMatchObject({ symbol: 'ETH', isNative: true });
+    expect(cache.token(base, '0x833589fcd6edb6e08f4c7c32d4f71b54bda02914')).toBeUndefined();
+    expect(cache.token(base, usdc.slice(0, 41))).toBeUndefined();
+    expect(cache.token(base, `${usdc} `)).toBeUndefined();
+    // A token of another chain is not this chain's.
+    expect(cache.token(base, mint)).toBeUndefined();
+  });
+
+  it('matches a Solana mint exactly: base58 is case-sensitive', async () => {
+    const cache = await loaded();
+    const solana = cache.chain('solana')!;
+    expect(cache.token(solana, mint)).toMatchObject({ chain: 'solana', address: mint });
+    expect(cache.token(solana, mint.toLowerCase())).toBeUndefined();
+    expect(cache.token(solana, usdc)).toBeUndefined();
+  });
+});

@@ -3,7 +3,6 @@ import { RpcError, type Chain, type ListChainsResponse, type ListTokensResponse,
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { getAddress, isAddress } from 'viem';
 import { DB } from '../db.providers';
 
 export interface ChainInfo {
@@ -33,6 +32,7 @@ export interface TokenInfo {
 }
 
 const EVM_NATIVE = '0x0000000000000000000000000000000000000000';
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SVM_NATIVE = '11111111111111111111111111111111';
 
 /**
@@ -47,6 +47,8 @@ const SVM_NATIVE = '11111111111111111111111111111111';
 export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private chains = new Map<string, ChainInfo>();
   private tokens = new Map<string, TokenInfo>();
+  /** EVM tokens again, by lowercase address: a lookup in any case without checksumming the input. */
+  private evmTokensByLower = new Map<string, TokenInfo>();
   private bySymbolIndex = new Map<string, TokenInfo>();
   private tokenList?: ListTokensResponse;
   private chainList?: ListChainsResponse;
@@ -165,6 +167,9 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     }));
     this.chains = nextChains;
     this.tokens = nextTokens;
+    this.evmTokensByLower = new Map(
+      [...nextTokens.values()].filter((t) => nextChains.get(t.chain)?.vm !== 'svm').map((t) => [key(t.chain, t.address.toLowerCase()), t]),
+    );
     this.bySymbolIndex = new Map([...nextTokens.values()].map((t) => [key(t.chain, t.symbol), t]));
     this.chainList = { chains: chainList };
     this.tokenList = { tokens: tokenList };
@@ -188,8 +193,10 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
 
   /** Looks a token up by the address as a user typed it (any case on EVM chains). */
   token(chain: ChainInfo, address: string): TokenInfo | undefined {
-    const normalised = chain.vm === 'evm' && isAddress(address, { strict: false }) ? getAddress(address) : address;
-    return this.tokens.get(key(chain.name, normalised));
+    // Any 0x-prefixed 40-hex-digit string is an EVM address in some case (viem's non-strict check);
+    // a regex and a lowercase lookup, where checksumming every input went through viem's LRU cache.
+    if (chain.vm === 'evm' && EVM_ADDRESS.test(address)) return this.evmTokensByLower.get(key(chain.name, address.toLowerCase()));
+    return this.tokens.get(key(chain.name, address));
   }
 
   /** A listed token of a chain by symbol (the configured bridge asset). */
