@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { keccakReady } from '@xchain/order-codec';
 import { getAddress } from 'viem';
-import { checksumEvmAddress, normaliseAddress } from './addresses';
+import { checksumEvmAddress, isChainAddress, normaliseAddress } from './addresses';
 
 describe('EVM address normalisation', () => {
   const randomCase = (hex: string) => [...hex].map((c) => (Math.random() < 0.5 ? c.toUpperCase() : c)).join('');
@@ -36,5 +36,25 @@ describe('EVM address normalisation', () => {
     for (const bad of ['', '0x', '5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAedd', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg', ' 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0X5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed']) {
       expect(normaliseAddress('evm', bad)).toBeUndefined();
     }
+  });
+});
+
+describe('isChainAddress', () => {
+  it('accepts exactly what normaliseAddress normalises, on both VMs', () => {
+    const inputs = [
+      `0x${randomBytes(20).toString('hex')}`,
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe',
+      '0X5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1', // 31 bytes once decoded
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt10', // 0 is not base58
+      '',
+    ];
+    for (const vm of ['evm', 'svm'] as const) {
+      for (const a of inputs) expect([vm, a, isChainAddress(vm, a)]).toEqual([vm, a, normaliseAddress(vm, a) !== undefined]);
+    }
+    expect(isChainAddress('evm', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed')).toBe(true);
+    expect(isChainAddress('svm', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '@xchain/pricing-core';
 import { PriceBook } from '../prices/price-book';
 import { type ChainInfo, RegistryCache, type TokenInfo } from '../registry/registry-cache';
-import { normaliseAddress } from './addresses';
+import { isChainAddress, normaliseAddress } from './addresses';
 import { fromPricingError, invalid } from './quote-errors';
 import { type QuotingConfig, feeConfigOf } from './quoting-config';
 import { SponsorFunding } from './sponsor-funding';
@@ -114,7 +114,7 @@ export class QuotePipeline {
   }
 
   private token(chain: ChainInfo, address: string, field: string): TokenInfo {
-    if (!normaliseAddress(chain.vm, address)) throw invalid(field, `is not a ${chain.name} address`, 'INVALID_ADDRESS');
+    if (!isChainAddress(chain.vm, address)) throw invalid(field, `is not a ${chain.name} address`, 'INVALID_ADDRESS');
     const token = this.registry.token(chain, address);
     if (!token) throw invalid(field, `${address} is not a supported token on ${chain.name}`, 'UNSUPPORTED_PAIR');
     return token;
