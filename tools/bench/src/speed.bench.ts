@@ -85,9 +85,11 @@ async function main(): Promise<void> {
       const before = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
       const results: [string, LoadResult][] = [];
       const cpu = new Map<string, string>();
+      const io = new Map<string, string>();
       for (const [label, spec] of targets.slice(1)) {
-        const { result, cpu: split } = await withCpuSplit(() => runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS }));
+        const { result, cpu: split, io: calls } = await withCpuSplit(() => runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS }));
         cpu.set(label, split);
+        io.set(label, calls);
         results.push([label, result]);
       }
       const after = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
@@ -99,6 +101,8 @@ async function main(): Promise<void> {
       if (concurrency === 32) {
         console.log('  cores used by each process group, and CPU µs per request:');
         for (const [label, split] of cpu) console.log(`    ${label}: ${split}`);
+        console.log('  write and read system calls per request, by process group:');
+        for (const [label, calls] of io) console.log(`    ${label}: ${calls}`);
         saturating.set(targets[0]![0], ceilingRate);
         for (const [label, r] of results) saturating.set(label, r.perSecond);
       }

@@ -17,7 +17,8 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  * BENCH_BEFORE_ENV / BENCH_AFTER_ENV (`K=V,K=V`) give each side's services extra environment, so the
  * same build can be compared with itself under two configurations (`-- .` as the before).
  * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote. Each
- * closed-loop run also prints the cores each process group used (cpu-split.ts).
+ * closed-loop run also prints the cores each process group used and its system calls per request
+ * (cpu-split.ts).
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
@@ -37,6 +38,8 @@ interface Sample {
   open?: LoadResult;
   /** Cores each process group used during the closed-loop run of the operation, and CPU µs per request. */
   cpu: string;
+  /** Write and read system calls per request of each process group during that run. */
+  io: string;
 }
 
 function envOf(spec: string | undefined): NodeJS.ProcessEnv {
@@ -51,10 +54,10 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
-    const { result: closed, cpu } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
+    const { result: closed, cpu, io } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     const open = rate ? await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }) : undefined;
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, ...(open ? { open } : {}) };
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, ...(open ? { open } : {}) };
   } finally {
     await ceiling.stop();
     await bench.stop();
@@ -83,9 +86,11 @@ async function main(): Promise<void> {
     const b = await measure(before, rate, envOf(process.env['BENCH_BEFORE_ENV']));
     console.log(line(`before #${round}`, b));
     console.log(`    cores used (CPU per request): ${b.cpu}`);
+    console.log(`    system calls per request: ${b.io}`);
     const a = await measure(ROOT, rate, envOf(process.env['BENCH_AFTER_ENV']));
     console.log(line(`after #${round}`, a));
     console.log(`    cores used (CPU per request): ${a.cpu}`);
+    console.log(`    system calls per request: ${a.io}`);
     rows.push([`before #${round}`, b], [`after #${round}`, a]);
     if (rate === undefined) {
       rate = Math.max(1, Math.round(Math.min(b.closed.perSecond, a.closed.perSecond) / 2));
