@@ -84,6 +84,32 @@ export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
 /** viem's isAddress without its checksum check, and without the LRU cache it keeps (a Map delete and set per call). */
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** An EVM address in any case: `0x` and 40 hex digits (viem's `isAddress` with `strict: false`). */
+export function isEvmAddress(address: string): boolean {
+  return EVM_ADDRESS.test(address);
+}
+
+/** The 40 ASCII bytes of the lowercase hex, reused (the hash is synchronous). */
+const hexText = new Uint8Array(40);
+
+/**
+ * EIP-55 form of an EVM address (any case in): each letter of the lowercase hex is upper-cased
+ * where the keccak256 of that lowercase hex text has a nibble of 8 or more. The same result as
+ * viem's `getAddress`, which hashes with a JavaScript Keccak behind an LRU cache; this uses the
+ * WebAssembly one (`keccak256Hex`), about 1–2 µs per address.
+ */
+export function checksumEvmAddress(address: string): string {
+  const lower = address.slice(2).toLowerCase();
+  for (let i = 0; i < 40; i++) hexText[i] = lower.charCodeAt(i);
+  const hash = keccak256Hex(hexText);
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const c = lower[i]!;
+    out += c > '9' && hash.charCodeAt(i) >= 56 /* '8' */ ? c.toUpperCase() : c;
+  }
+  return out;
+}
+
 /** An address as bytes32: EVM left-padded (any case accepted), Solana's 32 key bytes. */
 export function toBytes32(vm: AddressVm, address: string): Hex {
   if (vm === 'evm') {

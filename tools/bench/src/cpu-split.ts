@@ -33,17 +33,25 @@ function ticksOf(pid: string): number {
   return Number(rest[11]) + Number(rest[12]);
 }
 
-/** CPU ticks used so far by each group, plus 'all busy' for the whole machine (from /proc/stat). */
-export function cpuSnapshot(): CpuSnapshot {
-  const out: CpuSnapshot = new Map();
+/**
+ * Calls `visit` with each running process the benchmark cares about and its group. A process that
+ * ends between the listing and a read (or is not ours to read) is skipped.
+ */
+function forEachGrouped(visit: (group: string, pid: string) => void): void {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const group = groupOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), Number(pid));
-      if (group) out.set(group, (out.get(group) ?? 0) + ticksOf(pid));
+      if (group) visit(group, pid);
     } catch {
-      // The process ended between the listing and the read.
+      // gone, or not readable
     }
   }
+}
+
+/** CPU ticks used so far by each group, plus 'all busy' for the whole machine (from /proc/stat). */
+export function cpuSnapshot(): CpuSnapshot {
+  const out: CpuSnapshot = new Map();
+  forEachGrouped((group, pid) => out.set(group, (out.get(group) ?? 0) + ticksOf(pid)));
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
   out.set('all busy', cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!); // minus idle and iowait
   return out;
@@ -69,19 +77,13 @@ export type IoSnapshot = Map<string, { reads: number; writes: number }>;
 
 export function ioSnapshot(): IoSnapshot {
   const out: IoSnapshot = new Map();
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const group = groupOf(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), Number(pid));
-      if (!group) continue;
-      const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-      const sum = out.get(group) ?? { reads: 0, writes: 0 };
-      sum.reads += Number(/syscr: (\d+)/.exec(io)?.[1] ?? 0);
-      sum.writes += Number(/syscw: (\d+)/.exec(io)?.[1] ?? 0);
-      out.set(group, sum);
-    } catch {
-      // The process ended between the listing and the read, or is not ours to read.
-    }
-  }
+  forEachGrouped((group, pid) => {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const sum = out.get(group) ?? { reads: 0, writes: 0 };
+    sum.reads += Number(/syscr: (\d+)/.exec(io)?.[1] ?? 0);
+    sum.writes += Number(/syscw: (\d+)/.exec(io)?.[1] ?? 0);
+    out.set(group, sum);
+  });
   return out;
 }
 

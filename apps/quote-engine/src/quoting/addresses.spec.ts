@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { keccakReady } from '@xchain/order-codec';
+import { checksumEvmAddress, keccakReady } from '@xchain/order-codec';
 import { getAddress } from 'viem';
-import { checksumEvmAddress, isChainAddress, normaliseAddress } from './addresses';
+import { isChainAddress, normaliseAddress } from './addresses';
 
 describe('EVM address normalisation', () => {
   const randomCase = (hex: string) => [...hex].map((c) => (Math.random() < 0.5 ? c.toUpperCase() : c)).join('');

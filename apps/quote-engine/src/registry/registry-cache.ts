@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RpcError, type Chain, type ListChainsResponse, type ListTokensResponse, type Token } from '@xchain/contracts';
+import { isEvmAddress } from '@xchain/order-codec';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -32,7 +33,6 @@ export interface TokenInfo {
 }
 
 const EVM_NATIVE = '0x0000000000000000000000000000000000000000';
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SVM_NATIVE = '11111111111111111111111111111111';
 
 /**
@@ -193,9 +193,8 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
 
   /** Looks a token up by the address as a user typed it (any case on EVM chains). */
   token(chain: ChainInfo, address: string): TokenInfo | undefined {
-    // Any 0x-prefixed 40-hex-digit string is an EVM address in some case (viem's non-strict check);
-    // a regex and a lowercase lookup, where checksumming every input went through viem's LRU cache.
-    if (chain.vm === 'evm' && EVM_ADDRESS.test(address)) return this.evmTokensByLower.get(key(chain.name, address.toLowerCase()));
+    // An EVM address in any case is looked up lowercase: no checksum of the input is needed.
+    if (chain.vm === 'evm' && isEvmAddress(address)) return this.evmTokensByLower.get(key(chain.name, address.toLowerCase()));
     return this.tokens.get(key(chain.name, address));
   }
 
