@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { XchainClient } from '@xchain/client';
-import { ListTokensRpc } from '@xchain/contracts';
+import { ListTokensRpc, REGISTRY_CHANGED_SUBJECT } from '@xchain/contracts';
 import { ROOT } from '@xchain/stack';
+import { Client } from 'pg';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
 
 jest.setTimeout(60_000);
 
 const TIMEOUT_MS = 1500;
+/** The quote-engine reloads its registry this often here; the gateway keeps its lists for its default 30 s. */
+const REFRESH_MS = 200;
 
 const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
   chains: { chain: string; chain_id: string }[];
@@ -19,9 +22,20 @@ describe('ListTokens and GetChains through the gateway', () => {
   let e2e: E2eStack;
   let api: XchainClient;
   beforeAll(async () => {
-    e2e = await startE2eStack({ NATS_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) });
+    e2e = await startE2eStack({ NATS_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), REGISTRY_REFRESH_MS: String(REFRESH_MS) });
     api = gatewayClient(e2e.gatewayUrl);
   });
+
+  /** Says on the bus, as a quote-engine does after a reload that changed a list, that the registry changed. */
+  async function announceChange(): Promise<void> {
+    const nc = await e2e.connectAs('quote-engine');
+    try {
+      nc.publish(REGISTRY_CHANGED_SUBJECT);
+      await nc.flush();
+    } finally {
+      await nc.close();
+    }
+  }
   afterAll(async () => {
     await e2e?.stop();
   });
@@ -90,8 +104,49 @@ describe('ListTokens and GetChains through the gateway', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', checks: { nats: { ok: true } } });
   });
 
-  it('answers UNAVAILABLE at once when the quote-engine is stopped', async () => {
+  it('shows an operator\'s registry change within a reload, though the gateway keeps its lists for 30 s', async () => {
+    const usdcOnBase = (tokens: { chain: string; symbol: string }[]) => tokens.some((t) => t.chain === 'base' && t.symbol === 'USDC');
+    const listed = await api.listTokens();
+    expect(usdcOnBase(listed.tokens)).toBe(true);
+    const etag = (await fetch(`${e2e.gatewayUrl}/json/v1/tokens`)).headers.get('etag');
+    const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
+    await db.connect();
+    try {
+      // Only the quote-engine's change notice can make the gateway ask again this soon.
+      await db.query(`UPDATE tokens SET listed = false WHERE chain_name = 'base' AND symbol = 'USDC'`);
+      const delisted = await pollTokens((tokens) => !usdcOnBase(tokens));
+      expect(delisted.tokens).toHaveLength(listed.tokens.length - 1);
+      const now = await fetch(`${e2e.gatewayUrl}/json/v1/tokens`, { headers: { 'if-none-match': etag! } });
+      expect(now.status).toBe(200);
+      expect(now.headers.get('etag')).not.toBe(etag);
+      await db.query(`UPDATE tokens SET listed = true WHERE chain_name = 'base' AND symbol = 'USDC'`);
+      const relisted = await pollTokens((tokens) => usdcOnBase(tokens));
+      expect(relisted.tokens).toHaveLength(listed.tokens.length);
+      expect((await fetch(`${e2e.gatewayUrl}/json/v1/tokens`)).headers.get('etag')).toBe(etag);
+    } finally {
+      await db.query(`UPDATE tokens SET listed = true WHERE chain_name = 'base' AND symbol = 'USDC'`);
+      await db.end();
+    }
+  });
+
+  /** ListTokens until `done` holds of its list, for at most 10 s (REFRESH_MS plus a message, normally). */
+  async function pollTokens(done: (tokens: { chain: string; symbol: string }[]) => boolean) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const body = await api.listTokens();
+      if (done(body.tokens) || Date.now() > deadline) return body;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  it('serves the lists it keeps while the quote-engine is stopped, and UNAVAILABLE at once when it has none', async () => {
+    const before = await api.listTokens();
     await e2e.stack.services.get('quote-engine')!.stop();
+    expect(await api.listTokens()).toEqual(before);
+    await announceChange();
+    // The notice reaches the gateway on its own connection: ask until it has dropped its lists.
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && (await api.listTokens().then(() => true, () => false))) await new Promise((r) => setTimeout(r, 20));
     // NATS reports "no responders" at once: 503 SERVICE_UNAVAILABLE, where waiting out the
     // deadline would have answered 504 UPSTREAM_TIMEOUT. The reason is the proof, not a stopwatch.
     const err = await expectApiError(api.listTokens(), { http: 503, code: 14, reason: 'SERVICE_UNAVAILABLE' });
@@ -105,6 +160,7 @@ describe('ListTokens and GetChains through the gateway', () => {
     const nc = await e2e.connectAs('quote-engine');
     nc.subscribe(ListTokensRpc.subject, { callback: () => undefined });
     await nc.flush();
+    // The gateway keeps no list since the test before dropped them (and no quote-engine can refill them): it must ask.
     try {
       const started = Date.now();
       await expectApiError(api.listTokens(), { http: 504, code: 4, reason: 'UPSTREAM_TIMEOUT' });

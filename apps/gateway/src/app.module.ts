@@ -13,7 +13,7 @@ import { PartnerController } from './partner/partner.controller';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
 import { QuoteController } from './quote/quote.controller';
-import { RegistryController } from './registry/registry.controller';
+import { RegistryController, registryProviders } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
 
 /** The gateway holds no business logic: it authenticates, validates, maps to NATS and maps errors back. */
@@ -34,6 +34,7 @@ export class GatewayModule {
         { provide: RouteTable, useFactory: () => gatewayRoutes(env.METRICS_ENABLED) },
         { provide: OrderStreamHub, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new OrderStreamHub(nc, env.SSE_MAX_STREAMS_PER_CALLER, log) },
         ...accessProviders(env),
+        ...registryProviders(env.REGISTRY_LIST_MAX_AGE_MS),
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
       ],
     };

@@ -33,6 +33,13 @@ export const GatewayEnv = BaseEnv.extend({
   KEYLESS_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /** Budget of one partner's session-authenticated partner operations, in points per minute. */
   PARTNER_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(300),
+  /**
+   * How long this gateway serves ListTokens and GetChains from the lists it keeps before asking
+   * the quote-engine again. A quote-engine that reloads a changed registry drops them at once (a
+   * registry.v1.events.changed message): this only bounds staleness when that message is missed.
+   * 0 asks the quote-engine for every answer.
+   */
+  REGISTRY_LIST_MAX_AGE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   /** How long an API key lookup is cached: the most a missed key_changed event can keep a disabled key working. */
   KEY_CACHE_TTL_MS: millis(5000),
   KEY_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(100_000),

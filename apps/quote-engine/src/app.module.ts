@@ -19,6 +19,7 @@ import { QuoteService } from './quoting/quote.service';
 import { SponsorFunding } from './quoting/sponsor-funding';
 import { quotingProviders } from './quoting/quoting.providers';
 import { RegistryCache } from './registry/registry-cache';
+import { RegistryChangePublisher } from './registry/registry-change-publisher';
 import { RegistryHandlers } from './registry/registry.handlers';
 import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
@@ -31,6 +32,7 @@ import { RegistryRepository } from './registry/registry.repository';
     ...quotingProviders,
     RegistryRepository,
     RegistryCache,
+    RegistryChangePublisher,
     PriceBook,
     Valuation,
     EtaService,

@@ -32,7 +32,7 @@ import {
 import { DeletePartnerWebhookRpc, GetPartnerWebhookRpc, ListWebhookDeliveriesRpc, SetPartnerWebhookRpc } from './partners/webhooks';
 import { PRICES_BUCKET } from './prices/price';
 import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from './quoting/subjects';
-import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc } from './registry/subjects';
+import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc, REGISTRY_CHANGED_SUBJECT } from './registry/subjects';
 import { SERVICE_NAMES, type RpcContract, type ServiceName } from './rpc';
 
 /**
@@ -185,6 +185,7 @@ const JETSTREAM: Partial<Record<BusUser, StreamUse[]>> = {
 /** Core NATS events (no stream): who publishes and who subscribes. */
 const CORE_EVENTS: { subject: string; publishers: BusUser[]; subscribers: BusUser[] }[] = [
   { subject: KEY_CHANGED_SUBJECT, publishers: ['partner-service'], subscribers: ['gateway'] },
+  { subject: REGISTRY_CHANGED_SUBJECT, publishers: ['quote-engine'], subscribers: ['gateway'] },
 ];
 
 /**

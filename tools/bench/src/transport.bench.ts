@@ -16,7 +16,8 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  * asserts nothing. BENCH_ROUNDS (default 2), BENCH_SECS (default 5), BENCH_RATE (optional).
  * BENCH_BEFORE_ENV / BENCH_AFTER_ENV (`K=V,K=V`) give each side's services extra environment, so the
  * same build can be compared with itself under two configurations (`-- .` as the before).
- * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote. Each
+ * BENCH_OP=quote measures GetQuote (stored before it is answered) instead of PreviewQuote;
+ * BENCH_OP=tokens ListTokens, BENCH_OP=chains GetChains. Each
  * closed-loop run also prints the cores each process group used and its system calls per request
  * (cpu-split.ts).
  */
@@ -27,10 +28,17 @@ const PREVIEW = JSON.stringify({
   dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
 });
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const GET_QUOTE = process.env['BENCH_OP'] === 'quote';
-const OP = GET_QUOTE
-  ? { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...JSON.parse(PREVIEW), recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' }) }
-  : { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW };
+const OPS: Record<string, { label: string; path: string; body?: string }> = {
+  preview: { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW },
+  quote: { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...JSON.parse(PREVIEW), recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' }) },
+  tokens: { label: 'ListTokens', path: '/json/v1/tokens' },
+  chains: { label: 'GetChains', path: '/json/v1/chains' },
+};
+const OP = ((name: string) => {
+  const op = OPS[name];
+  if (!op) throw new Error(`BENCH_OP must be one of ${Object.keys(OPS).join(', ')}`);
+  return op;
+})(process.env['BENCH_OP'] ?? 'preview');
 
 interface Sample {
   ceiling: number;
@@ -50,7 +58,7 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
   const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root, env);
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   try {
-    const preview = { url: `${bench.gatewayUrl}${OP.path}`, method: 'POST' as const, headers: JSON_HEADERS, body: OP.body };
+    const preview = OP.body ? { url: `${bench.gatewayUrl}${OP.path}`, method: 'POST' as const, headers: JSON_HEADERS, body: OP.body } : { url: `${bench.gatewayUrl}${OP.path}` };
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });

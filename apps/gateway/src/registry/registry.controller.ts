@@ -1,29 +1,24 @@
-import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
-import { ListChainsRpc, ListTokensRpc, type RpcContract } from '@xchain/contracts';
-import { RpcClient } from '@xchain/messaging';
+import { Controller, Get, Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type Provider, Req, Res } from '@nestjs/common';
+import { ListChainsRpc, ListTokensRpc, REGISTRY_CHANGED_SUBJECT, type RpcContract } from '@xchain/contracts';
+import { RpcClient, type NatsConnection, type Subscription } from '@xchain/messaging';
+import { NATS } from '@xchain/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { callerOf } from '../http/caller';
-import { etagOf, ifNoneMatchHits } from '../http/etag';
-
-interface Rendered {
-  body: string;
-  etag: string;
-}
+import { ifNoneMatchHits } from '../http/etag';
+import { RegistryLists } from './registry-lists';
 
 /**
- * ListTokens and GetChains: read-only, cacheable by ETag. The lists live in the quote-engine's
- * memory; requests that arrive while one call for the same list is in flight share its answer
- * (one call, one serialisation, one hash for all of them). Nothing is kept once that call ended,
- * so every answer is the quote-engine's list of that moment, and its ETag the hash of that body.
+ * ListTokens and GetChains: read-only, cacheable by ETag, served from the lists this gateway keeps
+ * (RegistryLists): the quote-engine is asked when a list is missing, older than
+ * REGISTRY_LIST_MAX_AGE_MS, or dropped because a quote-engine said it changed.
  */
 @Controller('json/v1')
 export class RegistryController {
-  private readonly inFlight = new Map<string, Promise<Rendered>>();
-  /** The last body per list and its ETag: an unchanged list is not hashed again. */
-  private readonly last = new Map<string, Rendered>();
-
-  constructor(@Inject(RpcClient) private readonly rpc: RpcClient) {}
+  constructor(
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RegistryLists) private readonly lists: RegistryLists,
+  ) {}
 
   @Get('tokens')
   tokens(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
@@ -40,7 +35,7 @@ export class RegistryController {
     req: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const { body, etag } = await this.render(contract, req);
+    const { body, etag } = await this.lists.get(contract.subject, () => this.rpc.call(contract, {}, { caller: callerOf(req) }));
     reply.header('etag', etag).header('cache-control', 'public, max-age=0, must-revalidate');
     if (ifNoneMatchHits(req.headers['if-none-match'], etag)) {
       await reply.status(304).send();
@@ -48,23 +43,31 @@ export class RegistryController {
     }
     await reply.status(200).type('application/json; charset=utf-8').send(body);
   }
+}
 
-  private render<Res extends z.ZodType>(contract: RpcContract<z.ZodType<Record<string, never>>, Res>, req: FastifyRequest): Promise<Rendered> {
-    const subject = contract.subject;
-    let pending = this.inFlight.get(subject);
-    if (!pending) {
-      pending = this.rpc
-        .call(contract, {}, { caller: callerOf(req) })
-        .then((result) => {
-          const body = JSON.stringify(result);
-          const last = this.last.get(subject);
-          const rendered = last?.body === body ? last : { body, etag: etagOf(body) };
-          this.last.set(subject, rendered);
-          return rendered;
-        })
-        .finally(() => this.inFlight.delete(subject));
-      this.inFlight.set(subject, pending);
-    }
-    return pending;
+/** Drops the kept lists the moment a quote-engine says its registry changed. */
+@Injectable()
+class RegistryChangeListener implements OnModuleInit, OnApplicationShutdown {
+  private sub?: Subscription;
+
+  constructor(
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(RegistryLists) private readonly lists: RegistryLists,
+  ) {}
+
+  onModuleInit(): void {
+    this.sub = this.nc.subscribe(REGISTRY_CHANGED_SUBJECT, {
+      callback: (err) => {
+        if (!err) this.lists.changed();
+      },
+    });
   }
+
+  onApplicationShutdown(): void {
+    this.sub?.unsubscribe();
+  }
+}
+
+export function registryProviders(maxAgeMs: number): Provider[] {
+  return [{ provide: RegistryLists, useFactory: () => new RegistryLists(maxAgeMs) }, RegistryChangeListener];
 }

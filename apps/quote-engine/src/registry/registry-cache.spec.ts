@@ -193,3 +193,42 @@ describe('RegistryCache token lookups', () => {
     expect(cache.token(solana, usdc)).toBeUndefined();
   });
 });
+
+describe('RegistryCache change notice', () => {
+  it('tells its listeners after the first load and after each reload that changed a list, not after one that did not', async () => {
+    const { db, state } = fakeDb();
+    state.chains = [chainRow];
+    state.tokens = [tokenRow];
+    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    const changed = jest.fn();
+    cache.onListsChanged(changed);
+    await cache.reload();
+    expect(changed).toHaveBeenCalledTimes(1);
+    await cache.reload();
+    expect(changed).toHaveBeenCalledTimes(1);
+    state.tokens = [tokenRow, { ...tokenRow, address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', symbol: 'USDC', decimals: 6, tier: 'stable' }];
+    await cache.reload();
+    expect(changed).toHaveBeenCalledTimes(2);
+    state.chains = [{ ...chainRow, enabled: false }];
+    await cache.reload();
+    expect(changed).toHaveBeenCalledTimes(3);
+    expect(cache.listChains().chains[0]).toMatchObject({ enabled: false });
+  });
+
+  it('does not tell its listeners when a reload fails, and a failing listener does not fail the reload', async () => {
+    const { db, state } = fakeDb();
+    state.chains = [chainRow];
+    state.tokens = [tokenRow];
+    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    const changed = jest.fn();
+    cache.onListsChanged(() => {
+      throw new Error('bus closed');
+    });
+    cache.onListsChanged(changed);
+    await cache.reload();
+    expect(changed).toHaveBeenCalledTimes(1);
+    state.down = true;
+    await expect(cache.reload()).rejects.toThrow("Can't reach database server");
+    expect(changed).toHaveBeenCalledTimes(1);
+  });
+});

@@ -55,6 +55,9 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   /** Why the last load failed, until one succeeds (shown by readiness). */
   private lastError?: string;
+  /** Both lists as last loaded, as text: a reload that reads the same text changed nothing a client sees. */
+  private listsText?: string;
+  private readonly listsChanged: (() => void)[] = [];
 
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
@@ -93,6 +96,14 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+  }
+
+  /**
+   * Calls `listener` after every load whose chain or token list differs from the last one (the
+   * first load included), so copies kept elsewhere (the gateways') can be dropped.
+   */
+  onListsChanged(listener: () => void): void {
+    this.listsChanged.push(listener);
   }
 
   async reload(): Promise<void> {
@@ -173,6 +184,17 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     this.bySymbolIndex = new Map([...nextTokens.values()].map((t) => [key(t.chain, t.symbol), t]));
     this.chainList = { chains: chainList };
     this.tokenList = { tokens: tokenList };
+    const listsText = JSON.stringify(this.chainList) + JSON.stringify(this.tokenList);
+    if (listsText !== this.listsText) {
+      this.listsText = listsText;
+      for (const listener of this.listsChanged) {
+        try {
+          listener();
+        } catch (err) {
+          this.log.warn({ err: String(err) }, 'a registry change listener failed');
+        }
+      }
+    }
   }
 
   /** ListChains as last loaded; UNAVAILABLE until a load found chains. */

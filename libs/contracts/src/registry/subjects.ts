@@ -20,3 +20,10 @@ export const ListPriceFeedsRpc = defineRpc('registry.v1.list_price_feeds', Empty
   access: 'internal',
   callers: ['price-oracle'],
 });
+
+/**
+ * Published (core NATS, no reply) by a quote-engine whose reload found the chain or token list
+ * changed, so gateways drop the lists they keep and ask again; their max age bounds staleness if
+ * this message is missed. The body carries nothing a gateway needs: the subject is the message.
+ */
+export const REGISTRY_CHANGED_SUBJECT = 'registry.v1.events.changed';
