@@ -1,6 +1,6 @@
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
-import { type LoadOptions, type LoadResult, runLoad, runOpenLoop } from './load';
+import { type LoadOptions, type LoadResult, type OpenLoopResult, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
 /**
@@ -8,7 +8,7 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * ceiling is a bare Fastify → NATS → echo path (two processes, no work, on the stack's NATS); each
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
  * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
- * at half each one's saturating rate, then the RSS of every process before and after a saturating
+ * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3), then the RSS of every process before and after a saturating
  * run, and at 32 in flight where each operation's CPU went (cpu-split.ts). Prints figures; asserts
  * nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
  * saturating warm-up before the RSS baseline), BENCH_ROOT (another built checkout's services).
@@ -18,6 +18,7 @@ type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const SOAK_SECS = Number(process.env['BENCH_SOAK_SECS'] ?? 60);
 const WARM_SECS = Number(process.env['BENCH_WARM_SECS'] ?? 15);
+const OPEN_RUNS = Math.max(1, Number(process.env['BENCH_OPEN_RUNS'] ?? 3));
 const MAX_REQUESTS = 200_000;
 
 const PREVIEW = {
@@ -108,11 +109,23 @@ async function main(): Promise<void> {
       }
     }
 
-    console.log('\nopen loop at half the saturating rate (latency from each scheduled start)');
-    for (const [label, spec] of targets) {
-      const rate = Math.max(1, Math.round(saturating.get(label)! / 2));
-      const r = await runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 });
-      console.log(`${row(`${label} @ ${rate}/s`, r)}${r.dropped > 0 ? `  ${r.dropped} dropped` : ''}`);
+    console.log(`\nopen loop at half the saturating rate (latency from each scheduled start; ${OPEN_RUNS} runs each, rounds in turn; the run with the median p99 is shown)`);
+    // Rounds in turn (every operation once, then again) so a spell of host noise, which on these
+    // machines can stall every process for 100 ms at a time, lands on one run of several operations
+    // rather than on every run of one.
+    const open = new Map<string, OpenLoopResult[]>();
+    for (let round = 0; round < OPEN_RUNS; round++) {
+      for (const [label, spec] of targets) {
+        const rate = Math.max(1, Math.round(saturating.get(label)! / 2));
+        const r = await runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 });
+        open.set(label, [...(open.get(label) ?? []), r]);
+      }
+    }
+    for (const [label, runs] of open) {
+      const sorted = [...runs].sort((a, b) => a.p99Ms - b.p99Ms);
+      const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+      const dropped = runs.reduce((n, r) => n + r.dropped, 0);
+      console.log(`${row(`${label} @ ${median.offeredPerSec}/s`, median)}  p99 of each run: ${runs.map((r) => r.p99Ms.toFixed(1)).join(', ')} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
     }
 
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);
