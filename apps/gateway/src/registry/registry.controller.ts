@@ -45,14 +45,17 @@ export class RegistryController {
   }
 }
 
-/** Drops the kept lists the moment a quote-engine says its registry changed. */
+/**
+ * Drops the kept lists the moment a quote-engine says its registry changed, and after every
+ * reconnect to NATS: a notice sent while this gateway was cut off is lost (core NATS keeps nothing).
+ */
 @Injectable()
-class RegistryChangeListener implements OnModuleInit, OnApplicationShutdown {
+export class RegistryChangeListener implements OnModuleInit, OnApplicationShutdown {
   private sub?: Subscription;
 
   constructor(
-    @Inject(NATS) private readonly nc: NatsConnection,
-    @Inject(RegistryLists) private readonly lists: RegistryLists,
+    @Inject(NATS) private readonly nc: Pick<NatsConnection, 'subscribe' | 'status'>,
+    @Inject(RegistryLists) private readonly lists: Pick<RegistryLists, 'changed'>,
   ) {}
 
   onModuleInit(): void {
@@ -61,6 +64,12 @@ class RegistryChangeListener implements OnModuleInit, OnApplicationShutdown {
         if (!err) this.lists.changed();
       },
     });
+    void this.dropOnReconnect();
+  }
+
+  /** Ends with the connection (its status stream ends when it closes). */
+  private async dropOnReconnect(): Promise<void> {
+    for await (const s of this.nc.status()) if (s.type === 'reconnect') this.lists.changed();
   }
 
   onApplicationShutdown(): void {
