@@ -53,7 +53,9 @@ export async function startBuiltService(opts: StartServiceOptions): Promise<Mana
     cwd: opts.root ?? ROOT,
   });
   try {
-    await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 30_000, proc);
+    // Only bounds a hang: on a loaded 2-core machine a full test run once kept the quote-engine
+    // unready for over 20 s while the price-oracle had not yet made the prices bucket.
+    await waitFor(opts.spec.name, () => httpOk(`http://127.0.0.1:${opts.port}/readyz`), opts.readyTimeoutMs ?? 60_000, proc);
   } catch (err) {
     await proc.stop();
     // The reason is in the service's own log: bring its last lines into the error.
