@@ -105,11 +105,18 @@ export function ioSplit(from: IoSnapshot, to: IoSnapshot, requests: number): str
     .join(', ');
 }
 
-/** Runs one load and says where its CPU went (`cpuSplit`) and its system calls (`ioSplit`), over exactly that run. */
-export async function withCpuSplit(run: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpu: string; io: string }> {
-  const from = cpuSnapshot();
-  const ioFrom = ioSnapshot();
-  const result = await run();
+/**
+ * Runs one load and says where its CPU went (`cpuSplit`) and its system calls (`ioSplit`), over exactly that run.
+ * A run with a part it does not count (an open loop's warm-up) calls `restart` when the counted
+ * part begins, so the figures cover the same requests as its result.
+ */
+export async function withCpuSplit<R extends LoadResult>(run: (restart: () => void) => Promise<R>): Promise<{ result: R; cpu: string; io: string }> {
+  let from = cpuSnapshot();
+  let ioFrom = ioSnapshot();
+  const result = await run(() => {
+    from = cpuSnapshot();
+    ioFrom = ioSnapshot();
+  });
   const cpu = cpuSplit(from, cpuSnapshot(), result.seconds, result.requests);
   return { result, cpu, io: ioSplit(ioFrom, ioSnapshot(), Math.max(1, result.requests)) };
 }
