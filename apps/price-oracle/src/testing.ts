@@ -61,13 +61,23 @@ export function serveFeeds(nc: NatsConnection, feeds: Feed[]): RpcServer {
   return server;
 }
 
-/** Polls `probe` until it returns a value (not undefined) or the time runs out. */
+/**
+ * Polls `probe` until it returns a value (not undefined) or the time runs out. A probe that throws
+ * counts as not yet; if the time runs out while the probe is still throwing, its last error is named.
+ */
 export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  let lastError: string | undefined;
   for (;;) {
-    const value = await probe().catch(() => undefined);
+    let failed = false;
+    const value = await probe().catch((err: unknown) => {
+      failed = true;
+      lastError = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      return undefined;
+    });
+    if (!failed) lastError = undefined;
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError})` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

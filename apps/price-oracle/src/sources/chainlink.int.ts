@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
@@ -144,6 +144,9 @@ describe('Chainlink source against aggregators on anvil', () => {
       // The first publication also waits out the oracle's start (feed list, bucket, first polls):
       // past 10 s once in a full CI run on a loaded machine, and past 30 s once on a slower one, so
       // 60 s here only bounds a hang.
+      // Should the wait run out, the failure says what the oracle, the bucket and nats-server were
+      // doing: it ran out in 2 full CI runs on a 2-core machine, and once in about 25 runs of this
+      // file alone beside 3 busy CPU loops, each time with no cause found.
       const published = await eventually(
         'ethereum from chainlink',
         async () => {
@@ -152,7 +155,15 @@ describe('Chainlink source against aggregators on anvil', () => {
           return p?.price === '353100000000' ? { p, revision: e!.revision } : undefined;
         },
         60_000,
-      );
+      ).catch(async (err: unknown) => {
+        const ready = await oracle.readiness().catch((e: unknown) => ({ status: 0, body: String(e) }));
+        const usdc = await kv.get('usd-coin').catch((e: unknown) => String(e));
+        const natsLog = readFileSync(join(dir, 'nats.log'), 'utf8').split('\n').filter((l) => !/\[INF\]/.test(l)).slice(-20).join('\n');
+        throw new Error(
+          `${String(err)}; oracle readiness ${ready.status} ${JSON.stringify(ready.body)}; usd-coin entry ${typeof usdc === 'string' ? usdc : usdc ? usdc.string() : 'none'}; ` +
+            `nats-server ${nats.child.exitCode === null ? 'running' : `exited ${nats.child.exitCode}`}, its log past [INF] lines:\n${natsLog}`,
+        );
+      });
       expect(published.p).toEqual({ price_id: 'ethereum', price: '353100000000', expo: -8, conf: '0', publish_time: at, source: 'chainlink' });
       // Markers: two new usd-coin rounds, each awaited in the bucket. Every poll reads both feeds
       // and polls do not overlap, so once the second is in, a whole poll that read eth's unchanged
