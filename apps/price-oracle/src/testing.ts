@@ -6,7 +6,7 @@ import { RpcServer, type NatsConnection } from '@xchain/messaging';
 import pino from 'pino';
 import { PriceOracleEnv } from './env';
 import { type OracleModuleOptions, PriceOracleModule } from './oracle.module';
-import type { Feed } from './sources/source';
+import { describeError, type Feed } from './sources/source';
 
 /** Helpers for the integration suites (not used by the service). */
 
@@ -69,13 +69,11 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
   const deadline = Date.now() + timeoutMs;
   let lastError: string | undefined;
   for (;;) {
-    let failed = false;
+    lastError = undefined;
     const value = await probe().catch((err: unknown) => {
-      failed = true;
-      lastError = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      lastError = describeError(err);
       return undefined;
     });
-    if (!failed) lastError = undefined;
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError})` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
