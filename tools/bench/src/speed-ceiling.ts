@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { inboxPrefixOf } from '@xchain/contracts';
-import { type Managed, freePort, launch, waitFor } from '@xchain/stack';
+import { type Managed, SERVICE_NODE_FLAGS, freePort, launch, waitFor } from '@xchain/stack';
 import Fastify from 'fastify';
 
 /**
@@ -29,9 +29,10 @@ export async function startCeiling(natsUrl: string, natsAuth: { user?: string; p
     BENCH_PORT: String(port),
     ...(natsAuth.user ? { BENCH_NATS_USER: natsAuth.user, BENCH_NATS_PASSWORD: natsAuth.password ?? '' } : {}),
   };
+  // With the services' Node flags: the ceiling is the same runtime, doing no work.
   const procs: Managed[] = [
-    launch('bench-echo', process.execPath, [__filename, 'echo'], { env }),
-    launch('bench-http', process.execPath, [__filename, 'http'], { env }),
+    launch('bench-echo', process.execPath, [...SERVICE_NODE_FLAGS, __filename, 'echo'], { env }),
+    launch('bench-http', process.execPath, [...SERVICE_NODE_FLAGS, __filename, 'http'], { env }),
   ];
   const stop = async () => {
     for (const p of procs) await p.stop();

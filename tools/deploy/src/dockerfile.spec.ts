@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ROOT } from '@xchain/stack';
+import { ROOT, SERVICE_NODE_FLAGS } from '@xchain/stack';
 import { healthcheckScript, packageClosure, productionPackages, requireClosure } from './runtime-layout';
 
 /** A Dockerfile's instructions, continuation lines joined, comments dropped. */
@@ -43,7 +43,8 @@ describe('docker/Dockerfile', () => {
     const user = final.find((i) => i.op === 'USER')!.args;
     expect(user).toMatch(/^[1-9][0-9]*:[1-9][0-9]*$/);
     expect(final.find((i) => i.op === 'HEALTHCHECK')?.args).toMatch(/ CMD \["node", "healthcheck\.js"\]$/);
-    expect(final.find((i) => i.op === 'ENTRYPOINT')?.args).toBe('["node", "main.js"]');
+    // The image runs the app with the same Node flags as the local stack.
+    expect(JSON.parse(final.find((i) => i.op === 'ENTRYPOINT')!.args)).toEqual(['node', ...SERVICE_NODE_FLAGS, 'main.js']);
     expect(final.find((i) => i.op === 'ENV')?.args).toContain('HOST=0.0.0.0');
   });
 

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BUS_USERS } from '@xchain/contracts';
-import { type Managed, ROOT, databaseUrl, freePort, httpOk, launch, waitFor } from '@xchain/stack';
+import { type Managed, ROOT, SERVICE_NODE_FLAGS, databaseUrl, freePort, httpOk, launch, waitFor } from '@xchain/stack';
 import { APP_NAMES, IMAGE_NAMES, IMAGES, type ImageName } from './images';
 import { passwordVar } from './nats-config';
 import { type RuntimeLayout, assembleRuntime } from './runtime-layout';
@@ -13,7 +13,7 @@ import { type RuntimeLayout, assembleRuntime } from './runtime-layout';
 /**
  * No container engine runs on this machine, so this builds what the Dockerfile's final stage holds
  * (`/app`: assemble-runtime's folder, the same function the Dockerfile's build stage runs) for every
- * image in a temporary folder, and runs each from there as the image would: `node main.js` in that
+ * image in a temporary folder, and runs each from there as the image would: `node main.js` (with the ENTRYPOINT's flags) in that
  * folder with nothing else installed above it. The migrate image migrates and seeds the test
  * PostgreSQL; the five apps start against NATS (docker/nats.conf, the compose server), the test
  * PostgreSQL and Redis, and must answer /readyz and their image's health check.
@@ -35,7 +35,7 @@ function files(dir: string): string[] {
 /** Runs a layout's program to completion, as `docker run` would, with only the given environment. */
 function runImage(dir: string, env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['main.js'], { cwd: dir, env, timeout: 120_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, [...SERVICE_NODE_FLAGS, 'main.js'], { cwd: dir, env, timeout: 120_000 }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
     );
   });
@@ -155,7 +155,7 @@ describe('the runtime layout of every image', () => {
       });
       const start = async (app: (typeof APP_NAMES)[number]) => {
         const log = join(dir, `${app}.log`);
-        const proc = launch(app, process.execPath, ['main.js'], { cwd: layouts[app].out, env: envOf(app), logFile: log });
+        const proc = launch(app, process.execPath, [...SERVICE_NODE_FLAGS, 'main.js'], { cwd: layouts[app].out, env: envOf(app), logFile: log });
         running.push(proc);
         try {
           await waitFor(app, () => httpOk(`http://127.0.0.1:${ports[app]}/readyz`), 60_000, proc);
