@@ -12,7 +12,8 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run) where each
  * operation's CPU went (cpu-split.ts). Prints figures; asserts
  * nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
- * saturating warm-up at the start; the soak is judged from its own start), BENCH_ROOT (another built checkout's services).
+ * saturating warm-up at the start; the soak is judged from its own start), BENCH_ROOT (another
+ * built checkout's services).
  */
 type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 
@@ -137,9 +138,9 @@ async function main(): Promise<void> {
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);
     // The baseline the soak is judged by is sampled right before it, after every run above. Those
     // drive rates the warm-up's mix does not (GetChains alone at 32 in flight, several times the
-    // mix's rate), and the gateway's and NATS's buffers grow to that peak once; sampled after the
-    // warm-up only, that showed as growth "during" the soak although the mid-run sample had it
-    // all already. Growth from the start of the soak to its end is what requests leave behind.
+    // mix's rate). The gateway's and NATS's RSS grew during them and then stayed flat through the
+    // soak, so judged from the warm-up, that growth counted against the soak. Growth from the
+    // start of the soak to its end is what requests leave behind.
     // Sampled halfway too: growth that stops by then is the heap settling, growth that goes on is a leak.
     const start = rss();
     let mid = start;
