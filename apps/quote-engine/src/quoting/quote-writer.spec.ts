@@ -56,6 +56,48 @@ describe('QuoteWriter (group commit)', () => {
     expect(await states([a, ...c])).toEqual(['stored', 'failed', 'failed']);
   });
 
+  describe('with overflowAfterMs', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('keeps rows that arrive behind a statement for the next one, and sends them on another connection only once it has run that long', async () => {
+      const { sink, statements } = manualSink();
+      const writer = new QuoteWriter(sink, { maxInFlight: 2, maxBatch: 100, overflowAfterMs: 10 });
+      const first = writer.store(row(1));
+      const held = [2, 3].map((n) => writer.store(row(n)));
+      expect(statements.map((s) => s.rows.length)).toEqual([1]); // a second connection is free, but not used yet
+
+      jest.advanceTimersByTime(9);
+      expect(statements).toHaveLength(1);
+      jest.advanceTimersByTime(1); // the first statement has run 10 ms: a stall
+      expect(statements.map((s) => s.rows.map((r) => r.quoteHash.slice(-1)))).toEqual([['1'], ['2', '3']]);
+      statements[1]!.commit();
+      expect(await states([first, ...held])).toEqual(['pending', 'stored', 'stored']);
+
+      // The stalled statement is still in flight and has run past the limit: a new row goes at once.
+      const late = writer.store(row(4));
+      expect(statements.map((s) => s.rows.length)).toEqual([1, 2, 1]);
+      statements[2]!.commit();
+      statements[0]!.commit();
+      expect(await states([first, late])).toEqual(['stored', 'stored']);
+    });
+
+    it('sends the rows held behind a statement with the next one when it commits in time', async () => {
+      const { sink, statements } = manualSink();
+      const writer = new QuoteWriter(sink, { maxInFlight: 2, maxBatch: 100, overflowAfterMs: 10 });
+      const first = writer.store(row(1));
+      jest.advanceTimersByTime(4);
+      const held = [2, 3, 4].map((n) => writer.store(row(n)));
+      statements[0]!.commit();
+      expect(await states([first, ...held])).toEqual(['stored', 'pending', 'pending', 'pending']);
+      expect(statements.map((s) => s.rows.length)).toEqual([1, 3]); // one statement for the three
+      jest.advanceTimersByTime(100);
+      expect(statements).toHaveLength(2); // nothing was waiting: no further statement
+      statements[1]!.commit();
+      expect(await states(held)).toEqual(['stored', 'stored', 'stored']);
+    });
+  });
+
   it('caps the rows of one statement', async () => {
     const { sink, statements } = manualSink();
     const writer = new QuoteWriter(sink, { maxInFlight: 1, maxBatch: 3 });

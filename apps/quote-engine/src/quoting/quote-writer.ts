@@ -38,6 +38,12 @@ export interface QuoteWriterOptions {
   maxInFlight: number;
   /** Rows per statement at most. */
   maxBatch: number;
+  /**
+   * Rows that arrive while a statement is in flight wait for it and go together in the next one,
+   * unless every statement in flight has been running this long (a stall): then a further
+   * connection takes them. 0 (the default): a free connection takes them at once.
+   */
+  overflowAfterMs?: number;
 }
 
 export interface PostgresQuoteWriterOptions extends QuoteWriterOptions {
@@ -52,12 +58,18 @@ const QUERY_CANCELED = '57014';
  * Group commit for stored quotes: a quote that arrives while statements are in flight waits for
  * the next one, and everything waiting then goes in a single multi-row INSERT. Each caller is
  * answered only after the statement holding its row committed, so an answered quote is stored;
- * a failed statement fails every caller in it (none of them is answered with a quote). No timer:
- * an idle writer sends at once, so a lone request pays one insert and nothing more.
+ * a failed statement fails every caller in it (none of them is answered with a quote). An idle
+ * writer sends at once, so a lone request pays one insert and nothing more. With `overflowAfterMs`,
+ * a busy writer keeps to one statement at a time (fewer, bigger commits: cheaper per quote) and
+ * opens another only for rows held up by a statement that has run that long.
  */
 export class QuoteWriter implements OnApplicationShutdown {
   private waiting: Waiting[] = [];
   private inFlight = 0;
+  /** When each statement in flight was sent (performance.now()). */
+  private readonly sending = new Set<{ sentAt: number }>();
+  private overflowTimer?: NodeJS.Timeout;
+  private overflowDue = 0;
   private drained?: () => void;
 
   constructor(
@@ -81,6 +93,11 @@ export class QuoteWriter implements OnApplicationShutdown {
 
   private pump(): void {
     while (this.inFlight < this.opts.maxInFlight && this.waiting.length > 0) {
+      const holdMs = this.inFlight > 0 ? this.overflowHoldMs() : 0;
+      if (holdMs > 0) {
+        this.wakeIn(holdMs);
+        break;
+      }
       const batch = this.waiting.splice(0, this.opts.maxBatch);
       this.inFlight++;
       void this.flush(batch);
@@ -88,13 +105,37 @@ export class QuoteWriter implements OnApplicationShutdown {
     if (this.inFlight === 0 && this.waiting.length === 0) this.drained?.();
   }
 
+  /** How much longer rows wait for the statements in flight before another connection takes them. */
+  private overflowHoldMs(): number {
+    const after = this.opts.overflowAfterMs ?? 0;
+    if (after <= 0) return 0;
+    let youngest = -Infinity;
+    for (const s of this.sending) youngest = Math.max(youngest, s.sentAt);
+    return youngest + after - performance.now();
+  }
+
+  /** A pump when the hold runs out; one timer, kept unless it would fire later than this. */
+  private wakeIn(ms: number): void {
+    const due = performance.now() + ms;
+    if (this.overflowTimer && this.overflowDue <= due) return;
+    clearTimeout(this.overflowTimer);
+    this.overflowDue = due;
+    this.overflowTimer = setTimeout(() => {
+      this.overflowTimer = undefined;
+      this.pump();
+    }, ms);
+  }
+
   private async flush(batch: Waiting[]): Promise<void> {
+    const statement = { sentAt: performance.now() };
+    this.sending.add(statement);
     try {
       await this.sink.insert(batch.map((w) => w.row));
       for (const w of batch) w.resolve();
     } catch (err) {
       for (const w of batch) w.reject(err);
     } finally {
+      this.sending.delete(statement);
       this.inFlight--;
       this.pump();
     }
