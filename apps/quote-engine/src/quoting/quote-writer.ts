@@ -65,8 +65,7 @@ const QUERY_CANCELED = '57014';
  */
 export class QuoteWriter implements OnApplicationShutdown {
   private waiting: Waiting[] = [];
-  private inFlight = 0;
-  /** When each statement in flight was sent (performance.now()). */
+  /** The statements in flight, with when each was sent (performance.now()). */
   private readonly sending = new Set<{ sentAt: number }>();
   private overflowTimer?: NodeJS.Timeout;
   private overflowDue = 0;
@@ -87,22 +86,21 @@ export class QuoteWriter implements OnApplicationShutdown {
 
   /** Lets every accepted row reach its statement, then closes the connections. */
   async onApplicationShutdown(): Promise<void> {
-    if (this.inFlight > 0 || this.waiting.length > 0) await new Promise<void>((r) => (this.drained = r));
+    if (this.sending.size > 0 || this.waiting.length > 0) await new Promise<void>((r) => (this.drained = r));
     await this.close();
   }
 
   private pump(): void {
-    while (this.inFlight < this.opts.maxInFlight && this.waiting.length > 0) {
-      const holdMs = this.inFlight > 0 ? this.overflowHoldMs() : 0;
+    while (this.sending.size < this.opts.maxInFlight && this.waiting.length > 0) {
+      const holdMs = this.sending.size > 0 ? this.overflowHoldMs() : 0;
       if (holdMs > 0) {
         this.wakeIn(holdMs);
         break;
       }
       const batch = this.waiting.splice(0, this.opts.maxBatch);
-      this.inFlight++;
-      void this.flush(batch);
+      void this.flush(batch); // adds itself to `sending` before its first await
     }
-    if (this.inFlight === 0 && this.waiting.length === 0) this.drained?.();
+    if (this.sending.size === 0 && this.waiting.length === 0) this.drained?.();
   }
 
   /** How much longer rows wait for the statements in flight before another connection takes them. */
@@ -136,7 +134,6 @@ export class QuoteWriter implements OnApplicationShutdown {
       for (const w of batch) w.reject(err);
     } finally {
       this.sending.delete(statement);
-      this.inFlight--;
       this.pump();
     }
   }
