@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kvm } from '@nats-io/kv';
-import { ListPriceFeedsRpc, PRICES_BUCKET, PriceSchema, type Price } from '@xchain/contracts';
+import { ListPriceFeedsRpc, PriceSchema, type Price } from '@xchain/contracts';
 import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
 import { busMetrics, connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { repoRoot } from './config-path';
 import { drawsPerKey } from './random';
 import { FilePriceSource, loadPricesFile } from './sources/file-source';
 import type { Feed } from './sources/source';
-import { PRICE_READER, type RunningOracle, bootOracle, eventually, serveFeeds } from './testing';
+import { PRICE_READER, type RunningOracle, bootOracle, eventually, openPrices, serveFeeds } from './testing';
 
 jest.setTimeout(30_000);
 
@@ -66,14 +65,14 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
     expect(ready.body.checks['nats']).toEqual({ ok: true });
     expect(ready.body.checks['price_source:file']).toEqual({ ok: false, detail: expect.stringMatching(/^file: not polled yet/) });
     // open() only binds; status() asks the server, which has no such stream yet.
-    await expect(new Kvm(nc).open(PRICES_BUCKET).then((kv) => kv.status())).rejects.toThrow();
+    await expect(openPrices(nc).then((kv) => kv.status())).rejects.toThrow();
   });
 
   it('creates the bucket and publishes every priced feed once the feed list arrives', async () => {
     const startedSecs = Math.floor(Date.now() / 1000);
     feeds = serveFeeds(nc, FEEDS);
     const kv = await eventually('bucket', async () => {
-      const bucket = await new Kvm(nc).open(PRICES_BUCKET);
+      const bucket = await openPrices(nc);
       await bucket.status();
       return bucket;
     });
@@ -103,7 +102,7 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   });
 
   it('keeps prices moving, one latest value per key', async () => {
-    const kv = await new Kvm(nc).open(PRICES_BUCKET);
+    const kv = await openPrices(nc);
     const first = (await kv.get('ethereum'))!.revision;
     const later = await eventually('a newer revision', async () => {
       const e = await kv.get('ethereum');

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Kvm, type KV } from '@nats-io/kv';
 import { type Health, ListPriceFeedsRpc, PRICES_BUCKET } from '@xchain/contracts';
 import { RpcServer, type NatsConnection } from '@xchain/messaging';
 import pino from 'pino';
@@ -47,12 +48,29 @@ export const PRICE_READER = {
     '$JS.API.INFO',
     `$JS.API.STREAM.CREATE.${KV}`,
     `$JS.API.STREAM.INFO.${KV}`,
+    // Reads by direct get only (openPrices): STREAM.MSG.GET can kill nats-server 2.9.10, so the
+    // suites may not send it; a plain open() that tries is refused instead.
     `$JS.API.DIRECT.GET.${KV}.>`,
-    `$JS.API.STREAM.MSG.GET.${KV}`,
     `$JS.API.CONSUMER.CREATE.${KV}.>`,
     `$JS.API.CONSUMER.DELETE.${KV}.>`,
   ],
 };
+
+/**
+ * The prices bucket as a reader sees it, without creating it, and read by direct get.
+ *
+ * A plain `open()` only binds and reads with $JS.API.STREAM.MSG.GET. nats-server 2.9.10 (what apt
+ * installs here) lists a stream before its storage exists, and a STREAM.MSG.GET that arrives in
+ * that window dereferences the missing storage and kills the server (panic in jsMsgGetRequest;
+ * reproduced in 4 create/delete rounds against a client sending MSG.GET in a loop, never with
+ * DIRECT.GET, STREAM.INFO or CONSUMER.CREATE in 400). A suite that polls the bucket while the
+ * oracle creates it hit that window now and then. A direct get is answered by the stream itself,
+ * which subscribes only once its storage is up; before that it gets "no responders", and polls
+ * again. The oracle reads its own bucket by direct get already (it creates it with allow_direct).
+ */
+export function openPrices(nc: NatsConnection): Promise<KV> {
+  return new Kvm(nc).open(PRICES_BUCKET, { allow_direct: true });
+}
 
 /** Answers ListPriceFeeds as the quote-engine would. */
 export function serveFeeds(nc: NatsConnection, feeds: Feed[]): RpcServer {

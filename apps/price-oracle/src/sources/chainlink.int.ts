@@ -1,14 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kvm } from '@nats-io/kv';
 import { ANVIL_DEV_KEY, type Anvil, compileContracts, startAnvil } from '@xchain/chain-tools';
-import { PRICES_BUCKET, PriceSchema } from '@xchain/contracts';
+import { PriceSchema } from '@xchain/contracts';
 import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
 import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { type Abi, type Address, type Hex, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { PRICE_READER, bootOracle, eventually, serveFeeds, type RunningOracle } from '../testing';
+import { PRICE_READER, bootOracle, eventually, openPrices, serveFeeds, type RunningOracle } from '../testing';
 import { ChainlinkSource } from './chainlink-source';
 import type { Feed } from './source';
 
@@ -149,12 +148,12 @@ describe('Chainlink source against aggregators on anvil', () => {
 
     it('publishes each round once, stamped with its updatedAt', async () => {
       const at = await update(eth, 353100000000n);
-      const kv = await new Kvm(nc).open(PRICES_BUCKET);
+      const kv = await openPrices(nc);
       // The first publication also waits out the oracle's start (feed list, bucket, first polls).
-      // This wait ran out in 2 full CI runs on a 2-core machine (at 30 s, then at 60 s), and once in
-      // about 25 runs of this file alone beside 3 busy CPU loops, so it is not a matter of time; the
-      // cause is not found. Should it run out again, the failure says what the oracle, the bucket
-      // and nats-server were doing.
+      // This wait used to run out now and then (3 CI runs): nats-server had died, because this
+      // poll read the bucket by STREAM.MSG.GET while the oracle was creating it (see openPrices).
+      // Should it run out again, the failure says what the oracle, the bucket and nats-server were
+      // doing, and how nats-server ended if it did.
       const published = await eventually(
         'ethereum from chainlink',
         async () => {
@@ -166,10 +165,11 @@ describe('Chainlink source against aggregators on anvil', () => {
       ).catch(async (err: unknown) => {
         const ready = await oracle.readiness().catch((e: unknown) => ({ status: 0, body: String(e) }));
         const usdc = await kv.get('usd-coin').then((e) => e?.string() ?? 'none', (e: unknown) => String(e));
-        const natsLog = readFileSync(join(dir, 'nats.log'), 'utf8').split('\n').filter((l) => !/\[INF\]/.test(l)).slice(-20).join('\n');
+        // A crash prints its cause first, then every goroutine: the first lines past [INF] are the ones to see.
+        const natsLog = readFileSync(join(dir, 'nats.log'), 'utf8').split('\n').filter((l) => !/\[INF\]/.test(l)).slice(0, 12).join('\n');
         throw new Error(
           `${String(err)}; oracle readiness ${ready.status} ${JSON.stringify(ready.body)}; usd-coin entry ${usdc}; ` +
-            `nats-server ${nats.child.exitCode === null ? 'running' : `exited ${nats.child.exitCode}`}, its log past [INF] lines:\n${natsLog}`,
+            `nats-server ${nats.child.exitCode === null ? 'running' : `exited ${nats.child.exitCode}`}, the start of its log past [INF] lines:\n${natsLog}`,
         );
       });
       expect(published.p).toEqual({ price_id: 'ethereum', price: '353100000000', expo: -8, conf: '0', publish_time: at, source: 'chainlink' });
