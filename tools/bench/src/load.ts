@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { RawConnection, type RawTarget, rawTarget } from './raw-http';
 
 export interface LoadResult {
   requests: number;
@@ -21,22 +22,90 @@ export interface LoadOptions {
   maxSeconds: number;
 }
 
-function once(agent: Agent, opts: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(opts.url, { method: opts.method ?? 'GET', agent, headers: opts.headers, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+interface Client {
+  /** Sends the run's request once and resolves with the answer's status. */
+  send(): Promise<number>;
+  close(): void;
+}
+
+/**
+ * The load generator's client: `raw` (default; raw-http.ts) or `node-http` (BENCH_CLIENT=node-http:
+ * `node:http` with a keep-alive Agent, the client every figure before it was measured with).
+ */
+function client(spec: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>, maxSockets: number): Client {
+  const kind = process.env['BENCH_CLIENT'] ?? 'raw';
+  if (kind === 'raw') return new ConnectionPool(rawTarget(spec));
+  if (kind === 'node-http') return new NodeHttpClient(spec, maxSockets);
+  throw new Error(`BENCH_CLIENT must be raw or node-http, not ${kind}`);
+}
+
+class NodeHttpClient implements Client {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly spec: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>,
+    maxSockets: number,
+  ) {
+    this.agent = new Agent({ keepAlive: true, maxSockets });
+  }
+
+  send(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const req = request(this.spec.url, { method: this.spec.method ?? 'GET', agent: this.agent, headers: this.spec.headers, timeout: 10_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      if (this.spec.body) req.write(this.spec.body);
+      req.end();
     });
-    req.on('error', reject);
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    if (opts.body) req.write(opts.body);
-    req.end();
-  });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/**
+ * A keep-alive connection per request in flight, as many as needed up to the run's bound; one
+ * that failed or was closed by the server is dropped and a new one opened on next use.
+ */
+class ConnectionPool implements Client {
+  private readonly idle: RawConnection[] = [];
+  private readonly all = new Set<RawConnection>();
+
+  constructor(private readonly target: RawTarget) {}
+
+  /** Sends one request on an idle connection (or a new one) and resolves with the status. */
+  async send(): Promise<number> {
+    let conn = this.idle.pop();
+    while (conn && !conn.usable) {
+      this.all.delete(conn);
+      conn = this.idle.pop();
+    }
+    if (!conn) {
+      conn = new RawConnection(this.target);
+      this.all.add(conn);
+    }
+    try {
+      return await conn.send();
+    } finally {
+      if (conn.usable) this.idle.push(conn);
+      else this.all.delete(conn);
+    }
+  }
+
+  close(): void {
+    for (const conn of this.all) conn.close();
+    this.all.clear();
+    this.idle.length = 0;
+  }
 }
 
 /** Closed-loop load from this process over keep-alive connections; latency per request. */
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
+  const pool = client(opts, opts.concurrency);
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let sent = 0;
@@ -48,7 +117,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       sent++;
       const t0 = process.hrtime.bigint();
       try {
-        const status = await once(agent, opts);
+        const status = await pool.send();
         statuses[status] = (statuses[status] ?? 0) + 1;
         if (status >= 400) errors++;
       } catch {
@@ -59,7 +128,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
-  agent.destroy();
+  pool.close();
   return summarize(latencies, errors, Number(process.hrtime.bigint() - started) / 1e9, statuses);
 }
 
@@ -103,7 +172,7 @@ export interface OpenLoopResult extends LoadResult {
  * Only requests due after the warm-up are counted, in latency, errors, drops and rate alike.
  */
 export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.maxInFlight });
+  const pool = client(opts, opts.maxInFlight);
   const warmNs = (opts.warmSeconds ?? 2) * 1e9;
   const total = Math.max(1, Math.floor(opts.ratePerSec * (opts.maxSeconds + (opts.warmSeconds ?? 2))));
   const intervalNs = 1e9 / opts.ratePerSec;
@@ -133,7 +202,8 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
           continue;
         }
         inFlight++;
-        once(agent, opts)
+        pool
+          .send()
           .then((status) => {
             if (!counted) return;
             statuses[status] = (statuses[status] ?? 0) + 1;
@@ -155,6 +225,6 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
     };
     tick();
   });
-  agent.destroy();
+  pool.close();
   return { ...summarize(latencies, errors, (elapsedNs() - (countedFromNs ?? 0)) / 1e9, statuses), offeredPerSec: opts.ratePerSec, dropped };
 }
