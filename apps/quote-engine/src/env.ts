@@ -26,6 +26,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
   QUOTE_WRITE_CONNECTIONS: z.coerce.number().int().min(1).max(32).default(2),
   /** How long a stored-quote INSERT runs before the quotes waiting behind it go on another of those connections (0: at once). */
   QUOTE_WRITE_OVERFLOW_MS: z.coerce.number().int().min(0).max(60_000).default(10),
+  /** Whether an idle quote writer sends at the end of the event-loop turn (together with the quotes that arrived in it) rather than at once. */
+  QUOTE_WRITE_GATHER: z.stringbool().default(true),
   /** Server-side timeout of each stored-quote INSERT: past it the batch's quotes get 503 DATABASE_UNAVAILABLE. */
   QUOTE_WRITE_STATEMENT_TIMEOUT_MS: millis(5000),
   ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),

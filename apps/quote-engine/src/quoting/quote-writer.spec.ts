@@ -98,6 +98,54 @@ describe('QuoteWriter (group commit)', () => {
     });
   });
 
+  describe('with gatherTurn', () => {
+    const turn = () => new Promise((r) => setImmediate(r));
+    /** Lets pending promise callbacks run, and nothing queued for a later turn. */
+    const microtasks = async () => {
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    };
+
+    it('sends the rows that arrive in one event-loop turn as one statement, and sends at once what waited behind a statement', async () => {
+      const { sink, statements } = manualSink();
+      const writer = new QuoteWriter(sink, { maxInFlight: 1, maxBatch: 100, gatherTurn: true });
+      const together = [1, 2, 3].map((n) => writer.store(row(n)));
+      expect(statements).toHaveLength(0); // the turn is not over
+      await turn();
+      expect(statements.map((s) => s.rows.length)).toEqual([3]);
+
+      const behind = [4, 5].map((n) => writer.store(row(n)));
+      await turn();
+      expect(statements).toHaveLength(1); // they wait for the statement in flight
+      statements[0]!.commit();
+      await microtasks();
+      expect(statements.map((s) => s.rows.length)).toEqual([3, 2]); // no turn waited for: they had waited already
+      expect(await states(together)).toEqual(['stored', 'stored', 'stored']);
+      statements[1]!.commit();
+      expect(await states(behind)).toEqual(['stored', 'stored']);
+
+      const lone = writer.store(row(6));
+      await turn();
+      expect(statements.map((s) => s.rows.length)).toEqual([3, 2, 1]);
+      statements[2]!.commit();
+      expect(await states([lone])).toEqual(['stored']);
+    });
+
+    it('on shutdown still sends the rows of the last turn before it closes', async () => {
+      const { sink, statements } = manualSink();
+      const close = jest.fn().mockResolvedValue(undefined);
+      const writer = new QuoteWriter(sink, { maxInFlight: 1, maxBatch: 10, gatherTurn: true }, close);
+      const ps = [writer.store(row(1)), writer.store(row(2))];
+      const shut = writer.onApplicationShutdown();
+      await turn();
+      expect(statements.map((s) => s.rows.length)).toEqual([2]);
+      expect(close).not.toHaveBeenCalled();
+      statements[0]!.commit();
+      await shut;
+      expect(close).toHaveBeenCalledTimes(1);
+      expect(await states(ps)).toEqual(['stored', 'stored']);
+    });
+  });
+
   it('caps the rows of one statement', async () => {
     const { sink, statements } = manualSink();
     const writer = new QuoteWriter(sink, { maxInFlight: 1, maxBatch: 3 });

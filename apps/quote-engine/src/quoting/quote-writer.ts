@@ -44,6 +44,13 @@ export interface QuoteWriterOptions {
    * connection takes them. 0 (the default): a free connection takes them at once.
    */
   overflowAfterMs?: number;
+  /**
+   * An idle writer waits for the rest of the event-loop turn (setImmediate) before it sends, so
+   * the rows of requests that arrived together (one read from NATS brings several) go in one
+   * statement. Without it (the default) a lone row goes at once, and the rows right behind it
+   * wait for its statement.
+   */
+  gatherTurn?: boolean;
 }
 
 export interface PostgresQuoteWriterOptions extends QuoteWriterOptions {
@@ -59,7 +66,8 @@ const QUERY_CANCELED = '57014';
  * the next one, and everything waiting then goes in a single multi-row INSERT. Each caller is
  * answered only after the statement holding its row committed, so an answered quote is stored;
  * a failed statement fails every caller in it (none of them is answered with a quote). An idle
- * writer sends at once, so a lone request pays one insert and nothing more. With `overflowAfterMs`,
+ * writer sends at once (with `gatherTurn`, at the end of the event-loop turn), so a lone request
+ * pays one insert and nothing more. With `overflowAfterMs`,
  * a busy writer keeps to one statement at a time (fewer, bigger commits: cheaper per quote) and
  * opens another only for rows held up by a statement that has run that long.
  */
@@ -69,6 +77,7 @@ export class QuoteWriter implements OnApplicationShutdown {
   private readonly sending = new Set<{ sentAt: number }>();
   private overflowTimer?: NodeJS.Timeout;
   private overflowDue = 0;
+  private gathering = false;
   private drained?: () => void;
 
   constructor(
@@ -80,7 +89,8 @@ export class QuoteWriter implements OnApplicationShutdown {
   store(row: QuoteRow): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ row, resolve, reject });
-      this.pump();
+      if (this.opts.gatherTurn && this.sending.size === 0) this.gatherThenPump();
+      else this.pump();
     });
   }
 
@@ -101,6 +111,16 @@ export class QuoteWriter implements OnApplicationShutdown {
       void this.flush(batch); // adds itself to `sending` before its first await
     }
     if (this.sending.size === 0 && this.waiting.length === 0) this.drained?.();
+  }
+
+  /** One pump at the end of this event-loop turn, however many rows arrive before it. */
+  private gatherThenPump(): void {
+    if (this.gathering) return;
+    this.gathering = true;
+    setImmediate(() => {
+      this.gathering = false;
+      this.pump();
+    });
   }
 
   /** How much longer rows wait for the statements in flight before another connection takes them. */
