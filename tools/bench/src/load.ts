@@ -30,10 +30,14 @@ interface Client {
 
 /**
  * The load generator's client: `raw` (default; raw-http.ts) or `node-http` (BENCH_CLIENT=node-http:
- * `node:http` with a keep-alive Agent, the client every figure before it was measured with).
+ * `node:http` with a keep-alive Agent, which every figure measured before raw-http.ts used).
  */
+export function loadClientName(): string {
+  return process.env['BENCH_CLIENT'] ?? 'raw';
+}
+
 function client(spec: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>, maxSockets: number): Client {
-  const kind = process.env['BENCH_CLIENT'] ?? 'raw';
+  const kind = loadClientName();
   if (kind === 'raw') return new ConnectionPool(rawTarget(spec));
   if (kind === 'node-http') return new NodeHttpClient(spec, maxSockets);
   throw new Error(`BENCH_CLIENT must be raw or node-http, not ${kind}`);

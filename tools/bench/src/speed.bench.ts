@@ -1,6 +1,6 @@
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
-import { type LoadOptions, type LoadResult, type OpenLoopResult, runLoad, runOpenLoop } from './load';
+import { type LoadOptions, type LoadResult, type OpenLoopResult, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
 /**
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   const rss = () => new Map([...processes].map(([name, pid]) => [name, rssMiB(pid)]));
   try {
     const targets = specs(bench.gatewayUrl, ceiling);
-    console.log(`speed bench: services of ${process.env['BENCH_ROOT'] || 'this checkout'}; ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores`);
+    console.log(`speed bench: services of ${process.env['BENCH_ROOT'] || 'this checkout'}; ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores (client: ${loadClientName()})`);
     for (const [, spec] of targets) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const short = rss();
     // RSS is sampled after a saturating warm-up of the soak's own mix. V8 sizes its young

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
-import { type LoadResult, runLoad, runOpenLoop } from './load';
+import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
 /**
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     throw new Error('usage: npm run bench:transport -- <a built checkout to compare with> (see scripts/build-at.sh)');
   }
   const sides = ['BEFORE', 'AFTER'].map((s) => (process.env[`BENCH_${s}_ENV`] ? ` (${process.env[`BENCH_${s}_ENV`]})` : ''));
-  console.log(`transport bench: before = ${before}${sides[0]}, after = ${ROOT}${sides[1]}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores`);
+  console.log(`transport bench: before = ${before}${sides[0]}, after = ${ROOT}${sides[1]}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores (client: ${loadClientName()})`);
   let rate = process.env['BENCH_RATE'] ? Number(process.env['BENCH_RATE']) : undefined;
   const rows: [string, Sample][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
