@@ -38,6 +38,15 @@ const NODE = process.execPath;
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 
+/**
+ * Node flags a service gets beyond SERVICE_NODE_FLAGS, from its environment's
+ * SERVICE_EXTRA_NODE_FLAGS (space-separated). The stack never sets it: it is for measuring a flag
+ * on one side of an A/B (`BENCH_AFTER_ENV=SERVICE_EXTRA_NODE_FLAGS=...` with bench:transport).
+ */
+export function extraNodeFlags(env: NodeJS.ProcessEnv): string[] {
+  return (env['SERVICE_EXTRA_NODE_FLAGS'] ?? '').split(/\s+/).filter(Boolean);
+}
+
 export function entryOf(name: ServiceSpec['name'], root = ROOT): string {
   return join(root, 'dist/apps', name, 'src/main.js');
 }
@@ -57,7 +66,7 @@ export async function startBuiltService(opts: StartServiceOptions): Promise<Mana
   if (await tcpOpen(opts.port)) {
     throw new Error(`port ${opts.port} for ${opts.spec.name} is already in use; set ${opts.spec.portVar} to a free port`);
   }
-  const proc = launch(opts.spec.name, NODE, [...SERVICE_NODE_FLAGS, entryOf(opts.spec.name, opts.root)], {
+  const proc = launch(opts.spec.name, NODE, [...SERVICE_NODE_FLAGS, ...extraNodeFlags(opts.env), entryOf(opts.spec.name, opts.root)], {
     env: { ...opts.env, [opts.spec.portVar]: String(opts.port) },
     logFile: opts.logFile,
     cwd: opts.root ?? ROOT,
