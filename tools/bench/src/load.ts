@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import { RawConnection, type RawTarget, rawTarget } from './raw-http';
+import { RawConnection, type RawRequestSpec, type RawTarget, rawTarget } from './raw-http';
 
 export interface LoadResult {
   requests: number;
@@ -11,11 +11,8 @@ export interface LoadResult {
   statuses: Record<string, number>;
 }
 
-export interface LoadOptions {
-  url: string;
-  method?: 'GET' | 'POST';
-  body?: string;
-  headers?: Record<string, string>;
+/** What to send (url, method, body, headers: raw-http.ts's request spec), how many at once and for how long. */
+export interface LoadOptions extends RawRequestSpec {
   concurrency: number;
   /** Bounded in both count and time: whichever comes first ends the run. */
   maxRequests: number;
@@ -36,7 +33,7 @@ export function loadClientName(): string {
   return process.env['BENCH_CLIENT'] ?? 'raw';
 }
 
-function client(spec: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>, maxSockets: number): Client {
+function client(spec: RawRequestSpec, maxSockets: number): Client {
   const kind = loadClientName();
   if (kind === 'raw') return new ConnectionPool(rawTarget(spec));
   if (kind === 'node-http') return new NodeHttpClient(spec, maxSockets);
@@ -47,7 +44,7 @@ class NodeHttpClient implements Client {
   private readonly agent: Agent;
 
   constructor(
-    private readonly spec: Pick<LoadOptions, 'url' | 'method' | 'body' | 'headers'>,
+    private readonly spec: RawRequestSpec,
     maxSockets: number,
   ) {
     this.agent = new Agent({ keepAlive: true, maxSockets });

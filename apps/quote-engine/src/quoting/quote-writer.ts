@@ -67,9 +67,9 @@ const QUERY_CANCELED = '57014';
  * answered only after the statement holding its row committed, so an answered quote is stored;
  * a failed statement fails every caller in it (none of them is answered with a quote). An idle
  * writer sends at once (with `gatherTurn`, at the end of the event-loop turn), so a lone request
- * pays one insert and nothing more. With `overflowAfterMs`,
- * a busy writer keeps to one statement at a time (fewer, bigger commits: cheaper per quote) and
- * opens another only for rows held up by a statement that has run that long.
+ * pays one insert and nothing more. With `overflowAfterMs`, a busy writer keeps to one statement
+ * at a time (fewer, bigger commits: cheaper per quote) and opens another only for rows held up by
+ * a statement that has run that long.
  */
 export class QuoteWriter implements OnApplicationShutdown {
   private waiting: Waiting[] = [];
