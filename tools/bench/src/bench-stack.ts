@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { ROOT, type TestUserSpec, freeStackPorts, startStack, type Stack } from '@xchain/stack';
 
 /** A throwaway stack on free loopback ports for a benchmark run, with its cold-start time. */
-export async function startBenchStack(testUsers: Record<string, TestUserSpec> = {}, root?: string, env: NodeJS.ProcessEnv = {}): Promise<{ stack: Stack; gatewayUrl: string; coldStartMs: number; stop: () => Promise<void> }> {
+export async function startBenchStack(
+  testUsers: Record<string, TestUserSpec> = {},
+  root?: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ stack: Stack; gatewayUrl: string; serviceUrls: Map<string, string>; coldStartMs: number; stop: () => Promise<void> }> {
   const dataDir = join(ROOT, '.test-data', `bench-${process.pid}-${Date.now()}`);
   const ports = await freeStackPorts();
   const started = Date.now();
@@ -12,6 +16,8 @@ export async function startBenchStack(testUsers: Record<string, TestUserSpec> = 
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    // Each service's own HTTP port (probes and /metrics).
+    serviceUrls: new Map([...stack.services.keys()].map((name) => [name, `http://127.0.0.1:${ports[name]}`])),
     coldStartMs: Date.now() - started,
     stop: async () => {
       await stack.stop();

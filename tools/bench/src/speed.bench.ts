@@ -1,5 +1,6 @@
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
+import { type GcSnapshot, formatGc, gcDelta, gcSnapshot, majorGcs } from './gc-stats';
 import { type LoadOptions, type LoadResult, type OpenLoopResult, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
@@ -8,7 +9,8 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * ceiling is a bare Fastify → NATS → echo path (two processes, no work, on the stack's NATS); each
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
  * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
- * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3), then the RSS of every process before and after a saturating
+ * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3, each with the services'
+ * garbage collections during it: gc-stats.ts), then the RSS of every process before and after a saturating
  * run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run) where each
  * operation's CPU went (cpu-split.ts). Prints figures; asserts
  * nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
@@ -116,23 +118,34 @@ async function main(): Promise<void> {
     // Rounds in turn (every operation once, then again) so a spell of host noise, which on these
     // machines can stall every process for 100 ms at a time, lands on one run of several operations
     // rather than on every run of one.
-    const open = new Map<string, { result: OpenLoopResult; cpu: string }[]>();
+    const open = new Map<string, { result: OpenLoopResult; cpu: string; gc: GcSnapshot }[]>();
     for (let round = 0; round < OPEN_RUNS; round++) {
       for (const [label, spec] of targets) {
         const rate = Math.max(1, Math.round(saturating.get(label)! / 2));
-        const run = await withCpuSplit((restart) => runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: restart }));
-        open.set(label, [...(open.get(label) ?? []), run]);
+        // The services' collections over the counted part (scraped from their /metrics as it starts and after it).
+        let gcFrom: Promise<GcSnapshot> | undefined;
+        const run = await withCpuSplit((restart) =>
+          runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
+            restart();
+            gcFrom = gcSnapshot(bench.serviceUrls);
+          } }),
+        );
+        const gc = gcDelta((await gcFrom) ?? new Map(), await gcSnapshot(bench.serviceUrls));
+        open.set(label, [...(open.get(label) ?? []), { ...run, gc }]);
       }
     }
     for (const [label, runs] of open) {
       const sorted = [...runs].sort((a, b) => a.result.p99Ms - b.result.p99Ms);
       const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
       const dropped = runs.reduce((n, r) => n + r.result.dropped, 0);
-      const p99s = runs.map((r) => r.result.p99Ms.toFixed(1)).join(', ');
-      console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
+      // Each run's p99 with the full GCs the services made during it: a p99 far above the median
+      // latency is most often a run with a full GC in the gateway.
+      const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)})`).join(', ');
+      console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
       // Half the closed-loop rate is not half-busy: unbatched requests cost more each. The machine's
       // busy cores ("all busy", of its cores in total) say how near saturation this rate really is.
       console.log(`    cores used (CPU per request) in that run: ${median.cpu}`);
+      console.log(`    garbage collections in that run (count, sum of pauses): ${formatGc(median.gc)}`);
     }
 
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);

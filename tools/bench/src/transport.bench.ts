@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
+import { type GcSnapshot, formatGc, gcDelta, gcSnapshot, majorGcs } from './gc-stats';
 import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
@@ -44,6 +45,8 @@ interface Sample {
   ceiling: number;
   closed: LoadResult;
   open?: LoadResult;
+  /** The services' garbage collections during the open-loop run's counted part. */
+  openGc?: GcSnapshot;
   /** Cores each process group used during the closed-loop run of the operation, and CPU µs per request. */
   cpu: string;
   /** Write and read system calls per request of each process group during that run. */
@@ -64,8 +67,11 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     const { result: closed, cpu, io } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
-    const open = rate ? await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }) : undefined;
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, ...(open ? { open } : {}) };
+    if (!rate) return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io };
+    let gcFrom: Promise<GcSnapshot> | undefined;
+    const open = await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => (gcFrom = gcSnapshot(bench.serviceUrls)) });
+    const openGc = gcDelta((await gcFrom) ?? new Map(), await gcSnapshot(bench.serviceUrls));
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc };
   } finally {
     await ceiling.stop();
     await bench.stop();
@@ -76,7 +82,8 @@ const f = (x: number, w = 7) => x.toFixed(x >= 100 ? 0 : 2).padStart(w);
 
 function line(label: string, s: Sample): string {
   const share = `${((100 * s.closed.perSecond) / s.ceiling).toFixed(0).padStart(3)} %`;
-  const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
+  const gcs = s.openGc ? ` (${majorGcs(s.openGc)} full GC)` : '';
+  const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${gcs}${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
   const bad = s.closed.errors ? `  ${s.closed.errors} errors ${JSON.stringify(s.closed.statuses)}` : '';
   return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   ${OP.label} ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
 }
@@ -95,10 +102,12 @@ async function main(): Promise<void> {
     console.log(line(`before #${round}`, b));
     console.log(`    cores used (CPU per request): ${b.cpu}`);
     console.log(`    system calls per request: ${b.io}`);
+    if (b.openGc) console.log(`    garbage collections in the open-loop run (count, sum of pauses): ${formatGc(b.openGc)}`);
     const a = await measure(ROOT, rate, envOf(process.env['BENCH_AFTER_ENV']));
     console.log(line(`after #${round}`, a));
     console.log(`    cores used (CPU per request): ${a.cpu}`);
     console.log(`    system calls per request: ${a.io}`);
+    if (a.openGc) console.log(`    garbage collections in the open-loop run (count, sum of pauses): ${formatGc(a.openGc)}`);
     rows.push([`before #${round}`, b], [`after #${round}`, a]);
     if (rate === undefined) {
       rate = Math.max(1, Math.round(Math.min(b.closed.perSecond, a.closed.perSecond) / 2));
@@ -117,6 +126,7 @@ async function main(): Promise<void> {
   show('closed-loop p99', (s) => s.closed.p99Ms, 'ms');
   show(`open-loop p50 @ ${rate}/s`, (s) => s.open?.p50Ms, 'ms');
   show(`open-loop p99 @ ${rate}/s`, (s) => s.open?.p99Ms, 'ms');
+  show('full GCs per open-loop run', (s) => (s.openGc ? majorGcs(s.openGc) : undefined), 'all services together');
 }
 
 main().catch((err: unknown) => {
