@@ -164,6 +164,41 @@ export interface OpenLoopOptions extends Omit<LoadOptions, 'concurrency' | 'maxR
 export interface OpenLoopResult extends LoadResult {
   offeredPerSec: number;
   dropped: number;
+  /** How the counted requests slower than SLOW_MS lie in time (`clustering`). */
+  slow: Clustering;
+}
+
+/** Open-loop requests slower than this count as slow in `clustering` (the PreviewQuote p99 aim). */
+export const SLOW_MS = 10;
+/** Width of the windows of scheduled start `clustering` groups requests by. */
+export const WINDOW_MS = 50;
+
+/** Slow requests, and how many of the run's windows of scheduled start hold at least one. */
+export interface Clustering {
+  requests: number;
+  windows: number;
+  slowWindows: number;
+}
+
+/**
+ * Where a run's slow requests lie: requests (scheduled start `dueMs[i]`, latency `latencyMs[i]`)
+ * grouped into windows of `windowMs` by scheduled start. A few windows holding every slow request
+ * is a stall (a pause somewhere that held up whatever was due then); slow requests spread over
+ * most windows is a machine near saturation.
+ */
+export function clustering(dueMs: readonly number[], latencyMs: readonly number[], windowMs = WINDOW_MS, slowMs = SLOW_MS): Clustering {
+  const all = new Set<number>();
+  const slow = new Set<number>();
+  let requests = 0;
+  for (let i = 0; i < dueMs.length; i++) {
+    const w = Math.floor(dueMs[i]! / windowMs);
+    all.add(w);
+    if (latencyMs[i]! > slowMs) {
+      requests++;
+      slow.add(w);
+    }
+  }
+  return { requests, windows: all.size, slowWindows: slow.size };
 }
 
 /**
@@ -178,6 +213,7 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
   const total = Math.max(1, Math.floor(opts.ratePerSec * (opts.maxSeconds + (opts.warmSeconds ?? 2))));
   const intervalNs = 1e9 / opts.ratePerSec;
   const latencies: number[] = [];
+  const dues: number[] = [];
   const statuses: Record<string, number> = {};
   let errors = 0;
   let dropped = 0;
@@ -216,7 +252,10 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
             statuses['error'] = (statuses['error'] ?? 0) + 1;
           })
           .finally(() => {
-            if (counted) latencies.push((elapsedNs() - due) / 1e6);
+            if (counted) {
+              latencies.push((elapsedNs() - due) / 1e6);
+              dues.push(due / 1e6);
+            }
             inFlight--;
             finished();
           });
@@ -227,5 +266,6 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
     tick();
   });
   pool.close();
-  return { ...summarize(latencies, errors, (elapsedNs() - (countedFromNs ?? 0)) / 1e9, statuses), offeredPerSec: opts.ratePerSec, dropped };
+  const slow = clustering(dues, latencies); // before summarize sorts the latencies
+  return { ...summarize(latencies, errors, (elapsedNs() - (countedFromNs ?? 0)) / 1e9, statuses), offeredPerSec: opts.ratePerSec, dropped, slow };
 }

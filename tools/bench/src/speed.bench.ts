@@ -1,7 +1,7 @@
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, gcDelta, gcSnapshot, majorGcs } from './gc-stats';
-import { type LoadOptions, type LoadResult, type OpenLoopResult, loadClientName, runLoad, runOpenLoop } from './load';
+import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
 /**
@@ -146,6 +146,10 @@ async function main(): Promise<void> {
       // busy cores ("all busy", of its cores in total) say how near saturation this rate really is.
       console.log(`    cores used (CPU per request) in that run: ${median.cpu}`);
       console.log(`    garbage collections in that run (count, sum of pauses): ${formatGc(median.gc)}`);
+      const slow = median.result.slow;
+      console.log(
+        `    requests over ${SLOW_MS} ms in that run: ${slow.requests} (${((100 * slow.requests) / Math.max(1, median.result.requests)).toFixed(1)} %), in ${slow.slowWindows} of its ${slow.windows} windows of ${WINDOW_MS} ms of scheduled start`,
+      );
     }
 
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);
