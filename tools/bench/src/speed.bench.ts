@@ -10,7 +10,8 @@ import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceilin
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
  * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
  * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3, each with the services'
- * garbage collections during it: gc-stats.ts), then the RSS of every process before and after a saturating
+ * garbage collections during it, gc-stats.ts, and its requests over SLOW_MS by window of scheduled
+ * start, `clustering` in load.ts), then the RSS of every process before and after a saturating
  * run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run) where each
  * operation's CPU went (cpu-split.ts). Prints figures; asserts
  * nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
@@ -138,8 +139,8 @@ async function main(): Promise<void> {
       const sorted = [...runs].sort((a, b) => a.result.p99Ms - b.result.p99Ms);
       const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
       const dropped = runs.reduce((n, r) => n + r.result.dropped, 0);
-      // Each run's p99 with the full GCs the services made during it: a p99 far above the median
-      // latency is most often a run with a full GC in the gateway.
+      // Each run's p99 with the full GCs the services made during it: a full GC (the gateway's above
+      // all) is one stall that sets the p99 here, not the only one (see the README's benchmark section).
       const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)})`).join(', ');
       console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
       // Half the closed-loop rate is not half-busy: unbatched requests cost more each. The machine's

@@ -82,7 +82,7 @@ const f = (x: number, w = 7) => x.toFixed(x >= 100 ? 0 : 2).padStart(w);
 
 function line(label: string, s: Sample): string {
   const share = `${((100 * s.closed.perSecond) / s.ceiling).toFixed(0).padStart(3)} %`;
-  const gcs = s.openGc ? ` (${majorGcs(s.openGc)} full GC)` : '';
+  const gcs = s.openGc ? `  full GCs ${majorGcs(s.openGc)}` : '';
   const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${gcs}${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
   const bad = s.closed.errors ? `  ${s.closed.errors} errors ${JSON.stringify(s.closed.statuses)}` : '';
   return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   ${OP.label} ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
