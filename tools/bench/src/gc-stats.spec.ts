@@ -1,6 +1,6 @@
 import { type AddressInfo, type Socket, createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
-import { formatGc, gcDelta, gcSnapshot, majorGcs, parseGcStats } from './gc-stats';
+import { formatGc, gcDelta, gcOverRun, gcSnapshot, majorGcs, parseGcStats } from './gc-stats';
 
 // The GC series as prom-client writes them (copied from a gateway's /metrics), around other series.
 const exposition = (minor: number, minorSecs: number, major: number, majorSecs: number) => `# HELP nodejs_eventloop_lag_seconds Lag of event loop in seconds.
@@ -83,6 +83,26 @@ describe('gcSnapshot', () => {
       failing.close();
       for (const socket of held) socket.destroy();
       silent.close();
+    }
+  });
+});
+
+describe('gcOverRun', () => {
+  it('gives the collections between its start and its finish, and none without a start', async () => {
+    let majors = 1;
+    const server = createHttpServer((_req, res) => res.end(exposition(10, 0.02, majors, majors * 0.01)));
+    const url = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+    try {
+      const services = new Map([['gateway', url]]);
+      const run = gcOverRun(services);
+      run.start();
+      await new Promise((r) => setTimeout(r, 50)); // the start's scrape lands before the run's collections
+      majors = 3;
+      expect(formatGc(await run.finish())).toBe('gateway 2 major 20 ms');
+      expect(formatGc(await gcOverRun(services).finish())).toBe('none');
+    } finally {
+      server.closeAllConnections();
+      server.close();
     }
   });
 });

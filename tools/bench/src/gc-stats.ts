@@ -52,6 +52,21 @@ export async function gcSnapshot(services: ReadonlyMap<string, string>, timeoutM
   return new Map(entries.filter((e) => e !== undefined));
 }
 
+/**
+ * The collections over one run's counted part: `start` as it begins (it scrapes without being
+ * waited for, so the run's schedule is not held up), `finish` after it. Without a `start` the
+ * delta is empty.
+ */
+export function gcOverRun(services: ReadonlyMap<string, string>): { start: () => void; finish: () => Promise<GcSnapshot> } {
+  let from: Promise<GcSnapshot> | undefined;
+  return {
+    start: () => {
+      from = gcSnapshot(services);
+    },
+    finish: async () => gcDelta((await from) ?? new Map(), await gcSnapshot(services)),
+  };
+}
+
 /** The collections between two snapshots, per service (only services both snapshots have). */
 export function gcDelta(from: GcSnapshot, to: GcSnapshot): GcSnapshot {
   const out: GcSnapshot = new Map();

@@ -1,6 +1,6 @@
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
-import { type GcSnapshot, formatGc, gcDelta, gcSnapshot, majorGcs } from './gc-stats';
+import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, type Ceiling, rssMiB, startCeiling } from './speed-ceiling';
 
@@ -124,15 +124,14 @@ async function main(): Promise<void> {
       for (const [label, spec] of targets) {
         const rate = Math.max(1, Math.round(saturating.get(label)! / 2));
         // The services' collections over the counted part (scraped from their /metrics as it starts and after it).
-        let gcFrom: Promise<GcSnapshot> | undefined;
+        const gcs = gcOverRun(bench.serviceUrls);
         const run = await withCpuSplit((restart) =>
           runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
             restart();
-            gcFrom = gcSnapshot(bench.serviceUrls);
+            gcs.start();
           } }),
         );
-        const gc = gcDelta((await gcFrom) ?? new Map(), await gcSnapshot(bench.serviceUrls));
-        open.set(label, [...(open.get(label) ?? []), { ...run, gc }]);
+        open.set(label, [...(open.get(label) ?? []), { ...run, gc: await gcs.finish() }]);
       }
     }
     for (const [label, runs] of open) {

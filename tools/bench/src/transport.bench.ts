@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
 import { withCpuSplit } from './cpu-split';
-import { type GcSnapshot, formatGc, gcDelta, gcSnapshot, majorGcs } from './gc-stats';
+import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
@@ -68,10 +68,9 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const { result: closed, cpu, io } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     if (!rate) return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io };
-    let gcFrom: Promise<GcSnapshot> | undefined;
-    const open = await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => (gcFrom = gcSnapshot(bench.serviceUrls)) });
-    const openGc = gcDelta((await gcFrom) ?? new Map(), await gcSnapshot(bench.serviceUrls));
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc };
+    const gcs = gcOverRun(bench.serviceUrls);
+    const open = await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: gcs.start });
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc: await gcs.finish() };
   } finally {
     await ceiling.stop();
     await bench.stop();
