@@ -1,7 +1,7 @@
 import { HTTP_OPERATIONS, RpcError, type HttpOperation } from '@xchain/contracts';
 import type { Logger } from '@xchain/telemetry';
 import type { FastifyInstance } from 'fastify';
-import { setCaller } from '../http/caller';
+import { declareCaller, setCaller } from '../http/caller';
 import { sendStatus } from '../http/status-reply';
 import { rateLimitHeaders } from '../limits/rate-limit-headers';
 import type { AccessControl } from './access-control';
@@ -16,6 +16,7 @@ export const routeOf = (op: HttpOperation) => `/json${op.path.replace(/\{(\w+)\}
  */
 export function installAccessHook(fastify: FastifyInstance, access: AccessControl, log: Logger): void {
   const ops = new Map(HTTP_OPERATIONS.filter((o) => o.served).map((o) => [`${o.method} ${routeOf(o)}`, o]));
+  declareCaller(fastify);
   fastify.addHook('onRequest', async (req, reply) => {
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     const op = ops.get(`${method} ${req.routeOptions.url ?? ''}`);

@@ -1,14 +1,25 @@
 import type { CallerContext } from '@xchain/contracts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-const callers = new WeakMap<FastifyRequest, CallerContext>();
+/**
+ * The caller is a property of the request (declared by `declareCaller`), not an entry of a WeakMap
+ * keyed by the request: see http-tracing.ts for why a per-request WeakMap costs old-space
+ * promotion on Node 24.
+ */
+const CALLER = Symbol('xchain.caller');
+type WithCaller = FastifyRequest & { [CALLER]?: CallerContext | null };
+
+/** Declares the request property the access hook sets; once per Fastify instance, before it starts. */
+export function declareCaller(fastify: FastifyInstance): void {
+  fastify.decorateRequest(CALLER, null);
+}
 
 /** Set once per request by the access hook, after the credential was checked. */
 export function setCaller(req: FastifyRequest, caller: CallerContext): void {
-  callers.set(req, caller);
+  (req as WithCaller)[CALLER] = caller;
 }
 
 /** The caller the access hook established; keyless when the route has no access check. */
 export function callerOf(req: FastifyRequest): CallerContext {
-  return callers.get(req) ?? { kind: 'keyless', client_ip: req.ip };
+  return (req as WithCaller)[CALLER] ?? { kind: 'keyless', client_ip: req.ip };
 }

@@ -11,7 +11,16 @@ interface RequestTrace {
   ctx: Context;
 }
 
-const traces = new WeakMap<FastifyRequest, RequestTrace>();
+/**
+ * Where a request keeps its span and context: a property of the request itself, declared with
+ * `decorateRequest`. Not a WeakMap keyed by the request: on Node 24 an entry of a long-lived
+ * WeakMap outlives its request through young-generation GCs (until the next full GC), so every
+ * request's span and context were promoted to old space. Measured (scratch, README "Open-loop
+ * p99"): 2,000 PreviewQuote/s, the gateway promoted 25.5 to 26.9 MB in 10 s with the WeakMap and
+ * 17.8 to 18.0 MB with the property (three runs each).
+ */
+const TRACE = Symbol('xchain.httpTrace');
+type Traced = FastifyRequest & { [TRACE]?: RequestTrace | null };
 
 /**
  * The gateway's HTTP server span, made in Fastify's hooks instead of by OpenTelemetry's
@@ -32,6 +41,7 @@ const traces = new WeakMap<FastifyRequest, RequestTrace>();
  * Must be installed before any other hook that logs or calls the bus.
  */
 export function installHttpTracing(fastify: FastifyInstance): void {
+  fastify.decorateRequest(TRACE, null);
   fastify.addHook('onRequest', (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
     const path = pathOf(req.url);
     if (UNTRACED.has(path)) return done();
@@ -49,12 +59,12 @@ export function installHttpTracing(fastify: FastifyInstance): void {
       });
     }
     const ctx = trace.setSpan(parent, span);
-    traces.set(req, { span, ctx });
+    (req as Traced)[TRACE] = { span, ctx };
     context.with(ctx, done);
   });
 
   fastify.addHook('onResponse', (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    const t = traces.get(req);
+    const t = (req as Traced)[TRACE];
     if (t) {
       const status = reply.statusCode;
       t.span.setAttribute('http.response.status_code', status);
@@ -67,7 +77,7 @@ export function installHttpTracing(fastify: FastifyInstance): void {
 
   // The client went away before the answer: end the span rather than leave it open.
   fastify.addHook('onRequestAbort', (req: FastifyRequest, done: HookHandlerDoneFunction) => {
-    const t = traces.get(req);
+    const t = (req as Traced)[TRACE];
     if (t) {
       t.span.setAttribute('http.request.aborted', true);
       t.span.setStatus({ code: SpanStatusCode.ERROR, message: 'client aborted the request' });
@@ -78,7 +88,7 @@ export function installHttpTracing(fastify: FastifyInstance): void {
 }
 
 function enter(req: FastifyRequest, done: HookHandlerDoneFunction): void {
-  const t = traces.get(req);
+  const t = (req as Traced)[TRACE];
   if (t) context.with(t.ctx, done);
   else done();
 }
