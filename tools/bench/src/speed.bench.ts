@@ -16,9 +16,9 @@ import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
  * run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run) where each
  * operation's CPU went (cpu-split.ts). After the half-rate open loop, the same open loop at fixed
  * rates: BENCH_FIXED_RATES (`PreviewQuote=1475,GetQuote (stored)=430` by default, half the rates
- * issue 12 measured; empty for none). Prints figures; asserts nothing. BENCH_SECS (default 5) per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the
- * saturating warm-up at the start; the soak is judged from its own start), BENCH_ROOT (another
- * built checkout's services).
+ * issue 12 measured; empty for none). Prints figures; asserts nothing. BENCH_SECS (default 5) per
+ * run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the saturating warm-up at the start; the soak is
+ * judged from its own start), BENCH_ROOT (another built checkout's services).
  */
 type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 

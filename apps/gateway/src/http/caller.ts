@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * The caller is a property of the request (declared by `declareCaller`), not an entry of a WeakMap
- * keyed by the request: see http-tracing.ts for why a per-request WeakMap costs old-space
- * promotion on Node 24.
+ * keyed by the request: see http-tracing.ts for what a per-request WeakMap cost in old-space
+ * promotion.
  */
 const CALLER = Symbol('xchain.caller');
 type WithCaller = FastifyRequest & { [CALLER]?: CallerContext | null };

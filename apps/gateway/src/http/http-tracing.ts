@@ -13,11 +13,11 @@ interface RequestTrace {
 
 /**
  * Where a request keeps its span and context: a property of the request itself, declared with
- * `decorateRequest`. Not a WeakMap keyed by the request: on Node 24 an entry of a long-lived
- * WeakMap outlives its request through young-generation GCs (until the next full GC), so every
- * request's span and context were promoted to old space. Measured (scratch, README "Open-loop
- * p99"): 2,000 PreviewQuote/s, the gateway promoted 25.5 to 26.9 MB in 10 s with the WeakMap and
- * 17.8 to 18.0 MB with the property (three runs each).
+ * `decorateRequest`. Not a WeakMap keyed by the request: the WeakMap lives in old space, and young
+ * GCs kept its entries' values (every request's span and context) until a full GC, so they were
+ * promoted. Measured (scratch, README "Open-loop p99"): at 2,000 PreviewQuote/s the gateway
+ * promoted 25.5 to 26.9 MB in 10 s with the WeakMap and 17.8 to 18.0 MB with the property (three
+ * runs each). Why V8 keeps them is not traced further.
  */
 const TRACE = Symbol('xchain.httpTrace');
 type Traced = FastifyRequest & { [TRACE]?: RequestTrace | null };
