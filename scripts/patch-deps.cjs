@@ -21,6 +21,39 @@ const path = require('node:path');
 // The same for OpenTelemetry's context: every context (`context.setValue`, `trace.setSpan`: a few
 // per request and per bus message in every service) made three such closures, which kept the
 // context, its map and its span through young GCs.
+
+/** @opentelemetry/api's BaseContext constructor: its three closures through locals. */
+const OTEL_CONTEXT = {
+  from: `\t\tself.getValue = (key) => self._currentContext.get(key);
+\t\tself.setValue = (key, value) => {
+\t\t\tconst context = new BaseContext(self._currentContext);
+\t\t\tcontext._currentContext.set(key, value);
+\t\t\treturn context;
+\t\t};
+\t\tself.deleteValue = (key) => {
+\t\t\tconst context = new BaseContext(self._currentContext);
+\t\t\tcontext._currentContext.delete(key);
+\t\t\treturn context;
+\t\t};
+`,
+  to: `\t\t// patched by scripts/patch-deps.cjs: through locals, so V8 does not pretenure them
+\t\tconst getValue = (key) => self._currentContext.get(key);
+\t\tconst setValue = (key, value) => {
+\t\t\tconst context = new BaseContext(self._currentContext);
+\t\t\tcontext._currentContext.set(key, value);
+\t\t\treturn context;
+\t\t};
+\t\tconst deleteValue = (key) => {
+\t\t\tconst context = new BaseContext(self._currentContext);
+\t\t\tcontext._currentContext.delete(key);
+\t\t\treturn context;
+\t\t};
+\t\tself.getValue = getValue;
+\t\tself.setValue = setValue;
+\t\tself.deleteValue = deleteValue;
+`,
+};
+
 const PATCHES = [
   {
     pkg: 'ioredis',
@@ -72,70 +105,9 @@ const PATCHES = [
                 this.reject = rejectScript;
 `,
   },
-  {
-    pkg: '@opentelemetry/api',
-    file: 'dist/context/context.cjs',
-    from: `\t\tself.getValue = (key) => self._currentContext.get(key);
-\t\tself.setValue = (key, value) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.set(key, value);
-\t\t\treturn context;
-\t\t};
-\t\tself.deleteValue = (key) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.delete(key);
-\t\t\treturn context;
-\t\t};
-`,
-    to: `\t\t// patched by scripts/patch-deps.cjs: through locals, so V8 does not pretenure them
-\t\tconst getValue = (key) => self._currentContext.get(key);
-\t\tconst setValue = (key, value) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.set(key, value);
-\t\t\treturn context;
-\t\t};
-\t\tconst deleteValue = (key) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.delete(key);
-\t\t\treturn context;
-\t\t};
-\t\tself.getValue = getValue;
-\t\tself.setValue = setValue;
-\t\tself.deleteValue = deleteValue;
-`,
-  },
-  {
-    pkg: '@opentelemetry/api',
-    file: 'dist/context/context.mjs',
-    from: `\t\tself.getValue = (key) => self._currentContext.get(key);
-\t\tself.setValue = (key, value) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.set(key, value);
-\t\t\treturn context;
-\t\t};
-\t\tself.deleteValue = (key) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.delete(key);
-\t\t\treturn context;
-\t\t};
-`,
-    to: `\t\t// patched by scripts/patch-deps.cjs: through locals, so V8 does not pretenure them
-\t\tconst getValue = (key) => self._currentContext.get(key);
-\t\tconst setValue = (key, value) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.set(key, value);
-\t\t\treturn context;
-\t\t};
-\t\tconst deleteValue = (key) => {
-\t\t\tconst context = new BaseContext(self._currentContext);
-\t\t\tcontext._currentContext.delete(key);
-\t\t\treturn context;
-\t\t};
-\t\tself.getValue = getValue;
-\t\tself.setValue = setValue;
-\t\tself.deleteValue = deleteValue;
-`,
-  },
+  // The CommonJS and the ES module build of the same file, with the same text.
+  { pkg: '@opentelemetry/api', file: 'dist/context/context.cjs', ...OTEL_CONTEXT },
+  { pkg: '@opentelemetry/api', file: 'dist/context/context.mjs', ...OTEL_CONTEXT },
 ];
 
 /** Applies one patch under `nodeModules`: 'applied', or 'already' when the file has it. Throws if neither text is there. */
