@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { Redis } from 'ioredis';
 import { startBenchStack } from './bench-stack';
+import { PREVIEW_REQUEST } from './bodies';
 import { formatLoad, runLoad, type LoadOptions, type LoadResult } from './load';
 
 /**
@@ -44,10 +45,7 @@ async function main(): Promise<void> {
     const key = admin(env, 'create-key', '--email', 'bench@example.com', '--name', 'bench');
     admin(env, 'set-tier', '--key-id', key.key.id, '--tier', 'bench', '--points-per-min', '1000000');
     const base = bench.gatewayUrl;
-    const request = {
-      src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
-      dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
-    };
+    const request = PREVIEW_REQUEST;
     const preview: LoadOptions = { url: `${base}/json/v1/quote/preview`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request), concurrency: 1, maxRequests: 0, maxSeconds: 0 };
     const chains: LoadOptions = { url: `${base}/json/v1/chains`, headers: {}, concurrency: 1, maxRequests: 0, maxSeconds: 0 };
     const withKey = (o: LoadOptions, k: string): LoadOptions => ({ ...o, headers: { ...o.headers, 'x-api-key': k } });

@@ -1,5 +1,6 @@
 import { E18, OraclePoolPricer, type PricedToken, type QuoteInput, priceQuote } from '@xchain/pricing-core';
 import { startBenchStack } from './bench-stack';
+import { BOUND, PREVIEW_REQUEST } from './bodies';
 import { formatLoad, runLoad } from './load';
 
 /**
@@ -43,13 +44,10 @@ async function main(): Promise<void> {
   const bench = given ? undefined : await startBenchStack();
   const base = given ?? bench!.gatewayUrl;
   try {
-    const request = {
-      src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
-      dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
-    };
+    const request = PREVIEW_REQUEST;
     const headers = { 'content-type': 'application/json' };
     const preview = { url: `${base}/json/v1/quote/preview`, method: 'POST' as const, headers, body: JSON.stringify(request) };
-    const quote = { ...preview, url: `${base}/json/v1/quote`, body: JSON.stringify({ ...request, recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' }) };
+    const quote = { ...preview, url: `${base}/json/v1/quote`, body: JSON.stringify({ ...request, ...BOUND }) };
     await runLoad({ ...preview, concurrency: 8, maxRequests: 300, maxSeconds: 5 }); // warm-up
     for (const [label, spec] of [['PreviewQuote', preview], ['GetQuote (stores)', quote]] as const) {
       for (const concurrency of [1, 32]) {

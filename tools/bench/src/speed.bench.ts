@@ -1,4 +1,5 @@
 import { startBenchStack } from './bench-stack';
+import { BOUND, PREVIEW_REQUEST as PREVIEW } from './bodies';
 import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad, runOpenLoop } from './load';
@@ -27,12 +28,6 @@ const SOAK_SECS = Number(process.env['BENCH_SOAK_SECS'] ?? 60);
 const WARM_SECS = Number(process.env['BENCH_WARM_SECS'] ?? 15);
 const OPEN_RUNS = Math.max(1, Number(process.env['BENCH_OPEN_RUNS'] ?? 3));
 const MAX_REQUESTS = 200_000;
-
-const PREVIEW = {
-  src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
-  dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
-};
-const BOUND = { recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' };
 
 function specs(gateway: string, ceilingUrl: string): [string, Spec][] {
   const json = { 'content-type': 'application/json' };

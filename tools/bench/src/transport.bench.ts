@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
+import { PREVIEW_REQUEST } from './bodies';
 import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
@@ -24,10 +25,7 @@ import { CEILING_USER, startCeiling } from './speed-ceiling';
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
-const PREVIEW = JSON.stringify({
-  src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: '0x0000000000000000000000000000000000000000',
-  dst_token: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '100000000000000000', gas_drop: '',
-});
+const PREVIEW = JSON.stringify(PREVIEW_REQUEST);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const OPS: Record<string, { label: string; path: string; body?: string }> = {
   preview: { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW },

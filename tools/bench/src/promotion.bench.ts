@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startBenchStack } from './bench-stack';
+import { BOUND, PREVIEW_REQUEST } from './bodies';
+import { runLoad, runOpenLoop } from './load';
+import { scavenges } from './promotion';
+
+/**
+ * `npm run bench:promotion`: how much each service promotes to its old generation under a fixed
+ * quote load, the figure behind its full GCs (README, "Open-loop p99"). A throwaway stack with
+ * `--trace-gc-nvp` on every service; BENCH_WARM_SECS (8) of closed loop at 32 in flight, then
+ * BENCH_SECS (10) of open loop at BENCH_RATE (2000) of BENCH_OP (`preview` or `quote`); prints
+ * the bytes each service promoted in its scavenges during the open loop. BENCH_ROOT runs another
+ * built checkout's services. Prints figures; asserts nothing. Promotion varies between runs: run it
+ * a few times.
+ */
+const OP = process.env['BENCH_OP'] ?? 'preview';
+const RATE = Number(process.env['BENCH_RATE'] ?? 2000);
+const SECS = Number(process.env['BENCH_SECS'] ?? 10);
+const WARM_SECS = Number(process.env['BENCH_WARM_SECS'] ?? 8);
+
+async function main(): Promise<void> {
+  if (OP !== 'preview' && OP !== 'quote') throw new Error('BENCH_OP must be preview or quote');
+  if (!(Number.isInteger(RATE) && RATE > 0)) throw new Error('BENCH_RATE must be a whole number of requests per second');
+  const bench = await startBenchStack({}, process.env['BENCH_ROOT'] || undefined, { SERVICE_EXTRA_NODE_FLAGS: '--trace-gc-nvp' });
+  try {
+    const body = OP === 'quote' ? { ...PREVIEW_REQUEST, ...BOUND } : PREVIEW_REQUEST;
+    const spec = { url: `${bench.gatewayUrl}/json/v1/quote${OP === 'quote' ? '' : '/preview'}`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    await runLoad({ ...spec, concurrency: 32, maxRequests: 1_000_000, maxSeconds: WARM_SECS });
+    const names = [...bench.stack.services.keys()];
+    const logOf = (name: string) => readFileSync(join(bench.logDir, `${name}.log`), 'utf8');
+    // Scavenges already in each log before the counted part: those are not counted.
+    let before = new Map<string, number>();
+    const open = await runOpenLoop({ ...spec, ratePerSec: RATE, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
+      before = new Map(names.map((n) => [n, scavenges(logOf(n)).length]));
+    } });
+    console.log(`${OP === 'quote' ? 'GetQuote' : 'PreviewQuote'} open loop at ${RATE}/s for ${SECS} s: ${open.requests} requests, ${open.errors} errors, p99 ${open.p99Ms.toFixed(2)} ms`);
+    for (const name of names) {
+      const counted = scavenges(logOf(name)).slice(before.get(name) ?? 0);
+      const promoted = counted.reduce((sum, s) => sum + s.promoted, 0);
+      console.log(`  ${name.padEnd(16)} ${counted.length.toString().padStart(4)} scavenges, promoted ${(promoted / 1e6).toFixed(1).padStart(5)} MB`);
+    }
+  } finally {
+    await bench.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});
