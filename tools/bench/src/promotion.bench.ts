@@ -3,14 +3,15 @@ import { join } from 'node:path';
 import { startBenchStack } from './bench-stack';
 import { BOUND, PREVIEW_REQUEST } from './bodies';
 import { runLoad, runOpenLoop } from './load';
-import { scavenges } from './promotion';
+import { gcs, oldGenerationGrowth } from './promotion';
 
 /**
  * `npm run bench:promotion`: how much each service promotes to its old generation under a fixed
  * quote load, the figure behind its full GCs (README, "Open-loop p99"). A throwaway stack with
  * `--trace-gc-nvp` on every service; BENCH_WARM_SECS (8) of closed loop at 32 in flight, then
- * BENCH_SECS (10) of open loop at BENCH_RATE (2000) of BENCH_OP (`preview` or `quote`); prints
- * the bytes each service promoted in its scavenges during the open loop. BENCH_ROOT runs another
+ * BENCH_SECS (10) of open loop at BENCH_RATE (2000) of BENCH_OP (`preview` or `quote`); prints,
+ * for each service during the open loop, the bytes its scavenges promoted, what its old generation
+ * gained in all (promoted, or allocated there directly for a pretenured site) and its full GCs. BENCH_ROOT runs another
  * built checkout's services. Prints figures; asserts nothing. Promotion varies between runs: run it
  * a few times.
  */
@@ -29,16 +30,21 @@ async function main(): Promise<void> {
     await runLoad({ ...spec, concurrency: 32, maxRequests: 1_000_000, maxSeconds: WARM_SECS });
     const names = [...bench.stack.services.keys()];
     const logOf = (name: string) => readFileSync(join(bench.logDir, `${name}.log`), 'utf8');
-    // Scavenges already in each log before the counted part: those are not counted.
+    // GCs already in each log before the counted part: those are not counted.
     let before = new Map<string, number>();
     const open = await runOpenLoop({ ...spec, ratePerSec: RATE, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
-      before = new Map(names.map((n) => [n, scavenges(logOf(n)).length]));
+      before = new Map(names.map((n) => [n, gcs(logOf(n)).length]));
     } });
     console.log(`${OP === 'quote' ? 'GetQuote' : 'PreviewQuote'} open loop at ${RATE}/s for ${SECS} s: ${open.requests} requests, ${open.errors} errors, p99 ${open.p99Ms.toFixed(2)} ms`);
     for (const name of names) {
-      const counted = scavenges(logOf(name)).slice(before.get(name) ?? 0);
-      const promoted = counted.reduce((sum, s) => sum + s.promoted, 0);
-      console.log(`  ${name.padEnd(16)} ${counted.length.toString().padStart(4)} scavenges, promoted ${(promoted / 1e6).toFixed(1).padStart(5)} MB`);
+      const counted = gcs(logOf(name)).slice(before.get(name) ?? 0);
+      const young = counted.filter((g) => g.kind === 's');
+      const promoted = young.reduce((sum, s) => sum + s.promoted, 0);
+      const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1).padStart(5)} MB`;
+      console.log(
+        `  ${name.padEnd(16)} ${young.length.toString().padStart(4)} scavenges, promoted ${mb(promoted)}, old generation grew ${mb(oldGenerationGrowth(counted))}, ` +
+          `${counted.filter((g) => g.kind === 'mc').length} full GCs`,
+      );
     }
   } finally {
     await bench.stop();

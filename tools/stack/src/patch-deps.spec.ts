@@ -18,10 +18,14 @@ const { PATCHES, applyPatch } = require(join(ROOT, 'scripts', 'patch-deps.cjs'))
 };
 const NODE_MODULES = join(ROOT, 'node_modules');
 
-/** Runs a script with V8's natives syntax (for %InYoungGeneration) and returns its output. */
-function natives(script: string): string {
-  return execFileSync(process.execPath, ['--allow-natives-syntax', '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim();
+/** Runs a script with V8's natives syntax (for %InYoungGeneration), and any other flags, and returns its output. */
+function natives(script: string, flags: string[] = []): string {
+  return execFileSync(process.execPath, ['--allow-natives-syntax', ...flags, '-e', script], { cwd: ROOT, encoding: 'utf8' }).trim();
 }
+
+// A young generation of one fixed size, so every scavenge is one at its largest: V8 only tenures a
+// site then.
+const SMALL_YOUNG_GENERATION = ['--min-semi-space-size=1', '--max-semi-space-size=1'];
 
 describe('scripts/patch-deps.cjs', () => {
   let dir: string;
@@ -78,5 +82,37 @@ describe('scripts/patch-deps.cjs', () => {
       }));
     `);
     expect(JSON.parse(out)).toEqual({ command: true, reject: true, context: true, getValue: true, setValue: true, deleteValue: true });
+  });
+
+  it('rests on a V8 behaviour that still holds: an object literal whose objects survived young GCs is then made in old space, an object made by a class is not', () => {
+    const out = natives(
+      `
+      function literal(v) { return { value: v, issues: null }; }
+      class Payload { constructor(v) { this.value = v; this.issues = null; } }
+      const kept = [];
+      for (let i = 0; i < 300000; i++) kept.push(literal(i), new Payload(i));
+      console.log(JSON.stringify({ literal: %InYoungGeneration(literal(1)), byClass: %InYoungGeneration(new Payload(1)) }));
+    `,
+      SMALL_YOUNG_GENERATION,
+    );
+    expect(JSON.parse(out)).toEqual({ literal: false, byClass: true });
+  });
+
+  it('is in effect in node_modules: a zod pipe\'s payload is still made young after a run in which every one survived (run `npm run build` if this fails)', () => {
+    const out = natives(
+      `
+      const { z } = require('zod');
+      const kept = [];
+      let last;
+      // .transform() is a pipe; a transform is handed the payload the pipe made.
+      const schema = z.string().transform((v, payload) => { last = payload; kept.push(payload); return v; });
+      for (let i = 0; i < 300000; i++) schema.parse('x');
+      kept.length = 0;
+      schema.parse('y');
+      console.log(JSON.stringify({ young: %InYoungGeneration(last), value: last.value }));
+    `,
+      SMALL_YOUNG_GENERATION,
+    );
+    expect(JSON.parse(out)).toEqual({ young: true, value: 'y' });
   });
 });
