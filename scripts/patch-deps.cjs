@@ -60,9 +60,9 @@ const OTEL_CONTEXT = {
 // sites run then get tenured, and zod's pipe (every `.transform()` is one) made its next payload
 // with an object literal, `{ value, issues }`, in `handlePipeResult`: once tenured, every parse of
 // every request allocated those payloads in old space, where they died. At 1,475 PreviewQuote/s the
-// gateway's old generation grew by about 0.9 MB/s, which brought a full GC every 8 s; with the
-// payload made by a class (V8 keeps no allocation site for `new`), 0.08 MB/s and no full GC in 75 s
-// (README, "Open-loop p99").
+// gateway's old generation grew by 18.4 to 18.9 MB in 20 s, which brought a full GC every 8 s; with
+// the payload made by a class (V8 keeps no allocation site for `new`), 1.9 MB (`npm run
+// bench:promotion`; README, "Open-loop p99").
 
 /** zod's handlePipeResult: its payload from a class, not a literal. */
 const ZOD_PIPE = {

@@ -6,7 +6,7 @@ import { runLoad, runOpenLoop } from './load';
 import { gcs, oldGenerationGrowth } from './promotion';
 
 /**
- * `npm run bench:promotion`: how much each service promotes to its old generation under a fixed
+ * `npm run bench:promotion`: how much each service adds to its old generation under a fixed
  * quote load, the figure behind its full GCs (README, "Open-loop p99"). A throwaway stack with
  * `--trace-gc-nvp` on every service; BENCH_WARM_SECS (8) of closed loop at 32 in flight, then
  * BENCH_SECS (10) of open loop at BENCH_RATE (2000) of BENCH_OP (`preview` or `quote`); prints,
