@@ -35,11 +35,6 @@ export function gcs(log: string): Gc[] {
   return out;
 }
 
-/** The scavenges (young-generation GCs) of such a log. */
-export function scavenges(log: string): Gc[] {
-  return gcs(log).filter((g) => g.kind === 's');
-}
-
 /**
  * Bytes the old generation gained between consecutive scavenges of `run` (GCs in log order):
  * what scavenges promoted plus what was allocated there directly (objects of a site V8 pretenures,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
-import { PREVIEW_REQUEST } from './bodies';
+import { BOUND, PREVIEW_REQUEST } from './bodies';
 import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
@@ -29,7 +29,7 @@ const PREVIEW = JSON.stringify(PREVIEW_REQUEST);
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const OPS: Record<string, { label: string; path: string; body?: string }> = {
   preview: { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW },
-  quote: { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...JSON.parse(PREVIEW), recipient: '0x1111111111111111111111111111111111111111', refund_address: '0x2222222222222222222222222222222222222222' }) },
+  quote: { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...PREVIEW_REQUEST, ...BOUND }) },
   tokens: { label: 'ListTokens', path: '/json/v1/tokens' },
   chains: { label: 'GetChains', path: '/json/v1/chains' },
 };
