@@ -1,10 +1,11 @@
 import { createInbox, errors as natsErrors, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { PendingTable } from './pending-table';
 
 interface Pending {
   subject: string;
   resolve: (msg: Msg) => void;
   reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -21,10 +22,10 @@ interface Pending {
  * - the connection closed → `ClosedConnectionError`.
  */
 export class ReplyMux {
-  private readonly pending = new Map<string, Pending>();
+  /** Not a Map: see PendingTable (with a Map, the gateway promoted every request after a pause). */
+  private readonly pending = new PendingTable<Pending>();
   private readonly prefix: string;
   private readonly sub: Subscription;
-  private next = 0;
   private broken = false;
 
   private constructor(private readonly nc: NatsConnection) {
@@ -48,13 +49,13 @@ export class ReplyMux {
   }
 
   request(subject: string, data: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
-    const token = (this.next++).toString(36);
     return new Promise<Msg>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(token);
+      const p: Pending = { subject, resolve, reject, timer: undefined };
+      const token = this.pending.add(p);
+      p.timer = setTimeout(() => {
+        this.pending.take(token);
         reject(new natsErrors.TimeoutError());
       }, timeoutMs);
-      this.pending.set(token, { subject, resolve, reject, timer });
       try {
         this.nc.publish(subject, data, { reply: this.prefix + token, ...(headers ? { headers } : {}) });
       } catch (err) {
@@ -72,16 +73,14 @@ export class ReplyMux {
   }
 
   private take(token: string): Pending | undefined {
-    const p = this.pending.get(token);
-    if (!p) return undefined;
-    this.pending.delete(token);
-    clearTimeout(p.timer);
+    const p = this.pending.take(token);
+    if (p) clearTimeout(p.timer);
     return p;
   }
 
   private failAll(err: Error): void {
     this.broken = true;
-    for (const token of [...this.pending.keys()]) this.take(token)?.reject(err);
+    for (const token of this.pending.tokens()) this.take(token)?.reject(err);
   }
 
   private async watchPermissions(): Promise<void> {
@@ -95,12 +94,8 @@ export class ReplyMux {
         return;
       }
       if (pe.operation === 'publish') {
-        for (const [token, p] of this.pending) {
-          if (p.subject === pe.subject) {
-            this.take(token)?.reject(pe);
-            break;
-          }
-        }
+        const token = this.pending.findOldest((p) => p.subject === pe.subject);
+        if (token !== undefined) this.take(token)?.reject(pe);
       }
     }
   }
