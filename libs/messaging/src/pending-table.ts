@@ -7,19 +7,19 @@ interface Entry<T> {
 /**
  * Requests that are waiting for a reply, each under a token that the table makes.
  *
- * This is neither a `Map` nor an object used as a dictionary. V8 keeps those entries in a hash
- * table and, every few deletions, copies the table into a new one. The old table still holds the
- * entries it had, and a Map's old table also points to the new one. Young GCs treat what an
- * old-space object points to as live, even when that object is itself garbage. So once a table
- * sits in old space, every later table survives until a full GC, and so does every request that
- * was waiting when its table was copied. All of it gets promoted.
+ * Why not a `Map`: V8 keeps a Map's entries in a hash table. Every few deletions it copies the
+ * table into a new one, and the old table keeps its entries and a pointer to the new one. Young
+ * GCs treat what an old-space object points to as live, even when that object is garbage. So once
+ * a table sits in old space, every later table survives until a full GC. So does every request
+ * that was waiting when its table was copied. All of it gets promoted.
  *
  * A table ends up in old space when it survives two young GCs unchanged: a pause in requests while
  * other work allocates. In the gateway, a few seconds of routes that do not use the bus were
- * enough. pending-table.spec.ts shows the effect with a Map and with a dictionary object.
+ * enough. pending-table.spec.ts shows the effect with a Map.
  *
- * Here entries sit in an array of slots, and a taken slot is cleared and reused. The array is only
- * copied when more requests wait at once than ever before.
+ * An object used as a dictionary is a hash table too, which V8 copies as it grows and shrinks.
+ * Here entries sit in an array of slots, and each slot is cleared when its request is answered,
+ * then reused. The array is copied only when more requests wait at once than ever before.
  *
  * A token is `<slot>_<sequence>`, both in base 36, so it is unique for as long as the process
  * runs. A late reply to a reused slot finds a different token there, and nothing happens.
