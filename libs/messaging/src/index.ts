@@ -2,6 +2,7 @@ export * from './connection';
 export * from './envelope';
 export * from './headers';
 export * from './rpc-client';
+export * from './reply-mux';
 export * from './rpc-server';
 export * from './database-errors';
 export * from './database-outage';

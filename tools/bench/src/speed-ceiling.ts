@@ -1,14 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { inboxPrefixOf } from '@xchain/contracts';
+import { ReplyMux } from '@xchain/messaging';
 import { type Managed, SERVICE_NODE_FLAGS, freePort, launch, waitFor } from '@xchain/stack';
 import Fastify from 'fastify';
 
 /**
  * The bare path every gateway operation rides on, with no work at either end: a Fastify server
- * that forwards each POST body over NATS request/reply to an echo responder and sends the reply
- * back. Two processes, as gateway and quote-engine are, on the stack's own NATS: what the machine
- * does at best per request through HTTP → NATS → HTTP, the ceiling the operations are measured against.
+ * that forwards each POST body over NATS request/reply (the services' client, `ReplyMux`) to an
+ * echo responder and sends the reply back. Two processes, as gateway and quote-engine are, on the
+ * stack's own NATS: what the machine does at best per request through HTTP → NATS → HTTP, the
+ * ceiling the operations are measured against.
  */
 export interface Ceiling {
   url: string;
@@ -80,8 +82,11 @@ async function serveHttp(): Promise<void> {
   const nc = await natsFromEnv();
   const subject = process.env['BENCH_SUBJECT']!;
   const app = Fastify({ logger: false });
+  // The services' own request/reply client. nats.js's `request` served 10 to 40 % less: see the
+  // README's paragraph on the ceiling.
+  const mux = ReplyMux.of(nc);
   app.post('/echo', async (req, reply) => {
-    const answer = await nc.request(subject, JSON.stringify(req.body), { timeout: 5000 });
+    const answer = await mux.request(subject, Buffer.from(JSON.stringify(req.body)), 5000);
     return reply.type('application/json; charset=utf-8').send(Buffer.from(answer.data));
   });
   await app.listen({ host: '127.0.0.1', port: Number(process.env['BENCH_PORT']) });
