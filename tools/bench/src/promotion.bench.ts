@@ -13,8 +13,8 @@ import { gcs, oldGenerationGrowth } from './promotion';
  * for each service during the open loop, the bytes its scavenges promoted, what its old generation
  * gained in all (promoted, or allocated there directly for a pretenured site) and its full GCs.
  * BENCH_BEFORE (e.g. `chains,tokens`) runs 5 s of closed loop at 32 in flight of each of those
- * reads (GetChains, ListTokens) after the warm-up: they leave the gateway promoting far more
- * (README, "Open-loop p99"). BENCH_ROOT runs another built checkout's services. Prints figures;
+ * reads (GetChains, ListTokens) after the warm-up: until `248179c` they left the gateway promoting
+ * whole requests (README, "Open-loop p99"). BENCH_ROOT runs another built checkout's services. Prints figures;
  * asserts nothing. Promotion varies between runs: run it a few times.
  */
 const OP = process.env['BENCH_OP'] ?? 'preview';
