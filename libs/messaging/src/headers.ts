@@ -1,4 +1,4 @@
-import { context, propagation, type Context } from '@opentelemetry/api';
+import { TraceFlags, context, isSpanContextValid, propagation, trace, type Context } from '@opentelemetry/api';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 
 /** Writes the active trace context into NATS headers (W3C traceparent/tracestate). */
@@ -17,4 +17,36 @@ export function extractTraceContext(h: MsgHdrs | undefined): Context {
 
 export function newHeaders(): MsgHdrs {
   return natsHeaders();
+}
+
+/**
+ * Whether a call or a request handled under `ctx` should make a span of its own. Not when `ctx`
+ * holds a valid parent that was not sampled and this process's sampler follows its parent: the
+ * span would not be recorded, so it would only cost ids and a context. That is every request when
+ * nothing is exported (`startTelemetry` installs the always-off sampler) and, with an exporter
+ * and the `parentbased_*` samplers the README recommends, every request the edge did not sample.
+ * The handler then runs in the parent's context: same trace id in log lines, same `traceparent`
+ * on the bus. Without a parent (a call from a background job) a span is made, so a trace starts.
+ */
+export function needsOwnSpan(ctx: Context): boolean {
+  const sc = trace.getSpanContext(ctx);
+  if (sc === undefined || !isSpanContextValid(sc) || (sc.traceFlags & TraceFlags.SAMPLED) !== 0) return true;
+  return !samplerFollowsParent();
+}
+
+let followsParent: boolean | undefined;
+
+/**
+ * OpenTelemetry's sampler for this process follows an unsampled parent (read once, after
+ * `startTelemetry` set its variables): nothing is exported (`OTEL_TRACES_EXPORTER=none`, or the SDK
+ * is off), or `OTEL_TRACES_SAMPLER` is `always_off` or one of the `parentbased_*` (the SDK's default
+ * is `parentbased_always_on`). `always_on` and a bare `traceidratio` can record a child of an
+ * unsampled parent, so under those every call keeps its span.
+ */
+function samplerFollowsParent(): boolean {
+  followsParent ??=
+    process.env['OTEL_SDK_DISABLED'] === 'true' ||
+    process.env['OTEL_TRACES_EXPORTER'] === 'none' ||
+    /^(parentbased_\w+|always_off)$/.test(process.env['OTEL_TRACES_SAMPLER'] ?? 'parentbased_always_on');
+  return followsParent;
 }

@@ -14,7 +14,7 @@ import {
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { encodeJson, okPayloadBytes, openEnvelope } from './envelope';
-import { injectTraceContext, newHeaders } from './headers';
+import { injectTraceContext, needsOwnSpan, newHeaders } from './headers';
 import { ReplyMux } from './reply-mux';
 import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
 
@@ -123,24 +123,31 @@ export class RpcClient extends ClientProxy {
     });
   }
 
-  /** One client span and one duration-and-outcome observation around a call. */
+  /**
+   * One client span and one duration-and-outcome observation around a call. No span when it
+   * could not be recorded (`needsOwnSpan`): the parent's context then travels in the request's
+   * `traceparent` (same trace id).
+   */
   private async traced<T>(contract: AnyContract, run: () => Promise<T>): Promise<T> {
-    const span = tracer.startSpan(`${contract.subject} send`, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
-    });
+    const parent = context.active();
+    const span = needsOwnSpan(parent)
+      ? tracer.startSpan(`${contract.subject} send`, {
+          kind: SpanKind.CLIENT,
+          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
+        })
+      : undefined;
     const started = process.hrtime.bigint();
     let failure: unknown;
     try {
-      return await context.with(trace.setSpan(context.active(), span), run);
+      return await (span ? context.with(trace.setSpan(parent, span), run) : run());
     } catch (err) {
       failure = err ?? new Error('rejected without a reason');
       const code = err instanceof RpcError ? err.status.code : Code.INTERNAL;
-      span.setAttribute('rpc.grpc.status_code', code);
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      span?.setAttribute('rpc.grpc.status_code', code);
+      span?.setStatus({ code: SpanStatusCode.ERROR });
       throw err;
     } finally {
-      span.end();
+      span?.end();
       const secs = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.clientCalls.observe({ subject: contract.subject, outcome: clientOutcomeOf(failure) }, secs);
     }

@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { databaseUnavailable, isDatabaseUnavailable } from './database-errors';
 import { DatabaseOutage } from './database-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
-import { extractTraceContext } from './headers';
+import { extractTraceContext, needsOwnSpan } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
 import { authorize, NatsRpcContext, type RpcContextFor } from './nest/rpc-context';
 import { violationsOf } from './zod-violations';
@@ -116,13 +116,18 @@ export class RpcServer extends Server implements CustomTransportStrategy {
 
   private async dispatch(contract: RpcContract<z.ZodType, z.ZodType>, handler: BoundHandler, msg: Msg): Promise<void> {
     const parent = extractTraceContext(msg.headers);
-    const span = tracer.startSpan(
-      `${contract.subject} process`,
-      { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
-      parent,
-    );
+    // No span of its own when it could not be recorded (`needsOwnSpan`): the handler then runs in
+    // the caller's context, with its trace id.
+    const span =
+      needsOwnSpan(parent)
+        ? tracer.startSpan(
+            `${contract.subject} process`,
+            { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
+            parent,
+          )
+        : undefined;
     const started = process.hrtime.bigint();
-    await context.with(trace.setSpan(parent, span), async () => {
+    await context.with(span ? trace.setSpan(parent, span) : parent, async () => {
       let reply: Uint8Array;
       let outcome = 'ok';
       try {
@@ -136,13 +141,13 @@ export class RpcServer extends Server implements CustomTransportStrategy {
           this.databaseOutage.failed(err, contract.subject);
         } else if (!(err instanceof RpcError)) {
           this.log.error({ err: errorText(err), subject: contract.subject }, 'handler failed');
-          span.recordException(err instanceof Error ? err : new Error(String(err)));
+          span?.recordException(err instanceof Error ? err : new Error(String(err)));
         }
-        span.setAttribute('rpc.grpc.status_code', rpcErr.status.code);
-        span.setStatus({ code: SpanStatusCode.ERROR });
+        span?.setAttribute('rpc.grpc.status_code', rpcErr.status.code);
+        span?.setStatus({ code: SpanStatusCode.ERROR });
         reply = errorEnvelope(rpcErr.status);
       } finally {
-        span.end();
+        span?.end();
       }
       if (msg.reply) msg.respond(reply);
       this.metrics.serverRequests.observe({ subject: contract.subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);

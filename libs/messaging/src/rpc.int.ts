@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SpanKind, context, propagation, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -21,12 +21,14 @@ const Mine = defineRpc('test.v1.mine', z.object({}), z.object({ partner: z.strin
 const Forbidden = defineRpc('test.v1.forbidden', z.object({}), z.object({}), PUBLIC);
 /** A wire-stable reply (forwarded as bytes) and one whose schema transforms (parsed, then serialised). */
 const Shaped = defineRpc('test.v1.shaped', z.object({}), z.object({ a: z.string(), b: z.object({ c: z.number().optional(), d: z.boolean() }) }), PUBLIC);
+/** Answers the trace context its handler runs in. */
+const Traced = defineRpc('test.v1.traced', z.object({}), z.object({ trace_id: z.string(), span_id: z.string(), flags: z.number() }), PUBLIC);
 const Counted = defineRpc('test.v1.counted', z.object({}), z.object({ n: z.string().transform((s) => s.length) }), PUBLIC);
 
 /** The two ends as users of an authorised bus: the client may call test.v1.* but not test.v1.forbidden. */
 const bus = newBus({
   'test-server': { subscribe: ['test.v1.>'], allowResponses: true },
-  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late', 'test.v1.shaped', 'test.v1.counted'] },
+  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late', 'test.v1.shaped', 'test.v1.counted', 'test.v1.traced'] },
 });
 
 describe('RPC over a real NATS server', () => {
@@ -60,6 +62,10 @@ describe('RPC over a real NATS server', () => {
     // Keys out of the schema's order, and one the contract does not name.
     server.handle(Shaped, async () => ({ secret: 'internal', b: { d: true, hidden: 1 }, a: 'x' }) as unknown as { a: string; b: { d: boolean } });
     server.handle(Counted, async () => ({ n: 'abc' }));
+    server.handle(Traced, async () => {
+      const sc = trace.getActiveSpan()?.spanContext();
+      return { trace_id: sc?.traceId ?? '', span_id: sc?.spanId ?? '', flags: sc?.traceFlags ?? -1 };
+    });
     await serverConn.flush();
     client = new RpcClient(clientConn, 1000);
     lateClient = new RpcClient(clientConn, 1000);
@@ -189,5 +195,22 @@ describe('RPC over a real NATS server', () => {
     expect(processSpan.spanContext().traceId).toBe(root.spanContext().traceId);
     expect(send.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
     expect(processSpan.parentSpanContext?.spanId).toBe(send.spanContext().spanId);
+  });
+
+  it('makes no span on either side under a parent that was not sampled, and the handler runs in that parent', async () => {
+    // The gateway's HTTP span when nothing is exported, or one the edge's sampler left out.
+    const parent = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.NONE };
+    const seen = await context.with(trace.setSpanContext(ROOT_CONTEXT, parent), () => client.call(Traced, {}));
+    expect(seen).toEqual({ trace_id: parent.traceId, span_id: parent.spanId, flags: TraceFlags.NONE });
+    await provider.forceFlush();
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([]);
+    // A sampled parent still gets both spans, and the handler runs in the server's.
+    const sampled = { ...parent, traceFlags: TraceFlags.SAMPLED };
+    const under = await context.with(trace.setSpanContext(ROOT_CONTEXT, sampled), () => client.call(Traced, {}));
+    await provider.forceFlush();
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((s) => s.name).sort()).toEqual(['test.v1.traced process', 'test.v1.traced send']);
+    expect(under.trace_id).toBe(parent.traceId);
+    expect(under.span_id).toBe(spans.find((s) => s.name === 'test.v1.traced process')!.spanContext().spanId);
   });
 });
