@@ -27,8 +27,8 @@ describe('startTelemetry', () => {
     if (!existsSync(BUILT)) throw new Error(`${BUILT} is missing: run scripts/build.sh first`);
   });
 
-  it('wraps no pg query and no node:http call when nothing is exported', () => {
-    expect(instrumented({})).toEqual({ pg: false, http: false });
+  it('wraps no node:http call when nothing is exported, and still instruments pg (see startTelemetry)', () => {
+    expect(instrumented({})).toEqual({ pg: true, http: false });
   });
 
   it('instruments pg and node:http when spans go to an exporter', () => {

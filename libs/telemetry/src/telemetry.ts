@@ -43,22 +43,23 @@ export function startTelemetry(serviceName: string, opts: TelemetryOptions = {})
   sdk = new NodeSDK({
     ...(exportNothing ? { spanProcessors: [new NoopSpanProcessor()], sampler: new AlwaysOffSampler() } : {}),
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
-    // Instrumentations only make spans; with nothing to export they would wrap every pg query and
-    // node:http call for spans the sampler then drops (the pg one was 2 to 3 % of the quote-engine's
-    // CPU under GetQuote). Trace ids and their propagation do not depend on them.
-    instrumentations: exportNothing
-      ? []
-      : [
-          ...(opts.instrumentHttp === false
-            ? []
-            : [
-                new HttpInstrumentation({
-                  // Probes and metric scrapes are noise in traces.
-                  ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics',
-                }),
-              ]),
-          new PgInstrumentation(),
-        ],
+    // With nothing to export, node:http is not instrumented: it would wrap every call for spans the
+    // sampler then drops, and trace ids and their propagation on the bus do not depend on it. The
+    // pg instrumentation stays: without it the quote-engine often promoted ten times more under
+    // GetQuote (`BENCH_OP=quote BENCH_RATE=1500 BENCH_SECS=20 npm run bench:promotion`: 13 to 30 MB
+    // in 9 of 14 runs without it; 1.3 to 1.6 MB in 9 of 10 runs with it, 6.5 MB in one), for a
+    // reason not found.
+    instrumentations: [
+      ...(opts.instrumentHttp === false || exportNothing
+        ? []
+        : [
+            new HttpInstrumentation({
+              // Probes and metric scrapes are noise in traces.
+              ignoreIncomingRequestHook: (req) => req.url === '/livez' || req.url === '/readyz' || req.url === '/metrics',
+            }),
+          ]),
+      new PgInstrumentation(),
+    ],
   });
   sdk.start();
 }
