@@ -118,14 +118,13 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     const parent = extractTraceContext(msg.headers);
     // No span of its own when it could not be recorded (`needsOwnSpan`): the handler then runs in
     // the caller's context, with its trace id.
-    const span =
-      needsOwnSpan(parent)
-        ? tracer.startSpan(
-            `${contract.subject} process`,
-            { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
-            parent,
-          )
-        : undefined;
+    const span = needsOwnSpan(parent)
+      ? tracer.startSpan(
+          `${contract.subject} process`,
+          { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
+          parent,
+        )
+      : undefined;
     const started = process.hrtime.bigint();
     await context.with(span ? trace.setSpan(parent, span) : parent, async () => {
       let reply: Uint8Array;
