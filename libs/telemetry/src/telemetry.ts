@@ -47,8 +47,9 @@ export function startTelemetry(serviceName: string, opts: TelemetryOptions = {})
     // sampler then drops, and trace ids and their propagation on the bus do not depend on it. The
     // pg instrumentation stays: without it the quote-engine often promoted ten times more under
     // GetQuote (`BENCH_OP=quote BENCH_RATE=1500 BENCH_SECS=20 npm run bench:promotion`: 13 to 30 MB
-    // in 9 of 14 runs without it; 1.3 to 1.6 MB in 9 of 10 runs with it, 6.5 MB in one), for a
-    // reason not found.
+    // in 9 of 14 runs without it; 1.3 to 1.6 MB in 9 of 10 runs with it, 6.5 MB in one). In those
+    // runs V8 had tenured the allocation sites of per-quote objects (README, "What tracing costs");
+    // why the instrumentation changes the odds was not found.
     instrumentations: [
       ...(opts.instrumentHttp === false || exportNothing
         ? []
