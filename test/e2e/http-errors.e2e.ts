@@ -42,6 +42,13 @@ describe('gateway error model over HTTP', () => {
     expect(await status(res)).toMatchObject({ code: 12, reason: 'METHOD_NOT_ALLOWED' });
   });
 
+  it('answers a wrong method on a quote route (served on Fastify directly, quote.routes.ts) the same way', async () => {
+    const res = await fetch(`${e2e.gatewayUrl}/json/v1/quote/preview`);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await status(res)).toMatchObject({ code: 12, reason: 'METHOD_NOT_ALLOWED' });
+  });
+
   (firstPost ? it : it.skip)('answers malformed JSON with INVALID_ARGUMENT', async () => {
     const res = await fetch(`${e2e.gatewayUrl}/json${firstPost!.path}`, {
       method: 'POST',

@@ -12,7 +12,7 @@ import { accessProviders } from './access/access.providers';
 import { PartnerController } from './partner/partner.controller';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
-import { QuoteController } from './quote/quote.controller';
+import { QuoteRoutes } from './quote/quote.routes';
 import { RegistryController, registryProviders } from './registry/registry.controller';
 import { GATEWAY_ENV } from './tokens';
 
@@ -22,7 +22,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RegistryController, QuoteController, OrdersController, PartnerController, OpenApiController],
+      controllers: [HealthController, RegistryController, OrdersController, PartnerController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
@@ -35,6 +35,7 @@ export class GatewayModule {
         { provide: OrderStreamHub, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new OrderStreamHub(nc, env.SSE_MAX_STREAMS_PER_CALLER, log) },
         ...accessProviders(env),
         ...registryProviders(env.REGISTRY_LIST_MAX_AGE_MS),
+        QuoteRoutes,
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
       ],
     };

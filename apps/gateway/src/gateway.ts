@@ -11,6 +11,7 @@ import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
 import { httpErrors, sendStatus } from './http/status-reply';
+import { QuoteRoutes } from './quote/quote.routes';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */
 const MAX_PARAM_LENGTH = 100;
@@ -60,6 +61,8 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       installCors(fastify, env.CORS_ALLOWED_ORIGINS);
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
+      // PreviewQuote and GetQuote on Fastify directly, not through Nest's router (quote.routes.ts).
+      app.get(QuoteRoutes).register(fastify);
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
         fastify.route({
           method: op.method,
