@@ -12,14 +12,15 @@ import { validateBody } from '../http/validate';
  *
  * Served as routes of the gateway's Fastify instance, not through a Nest controller: they are what
  * integrators call in tight loops, and Nest's router spends CPU on every request that these
- * handlers do not need (no guard, interceptor or pipe applies to them). Measured on the 2-core
- * machine: a trivial POST route cost 21 µs of CPU per request on Fastify and 32 µs as a Nest
- * controller method; the gateway spent 70 to 76 µs per PreviewQuote with these routes against 76
- * to 84 µs as a controller, and PreviewQuote served 63 % of the ceiling against 58 % (README,
- * "Benchmarks"). Everything else about a request is unchanged: tracing, CORS, the access check,
- * the rate limit and metrics are Fastify hooks, which run for every route, and what a handler
- * throws reaches Fastify's error handler, which Nest points at its exception filters, so
- * `StatusExceptionFilter` answers it as it answers a controller's.
+ * handlers do not need (no guard, interceptor or pipe applies to them). On the 2-core machine a
+ * trivial POST route cost about 21 µs of CPU per request on Fastify alone, 26 µs as a route of a
+ * Nest app's Fastify instance and 33 µs as a Nest controller method; the gateway spent 74 µs per
+ * PreviewQuote with these routes against 81 µs as a controller, and PreviewQuote served 59.5 % of
+ * the ceiling against 55.3 % (7 alternating rounds; README, "Benchmarks"). Everything else about a
+ * request is unchanged: tracing, CORS, the access check, the rate limit and metrics are Fastify
+ * hooks, which run for every route, and what a handler throws reaches Fastify's error handler,
+ * which Nest points at its exception filters, so `StatusExceptionFilter` answers it as it answers
+ * a controller's.
  */
 @Injectable()
 export class QuoteRoutes {
