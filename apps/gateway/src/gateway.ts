@@ -6,7 +6,7 @@ import type { Logger } from '@xchain/telemetry';
 import { GatewayModule } from './app.module';
 import type { GatewayEnv } from './env';
 import { AccessControl } from './access/access-control';
-import { installAccessHook } from './access/access-hook';
+import { installAccessHook, routeOf } from './access/access-hook';
 import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
@@ -66,7 +66,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
         fastify.route({
           method: op.method,
-          url: `/json${op.path.replace(/\{(\w+)\}/g, ':$1')}`,
+          url: routeOf(op),
           handler: (_req, reply) => sendStatus(reply, httpErrors.unimplemented(op.operationId)),
         });
       }

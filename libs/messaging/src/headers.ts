@@ -1,4 +1,4 @@
-import { TraceFlags, context, isSpanContextValid, propagation, trace, type Context } from '@opentelemetry/api';
+import { SpanKind, TraceFlags, context, isSpanContextValid, propagation, trace, type Context, type Span } from '@opentelemetry/api';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 
 /** Writes the active trace context into NATS headers (W3C traceparent/tracestate). */
@@ -17,6 +17,21 @@ export function extractTraceContext(h: MsgHdrs | undefined): Context {
 
 export function newHeaders(): MsgHdrs {
   return natsHeaders();
+}
+
+const tracer = trace.getTracer('@xchain/messaging');
+
+/**
+ * The span of one bus call (`send`, a client span) or of one served request (`process`, a server
+ * span), a child of `parent`; none when it could not be recorded (`needsOwnSpan`).
+ */
+export function busSpan(subject: string, side: 'send' | 'process', parent: Context): Span | undefined {
+  if (!needsOwnSpan(parent)) return undefined;
+  return tracer.startSpan(
+    `${subject} ${side}`,
+    { kind: side === 'send' ? SpanKind.CLIENT : SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+    parent,
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { errors as natsErrors, type NatsConnection } from '@nats-io/transport-node';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import {
@@ -14,11 +14,9 @@ import {
 import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { encodeJson, okPayloadBytes, openEnvelope } from './envelope';
-import { injectTraceContext, needsOwnSpan, newHeaders } from './headers';
+import { busSpan, injectTraceContext, newHeaders } from './headers';
 import { ReplyMux } from './reply-mux';
 import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
-
-const tracer = trace.getTracer('@xchain/messaging');
 
 export interface RpcCallOptions {
   caller?: CallerContext;
@@ -125,17 +123,12 @@ export class RpcClient extends ClientProxy {
 
   /**
    * One client span and one duration-and-outcome observation around a call. No span when it
-   * could not be recorded (`needsOwnSpan`): the parent's context then travels in the request's
+   * could not be recorded (`busSpan`): the parent's context then travels in the request's
    * `traceparent` (same trace id).
    */
   private async traced<T>(contract: AnyContract, run: () => Promise<T>): Promise<T> {
     const parent = context.active();
-    const span = needsOwnSpan(parent)
-      ? tracer.startSpan(`${contract.subject} send`, {
-          kind: SpanKind.CLIENT,
-          attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject },
-        })
-      : undefined;
+    const span = busSpan(contract.subject, 'send', parent);
     const started = process.hrtime.bigint();
     let failure: unknown;
     try {

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { CustomTransportStrategy, MessageHandler } from '@nestjs/microservices';
 import { Server } from '@nestjs/microservices';
@@ -17,12 +17,10 @@ import type { z } from 'zod';
 import { databaseUnavailable, isDatabaseUnavailable } from './database-errors';
 import { DatabaseOutage } from './database-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
-import { extractTraceContext, needsOwnSpan } from './headers';
+import { busSpan, extractTraceContext } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
 import { authorize, NatsRpcContext, type RpcContextFor } from './nest/rpc-context';
 import { violationsOf } from './zod-violations';
-
-const tracer = trace.getTracer('@xchain/messaging');
 
 /** The transport's id in Nest (hooks and `getMicroservices()` tell transports apart by it). */
 export const NATS_RPC_TRANSPORT = Symbol('xchain-nats-rpc');
@@ -116,15 +114,9 @@ export class RpcServer extends Server implements CustomTransportStrategy {
 
   private async dispatch(contract: RpcContract<z.ZodType, z.ZodType>, handler: BoundHandler, msg: Msg): Promise<void> {
     const parent = extractTraceContext(msg.headers);
-    // No span of its own when it could not be recorded (`needsOwnSpan`): the handler then runs in
-    // the caller's context, with its trace id.
-    const span = needsOwnSpan(parent)
-      ? tracer.startSpan(
-          `${contract.subject} process`,
-          { kind: SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': contract.subject } },
-          parent,
-        )
-      : undefined;
+    // No span of its own when it could not be recorded (`busSpan`): the handler then runs in the
+    // caller's context, with its trace id.
+    const span = busSpan(contract.subject, 'process', parent);
     const started = process.hrtime.bigint();
     await context.with(span ? trace.setSpan(parent, span) : parent, async () => {
       let reply: Uint8Array;

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GetQuoteRequest, GetQuoteRpc, PreviewQuoteRequest, PreviewQuoteRpc } from '@xchain/contracts';
+import { GetQuoteOp, GetQuoteRequest, GetQuoteRpc, PreviewQuoteOp, PreviewQuoteRequest, PreviewQuoteRpc } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { routeOf } from '../access/access-hook';
 import { callerOf } from '../http/caller';
 import { jsonBytes } from '../http/json-bytes';
 import { validateBody } from '../http/validate';
@@ -26,10 +27,13 @@ import { validateBody } from '../http/validate';
 export class QuoteRoutes {
   constructor(@Inject(RpcClient) private readonly rpc: RpcClient) {}
 
-  /** Adds the routes to the gateway's Fastify instance (before it starts listening). */
+  /**
+   * Adds the routes to the gateway's Fastify instance (before it starts listening), at the method
+   * and path their operations declare, which is also what the access hook looks them up by.
+   */
   register(fastify: FastifyInstance): void {
-    fastify.post('/json/v1/quote/preview', (req, reply) => this.preview(req, reply));
-    fastify.post('/json/v1/quote', (req, reply) => this.quote(req, reply));
+    fastify.route({ method: PreviewQuoteOp.method, url: routeOf(PreviewQuoteOp), handler: (req, reply) => this.preview(req, reply) });
+    fastify.route({ method: GetQuoteOp.method, url: routeOf(GetQuoteOp), handler: (req, reply) => this.quote(req, reply) });
   }
 
   async preview(req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
