@@ -1,17 +1,41 @@
-import type { OrderWire, Quote } from '@xchain/contracts';
+import type { Quote } from '@xchain/contracts';
+import { XCHAIN_ROUTER_ABI, depositTx } from '@xchain/evm-gasless';
+import { orderToWire, sampleOrder } from '@xchain/order-codec';
+import { decodeFunctionData, getAddress } from 'viem';
 import { responseForStorage, storedResponse } from './stored-response';
 
-const order = { version: '1', salt: `0x${'ab'.repeat(32)}`, amount_in: '100', referrers: [] } as unknown as OrderWire;
-const crossChain = { cross_chain: { quote_hash: `0x${'01'.repeat(32)}`, amount_in: '100', order, expires_at: '2026-11-23T16:43:18Z', gasless: true } } as unknown as Quote;
-const sameChain = { same_chain_swap: { quote_hash: `0x${'02'.repeat(32)}`, amount_in: '5', order, deposit_tx: { to: '0x1', data: '0x', value: '5' } } } as unknown as Quote;
+const ROUTER = getAddress('0x7ccfeacba472f31962cb515fe4ce4477d15c4a04');
+const plain = sampleOrder({ amountIn: 123_456_789n, salt: `0x${'5e'.repeat(32)}` });
+const order = orderToWire(plain, []);
+const call = depositTx(plain, ROUTER);
+const deposit_tx = { to: call.to, data: call.data, value: call.value.toString() };
+const crossChain = { cross_chain: { quote_hash: `0x${'01'.repeat(32)}`, amount_in: '123456789', order, expires_at: '2026-11-23T16:43:18Z', deposit_tx } } as unknown as Quote;
+const gasless = { cross_chain: { quote_hash: `0x${'03'.repeat(32)}`, amount_in: '123456789', order, gasless: true } } as unknown as Quote;
+const sameChain = { same_chain_swap: { quote_hash: `0x${'02'.repeat(32)}`, amount_in: '5', order, deposit_tx: { ...deposit_tx, value: '5' } } } as unknown as Quote;
+
+/** Through JSON, as PostgreSQL returns it. */
+const viaJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
 describe('stored quote responses', () => {
-  it.each([['cross-chain', crossChain], ['same-chain', sameChain]])('a %s quote is stored without its order and read back as it was answered', (_kind, quote) => {
+  it.each([
+    ['cross-chain', crossChain],
+    ['gasless', gasless],
+    ['same-chain', sameChain],
+  ])('a %s quote is stored without its order and read back as it was answered', (_kind, quote) => {
     const stored = responseForStorage(quote);
     expect(JSON.stringify(stored)).not.toContain('"order"');
     expect(JSON.stringify(stored)).not.toContain(order.salt);
-    // Through JSON, as PostgreSQL returns it.
-    expect(storedResponse(JSON.parse(JSON.stringify(stored)), JSON.parse(JSON.stringify(order)))).toEqual(quote);
+    expect(storedResponse(viaJson(stored), viaJson(order))).toEqual(quote);
+  });
+
+  it('stores a deposit transaction without its calldata, and reads back calldata that deposits this order', () => {
+    const stored = viaJson(responseForStorage(crossChain)) as { cross_chain: { deposit_tx: Record<string, string> } };
+    expect(stored.cross_chain.deposit_tx).toEqual({ to: ROUTER, value: '0' });
+    const back = storedResponse(stored, viaJson(order));
+    if (!('cross_chain' in back) || !back.cross_chain.deposit_tx) throw new Error('expected a cross-chain quote with deposit_tx');
+    const decoded = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: back.cross_chain.deposit_tx.data as `0x${string}` });
+    expect(decoded.functionName).toBe('deposit');
+    expect(decoded.args[0]).toMatchObject({ salt: plain.salt, amountIn: plain.amountIn, depositTarget: plain.depositTarget });
   });
 
   it('does not change the answered quote it stores', () => {
@@ -20,7 +44,8 @@ describe('stored quote responses', () => {
     expect(JSON.stringify(crossChain)).toBe(before);
   });
 
-  it('reads a row written before the split (order inside the response too) the same way', () => {
-    expect(storedResponse(JSON.parse(JSON.stringify(crossChain)), order)).toEqual(crossChain);
+  it('reads a row written before the order and the calldata were left out (both inside the response) the same way', () => {
+    expect(storedResponse(viaJson(crossChain), order)).toEqual(crossChain);
+    expect(storedResponse(viaJson(sameChain), order)).toEqual(sameChain);
   });
 });

@@ -1,4 +1,7 @@
 import type { OrderWire, Quote } from '@xchain/contracts';
+import { depositTx } from '@xchain/evm-gasless';
+import { orderFromWire } from '@xchain/order-codec';
+import type { Address } from 'viem';
 
 /**
  * A stored quote keeps its order once, in the `order` column, not a second time inside
@@ -7,19 +10,37 @@ import type { OrderWire, Quote } from '@xchain/contracts';
  * per row, 47 µs with lz4 compression (migration 20261123200000), 36 µs without this second order
  * too. Readers put it back with `storedResponse`. Rows written before this change still carry it
  * inside `response`; the column's copy is the same order, so either reads the same.
+ *
+ * Nor does it keep `deposit_tx.data`: that is `deposit(order)`'s calldata, the router's selector
+ * and the order's ABI words, 1,482 characters of hex and more than half of what `response` held.
+ * `storedResponse` encodes it again from the order column, as the quote-engine did when it
+ * answered. Measured with batches of 13 real quotes (scratch, PostgreSQL 15, lz4): 42 → 35 µs of
+ * backend CPU per row, statements 670 → 580 µs.
  */
 export function responseForStorage(quote: Quote): unknown {
-  if ('cross_chain' in quote) {
-    const { order: _order, ...rest } = quote.cross_chain;
-    return { cross_chain: rest };
-  }
-  const { order: _order, ...rest } = quote.same_chain_swap;
-  return { same_chain_swap: rest };
+  if ('cross_chain' in quote) return { cross_chain: contentForStorage(quote.cross_chain) };
+  return { same_chain_swap: contentForStorage(quote.same_chain_swap) };
 }
 
 /** The quote as it was answered, from a stored row's `response` and `order` columns. */
 export function storedResponse(response: unknown, order: unknown): Quote {
   const stored = response as Record<'cross_chain' | 'same_chain_swap', Record<string, unknown> | undefined>;
-  if (stored.cross_chain) return { cross_chain: { ...stored.cross_chain, order: order as OrderWire } } as Quote;
-  return { same_chain_swap: { ...stored.same_chain_swap, order: order as OrderWire } } as Quote;
+  if (stored.cross_chain) return { cross_chain: answeredContent(stored.cross_chain, order as OrderWire) } as Quote;
+  return { same_chain_swap: answeredContent(stored.same_chain_swap!, order as OrderWire) } as Quote;
+}
+
+type QuoteContent = { order: OrderWire; deposit_tx?: { to: string; data: string; value: string } };
+
+function contentForStorage({ order: _order, ...rest }: QuoteContent): unknown {
+  if (!rest.deposit_tx) return rest;
+  const { data: _data, ...call } = rest.deposit_tx;
+  return { ...rest, deposit_tx: call };
+}
+
+function answeredContent(stored: Record<string, unknown>, order: OrderWire): Record<string, unknown> {
+  const call = stored['deposit_tx'] as { to: string; data?: string; value: string } | undefined;
+  // A row written before the calldata was left out still has it; it is the same bytes.
+  if (!call || call.data !== undefined) return { ...stored, order };
+  const { data } = depositTx(orderFromWire(order).order, call.to as Address);
+  return { ...stored, deposit_tx: { to: call.to, data, value: call.value }, order };
 }
