@@ -45,6 +45,11 @@ interface Sample {
   open?: LoadResult;
   /** The services' garbage collections during the open-loop run's counted part. */
   openGc?: GcSnapshot;
+  /**
+   * Cores and CPU µs per request of each process group during that counted part: both sides at the
+   * same rate, so a change in what a request costs shows here without the throughput's noise.
+   */
+  openCpu?: string;
   /** Cores each process group used during the closed-loop run of the operation, and CPU µs per request. */
   cpu: string;
   /** Write and read system calls per request of each process group during that run. */
@@ -67,8 +72,13 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     if (!rate) return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io };
     const gcs = gcOverRun(bench.serviceUrls);
-    const open = await runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: gcs.start });
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc: await gcs.finish() };
+    const { result: open, cpu: openCpu } = await withCpuSplit((restart) =>
+      runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
+        restart();
+        gcs.start();
+      } }),
+    );
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc: await gcs.finish(), openCpu };
   } finally {
     await ceiling.stop();
     await bench.stop();
@@ -100,11 +110,13 @@ async function main(): Promise<void> {
     console.log(`    cores used (CPU per request): ${b.cpu}`);
     console.log(`    system calls per request: ${b.io}`);
     if (b.openGc) console.log(`    garbage collections in the open-loop run (count, sum of pauses): ${formatGc(b.openGc)}`);
+    if (b.openCpu) console.log(`    in the open-loop run, cores used (CPU per request): ${b.openCpu}`);
     const a = await measure(ROOT, rate, envOf(process.env['BENCH_AFTER_ENV']));
     console.log(line(`after #${round}`, a));
     console.log(`    cores used (CPU per request): ${a.cpu}`);
     console.log(`    system calls per request: ${a.io}`);
     if (a.openGc) console.log(`    garbage collections in the open-loop run (count, sum of pauses): ${formatGc(a.openGc)}`);
+    if (a.openCpu) console.log(`    in the open-loop run, cores used (CPU per request): ${a.openCpu}`);
     rows.push([`before #${round}`, b], [`after #${round}`, a]);
     if (rate === undefined) {
       rate = Math.max(1, Math.round(Math.min(b.closed.perSecond, a.closed.perSecond) / 2));
