@@ -10,7 +10,9 @@ import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
  * `npm run bench:speed`: the quote path against its own ceiling, in one run on one machine. The
  * ceiling is a bare Fastify → NATS → echo path (two processes, no work, on the stack's NATS); each
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
- * machine moves both. Closed loop at 1 and 32 in flight, then open loop (a fixed arrival rate)
+ * machine moves both. Closed loop at 1 and 32 in flight, then BENCH_SHARE_ROUNDS (default 3) more
+ * rounds of PreviewQuote's and GetQuote's shares at 32 in flight with their median (shareRounds),
+ * then open loop (a fixed arrival rate)
  * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3, each with the services'
  * garbage collections during it, gc-stats.ts, and its requests over SLOW_MS by window of scheduled
  * start, `clustering` in load.ts), then the RSS of every process before and after a saturating
@@ -27,6 +29,9 @@ const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const SOAK_SECS = Number(process.env['BENCH_SOAK_SECS'] ?? 60);
 const WARM_SECS = Number(process.env['BENCH_WARM_SECS'] ?? 15);
 const OPEN_RUNS = Math.max(1, Number(process.env['BENCH_OPEN_RUNS'] ?? 3));
+const SHARE_ROUNDS = Math.max(0, Number(process.env['BENCH_SHARE_ROUNDS'] ?? 3));
+/** The operations issue 12 sets a share of the ceiling for. */
+const AIMED = ['PreviewQuote', 'GetQuote (stored)'];
 const MAX_REQUESTS = 200_000;
 
 function specs(gateway: string, ceilingUrl: string): [string, Spec][] {
@@ -99,6 +104,43 @@ async function openLoopSection(serviceUrls: Map<string, string>, targets: [strin
   }
 }
 
+/**
+ * More rounds of the shares issue 12 aims at, at 32 in flight: each round runs the ceiling, then
+ * each aimed operation followed by the ceiling again, and reads each operation against the two
+ * ceiling runs around it. On these machines one 5 s run can land in a slow spell of the host (the
+ * ceiling itself has moved by a quarter within one run), so a share from one run says little;
+ * this prints every round's and their median, with `first` (the closed loop above) counted in.
+ */
+async function shareRounds(targets: [string, Spec][], first: Map<string, number>): Promise<void> {
+  if (SHARE_ROUNDS === 0) return;
+  console.log(`\nshares of the ceiling at 32 in flight, ${SHARE_ROUNDS} more rounds (each operation between two ceiling runs)`);
+  const ceiling = () => runLoad({ ...targets[0]![1], concurrency: 32, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
+  const shares = new Map(AIMED.map((label) => [label, [first.get(label)!]]));
+  for (let round = 1; round <= SHARE_ROUNDS; round++) {
+    let before = await ceiling();
+    const parts: string[] = [];
+    for (const label of AIMED) {
+      const spec = targets.find(([l]) => l === label)![1];
+      const r = await runLoad({ ...spec, concurrency: 32, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
+      const after = await ceiling();
+      const around = (before.perSecond + after.perSecond) / 2;
+      shares.get(label)!.push((100 * r.perSecond) / around);
+      parts.push(`${label} ${r.perSecond.toFixed(0)} of ${around.toFixed(0)} req/s =${pct(r.perSecond, around)}`);
+      before = after;
+    }
+    console.log(`  round ${round}: ${parts.join(', ')}`);
+  }
+  for (const [label, xs] of shares) {
+    console.log(`  ${label}: ${xs.map((x) => `${x.toFixed(0)} %`).join(', ')}; median ${median(xs).toFixed(1)} %`);
+  }
+}
+
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 async function main(): Promise<void> {
   // Read before anything starts: a mistyped operation fails now, not after minutes of runs.
   const fixed = fixedRates(process.env['BENCH_FIXED_RATES'] ?? DEFAULT_FIXED_RATES, specs('', ''));
@@ -156,6 +198,8 @@ async function main(): Promise<void> {
         for (const [label, r] of results) saturating.set(label, r.perSecond);
       }
     }
+
+    await shareRounds(targets, new Map(AIMED.map((label) => [label, (100 * saturating.get(label)!) / saturating.get(targets[0]![0])!])));
 
     const half = new Map(targets.map(([label]) => [label, Math.max(1, Math.round(saturating.get(label)! / 2))]));
     await openLoopSection(bench.serviceUrls, targets, half, 'open loop at half the saturating rate');
