@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { startBenchStack } from './bench-stack';
 import { PREVIEW_REQUEST } from './bodies';
 import { formatLoad, runLoad, type LoadOptions, type LoadResult } from './load';
+import { median } from './median';
 
 /**
  * `npm run bench:auth`: what authentication and rate limiting cost on a public request. One
@@ -84,12 +85,7 @@ async function main(): Promise<void> {
 
 /** Median throughput and median p50 over rounds (each median taken on its own). */
 function medianOf(results: LoadResult[]): { perSecond: number; p50Ms: number } {
-  const mid = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const m = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2;
-  };
-  return { perSecond: mid(results.map((r) => r.perSecond)), p50Ms: mid(results.map((r) => r.p50Ms)) };
+  return { perSecond: median(results.map((r) => r.perSecond)), p50Ms: median(results.map((r) => r.p50Ms)) };
 }
 
 main().catch((err: unknown) => {

@@ -4,6 +4,7 @@ import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
 import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad, runOpenLoop } from './load';
 import { DEFAULT_FIXED_RATES, fixedRates } from './fixed-rates';
+import { median } from './median';
 import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
 
 /**
@@ -133,12 +134,6 @@ async function shareRounds(targets: [string, Spec][], first: Map<string, number>
   for (const [label, xs] of shares) {
     console.log(`  ${label}: ${xs.map((x) => `${x.toFixed(0)} %`).join(', ')}; median ${median(xs).toFixed(1)} %`);
   }
-}
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 async function main(): Promise<void> {
