@@ -10,7 +10,16 @@ import type { LoadResult } from './load';
  */
 const TICKS_PER_SEC = 100; // USER_HZ on Linux, for every architecture Node runs on there
 
-export type CpuSnapshot = Map<string, number>;
+/**
+ * CPU ticks used so far by each process the benchmark cares about, by pid with its group, and by
+ * the whole machine. Kept per process, not per group: a process that ends between two snapshots
+ * (a PostgreSQL autovacuum worker, a backend of a closed connection) must not take the ticks it
+ * had before the run off its group's figure for the run.
+ */
+export interface CpuSnapshot {
+  processes: Map<string, { group: string; ticks: number }>;
+  busy: number;
+}
 
 /** Names a process by what it runs; null for processes the benchmark does not care about. */
 function groupOf(cmdline: string, pid: number): string | null {
@@ -48,24 +57,31 @@ function forEachGrouped(visit: (group: string, pid: string) => void): void {
   }
 }
 
-/** CPU ticks used so far by each group, plus 'all busy' for the whole machine (from /proc/stat). */
+/** CPU ticks used so far by each process of a group, and by the whole machine (from /proc/stat). */
 export function cpuSnapshot(): CpuSnapshot {
-  const out: CpuSnapshot = new Map();
-  forEachGrouped((group, pid) => out.set(group, (out.get(group) ?? 0) + ticksOf(pid)));
+  const processes = new Map<string, { group: string; ticks: number }>();
+  forEachGrouped((group, pid) => processes.set(pid, { group, ticks: ticksOf(pid) }));
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  out.set('all busy', cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]!); // minus idle and iowait
-  return out;
+  return { processes, busy: cpu.reduce((a, b) => a + b, 0) - cpu[3]! - cpu[4]! }; // minus idle and iowait
 }
 
 /**
- * Cores used by each group between two snapshots, busiest first, as "group 0.62" pairs; given the
- * requests served in between, also CPU µs per request ("group 0.62 = 251 µs"), a figure that moves
- * far less than throughput on a noisy machine. A PostgreSQL backend that exited in between takes
- * its ticks with it, so postgres reads low if connections churn (the services keep pools).
+ * Cores used by each group between two snapshots, busiest first (the whole machine as 'all
+ * busy'), as "group 0.62" pairs; given the requests served in between, also CPU µs per request
+ * ("group 0.62 = 251 µs"), a figure that moves far less than throughput on a noisy machine. A
+ * process that started in between counts whole. One that ended in between counts nothing: its
+ * ticks during the run are lost with it, so a group whose processes churn (PostgreSQL's
+ * autovacuum workers) reads somewhat low, never below zero.
  */
 export function cpuSplit(from: CpuSnapshot, to: CpuSnapshot, seconds: number, requests?: number): string {
-  return [...to.entries()]
-    .map(([group, t]) => [group, (t - (from.get(group) ?? 0)) / TICKS_PER_SEC] as const)
+  const ticks = new Map<string, number>([['all busy', to.busy - from.busy]]);
+  for (const [pid, { group, ticks: now }] of to.processes) {
+    const before = from.processes.get(pid);
+    const used = before?.group === group ? now - before.ticks : now;
+    ticks.set(group, (ticks.get(group) ?? 0) + used);
+  }
+  return [...ticks.entries()]
+    .map(([group, t]) => [group, t / TICKS_PER_SEC] as const)
     .filter(([, secs]) => secs / seconds >= 0.005)
     .sort((a, b) => b[1] - a[1])
     .map(([group, secs]) => `${group} ${(secs / seconds).toFixed(2)}${requests ? ` = ${((secs * 1e6) / requests).toFixed(0)} µs` : ''}`)
