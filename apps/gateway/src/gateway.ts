@@ -6,10 +6,11 @@ import type { Logger } from '@xchain/telemetry';
 import { GatewayModule } from './app.module';
 import type { GatewayEnv } from './env';
 import { AccessControl } from './access/access-control';
-import { installAccessHook, routeOf } from './access/access-hook';
+import { installAccessHook } from './access/access-hook';
 import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
+import { routeOf } from './http/route-of';
 import { httpErrors, sendStatus } from './http/status-reply';
 import { QuoteRoutes } from './quote/quote.routes';
 

@@ -1,13 +1,11 @@
-import { HTTP_OPERATIONS, RpcError, type HttpOperation } from '@xchain/contracts';
+import { HTTP_OPERATIONS, RpcError } from '@xchain/contracts';
 import type { Logger } from '@xchain/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { declareCaller, setCaller } from '../http/caller';
+import { routeOf } from '../http/route-of';
 import { sendStatus } from '../http/status-reply';
 import { rateLimitHeaders } from '../limits/rate-limit-headers';
 import type { AccessControl } from './access-control';
-
-/** Fastify's route pattern of an operation: `/json/v1/partner/sessions/:id`. */
-export const routeOf = (op: HttpOperation) => `/json${op.path.replace(/\{(\w+)\}/g, ':$1')}`;
 
 /**
  * Runs the access check on every served operation in `onRequest`, before the body is read, so a

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GetQuoteOp, GetQuoteRequest, GetQuoteRpc, PreviewQuoteOp, PreviewQuoteRequest, PreviewQuoteRpc } from '@xchain/contracts';
+import { GetQuoteOp, GetQuoteRpc, PreviewQuoteOp, PreviewQuoteRpc, type HttpOperation, type RpcContract } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { routeOf } from '../access/access-hook';
+import type { FastifyInstance } from 'fastify';
+import type { z } from 'zod';
 import { callerOf } from '../http/caller';
 import { jsonBytes } from '../http/json-bytes';
+import { routeOf } from '../http/route-of';
 import { validateBody } from '../http/validate';
 
 /**
@@ -32,15 +33,23 @@ export class QuoteRoutes {
    * and path their operations declare, which is also what the access hook looks them up by.
    */
   register(fastify: FastifyInstance): void {
-    fastify.route({ method: PreviewQuoteOp.method, url: routeOf(PreviewQuoteOp), handler: (req, reply) => this.preview(req, reply) });
-    fastify.route({ method: GetQuoteOp.method, url: routeOf(GetQuoteOp), handler: (req, reply) => this.quote(req, reply) });
+    this.forwardAt(fastify, PreviewQuoteOp, PreviewQuoteRpc);
+    this.forwardAt(fastify, GetQuoteOp, GetQuoteRpc);
   }
 
-  async preview(req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
-    return jsonBytes(reply, await this.rpc.forward(PreviewQuoteRpc, validateBody(PreviewQuoteRequest, req.body), { caller: callerOf(req) }));
-  }
-
-  async quote(req: FastifyRequest, reply: FastifyReply): Promise<Buffer> {
-    return jsonBytes(reply, await this.rpc.forward(GetQuoteRpc, validateBody(GetQuoteRequest, req.body), { caller: callerOf(req) }));
+  /**
+   * One route: the body checked against the contract's request schema, then forwarded. The parsed
+   * body goes on the bus (as the controller sent it): for a generic schema TypeScript cannot see
+   * that a parsed request is also a valid input, hence the cast.
+   */
+  private forwardAt<Req extends z.ZodType, Res extends z.ZodType>(fastify: FastifyInstance, op: HttpOperation, contract: RpcContract<Req, Res>): void {
+    fastify.route({
+      method: op.method,
+      url: routeOf(op),
+      handler: async (req, reply) => {
+        const request = validateBody(contract.request, req.body) as z.input<Req>;
+        return jsonBytes(reply, await this.rpc.forward(contract, request, { caller: callerOf(req) }));
+      },
+    });
   }
 }
