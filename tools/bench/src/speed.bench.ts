@@ -6,6 +6,7 @@ import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW
 import { DEFAULT_FIXED_RATES, fixedRates } from './fixed-rates';
 import { median } from './median';
 import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
+import { type StallProbe, type Stalls, STALL_MS, startStallProbe } from './stall-probe';
 
 /**
  * `npm run bench:speed`: the quote path against its own ceiling, in one run on one machine. The
@@ -13,12 +14,12 @@ import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
  * operation's throughput is printed as a share of it, measured minutes apart at most, so a busy
  * machine moves both. Closed loop at 1 and 32 in flight, then BENCH_SHARE_ROUNDS (default 3) more
  * rounds of PreviewQuote's and GetQuote's shares at 32 in flight with their median (shareRounds),
- * then open loop (a fixed arrival rate)
- * at half each one's saturating rate (BENCH_OPEN_RUNS runs each, default 3, each with the services'
- * garbage collections during it, gc-stats.ts, and its requests over SLOW_MS by window of scheduled
- * start, `clustering` in load.ts), then the RSS of every process before and after a saturating
- * run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run) where each
- * operation's CPU went (cpu-split.ts). After the half-rate open loop, the same open loop at fixed
+ * then open loop (a fixed arrival rate) at half each one's saturating rate (BENCH_OPEN_RUNS runs
+ * each, default 3, each with the services' garbage collections during it, gc-stats.ts, its
+ * requests over SLOW_MS by window of scheduled start, `clustering` in load.ts, and the longest
+ * stall of an idle process's timer, stall-probe.ts), then the RSS of every process before and
+ * after a saturating run, and for every run (closed loop at 1 and 32 in flight, the open loop's
+ * median run) where each operation's CPU went (cpu-split.ts). After the half-rate open loop, the same open loop at fixed
  * rates: BENCH_FIXED_RATES (`PreviewQuote=1475,GetQuote (stored)=430` by default, half the rates
  * issue 12 measured; empty for none). Prints figures; asserts nothing. BENCH_SECS (default 5) per
  * run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the saturating warm-up at the start; the soak is
@@ -68,9 +69,9 @@ function row(label: string, r: LoadResult, ceiling?: number): string {
  * 100 ms at a time, lands on one run of several operations rather than on every run of one. Prints
  * the run with the median p99, with every run's p99 and full GCs.
  */
-async function openLoopSection(serviceUrls: Map<string, string>, targets: [string, Spec][], rates: Map<string, number>, title: string): Promise<void> {
+async function openLoopSection(serviceUrls: Map<string, string>, probe: StallProbe, targets: [string, Spec][], rates: Map<string, number>, title: string): Promise<void> {
   console.log(`\n${title} (latency from each scheduled start; ${OPEN_RUNS} runs each, rounds in turn; the run with the median p99 is shown)`);
-  const open = new Map<string, { result: OpenLoopResult; cpu: string; gc: GcSnapshot }[]>();
+  const open = new Map<string, { result: OpenLoopResult; cpu: string; gc: GcSnapshot; stalls: Stalls }[]>();
   for (let round = 0; round < OPEN_RUNS; round++) {
     for (const [label, spec] of targets) {
       const rate = rates.get(label);
@@ -81,9 +82,10 @@ async function openLoopSection(serviceUrls: Map<string, string>, targets: [strin
         runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
           restart();
           gcs.start();
+          probe.mark();
         } }),
       );
-      open.set(label, [...(open.get(label) ?? []), { ...run, gc: await gcs.finish() }]);
+      open.set(label, [...(open.get(label) ?? []), { ...run, gc: await gcs.finish(), stalls: await probe.take() }]);
     }
   }
   for (const [label, runs] of open) {
@@ -92,12 +94,15 @@ async function openLoopSection(serviceUrls: Map<string, string>, targets: [strin
     const dropped = runs.reduce((n, r) => n + r.result.dropped, 0);
     // Each run's p99 with the full GCs the services made during it: a full GC (the gateway's above
     // all) is one stall that sets the p99 here, not the only one (see the README's benchmark section).
-    const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)})`).join(', ');
-    console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
+    // And the longest stall of an idle process's timer (stall-probe.ts): a whole-machine stall, which
+    // no service of ours caused, shows there and not in the GCs.
+    const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)}; ${r.stalls.longestMs.toFixed(0)})`).join(', ');
+    console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs; the idle probe's longest stall, ms) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
     // Half the closed-loop rate is not half-busy: unbatched requests cost more each. The machine's
     // busy cores ("all busy", of its cores in total) say how near saturation this rate really is.
     console.log(`    cores used (CPU per request) in that run: ${median.cpu}`);
     console.log(`    garbage collections in that run (count, sum of pauses): ${formatGc(median.gc)}`);
+    console.log(`    an idle process's 1 ms timer in that run: longest gap ${median.stalls.longestMs.toFixed(1)} ms, ${median.stalls.over} gaps over ${STALL_MS} ms`);
     const slow = median.result.slow;
     console.log(
       `    requests over ${SLOW_MS} ms in that run: ${slow.requests} (${((100 * slow.requests) / Math.max(1, median.result.requests)).toFixed(1)} %), in ${slow.slowWindows} of its ${slow.windows} windows of ${WINDOW_MS} ms of scheduled start`,
@@ -139,6 +144,8 @@ async function shareRounds(targets: [string, Spec][], first: Map<string, number>
 async function main(): Promise<void> {
   // Read before anything starts: a mistyped operation fails now, not after minutes of runs.
   const fixed = fixedRates(process.env['BENCH_FIXED_RATES'] ?? DEFAULT_FIXED_RATES, specs('', ''));
+  // Started first: it ends with this process (its IPC channel closes) if anything after it fails.
+  const probe = await startStallProbe();
   // The ceiling's own bus user (D14): it may only request and answer on bench.echo.*.
   // BENCH_ROOT: run another built checkout's services (scripts/build-at.sh) under this bench, for
   // the same figures before a change.
@@ -197,11 +204,11 @@ async function main(): Promise<void> {
     await shareRounds(targets, new Map(AIMED.map((label) => [label, (100 * saturating.get(label)!) / saturating.get(targets[0]![0])!])));
 
     const half = new Map(targets.map(([label]) => [label, Math.max(1, Math.round(saturating.get(label)! / 2))]));
-    await openLoopSection(bench.serviceUrls, targets, half, 'open loop at half the saturating rate');
+    await openLoopSection(bench.serviceUrls, probe, targets, half, 'open loop at half the saturating rate');
     // Issue 12 states its p99 aims "at half the saturating rate", with the rates it measured then
     // (PreviewQuote 2,950/s, GetQuote 860/s). Both got faster since, so half of today's rate is a
     // higher load than the aims were written for; this section reads them at the issue's own rates.
-    if (fixed.size > 0) await openLoopSection(bench.serviceUrls, targets, fixed, 'open loop at fixed rates (BENCH_FIXED_RATES)');
+    if (fixed.size > 0) await openLoopSection(bench.serviceUrls, probe, targets, fixed, 'open loop at fixed rates (BENCH_FIXED_RATES)');
 
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);
     // The baseline the soak is judged by is sampled right before it, after every run above. Those
@@ -227,6 +234,7 @@ async function main(): Promise<void> {
       console.log(`  ${name.padEnd(30)} ${mib(short.get(name)).padStart(27)} ${mib(before)} ${mib(s).padStart(12)} ${mib(mid.get(name))} ${mib(after)}   ${change(s, after).padStart(17)}   ${change(before, after).padStart(14)}`);
     }
   } finally {
+    await probe.stop();
     await ceiling.stop();
     await bench.stop();
   }
