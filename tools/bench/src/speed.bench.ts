@@ -15,15 +15,15 @@ import { type StallProbe, type Stalls, STALL_MS, startStallProbe } from './stall
  * machine moves both. Closed loop at 1 and 32 in flight, then BENCH_SHARE_ROUNDS (default 3) more
  * rounds of PreviewQuote's and GetQuote's shares at 32 in flight with their median (shareRounds),
  * then open loop (a fixed arrival rate) at half each one's saturating rate (BENCH_OPEN_RUNS runs
- * each, default 3, each with the services' garbage collections during it, gc-stats.ts, its
- * requests over SLOW_MS by window of scheduled start, `clustering` in load.ts, and the longest
- * stall of an idle process's timer, stall-probe.ts), then the RSS of every process before and
- * after a saturating run, and for every run (closed loop at 1 and 32 in flight, the open loop's
- * median run) where each operation's CPU went (cpu-split.ts). After the half-rate open loop, the same open loop at fixed
- * rates: BENCH_FIXED_RATES (`PreviewQuote=1475,GetQuote (stored)=430` by default, half the rates
- * issue 12 measured; empty for none). Prints figures; asserts nothing. BENCH_SECS (default 5) per
- * run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the saturating warm-up at the start; the soak is
- * judged from its own start), BENCH_ROOT (another built checkout's services).
+ * each, default 3, each with the services' garbage collections during it, gc-stats.ts, its requests
+ * over SLOW_MS by window of scheduled start, `clustering` in load.ts, and the longest stall of an
+ * idle process's timer, stall-probe.ts), then the RSS of every process before and after a
+ * saturating run, and for every run (closed loop at 1 and 32 in flight, the open loop's median run)
+ * where each operation's CPU went (cpu-split.ts). After the half-rate open loop, the same open loop
+ * at fixed rates: BENCH_FIXED_RATES (`PreviewQuote=1475,GetQuote (stored)=430` by default, half the
+ * rates issue 12 measured; empty for none). Prints figures; asserts nothing. BENCH_SECS (default 5)
+ * per run, BENCH_SOAK_SECS (60), BENCH_WARM_SECS (15: the saturating warm-up at the start; the soak
+ * is judged from its own start), BENCH_ROOT (another built checkout's services).
  */
 type Spec = Omit<LoadOptions, 'concurrency' | 'maxRequests' | 'maxSeconds'>;
 

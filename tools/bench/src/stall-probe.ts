@@ -84,7 +84,10 @@ export async function startStallProbe(timeoutMs = 5000): Promise<StallProbe> {
   const child = spawn(process.execPath, ['-e', CHILD], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`stall probe did not start within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`stall probe did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
     child.once('message', () => {
       clearTimeout(timer);
       resolve();

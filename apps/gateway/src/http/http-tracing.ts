@@ -93,15 +93,15 @@ export function installHttpTracing(fastify: FastifyInstance): void {
 /**
  * Arms a connection's timers in the context the connection was accepted in, not in a request's.
  * Node arms the keep-alive timer (`socket.setTimeout`) as each answer finishes, so inside the
- * context `context.with` gave the request, and a timer keeps the context it was made in until it
- * is cleared. A connection that then stayed idle held its last request's context (and span) until
- * its next request or the timer's end, long enough for young GCs to promote them to the old
- * generation, where only a full GC frees them; clients with pools of idle keep-alive connections
- * do this all the time. Measured
- * (scratch, the gateway's `--trace-gc-nvp`, 8 s open loops, two runs each, 2026-11-26): ListTokens
- * at 12,000/s promoted 9.8 and 10.0 MB before, 4.9 and 4.9 MB with this (4.5 MB with no
- * keep-alive timer at all); PreviewQuote at 4,500/s 1.9 and 2.1 MB before, 1.6 and 1.6 MB with
- * this. The timer's callback only closes the idle socket: it needs no request's context.
+ * context `context.with` gave the request, and a timer keeps the context it was made in until it is
+ * cleared. A connection that then stayed idle held its last request's context (and span) until its
+ * next request or the timer's end, long enough for young GCs to promote them to the old generation,
+ * where only a full GC frees them; clients with pools of idle keep-alive connections do this all
+ * the time. Measured (scratch, the gateway's `--trace-gc-nvp`, 8 s open loops, two runs each,
+ * 2026-11-26): ListTokens at 12,000/s promoted 9.8 and 10.0 MB before, 4.9 and 4.9 MB with this
+ * (4.5 MB with no keep-alive timer at all); PreviewQuote at 4,500/s 1.9 and 2.1 MB before, 1.6 and
+ * 1.6 MB with this. The timer's callback only closes the idle socket: it needs no request's
+ * context.
  */
 function armTimersOutsideRequests(socket: Socket): void {
   const outside = new AsyncResource('xchain.connection');
