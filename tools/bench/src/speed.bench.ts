@@ -1,10 +1,11 @@
 import { startBenchStack } from './bench-stack';
 import { BOUND, PREVIEW_REQUEST as PREVIEW } from './bodies';
 import { withCpuSplit } from './cpu-split';
-import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
-import { type LoadOptions, type LoadResult, type OpenLoopResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad, runOpenLoop } from './load';
+import { formatGc, majorGcs } from './gc-stats';
+import { type LoadOptions, type LoadResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad } from './load';
 import { DEFAULT_FIXED_RATES, fixedRates } from './fixed-rates';
 import { median } from './median';
+import { type ObservedRun, observedOpenLoop } from './observed-run';
 import { CEILING_USER, rssMiB, startCeiling } from './speed-ceiling';
 import { type StallProbe, type Stalls, STALL_MS, startStallProbe } from './stall-probe';
 
@@ -71,21 +72,13 @@ function row(label: string, r: LoadResult, ceiling?: number): string {
  */
 async function openLoopSection(serviceUrls: Map<string, string>, probe: StallProbe, targets: [string, Spec][], rates: Map<string, number>, title: string): Promise<void> {
   console.log(`\n${title} (latency from each scheduled start; ${OPEN_RUNS} runs each, rounds in turn; the run with the median p99 is shown)`);
-  const open = new Map<string, { result: OpenLoopResult; cpu: string; gc: GcSnapshot; stalls: Stalls }[]>();
+  const open = new Map<string, (ObservedRun & { stalls: Stalls })[]>();
   for (let round = 0; round < OPEN_RUNS; round++) {
     for (const [label, spec] of targets) {
       const rate = rates.get(label);
       if (rate === undefined) continue;
-      // The services' collections over the counted part (scraped from their /metrics as it starts and after it).
-      const gcs = gcOverRun(serviceUrls);
-      const run = await withCpuSplit((restart) =>
-        runOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
-          restart();
-          gcs.start();
-          probe.mark();
-        } }),
-      );
-      open.set(label, [...(open.get(label) ?? []), { ...run, gc: await gcs.finish(), stalls: await probe.take() }]);
+      const run = await observedOpenLoop({ ...spec, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }, serviceUrls, probe);
+      open.set(label, [...(open.get(label) ?? []), { ...run, stalls: run.stalls! }]);
     }
   }
   for (const [label, runs] of open) {

@@ -4,8 +4,9 @@ import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
 import { BOUND, PREVIEW_REQUEST } from './bodies';
 import { withCpuSplit } from './cpu-split';
-import { type GcSnapshot, formatGc, gcOverRun, majorGcs } from './gc-stats';
-import { type LoadResult, loadClientName, runLoad, runOpenLoop } from './load';
+import { type GcSnapshot, formatGc, majorGcs } from './gc-stats';
+import { type LoadResult, loadClientName, runLoad } from './load';
+import { observedOpenLoop } from './observed-run';
 import { CEILING_USER, startCeiling } from './speed-ceiling';
 
 /**
@@ -71,14 +72,8 @@ async function measure(root: string, rate: number | undefined, env: NodeJS.Proce
     const { result: closed, cpu, io } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     if (!rate) return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io };
-    const gcs = gcOverRun(bench.serviceUrls);
-    const { result: open, cpu: openCpu } = await withCpuSplit((restart) =>
-      runOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
-        restart();
-        gcs.start();
-      } }),
-    );
-    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open, openGc: await gcs.finish(), openCpu };
+    const open = await observedOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }, bench.serviceUrls);
+    return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io, open: open.result, openGc: open.gc, openCpu: open.cpu };
   } finally {
     await ceiling.stop();
     await bench.stop();
