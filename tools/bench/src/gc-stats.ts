@@ -53,9 +53,10 @@ export async function gcSnapshot(services: ReadonlyMap<string, string>, timeoutM
 }
 
 /**
- * The collections over one run's counted part: `start` as it begins (it scrapes without being
- * waited for, so the run's schedule is not held up), `finish` after it. Without a `start` the
- * delta is empty.
+ * The collections over one run: `start` as it begins (it scrapes without being waited for, so the
+ * run's schedule is not held up), `finish` after it. Without a `start` the delta is empty. Each
+ * scrape costs every service some CPU: start it where a burst of work does not land in what is
+ * measured (observed-run.ts starts it with the warm-up).
  */
 export function gcOverRun(services: ReadonlyMap<string, string>): { start: () => void; finish: () => Promise<GcSnapshot> } {
   let from: Promise<GcSnapshot> | undefined;

@@ -85,16 +85,17 @@ async function openLoopSection(serviceUrls: Map<string, string>, probe: StallPro
     const sorted = [...runs].sort((a, b) => a.result.p99Ms - b.result.p99Ms);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
     const dropped = runs.reduce((n, r) => n + r.result.dropped, 0);
-    // Each run's p99 with the full GCs the services made during it: a full GC (the gateway's above
-    // all) is one stall that sets the p99 here, not the only one (see the README's benchmark section).
-    // And the longest stall of an idle process's timer (stall-probe.ts): a whole-machine stall, which
-    // no service of ours caused, shows there and not in the GCs.
+    // Each run's p99 with the full GCs the services made during it (its warm-up included): a full
+    // GC (the gateway's above all) is one stall that sets the p99 here, not the only one (see the
+    // README's benchmark section). And the longest stall of an idle process's timer
+    // (stall-probe.ts): a whole-machine stall, which no service of ours caused, shows there and not
+    // in the GCs.
     const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)}; ${r.stalls.longestMs.toFixed(0)})`).join(', ');
     console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs; the idle probe's longest stall, ms) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
     // Half the closed-loop rate is not half-busy: unbatched requests cost more each. The machine's
     // busy cores ("all busy", of its cores in total) say how near saturation this rate really is.
     console.log(`    cores used (CPU per request) in that run: ${median.cpu}`);
-    console.log(`    garbage collections in that run (count, sum of pauses): ${formatGc(median.gc)}`);
+    console.log(`    garbage collections in that run, its warm-up included (count, sum of pauses): ${formatGc(median.gc)}`);
     console.log(`    an idle process's 1 ms timer in that run: longest gap ${median.stalls.longestMs.toFixed(1)} ms, ${median.stalls.over} gaps over ${STALL_MS} ms`);
     const slow = median.result.slow;
     console.log(
