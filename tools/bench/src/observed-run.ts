@@ -20,7 +20,7 @@ export interface ObservedRun {
  * garbage collections. The speed and transport benches print these beside each run's latency.
  *
  * The collections are read from every service's /metrics, and a scrape is work for the service
- * (2 to 15 ms per answer on an idle stack), all five at once. Scraped as the counted part began,
+ * (1.7 to 15 ms per answer on an idle stack), all five at once. Scraped as the counted part began,
  * that burst held up the first requests counted: GetQuote at 2,768/s had 27 to 416 requests over
  * 10 ms in its first 300 ms with the scrape and 0 to 20 without it, and one such run's p99 was
  * 37 ms against 8 to 9 ms for the rest. So the first scrape is made as the warm-up starts.
