@@ -52,6 +52,14 @@ describe('rateLimitHeaders', () => {
     expect(h['ratelimit-limit']).toBe('10');
   });
 
+  it('writes every count as plain decimal digits, as String(n) would', () => {
+    for (const n of [0, 1, 9, 10, 59, 999_999, 1_000_000, 123_456_789, 2 ** 31, 2 ** 53 - 1]) {
+      const h = rateLimitHeaders(decision({ limit: n, remaining: n, resetSecs: n }));
+      expect([h['ratelimit-limit'], h['ratelimit-remaining'], h['ratelimit-reset']]).toEqual([String(n), String(n), String(n)]);
+    }
+    expect(rateLimitHeaders(decision({ remaining: -0 }))['ratelimit-remaining']).toBe('0');
+  });
+
   it('is unaffected by degraded answers', () => {
     expect(rateLimitHeaders(decision({ degraded: true }))).toEqual(rateLimitHeaders(decision({ degraded: false })));
   });
