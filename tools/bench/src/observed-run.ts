@@ -21,9 +21,10 @@ export interface ObservedRun {
  *
  * The collections are read from every service's /metrics, and a scrape is work for the service
  * (1.7 to 15 ms per answer on an idle stack), all five at once. Scraped as the counted part began,
- * that burst held up the first requests counted: GetQuote at 2,768/s had 27 to 416 requests over
- * 10 ms in its first 300 ms with the scrape and 0 to 20 without it, and one such run's p99 was
- * 37 ms against 8 to 9 ms for the rest. So the first scrape is made as the warm-up starts.
+ * that burst held up the first requests counted: GetQuote at 2,768/s, six runs each way, had 27
+ * to 416 requests over 10 ms in its first 300 ms with the scrape and 0 to 20 without it, and the
+ * run with 416 had a p99 of 37 ms against 7.7 to 9.3 ms for the other eleven. So the first scrape
+ * is made as the warm-up starts.
  */
 export async function observedOpenLoop(opts: OpenLoopOptions, serviceUrls: ReadonlyMap<string, string>, probe?: StallProbe): Promise<ObservedRun> {
   const gcs = gcOverRun(serviceUrls);
