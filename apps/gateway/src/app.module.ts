@@ -13,7 +13,7 @@ import { PartnerController } from './partner/partner.controller';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
 import { QuoteRoutes } from './quote/quote.routes';
-import { RegistryController, registryProviders } from './registry/registry.controller';
+import { registryProviders } from './registry/registry-change-listener';
 import { GATEWAY_ENV } from './tokens';
 
 /** The gateway holds no business logic: it authenticates, validates, maps to NATS and maps errors back. */
@@ -22,7 +22,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RegistryController, OrdersController, PartnerController, OpenApiController],
+      controllers: [HealthController, OrdersController, PartnerController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),

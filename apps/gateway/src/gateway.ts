@@ -13,6 +13,7 @@ import { installHttpTracing } from './http/http-tracing';
 import { routeOf } from './http/route-of';
 import { httpErrors, sendStatus } from './http/status-reply';
 import { QuoteRoutes } from './quote/quote.routes';
+import { RegistryRoutes } from './registry/registry.routes';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */
 const MAX_PARAM_LENGTH = 100;
@@ -62,8 +63,10 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       installCors(fastify, env.CORS_ALLOWED_ORIGINS);
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
-      // PreviewQuote and GetQuote on Fastify directly, not through Nest's router (quote.routes.ts).
+      // PreviewQuote, GetQuote, ListTokens and GetChains on Fastify directly, not through Nest's
+      // router (quote.routes.ts, registry.routes.ts).
       app.get(QuoteRoutes).register(fastify);
+      app.get(RegistryRoutes).register(fastify);
       for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
         fastify.route({
           method: op.method,

@@ -1,5 +1,5 @@
 import type { Status } from '@nats-io/transport-node';
-import { RegistryChangeListener } from './registry.controller';
+import { RegistryChangeListener } from './registry-change-listener';
 
 /** A connection whose status events and registry notices the test sends. */
 function fakeConnection() {
