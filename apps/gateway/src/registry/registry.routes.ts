@@ -18,6 +18,9 @@ import { RegistryLists } from './registry-lists';
  * memory, these two are the cheapest reads the gateway has, so that work was a large part of them
  * (README, "Benchmarks").
  */
+/** A list read: no request fields; its answer is kept serialised, with its ETag (RegistryLists). */
+type ListContract = RpcContract<z.ZodType<Record<string, never>>, z.ZodType>;
+
 @Injectable()
 export class RegistryRoutes {
   constructor(
@@ -31,15 +34,11 @@ export class RegistryRoutes {
     this.serveAt(fastify, GetChainsOp, ListChainsRpc);
   }
 
-  private serveAt<Res extends z.ZodType>(fastify: FastifyInstance, op: HttpOperation, contract: RpcContract<z.ZodType<Record<string, never>>, Res>): void {
+  private serveAt(fastify: FastifyInstance, op: HttpOperation, contract: ListContract): void {
     fastify.route({ method: op.method, url: routeOf(op), handler: (req, reply) => this.cacheable(contract, req, reply) });
   }
 
-  private async cacheable<Res extends z.ZodType>(
-    contract: RpcContract<z.ZodType<Record<string, never>>, Res>,
-    req: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<FastifyReply> {
+  private async cacheable(contract: ListContract, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { body, etag } = await this.lists.get(contract.subject, () => this.rpc.call(contract, {}, { caller: callerOf(req) }));
     reply.header('etag', etag).header('cache-control', 'public, max-age=0, must-revalidate');
     if (ifNoneMatchHits(req.headers['if-none-match'], etag)) return reply.status(304).send();
