@@ -10,6 +10,12 @@ describe('nulField', () => {
     expect(nulField(undefined)).toBeUndefined();
   });
 
+  it('finds a NUL in a nested key or a late array element, and names it', () => {
+    expect(nulField({ a: { b: 'x', ['c\u0000']: 2 } })).toBe('a.c\u0000');
+    expect(nulField({ list: ['a', 'b', ['c', 'd\u0000']] })).toBe('list[2][1]');
+    expect(nulField({ quiet: { deep: [[['x']]] }, n: 1, f: false, nil: null })).toBeUndefined();
+  });
+
   it('walks a body nested deeper than the call stack allows', () => {
     const depth = 200_000;
     const deep = JSON.parse(`${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}`);
