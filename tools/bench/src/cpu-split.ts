@@ -35,7 +35,8 @@ function groupOf(cmdline: string, pid: number): string | null {
   return null;
 }
 
-function ticksOf(pid: string): number {
+/** CPU ticks (user + system, every thread) a process has used so far; throws once it has ended. */
+export function ticksOf(pid: string | number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import { startBenchStack } from './bench-stack';
-import { BOUND, PREVIEW_REQUEST } from './bodies';
+import { benchOp, envOf, opRequest } from './bench-ops';
+import { PREVIEW_REQUEST } from './bodies';
 import { withCpuSplit } from './cpu-split';
 import { type GcSnapshot, formatGc, majorGcs } from './gc-stats';
 import { type LoadResult, loadClientName, runLoad } from './load';
@@ -28,17 +29,7 @@ const SECS = Number(process.env['BENCH_SECS'] ?? 5);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2);
 const PREVIEW = JSON.stringify(PREVIEW_REQUEST);
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const OPS: Record<string, { label: string; path: string; body?: string }> = {
-  preview: { label: 'PreviewQuote', path: '/json/v1/quote/preview', body: PREVIEW },
-  quote: { label: 'GetQuote', path: '/json/v1/quote', body: JSON.stringify({ ...PREVIEW_REQUEST, ...BOUND }) },
-  tokens: { label: 'ListTokens', path: '/json/v1/tokens' },
-  chains: { label: 'GetChains', path: '/json/v1/chains' },
-};
-const OP = ((name: string) => {
-  const op = OPS[name];
-  if (!op) throw new Error(`BENCH_OP must be one of ${Object.keys(OPS).join(', ')}`);
-  return op;
-})(process.env['BENCH_OP'] ?? 'preview');
+const OP = benchOp();
 
 interface Sample {
   ceiling: number;
@@ -57,15 +48,11 @@ interface Sample {
   io: string;
 }
 
-function envOf(spec: string | undefined): NodeJS.ProcessEnv {
-  return Object.fromEntries((spec ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-}
-
 async function measure(root: string, rate: number | undefined, env: NodeJS.ProcessEnv): Promise<Sample> {
   const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root, env);
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   try {
-    const preview = OP.body ? { url: `${bench.gatewayUrl}${OP.path}`, method: 'POST' as const, headers: JSON_HEADERS, body: OP.body } : { url: `${bench.gatewayUrl}${OP.path}` };
+    const preview = opRequest(bench.gatewayUrl, OP);
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
