@@ -41,12 +41,13 @@ interface Side {
 
 async function startSide(name: Side['name'], root: string, env: NodeJS.ProcessEnv): Promise<Side> {
   const bench = await startBenchStack({}, root, env);
-  const pids = SERVICES.map((svc) => {
-    const pid = bench.stack.services.get(svc as ServiceSpec['name'])?.child.pid;
-    if (pid === undefined) throw new Error(`BENCH_SERVICES: no running service ${svc}`);
-    return pid;
-  });
-  return { name, request: opRequest(bench.gatewayUrl, OP), pids, slices: [], stop: bench.stop };
+  const pids = SERVICES.map((svc) => bench.stack.services.get(svc as ServiceSpec['name'])?.child.pid);
+  const missing = SERVICES.filter((_, i) => pids[i] === undefined);
+  if (missing.length > 0) {
+    await bench.stop();
+    throw new Error(`BENCH_SERVICES: no running service ${missing.join(', ')}`);
+  }
+  return { name, request: opRequest(bench.gatewayUrl, OP), pids: pids as number[], slices: [], stop: bench.stop };
 }
 
 async function slice(side: Side): Promise<Slice & { errors: number }> {
@@ -72,7 +73,12 @@ async function main(): Promise<void> {
     `paired bench: before = ${beforeRoot}${envs.before ? ` (${envs.before})` : ''}, after = ${ROOT}${envs.after ? ` (${envs.after})` : ''}; ` +
       `${OP.label}, ${RATE ? `open loop at ${RATE} req/s` : 'closed loop at 32 in flight'}, ${PAIRS} pairs of ${SECS} s slices, both stacks up at once (client: ${loadClientName()})`,
   );
-  const sides = { before: await startSide('before', beforeRoot, envOf(envs.before)), after: await startSide('after', ROOT, envOf(envs.after)) };
+  const before = await startSide('before', beforeRoot, envOf(envs.before));
+  const after = await startSide('after', ROOT, envOf(envs.after)).catch(async (err: unknown) => {
+    await before.stop(); // the first stack must not outlive a second that failed to start
+    throw err;
+  });
+  const sides = { before, after };
   try {
     for (const side of [sides.before, sides.after]) await slice(side); // warm-up, not counted
     for (let pair = 0; pair < PAIRS; pair++) {
