@@ -22,8 +22,8 @@ import type { RawRequestSpec } from './raw-http';
  * Prints figures; asserts nothing.
  *
  * Why not bench:transport for this: on the 2-core machine a fresh stack's CPU per request moved by
- * a third from one round to the next (the gateway 73 to 117 µs per PreviewQuote, same build),
- * which buries a change of a few µs. Slices a few seconds apart drift much less.
+ * a third from one round to the next (the gateway 73, 106 and 99 µs per PreviewQuote in three
+ * rounds of one build), which buries a change of a few µs. Slices a few seconds apart drift less.
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 3);
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 10);
