@@ -41,14 +41,13 @@ const OP = benchOp();
 const AFTER_FIRST = process.env['BENCH_AFTER_FIRST'] === '1';
 
 interface Side {
-  name: 'before' | 'after';
   request: RawRequestSpec;
   pids: number[];
   slices: Slice[];
   stop: () => Promise<void>;
 }
 
-async function startSide(name: Side['name'], root: string, env: NodeJS.ProcessEnv): Promise<Side> {
+async function startSide(root: string, env: NodeJS.ProcessEnv): Promise<Side> {
   const bench = await startBenchStack({}, root, env);
   const pids = SERVICES.map((svc) => bench.stack.services.get(svc as ServiceSpec['name'])?.child.pid);
   const missing = SERVICES.filter((_, i) => pids[i] === undefined);
@@ -56,7 +55,7 @@ async function startSide(name: Side['name'], root: string, env: NodeJS.ProcessEn
     await bench.stop();
     throw new Error(`BENCH_SERVICES: no running service ${missing.join(', ')}`);
   }
-  return { name, request: opRequest(bench.gatewayUrl, OP), pids: pids as number[], slices: [], stop: bench.stop };
+  return { request: opRequest(bench.gatewayUrl, OP), pids: pids as number[], slices: [], stop: bench.stop };
 }
 
 async function slice(side: Side): Promise<Slice & { errors: number }> {
@@ -82,7 +81,7 @@ async function main(): Promise<void> {
     `paired bench: before = ${beforeRoot}${envs.before ? ` (${envs.before})` : ''}, after = ${ROOT}${envs.after ? ` (${envs.after})` : ''}; ` +
       `${OP.label}, ${RATE ? `open loop at ${RATE} req/s` : 'closed loop at 32 in flight'}, ${PAIRS} pairs of ${SECS} s slices, both stacks up at once, the ${AFTER_FIRST ? 'after' : 'before'} side's started first (client: ${loadClientName()})`,
   );
-  const start = { before: () => startSide('before', beforeRoot, envOf(envs.before)), after: () => startSide('after', ROOT, envOf(envs.after)) };
+  const start = { before: () => startSide(beforeRoot, envOf(envs.before)), after: () => startSide(ROOT, envOf(envs.after)) };
   const [firstName, secondName] = AFTER_FIRST ? (['after', 'before'] as const) : (['before', 'after'] as const);
   const first = await start[firstName]();
   const second = await start[secondName]().catch(async (err: unknown) => {

@@ -1,5 +1,6 @@
 import { startBenchStack } from './bench-stack';
-import { BOUND, PREVIEW_REQUEST as PREVIEW } from './bodies';
+import { benchOp, opRequest } from './bench-ops';
+import { PREVIEW_REQUEST as PREVIEW } from './bodies';
 import { withCpuSplit } from './cpu-split';
 import { formatGc, majorGcs } from './gc-stats';
 import { type LoadOptions, type LoadResult, SLOW_MS, WINDOW_MS, loadClientName, runLoad } from './load';
@@ -41,10 +42,10 @@ function specs(gateway: string, ceilingUrl: string): [string, Spec][] {
   const json = { 'content-type': 'application/json' };
   return [
     ['ceiling (Fastify → NATS → echo)', { url: ceilingUrl, method: 'POST', headers: json, body: JSON.stringify(PREVIEW) }],
-    ['PreviewQuote', { url: `${gateway}/json/v1/quote/preview`, method: 'POST', headers: json, body: JSON.stringify(PREVIEW) }],
-    ['GetQuote (stored)', { url: `${gateway}/json/v1/quote`, method: 'POST', headers: json, body: JSON.stringify({ ...PREVIEW, ...BOUND }) }],
-    ['GetChains', { url: `${gateway}/json/v1/chains` }],
-    ['ListTokens', { url: `${gateway}/json/v1/tokens` }],
+    ['PreviewQuote', opRequest(gateway, benchOp('preview'))],
+    ['GetQuote (stored)', opRequest(gateway, benchOp('quote'))],
+    ['GetChains', opRequest(gateway, benchOp('chains'))],
+    ['ListTokens', opRequest(gateway, benchOp('tokens'))],
   ];
 }
 

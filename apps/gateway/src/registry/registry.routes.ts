@@ -8,6 +8,9 @@ import { ifNoneMatchHits } from '../http/etag';
 import { routeOf } from '../http/route-of';
 import { RegistryLists } from './registry-lists';
 
+/** A list read: no request fields; its answer is kept serialised, with its ETag (RegistryLists). */
+type ListContract = RpcContract<z.ZodType<Record<string, never>>, z.ZodType>;
+
 /**
  * ListTokens and GetChains: read-only, cacheable by ETag, served from the lists this gateway keeps
  * (RegistryLists): the quote-engine is asked when a list is missing, older than
@@ -18,9 +21,6 @@ import { RegistryLists } from './registry-lists';
  * memory, these two are the cheapest reads the gateway has, so that work was a large part of them
  * (README, "Benchmarks").
  */
-/** A list read: no request fields; its answer is kept serialised, with its ETag (RegistryLists). */
-type ListContract = RpcContract<z.ZodType<Record<string, never>>, z.ZodType>;
-
 @Injectable()
 export class RegistryRoutes {
   constructor(
