@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, type SpawnOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { RotatingLogFile } from './log-file';
+import { endWithLauncher } from './watchdog';
 
 export interface Managed {
   name: string;
@@ -11,13 +12,15 @@ export interface Managed {
 
 /**
  * Starts a process; its output goes to a log file capped by LOG_FILE_MAX_BYTES / LOG_FILE_KEEP
- * (or is inherited); stop() ends it and waits.
+ * (or is inherited); stop() ends it and waits. It does not outlive this process.
  */
 export function launch(name: string, cmd: string, args: string[], opts: SpawnOptions & { logFile?: string } = {}): Managed {
   const { logFile, ...spawnOpts } = opts;
   // Opened before the spawn, so a bad LOG_FILE_* value or an unwritable log stops the start with nothing to undo.
   const log = logFile ? new RotatingLogFile(logFile) : undefined;
   const child = spawn(cmd, args, { stdio: log ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...spawnOpts });
+  // Ended with this process, however it ends (see watchdog.ts).
+  endWithLauncher(child);
   if (log) {
     child.stdout?.pipe(log.input());
     child.stderr?.pipe(log.input());
