@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, type TestUserSpec, freeStackPorts, startStack, type Stack } from '@xchain/stack';
 
@@ -8,7 +8,9 @@ export async function startBenchStack(
   root?: string,
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ stack: Stack; gatewayUrl: string; serviceUrls: Map<string, string>; logDir: string; coldStartMs: number; stop: () => Promise<void> }> {
-  const dataDir = join(ROOT, '.test-data', `bench-${process.pid}-${Date.now()}`);
+  const scratch = join(ROOT, '.test-data');
+  removeStaleBenchDirs(scratch);
+  const dataDir = join(scratch, `bench-${process.pid}-${Date.now()}`);
   const ports = await freeStackPorts();
   const started = Date.now();
   // Benchmarks measure throughput from one IP: the keyless budget is set out of the way.
@@ -27,4 +29,35 @@ export async function startBenchStack(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Removes the data folders (`bench-<pid>-<time>`, a PostgreSQL cluster and logs each) of benches
+ * whose process is gone: one stopped by a signal ends its stack's processes (tools/stack's
+ * watchdog) but cannot remove its folder. A running bench's folder is left alone.
+ */
+export function removeStaleBenchDirs(scratch: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(scratch);
+  } catch {
+    return []; // no scratch folder yet
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = Number(/^bench-(\d+)-\d+$/.exec(name)?.[1]);
+    if (!pid || running(pid)) continue;
+    rmSync(join(scratch, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
