@@ -14,6 +14,11 @@ const MAX_AGE_SECS = 60;
 const now = () => Math.floor(Date.now() / 1000);
 const price = (price_id: string, publish_time: number): Price => ({ price_id, price: '100000000', expo: -8, conf: '0', publish_time, source: 'file' });
 
+/** A logger that records only warnings, each prefixed with `name: `. */
+function silentExcept(lines: { level: string; msg: string }[], name: string): Logger {
+  return { info: () => undefined, warn: (_o: unknown, msg: string) => void lines.push({ level: 'warn', msg: `${name}: ${msg}` }), error: () => undefined } as unknown as Logger;
+}
+
 /** Polls until `probe` answers, or fails naming what never came. */
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -67,6 +72,25 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     return { book, health };
   }
   const check = async (health: HealthRegistry) => (await health.readiness()).checks['prices']!;
+
+  it('waits for a bucket the price-oracle has not made yet without a warning, and warns once it has waited past its grace', async () => {
+    // Before any bucket exists, as at most starts: the quote-engine is up before the price-oracle.
+    const lines: { level: string; msg: string }[] = [];
+    const record = (level: string) => (a: unknown, b?: unknown) => void lines.push({ level, msg: String(typeof a === 'string' ? a : b) });
+    const log = { info: record('info'), warn: record('warn'), error: record('error') } as unknown as Logger;
+    const quiet = new PriceBook(engine, log, new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5);
+    const impatient = new PriceBook(engine, silentExcept(lines, 'impatient'), new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5, 1_000);
+    books.push(quiet, impatient);
+    quiet.onModuleInit();
+    impatient.onModuleInit();
+    // Retries come after 250, 500 and 1,000 ms, and then every 2 s or more: at least three by 2.5 s.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(quiet.health(now())).toEqual({ ok: false, detail: 'not watching the price bucket' });
+    const mine = lines.filter((l) => !l.msg.startsWith('impatient: '));
+    expect(mine).toEqual([{ level: 'info', msg: `no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it` }]);
+    // With a grace of 1 s, the retries after it warn.
+    expect(lines.filter((l) => l.msg === 'impatient: price watch failed; retrying').length).toBeGreaterThan(0);
+  });
 
   it('is not ready while the bucket holds no price, and ready once the first one arrives', async () => {
     kv = await new Kvm(oracle).create(PRICES_BUCKET, { history: 1 });

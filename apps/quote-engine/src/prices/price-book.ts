@@ -1,11 +1,14 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
-import { Backoff, parseJson, type NatsConnection } from '@xchain/messaging';
+import { Backoff, parseJson, sleep, type NatsConnection } from '@xchain/messaging';
 import { HealthRegistry, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 
 const decoder = new TextDecoder();
+
+/** How long the quote-engine waits quietly for a prices bucket that is not there yet (see PriceBook.watchFailed). */
+export const BUCKET_GRACE_MS = 30_000;
 
 /**
  * The latest USD price of every asset, held in memory from the oracle's JetStream KV bucket, so a
@@ -23,12 +26,18 @@ const decoder = new TextDecoder();
 export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   private readonly prices = new Map<string, Price>();
   private stopped = false;
+  /** Ends the wait between two attempts at shutdown, so no timer outlives the book. */
+  private readonly stopping = new AbortController();
   private watching = false;
   /** The watch has delivered every value the bucket held when it started (or a live update since). */
   private caughtUp = false;
   private stopWatch?: () => void;
   /** Price ids whose last update was refused as from the future (logged once until one is accepted). */
   private readonly refusedFuture = new Set<string>();
+  /** The bucket has been watched at least once (so it exists: a failure since is a real one). */
+  private opened = false;
+  /** When the watch first found no bucket, before it was ever opened. */
+  private missingSince: number | undefined;
 
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
@@ -36,6 +45,8 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject('PRICE_MAX_AGE_SECS') private readonly maxAgeSecs: number,
     @Inject('PRICE_MAX_FUTURE_SKEW_SECS') private readonly maxFutureSkewSecs: number,
+    /** How long a bucket the price-oracle has not made yet is waited for before each retry warns. */
+    @Optional() @Inject('PRICE_BUCKET_GRACE_MS') private readonly bucketGraceMs: number = BUCKET_GRACE_MS,
   ) {
     health.register('prices', async () => this.health(Math.floor(Date.now() / 1000)));
   }
@@ -56,6 +67,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     this.stopped = true;
+    this.stopping.abort();
     this.stopWatch?.();
   }
 
@@ -116,7 +128,9 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
       try {
         // Open, never create: only the oracle may (D14); until it has, the watch fails and retries.
         const kv = await new Kvm(this.nc).open(PRICES_BUCKET);
+        // A missing bucket fails here, not at `open`.
         const iter = await kv.watch({ key: '>' });
+        this.opened = true;
         this.stopWatch = () => iter.stop();
         this.watching = true;
         backoff.reset();
@@ -130,11 +144,32 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
           if (entry.delta === 0 || entry.isUpdate) this.caughtUp = true;
         }
       } catch (err) {
-        if (!this.stopped) this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'price watch failed; retrying');
+        if (!this.stopped) this.watchFailed(err);
       }
       this.watching = false;
       if (this.stopped) return;
-      await new Promise((r) => setTimeout(r, backoff.next()));
+      await sleep(backoff.next(), this.stopping.signal).catch(() => undefined);
     }
   }
+
+  /**
+   * At start the quote-engine usually comes up before the price-oracle has made the prices bucket
+   * (only the oracle may make it, D14): that is waiting, said once at info, not a failure. A bucket
+   * still missing after the grace period, or any other failure, warns at every retry.
+   */
+  private watchFailed(err: unknown): void {
+    if (!this.opened && isMissingStream(err)) {
+      if (this.missingSince === undefined) {
+        this.missingSince = Date.now();
+        this.log.info(`no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it`);
+      }
+      if (Date.now() - this.missingSince < this.bucketGraceMs) return;
+    }
+    this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'price watch failed; retrying');
+  }
+}
+
+/** JetStream's "stream not found" (API error 10059): a KV bucket is a stream. */
+function isMissingStream(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 10059 || (err instanceof Error && err.message === 'stream not found');
 }
