@@ -12,9 +12,10 @@ const LAUNCHER = `
 const { launch } = require(${JSON.stringify(join(ROOT, 'dist/tools/stack/src/process.js'))});
 const idle = 'setInterval(() => {}, 1000)';
 const polite = launch('polite', process.execPath, ['-e', idle]);
-const stubborn = launch('stubborn', process.execPath, ['-e', "process.on('SIGTERM', () => {}); " + idle]);
+// It says when its SIGTERM handler is in place, and when a SIGTERM came (its output is the launcher's).
+const stubborn = launch('stubborn', process.execPath, ['-e', "process.on('SIGTERM', () => console.log('stubborn: SIGTERM')); console.log('stubborn: ready'); " + idle]);
 const done = launch('done', process.execPath, ['-e', '']);
-done.child.once('exit', () => console.log(JSON.stringify([polite.child.pid, stubborn.child.pid])));
+done.child.once('exit', () => console.log('pids: ' + JSON.stringify([polite.child.pid, stubborn.child.pid])));
 setInterval(() => {}, 1000);
 `;
 
@@ -32,6 +33,7 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Polls for `ok` until a deadline, and fails naming what never came. */
 async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!ok()) {
@@ -51,27 +53,21 @@ describe('processes started with launch()', () => {
 
   it('end when their launcher is killed with SIGKILL, even one that ignores SIGTERM', async () => {
     launcher = spawn(process.execPath, ['-e', LAUNCHER], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      launcher!.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      launcher!.once('exit', (code) => reject(new Error(`launcher exited (${code}) before it printed its children`)));
-    });
-    pids = JSON.parse(line) as number[];
+    // The pipe stays open after the launcher dies: its children hold it too.
+    let out = '';
+    launcher.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const said = (line: string) => out.split('\n').includes(line);
+    await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), 10_000);
+    pids = JSON.parse(/^pids: (.*)$/m.exec(out)![1]!) as number[];
     const [polite, stubborn] = pids as [number, number];
     expect(alive(polite)).toBe(true);
     expect(alive(stubborn)).toBe(true);
-    // The stubborn one must have its SIGTERM handler in place before the watchdog's SIGTERM comes.
-    await new Promise((r) => setTimeout(r, 300));
 
-    const killedAt = Date.now();
     launcher.kill('SIGKILL');
     await until('the process that honours SIGTERM ended', () => !alive(polite), 3_000);
-    // SIGTERM alone does not end it: it lives through the grace period, then SIGKILL does.
-    await new Promise((r) => setTimeout(r, Math.max(0, WATCHDOG_GRACE_MS / 2 - (Date.now() - killedAt))));
+    await until('the process that ignores SIGTERM was sent one', () => said('stubborn: SIGTERM'), 3_000);
+    // SIGTERM alone did not end it; SIGKILL does, after the grace period.
     expect(alive(stubborn)).toBe(true);
     await until('the process that ignores SIGTERM ended', () => !alive(stubborn), WATCHDOG_GRACE_MS + 3_000);
-  }, 20_000);
+  }, 30_000);
 });

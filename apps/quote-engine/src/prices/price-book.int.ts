@@ -19,6 +19,22 @@ function silentExcept(lines: { level: string; msg: string }[], name: string): Lo
   return { info: () => undefined, warn: (_o: unknown, msg: string) => void lines.push({ level: 'warn', msg: `${name}: ${msg}` }), error: () => undefined } as unknown as Logger;
 }
 
+/** The connection, counting in `tries[name]` the JetStream requests that name the prices bucket's stream: one per attempt to watch it. */
+function counting(nc: NatsConnection, tries: Record<string, number>, name: string): NatsConnection {
+  return new Proxy(nc, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (prop === 'request') {
+        return (subject: string, ...rest: unknown[]) => {
+          if (subject.includes(`.KV_${PRICES_BUCKET}`)) tries[name] = (tries[name] ?? 0) + 1;
+          return (value as (...a: unknown[]) => unknown).call(target, subject, ...rest);
+        };
+      }
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** Polls until `probe` answers, or fails naming what never came. */
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -78,18 +94,18 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     const lines: { level: string; msg: string }[] = [];
     const record = (level: string) => (a: unknown, b?: unknown) => void lines.push({ level, msg: String(typeof a === 'string' ? a : b) });
     const log = { info: record('info'), warn: record('warn'), error: record('error') } as unknown as Logger;
-    const quiet = new PriceBook(engine, log, new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5);
-    const impatient = new PriceBook(engine, silentExcept(lines, 'impatient'), new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5, 1_000);
+    const tries = { quiet: 0, impatient: 0 };
+    const quiet = new PriceBook(counting(engine, tries, 'quiet'), log, new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5);
+    const impatient = new PriceBook(counting(engine, tries, 'impatient'), silentExcept(lines, 'impatient'), new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5, 1_000);
     books.push(quiet, impatient);
     quiet.onModuleInit();
     impatient.onModuleInit();
-    // Retries come after 250, 500 and 1,000 ms, and then every 2 s or more: at least three by 2.5 s.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // Retries come after 250, 500 and 1,000 ms: the fourth attempt is past the impatient one's grace.
+    await until('four attempts of each book', async () => (tries.quiet >= 4 && tries.impatient >= 4 ? true : undefined));
+    await until('a warning from the impatient book', async () => (lines.some((l) => l.msg === 'impatient: price watch failed; retrying') ? true : undefined));
     expect(quiet.health(now())).toEqual({ ok: false, detail: 'not watching the price bucket' });
     const mine = lines.filter((l) => !l.msg.startsWith('impatient: '));
     expect(mine).toEqual([{ level: 'info', msg: `no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it` }]);
-    // With a grace of 1 s, the retries after it warn.
-    expect(lines.filter((l) => l.msg === 'impatient: price watch failed; retrying').length).toBeGreaterThan(0);
   });
 
   it('is not ready while the bucket holds no price, and ready once the first one arrives', async () => {
