@@ -1,6 +1,6 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, type TestUserSpec, freeStackPorts, startStack, type Stack } from '@xchain/stack';
+import { ROOT, type TestUserSpec, freeStackPorts, running, startStack, type Stack } from '@xchain/stack';
 
 /** A throwaway stack on free loopback ports for a benchmark run, with its cold-start time. */
 export async function startBenchStack(
@@ -51,13 +51,4 @@ export function removeStaleBenchDirs(scratch: string): string[] {
     removed.push(name);
   }
   return removed;
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

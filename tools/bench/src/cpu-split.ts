@@ -8,7 +8,7 @@ import type { LoadResult } from './load';
  * generator's. A benchmark prints this next to its throughput so a change can be aimed at the
  * process that actually spends the cores.
  */
-const TICKS_PER_SEC = 100; // USER_HZ on Linux, for every architecture Node runs on there
+export const TICKS_PER_SEC = 100; // USER_HZ on Linux, for every architecture Node runs on there
 
 /**
  * CPU ticks used so far by each process the benchmark cares about, by pid with its group, and by

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ROOT, type ServiceSpec } from '@xchain/stack';
 import { benchOp, envOf, opRequest } from './bench-ops';
 import { startBenchStack } from './bench-stack';
-import { ticksOf } from './cpu-split';
+import { TICKS_PER_SEC, ticksOf } from './cpu-split';
 import { loadClientName, runLoad, runOpenLoop } from './load';
 import { type Slice, sliceOrder, summarizePairs } from './paired';
 import type { RawRequestSpec } from './raw-http';
@@ -63,8 +63,7 @@ async function slice(side: Side): Promise<Slice & { errors: number }> {
   const r = RATE
     ? await runOpenLoop({ ...side.request, ratePerSec: RATE, maxInFlight: 512, maxSeconds: SECS, warmSeconds: 0.5 })
     : await runLoad({ ...side.request, concurrency: 32, maxRequests: 10_000_000, maxSeconds: SECS });
-  // A tick is 10 ms of CPU: µs per request = ticks × 10,000 / requests.
-  const cpuUs = side.pids.map((pid, i) => ((ticksOf(pid) - before[i]!) * 10_000) / Math.max(1, r.requests));
+  const cpuUs = side.pids.map((pid, i) => ((ticksOf(pid) - before[i]!) * (1e6 / TICKS_PER_SEC)) / Math.max(1, r.requests));
   return { perSecond: r.perSecond, p99Ms: r.p99Ms, cpuUs, errors: r.errors };
 }
 

@@ -7,3 +7,4 @@ export * from './stack';
 export * from './prometheus';
 export * from './prometheus-rules';
 export * from './test-database';
+export * from './watchdog';

@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './services';
-import { WATCHDOG_GRACE_MS } from './watchdog';
+import { WATCHDOG_GRACE_MS, running } from './watchdog';
 
 /**
  * A launcher killed with SIGKILL (nothing of its own can run) leaves nothing behind: the processes
@@ -19,20 +18,6 @@ done.child.once('exit', () => console.log('pids: ' + JSON.stringify([polite.chil
 setInterval(() => {}, 1000);
 `;
 
-/** Running: it answers signal 0 and is not a zombie waiting to be reaped (its parent is gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
 /** Polls for `ok` until a deadline, and fails naming what never came. */
 async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -48,7 +33,7 @@ describe('processes started with launch()', () => {
 
   afterEach(() => {
     launcher?.kill('SIGKILL');
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pids) if (running(pid)) process.kill(pid, 'SIGKILL');
   });
 
   it('end when their launcher is killed with SIGKILL, even one that ignores SIGTERM', async () => {
@@ -60,14 +45,14 @@ describe('processes started with launch()', () => {
     await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), 10_000);
     pids = JSON.parse(/^pids: (.*)$/m.exec(out)![1]!) as number[];
     const [polite, stubborn] = pids as [number, number];
-    expect(alive(polite)).toBe(true);
-    expect(alive(stubborn)).toBe(true);
+    expect(running(polite)).toBe(true);
+    expect(running(stubborn)).toBe(true);
 
     launcher.kill('SIGKILL');
-    await until('the process that honours SIGTERM ended', () => !alive(polite), 3_000);
+    await until('the process that honours SIGTERM ended', () => !running(polite), 3_000);
     await until('the process that ignores SIGTERM was sent one', () => said('stubborn: SIGTERM'), 3_000);
     // SIGTERM alone did not end it; SIGKILL does, after the grace period.
-    expect(alive(stubborn)).toBe(true);
-    await until('the process that ignores SIGTERM ended', () => !alive(stubborn), WATCHDOG_GRACE_MS + 3_000);
+    expect(running(stubborn)).toBe(true);
+    await until('the process that ignores SIGTERM ended', () => !running(stubborn), WATCHDOG_GRACE_MS + 3_000);
   }, 30_000);
 });

@@ -20,7 +20,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
  */
 export const WATCHDOG_GRACE_MS = 5_000;
 
-function watchdog(graceMs: number): void {
+function watchdog(graceMs: number, alive: (pid: number) => boolean): void {
   const pids = new Set<number>();
   let pending = '';
   process.stdin.setEncoding('utf8');
@@ -35,21 +35,6 @@ function watchdog(graceMs: number): void {
       else if (line[0] === '-') pids.delete(pid);
     }
   });
-  // A process that ended but that nobody has reaped yet (its parent, the launcher, is gone) still
-  // answers signal 0: it counts as ended when /proc shows it a zombie.
-  const { readFileSync } = process.getBuiltinModule('node:fs');
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    try {
-      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return true;
-    }
-  };
   const signal = (pid: number, sig: NodeJS.Signals) => {
     try {
       process.kill(pid, sig);
@@ -80,13 +65,33 @@ function watchdog(graceMs: number): void {
   process.stdin.on('close', end);
 }
 
+/**
+ * Whether `pid` still runs: it answers signal 0 (or exists but is not ours to signal) and is not a
+ * zombie. A process that ended but that nobody has reaped yet (its parent is gone) still answers
+ * signal 0; /proc shows it as `Z`. Self-contained (fs through `process.getBuiltinModule`): the
+ * watchdog gets its source too.
+ */
+export function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(process.getBuiltinModule('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch (err) {
+    // Gone between the two looks; without /proc, signal 0 is all there is to go by.
+    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
 /** The watchdog of this process, started with its first launch; null once it could not be started. */
 let dog: ChildProcess | null | undefined;
 
 function tell(line: string): void {
   if (dog === undefined) {
     try {
-      dog = spawn(process.execPath, ['-e', `(${watchdog.toString()})(${WATCHDOG_GRACE_MS})`], {
+      dog = spawn(process.execPath, ['-e', `(${watchdog.toString()})(${WATCHDOG_GRACE_MS}, ${running.toString()})`], {
         stdio: ['pipe', 'ignore', 'ignore'],
         detached: true,
       });

@@ -25,8 +25,7 @@ export const BUCKET_GRACE_MS = 30_000;
 @Injectable()
 export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   private readonly prices = new Map<string, Price>();
-  private stopped = false;
-  /** Ends the wait between two attempts at shutdown, so no timer outlives the book. */
+  /** Aborted at shutdown: ends the watch loop, and the wait between two attempts with it. */
   private readonly stopping = new AbortController();
   private watching = false;
   /** The watch has delivered every value the bucket held when it started (or a live update since). */
@@ -66,7 +65,6 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.stopped = true;
     this.stopping.abort();
     this.stopWatch?.();
   }
@@ -124,7 +122,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
 
   private async watchForever(): Promise<void> {
     const backoff = new Backoff({ initialMs: 250, maxMs: 5000 });
-    while (!this.stopped) {
+    while (!this.stopping.signal.aborted) {
       try {
         // Open, never create: only the oracle may (D14); until it has, the watch fails and retries.
         const kv = await new Kvm(this.nc).open(PRICES_BUCKET);
@@ -144,10 +142,10 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
           if (entry.delta === 0 || entry.isUpdate) this.caughtUp = true;
         }
       } catch (err) {
-        if (!this.stopped) this.watchFailed(err);
+        if (!this.stopping.signal.aborted) this.watchFailed(err);
       }
       this.watching = false;
-      if (this.stopped) return;
+      if (this.stopping.signal.aborted) return;
       await sleep(backoff.next(), this.stopping.signal).catch(() => undefined);
     }
   }
