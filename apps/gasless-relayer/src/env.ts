@@ -1,7 +1,7 @@
 import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
 import { parseChainConfirmations, parseChainMap, parseRpcUrls } from '@xchain/chain-watch';
-import { parseKeys } from './chain/chain-config';
+import { parseKeys, parseOperatorKeys } from './chain/chain-config';
 import { parseFeePayerKey } from './svm/fee-payer-key';
 
 /** Anvil's public dev keys #7 and #8: the local stack's relayer wallets, never for real money. */
@@ -28,6 +28,12 @@ export const RelayerEnv = BaseEnv.extend({
   EVM_RPC_TIMEOUT_MS: millis(5000),
   /** Hot wallets (hex private keys, comma-separated): each is one lane on every chain. Never logged. */
   RELAYER_PRIVATE_KEYS: parsedText(parseKeys, DEV_RELAYER_KEYS),
+  /**
+   * The operator (filler) wallet of each EVM chain (D15): one hex key for all, or `chain=key,…`.
+   * It sends fills, cancels, refunds and claims through its own lane; on the routers it is the
+   * refunder and the settler, and it must hold the inventory it fills from. Never logged.
+   */
+  FILLER_PRIVATE_KEYS: parsedText(parseOperatorKeys, ''),
   /** Blocks on top of a relay transaction's block before its order is `confirmed` (the chain watchers' variables, same meaning). */
   CHAIN_WATCH_CONFIRMATIONS: z.coerce.number().int().min(0).max(1000).default(10),
   CHAIN_CONFIRMATIONS: parsedText(parseChainConfirmations),

@@ -1,7 +1,7 @@
 import './instrument';
 import 'reflect-metadata';
 import { Controller, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { GetGaslessOrderRpc, RpcError, SubmitGaslessOrderRpc } from '@xchain/contracts';
+import { GetGaslessOrderRpc, OperatorBalanceRpc, RpcError, SendOperatorTxRpc, SubmitGaslessOrderRpc } from '@xchain/contracts';
 import { createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { Rpc, RpcClient, type NatsConnection, type RpcBody } from '@xchain/messaging';
 import { HealthController, HealthRegistry, LOGGER, Metrics, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
@@ -11,6 +11,7 @@ import { chainHealth } from './chain/chain-health';
 import { RelayChains } from './chain/relay-chains';
 import { loadRelayerEnv } from './env';
 import { walletBalanceGauges, watchLanes } from './metrics/relayer-metrics';
+import { OperatorTxs } from './operator/operator-txs';
 import { OrderRepository, viewOf } from './orders/order.repository';
 import { StatusEvents } from './orders/status-events';
 import { Holds } from './relay/holds';
@@ -39,6 +40,7 @@ class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly redis: Redis;
   readonly submit: SubmitService;
   readonly orders: OrderRepository;
+  readonly operatorTxs: OperatorTxs;
 
   constructor(
     @Inject(DB) db: ReturnType<typeof createGaslessRelayerDb>,
@@ -66,6 +68,7 @@ class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
       svm = { submit: new SvmSubmit(solana, feePayer), relay: this.svmRelay };
       health.register('solana', solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS));
     }
+    this.operatorTxs = new OperatorTxs(chains, this.orders, this.lanes, log);
     this.submit = new SubmitService(this.orders, client, chains, this.lanes, events, log, undefined, svm);
     this.redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.redis.on('error', () => undefined); // reported through readiness, retried by ioredis
@@ -107,6 +110,17 @@ class RelayerHandlers {
     const order = await this.relayer.orders.find(req.quote_hash.toLowerCase());
     if (!order) throw RpcError.notFound(`no gasless order for ${req.quote_hash}`, 'ORDER_NOT_FOUND');
     return viewOf(order);
+  }
+
+  @Rpc(SendOperatorTxRpc)
+  sendOperatorTx(req: RpcBody<typeof SendOperatorTxRpc>) {
+    return this.relayer.operatorTxs.send(req);
+  }
+
+  @Rpc(OperatorBalanceRpc)
+  async operatorBalance(req: RpcBody<typeof OperatorBalanceRpc>) {
+    const { wallet, balance } = await this.relayer.operatorTxs.balance(req.chain, req.token);
+    return { chain: req.chain, token: req.token, wallet, balance: balance.toString(), at: new Date().toISOString() };
   }
 }
 

@@ -1,5 +1,6 @@
 import { ORDER_EVENTS_STREAM, orderEventSubject } from './events/order-events';
 import { ORDER_UPDATES_STREAM, ORDER_UPDATE_CONSUMERS, ORDER_UPDATE_SUBJECTS } from './events/order-updates';
+import { OperatorBalanceRpc, SendOperatorTxRpc } from './gasless/operator';
 import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, GetGaslessOrderRpc, SubmitGaslessOrderRpc } from './gasless/subjects';
 import { GetOrderRpc } from './http/schemas/order-status';
 import {
@@ -82,6 +83,8 @@ export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
   GetOrderRpc,
   SubmitGaslessOrderRpc,
   GetGaslessOrderRpc,
+  SendOperatorTxRpc,
+  OperatorBalanceRpc,
   AuthenticateSessionRpc,
   AuthenticateKeyRpc,
   GetPartnerRpc,

@@ -25,6 +25,7 @@ export * from './partners/ledger';
 export * from './partners/admin';
 export * from './partners/webhooks';
 export * from './gasless/subjects';
+export * from './gasless/operator';
 export * from './streams';
 export * from './bus-permissions';
 export * from './wire-stable';

@@ -8,3 +8,4 @@ export * from './metrics';
 export * from './metrics-http';
 export * from './metrics-watchers';
 export * from './bullmq-connection';
+export * from './periodic';

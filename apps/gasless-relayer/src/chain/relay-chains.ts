@@ -11,7 +11,10 @@ export interface RelayWallet {
 export interface RelayChain {
   name: string;
   client: PublicClient;
+  /** The hot wallets gasless deposits are spread over. */
   wallets: RelayWallet[];
+  /** The operator (filler) wallet that sends fills, cancels, refunds and claims (D15), when configured. */
+  operator?: RelayWallet;
   confirmations: number;
   replaceAfterBlocks: number;
   walletFloorWei: bigint;
@@ -26,7 +29,7 @@ export interface RelayChain {
 export class RelayChains {
   private readonly chains = new Map<string, RelayChain>();
 
-  constructor(env: Pick<RelayerEnv, 'EVM_RPC_URLS' | 'EVM_RPC_TIMEOUT_MS' | 'RELAYER_PRIVATE_KEYS' | 'CHAIN_WATCH_CONFIRMATIONS' | 'CHAIN_CONFIRMATIONS' | 'RELAY_REPLACE_AFTER_BLOCKS' | 'RELAY_REPLACE_AFTER' | 'RELAY_WALLET_FLOOR_WEI' | 'RELAY_WALLET_FLOORS'>) {
+  constructor(env: Pick<RelayerEnv, 'FILLER_PRIVATE_KEYS' | 'EVM_RPC_URLS' | 'EVM_RPC_TIMEOUT_MS' | 'RELAYER_PRIVATE_KEYS' | 'CHAIN_WATCH_CONFIRMATIONS' | 'CHAIN_CONFIRMATIONS' | 'RELAY_REPLACE_AFTER_BLOCKS' | 'RELAY_REPLACE_AFTER' | 'RELAY_WALLET_FLOOR_WEI' | 'RELAY_WALLET_FLOORS'>) {
     const wallets = env.RELAYER_PRIVATE_KEYS.map((key: Hex) => {
       const account = privateKeyToAccount(key);
       return { address: account.address, account };
@@ -35,10 +38,13 @@ export class RelayChains {
       // Concurrent reads (many submits at once) share one HTTP round trip as a JSON-RPC batch.
       const client = createPublicClient({ transport: http(url, { timeout: env.EVM_RPC_TIMEOUT_MS, retryCount: 0, batch: { batchSize: 100, wait: 2 } }) }) as PublicClient;
       let id: Promise<bigint> | undefined;
+      const operatorKey = env.FILLER_PRIVATE_KEYS.get(name) ?? env.FILLER_PRIVATE_KEYS.get('*');
+      const operator = operatorKey ? privateKeyToAccount(operatorKey) : undefined;
       this.chains.set(name, {
         name,
         client,
         wallets,
+        ...(operator ? { operator: { address: operator.address, account: operator } } : {}),
         confirmations: env.CHAIN_CONFIRMATIONS.get(name) ?? env.CHAIN_WATCH_CONFIRMATIONS,
         replaceAfterBlocks: env.RELAY_REPLACE_AFTER.get(name) ?? env.RELAY_REPLACE_AFTER_BLOCKS,
         walletFloorWei: env.RELAY_WALLET_FLOORS.get(name) ?? env.RELAY_WALLET_FLOOR_WEI,
@@ -51,6 +57,12 @@ export class RelayChains {
         },
       });
     }
+  }
+
+  /** Every wallet that has a lane on a chain: the hot wallets and the operator wallet, each once. */
+  static laneWallets(chain: RelayChain): RelayWallet[] {
+    const all = chain.operator ? [...chain.wallets, chain.operator] : chain.wallets;
+    return all.filter((w, i) => all.findIndex((x) => x.address === w.address) === i);
   }
 
   all(): RelayChain[] {

@@ -30,6 +30,20 @@ export interface NewSvmOrder {
   holdUsdMicros?: bigint;
 }
 
+/** An operator transaction (D15): a call of the router from the chain's operator wallet. */
+export interface NewOperatorTx {
+  kind: 'fill' | 'cancel' | 'refund' | 'claim';
+  orderHash: string;
+  chain: string;
+  to: string;
+  calldata: string;
+  value: bigint;
+  wallet: string;
+}
+
+/** The row key of an operator transaction: one of each kind per order, ever. */
+export const operatorKey = (kind: string, orderHash: string): string => `${kind}-${orderHash}`;
+
 export interface SignedTx {
   hash: string;
   nonce: bigint;
@@ -56,6 +70,15 @@ export class OrderRepository {
       VALUES (${o.quoteHash}, ${o.chain}, 'queued', ${o.owner}, ${o.permit2Nonce.toString()}::numeric, ${o.deadline}, ${o.executor}, ${o.calldata}, ${o.wallet},
               ${o.partnerId ?? null}, ${o.holdUsdMicros?.toString() ?? null}::numeric, ${o.partnerId ? 'holding' : null})
       ON CONFLICT (quote_hash) DO NOTHING`;
+    return rows === 1;
+  }
+
+  /** Inserts a queued operator transaction; false when one of that kind exists for the order already (the first one stands). */
+  async insertOperatorTx(o: NewOperatorTx): Promise<boolean> {
+    const rows = await this.db.$executeRaw`
+      INSERT INTO gasless_orders (quote_hash, kind, order_hash, chain, status, owner, executor, calldata, value, wallet)
+      VALUES (${operatorKey(o.kind, o.orderHash)}, ${o.kind}, ${o.orderHash}, ${o.chain}, 'queued', ${o.wallet}, ${o.to}, ${o.calldata}, ${o.value.toString()}::numeric, ${o.wallet})
+      ON CONFLICT DO NOTHING`;
     return rows === 1;
   }
 

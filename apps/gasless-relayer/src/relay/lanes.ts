@@ -1,7 +1,7 @@
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from '@xchain/telemetry';
 import type { Address } from 'viem';
-import type { RelayChains } from '../chain/relay-chains';
+import { RelayChains } from '../chain/relay-chains';
 import { bullmqConnection } from '@xchain/service-kit';
 
 /** What a lane's worker does with one order: sign, store and broadcast its transaction. */
@@ -12,7 +12,8 @@ const ENQUEUE_TIMEOUT_MS = 1000;
 /**
  * One BullMQ queue per hot wallet per chain, each worked with concurrency 1, so a wallet's
  * transactions are signed and sent one at a time and their nonces go out in order. A job's id is
- * the quote hash: enqueuing an order twice while it waits is a no-op. Jobs only schedule work;
+ * the order's key (the quote hash; `<kind>-<quote hash>` for an operator transaction): enqueuing
+ * an order twice while it waits is a no-op. Jobs only schedule work;
  * the database says what is done, so a lost job costs a delay (the sweeper), never an order.
  */
 export class Lanes {
@@ -31,7 +32,7 @@ export class Lanes {
   start(send: SendOrder): void {
     const connection = bullmqConnection(this.redisUrl);
     for (const chain of this.chains.all()) {
-      for (const { address } of chain.wallets) {
+      for (const { address } of RelayChains.laneWallets(chain)) {
         const name = laneName(chain.name, address);
         const queue = new Queue(name, {
           connection,

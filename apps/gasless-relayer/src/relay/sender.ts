@@ -1,7 +1,7 @@
 import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, BaseError, HttpRequestError, type Hex, TimeoutError, keccak256 } from 'viem';
-import type { RelayChain, RelayChains, RelayWallet } from '../chain/relay-chains';
+import { type RelayChain, RelayChains, type RelayWallet } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
 import { type OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
@@ -35,7 +35,7 @@ export class Sender {
   /** The job of `quoteHash` sends its whole lane's backlog; the jobs of the others then find nothing to do. */
   async send(chainName: string, wallet: Address, quoteHash: string): Promise<void> {
     const chain = this.chains.byName(chainName);
-    const account = chain?.wallets.find((w) => w.address === wallet)?.account;
+    const account = chain ? RelayChains.laneWallets(chain).find((w) => w.address === wallet)?.account : undefined;
     if (!chain || !account) throw new Error(`wallet ${wallet} is not configured on ${chainName}`);
     const batch = await this.orders.queuedForLane(chainName, wallet, BATCH);
     const gas = await Promise.all(batch.map((o) => this.estimate(chain, wallet, o)));
@@ -60,6 +60,7 @@ export class Sender {
           chainId: Number(chainId),
           to: order.executor as Address,
           data: order.calldata as Hex,
+          value: valueOf(order),
           nonce: Number(nonce),
           gas: estimate + (estimate * GAS_HEADROOM_PCT) / 100n,
           maxFeePerGas: fees.maxFeePerGas,
@@ -68,10 +69,13 @@ export class Sender {
         return { quoteHash: order.quoteHash, tx: { hash: keccak256(raw), nonce, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, raw, sentBlock: head } };
       }),
     );
+    const kinds = new Map(ready.map(({ order }) => [order.quoteHash, order.kind]));
     const stored = signed.slice(0, await this.orders.markSubmitted(signed));
     if (stored.length === 0) return;
     this.nonces.advance(chainName, wallet, stored[stored.length - 1]!.tx.nonce);
-    for (const { quoteHash: q, tx } of stored) this.events.publish(chainName, { quote_hash: q, status: 'submitted', tx_hash: tx.hash, tx_hashes: [tx.hash] });
+    for (const { quoteHash: q, tx } of stored) {
+      if (kinds.get(q) === 'gasless') this.events.publish(chainName, { quote_hash: q, status: 'submitted', tx_hash: tx.hash, tx_hashes: [tx.hash] });
+    }
     // In nonce order, one after another: a node that gets nonce n+1 before n parks it, and some
     // (anvil's automine) mine it only when a later transaction arrives.
     const outcomes: Awaited<ReturnType<typeof broadcast>>[] = [];
@@ -86,7 +90,7 @@ export class Sender {
   /** The gas of an order's call, or: 'reverted' (the order is failed now) or 'transient' (the RPC, not the order). */
   private async estimate(chain: RelayChain, wallet: Address, order: GaslessOrder): Promise<bigint | 'reverted' | 'transient'> {
     try {
-      return await chain.client.estimateGas({ account: wallet, to: order.executor as Address, data: order.calldata as Hex });
+      return await chain.client.estimateGas({ account: wallet, to: order.executor as Address, data: order.calldata as Hex, value: valueOf(order) });
     } catch (err) {
       if (transient(err)) return 'transient';
       const reason = revertReason(err);
@@ -98,14 +102,16 @@ export class Sender {
     }
   }
 
-  /** Publishes a finished order's state and closes its sponsor hold. */
+  /** Publishes a finished order's state and closes its sponsor hold (an operator transaction has neither: settlement asks for its state). */
   async finished(chain: string, quoteHash: string): Promise<void> {
     const order = await this.orders.find(quoteHash);
-    if (!order) return;
+    if (!order || order.kind !== 'gasless') return;
     this.events.publish(chain, viewOf(order));
     await this.holds.close(order);
   }
 }
+
+const valueOf = (order: GaslessOrder): bigint => BigInt(order.value.toFixed(0));
 
 /** An RPC that did not answer, as opposed to a call that reverted. */
 export function transient(err: unknown): boolean {

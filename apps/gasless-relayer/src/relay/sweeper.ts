@@ -5,7 +5,7 @@ import type { OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from '../submit/submit.service';
 import type { Holds } from './holds';
 import type { Lanes } from './lanes';
-import { Periodic } from './periodic';
+import { Periodic } from '@xchain/service-kit';
 import type { Sender } from './sender';
 
 /** A queued order this long untouched has probably lost its job (Redis restarted or emptied). */

@@ -1,12 +1,12 @@
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, type TransactionReceipt, keccak256, parseTransaction } from 'viem';
-import type { RelayChain, RelayChains } from '../chain/relay-chains';
+import { type RelayChain, RelayChains } from '../chain/relay-chains';
 import type { OrderRepository, OrderWithTxs } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
 import type { Lanes } from './lanes';
 import type { NonceBook } from './nonces';
-import { Periodic } from './periodic';
+import { Periodic } from '@xchain/service-kit';
 import type { Sender } from './sender';
 
 /**
@@ -89,7 +89,7 @@ export class Tracker {
 
   /** Same nonce, same call, fees raised by at least bumpPercent on both fields (or to the current estimate if higher). */
   private async replace(chain: RelayChain, order: OrderWithTxs, raw: Hex, head: bigint): Promise<void> {
-    const account = chain.wallets.find((w) => w.address === order.wallet)?.account;
+    const account = RelayChains.laneWallets(chain).find((w) => w.address === order.wallet)?.account;
     if (!account) return;
     const prev = parseTransaction(raw);
     if (prev.type !== 'eip1559') return;
@@ -114,7 +114,7 @@ export class Tracker {
     const outcome = await broadcast(chain.client, signed);
     this.log.info({ quote_hash: order.quoteHash, tx_hash: hash, replaces: order.txs.length, outcome: typeof outcome === 'string' ? outcome : outcome.error }, 'relay transaction replaced with higher fees');
     const hashes = [...order.txs.map((t) => t.txHash), hash];
-    this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
+    if (order.kind === 'gasless') this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
   }
 }
 

@@ -1,0 +1,83 @@
+import { Code, errorInfo, RpcError, type OperatorTxView, type SendOperatorTxRequest } from '@xchain/contracts';
+import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
+import type { Logger } from '@xchain/telemetry';
+import { type Address, type Hex, getAddress, zeroAddress } from 'viem';
+import type { RelayChain, RelayChains } from '../chain/relay-chains';
+import { type OrderRepository, type OrderWithTxs, operatorKey, viewOf } from '../orders/order.repository';
+import type { Lanes } from '../relay/lanes';
+
+/**
+ * Operator transactions (D15): settlement in the quote-engine decides each fill, cancel, refund and
+ * claim; this sends it from the chain's operator wallet through that wallet's lane, with the same
+ * nonce management, replacement, confirmation and crash safety as gasless deposits. The database
+ * row, unique per (kind, quote hash), is what makes a repeated request a lookup, never a second
+ * transaction.
+ */
+export class OperatorTxs {
+  constructor(
+    private readonly chains: RelayChains,
+    private readonly orders: OrderRepository,
+    private readonly lanes: Lanes,
+    private readonly log: Logger,
+  ) {}
+
+  async send(req: SendOperatorTxRequest): Promise<OperatorTxView> {
+    const chain = this.operatorChain(req.chain);
+    const wallet = chain.operator!.address;
+    const inserted = await this.orders.insertOperatorTx({
+      kind: req.kind,
+      orderHash: req.quote_hash,
+      chain: chain.name,
+      to: getAddress(req.to),
+      calldata: req.data.toLowerCase(),
+      value: BigInt(req.value),
+      wallet,
+    });
+    const row = await this.orders.find(operatorKey(req.kind, req.quote_hash));
+    if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
+    if (inserted) {
+      this.log.info({ kind: req.kind, quote_hash: req.quote_hash, chain: chain.name, wallet }, 'operator transaction queued');
+      // A lost enqueue costs a sweep interval: the row is queued and the sweeper enqueues it again.
+      await this.lanes.enqueue(chain.name, wallet, row.quoteHash).catch(() => undefined);
+    }
+    return operatorView(row);
+  }
+
+  /** The operator wallet's balance of `token` (zero address: native) on a chain, read now. */
+  async balance(chainName: string, token: string): Promise<{ wallet: Address; balance: bigint }> {
+    const chain = this.operatorChain(chainName);
+    const wallet = chain.operator!.address;
+    try {
+      const balance =
+        getAddress(token) === zeroAddress
+          ? await chain.client.getBalance({ address: wallet })
+          : await chain.client.readContract({ address: getAddress(token), abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [wallet] });
+      return { wallet, balance };
+    } catch (err) {
+      throw RpcError.unavailable(`${chainName} did not answer the balance read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'CHAIN_RPC_UNAVAILABLE', 5, { chain: chainName });
+    }
+  }
+
+  private operatorChain(name: string): RelayChain {
+    const chain = this.chains.byName(name);
+    if (!chain) throw RpcError.unavailable(`the relayer has no RPC for ${name}`, 'CHAIN_NOT_RELAYED', 60, { chain: name });
+    if (!chain.operator) {
+      throw new RpcError(Code.FAILED_PRECONDITION, `no operator wallet for ${name} (FILLER_PRIVATE_KEYS)`, [errorInfo('NO_OPERATOR_WALLET', { chain: name })]);
+    }
+    return chain;
+  }
+}
+
+function operatorView(row: OrderWithTxs): OperatorTxView {
+  const v = viewOf(row);
+  return {
+    kind: row.kind as OperatorTxView['kind'],
+    quote_hash: row.orderHash as Hex,
+    chain: row.chain,
+    wallet: row.wallet,
+    status: v.status,
+    ...(v.tx_hash ? { tx_hash: v.tx_hash } : {}),
+    tx_hashes: v.tx_hashes,
+    ...(v.error ? { error: v.error } : {}),
+  };
+}
