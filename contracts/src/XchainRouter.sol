@@ -7,11 +7,14 @@ import {XchainOrder} from "./XchainOrder.sol";
 
 /// @title The router: a chain's `deposit_target`, where every step of an order happens.
 /// @notice On the source chain it takes the deposit for a quoted order once, keyed by its quote
-/// hash, and can return it to the order's refund address once; on the destination chain a filler
-/// delivers the order through `fill`, once. One contract per chain, so one watcher reads all of an
-/// order's steps on one address. Its configuration, the refunder and the fill window, is immutable
-/// (in the code), so its runtime code works wherever it is placed (the local chains copy it to a
-/// fixed address with `anvil_setCode`).
+/// hash, and lets it leave once: back to the order's refund address (`refund`) or to the treasury
+/// once the order was delivered (`claim`); on the destination chain a filler delivers the order
+/// through `fill`, once, unless the refunder cancelled it there first. One contract per chain, so
+/// one watcher reads all of an order's steps on one address. Its configuration (refunder, settler,
+/// treasury, retention) is immutable (in the code), so its runtime code works wherever it is placed
+/// (the local chains copy it to a fixed address with `anvil_setCode`).
+/// @dev Trust model: users trust the operator to fill or refund each order; the router guarantees
+/// that a deposit leaves it at most once, and that a cancelled order is never filled.
 contract XchainRouter {
     using SafeERC20 for IERC20;
 
@@ -23,6 +26,8 @@ contract XchainRouter {
         bytes32 indexed quoteHash, address indexed filler, address recipient, address token, uint256 amount, uint256 gasDrop
     );
     event Refunded(bytes32 indexed quoteHash, address indexed to, address token, uint256 amount);
+    event Cancelled(bytes32 indexed quoteHash);
+    event Claimed(bytes32 indexed quoteHash, address indexed treasury, address token, uint256 amount);
 
     error AlreadyDeposited(bytes32 quoteHash);
     error WrongDepositTarget();
@@ -36,34 +41,45 @@ contract XchainRouter {
     error BadRecipient();
     error BadToken();
     error NotRefunder();
+    error NotSettler();
     error TransferFailed();
-    error FillWindowClosed(uint256 closedAt);
-    error RefundTooEarly(uint256 refundableAt);
+    error RetentionOver(uint256 retainedUntil);
+    error OrderCancelled(bytes32 quoteHash);
+    error AlreadyClaimed(bytes32 quoteHash);
+    error NotFilled(bytes32 quoteHash);
 
-    /// @notice The operator key allowed to refund. The router cannot see the destination chain:
-    /// the refunder must check there that a cross-chain order was not filled before refunding it.
+    /// @notice The operator key allowed to cancel (on the destination) and refund (on the source).
+    /// The router cannot see the other chain: the refunder cancels a cross-chain order on its
+    /// destination before refunding it, so no fill can land after the refund.
     address public immutable refunder;
-
-    /// @notice Seconds after an order's `expiresAt` during which it may still be filled. A
-    /// cross-chain order can be refunded only once that window has closed on its destination, so
-    /// no fill can land after its refund: the source waits `REFUND_MARGIN` more, for the clocks of
-    /// two chains that never quite agree.
-    uint64 public immutable fillWindow;
-    uint64 public constant REFUND_MARGIN = 600;
+    /// @notice The operator key allowed to claim delivered orders' deposits for the treasury.
+    address public immutable settler;
+    /// @notice Where claimed deposits go.
+    address public immutable treasury;
+    /// @notice Seconds after an order's `issuedAt` during which it may be deposited and filled;
+    /// equal to the quote-engine's QUOTE_RETENTION_SECS, so the chain never takes an order the
+    /// backend has forgotten.
+    uint64 public immutable retention;
 
     /// @notice Ever deposited (stays true after a refund, so a refunded hash cannot be deposited again).
     mapping(bytes32 quoteHash => bool) public deposited;
     mapping(bytes32 quoteHash => bool) public filled;
     mapping(bytes32 quoteHash => bool) public refunded;
+    /// @notice Cancelled on this (destination) chain: it can no longer be filled here.
+    mapping(bytes32 quoteHash => bool) public cancelled;
+    /// @notice Deposit sent to the treasury.
+    mapping(bytes32 quoteHash => bool) public claimed;
 
-    constructor(address refunder_, uint64 fillWindow_) {
+    constructor(address refunder_, address settler_, address treasury_, uint64 retention_) {
         refunder = refunder_;
-        fillWindow = fillWindow_;
+        settler = settler_;
+        treasury = treasury_;
+        retention = retention_;
     }
 
-    /// @notice When a cross-chain order may be refunded (a same-chain order: once deposited and not filled).
-    function refundableAt(XchainOrder.Order calldata order) public view returns (uint256) {
-        return uint256(order.expiresAt) + fillWindow + REFUND_MARGIN;
+    /// @notice The last second at which an order may be deposited or filled.
+    function retainedUntil(XchainOrder.Order calldata order) public view returns (uint256) {
+        return uint256(order.issuedAt) + retention;
     }
 
     /// @notice Deposit for an order from the caller's own funds.
@@ -91,8 +107,8 @@ contract XchainRouter {
         if (order.dstChainId != block.chainid) revert WrongDestinationChain();
         bytes32 quoteHash = XchainOrder.hash(order);
         if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
-        uint256 closesAt = uint256(order.expiresAt) + fillWindow;
-        if (block.timestamp > closesAt) revert FillWindowClosed(closesAt);
+        if (cancelled[quoteHash]) revert OrderCancelled(quoteHash);
+        _checkRetention(order);
         if (amount < order.minAmountOut) revert BelowMinimum(amount, order.minAmountOut);
         if (!_isEvmAddress(order.recipient)) revert BadRecipient();
         if (!_isEvmAddress(order.dstToken)) revert BadToken();
@@ -117,20 +133,30 @@ contract XchainRouter {
         emit Filled(quoteHash, msg.sender, recipient, token, amount, order.gasDrop);
     }
 
-    /// @notice Return an unfilled order's deposit to its refund address, once; the refunder only.
-    /// For a cross-chain order the refunder must have checked the destination chain first.
+    /// @notice Close an unfilled order on its destination chain, so no fill can land after the
+    /// refunder refunds it on the source; the refunder only. Cancelling a cancelled order succeeds
+    /// without an event, so a retried operator transaction does not look failed.
+    function cancel(XchainOrder.Order calldata order) external {
+        if (msg.sender != refunder) revert NotRefunder();
+        if (order.dstChainId != block.chainid) revert WrongDestinationChain();
+        bytes32 quoteHash = XchainOrder.hash(order);
+        if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
+        if (cancelled[quoteHash]) return;
+        cancelled[quoteHash] = true;
+        emit Cancelled(quoteHash);
+    }
+
+    /// @notice Return an undelivered order's deposit to its refund address, once; the refunder only.
+    /// No wait: for a cross-chain order the refunder cancels it on its destination first (the
+    /// router cannot see that chain); a same-chain order is refused here once filled.
     function refund(XchainOrder.Order calldata order) external {
         if (msg.sender != refunder) revert NotRefunder();
         _checkSource(order);
         bytes32 quoteHash = XchainOrder.hash(order);
         if (!deposited[quoteHash]) revert NotDeposited(quoteHash);
         if (refunded[quoteHash]) revert AlreadyRefunded(quoteHash);
-        if (_sameChain(order)) {
-            if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
-        } else if (block.timestamp <= refundableAt(order)) {
-            // The destination may still take a fill: refunding now could pay the user twice.
-            revert RefundTooEarly(refundableAt(order));
-        }
+        if (claimed[quoteHash]) revert AlreadyClaimed(quoteHash);
+        if (_sameChain(order) && filled[quoteHash]) revert AlreadyFilled(quoteHash);
         if (!_isEvmAddress(order.refundAddress)) revert BadRecipient();
         address to = address(uint160(uint256(order.refundAddress)));
         refunded[quoteHash] = true;
@@ -142,10 +168,39 @@ contract XchainRouter {
         emit Refunded(quoteHash, to, token, amount);
     }
 
+    /// @notice Send delivered orders' deposits to the treasury, each once; the settler only. A
+    /// cross-chain order's delivery happened on another chain, which the settler checks; a
+    /// same-chain order must be filled here. One bad order reverts the whole batch.
+    function claim(XchainOrder.Order[] calldata orders) external {
+        if (msg.sender != settler) revert NotSettler();
+        // Every order is checked and marked before any token moves, so no transfer (a token's
+        // hook, the treasury's receive) can act on an order of the batch still unmarked.
+        bytes32[] memory hashes = new bytes32[](orders.length);
+        for (uint256 i = 0; i < orders.length; i++) {
+            XchainOrder.Order calldata order = orders[i];
+            _checkSource(order);
+            bytes32 quoteHash = XchainOrder.hash(order);
+            if (!deposited[quoteHash]) revert NotDeposited(quoteHash);
+            if (refunded[quoteHash]) revert AlreadyRefunded(quoteHash);
+            if (claimed[quoteHash]) revert AlreadyClaimed(quoteHash);
+            if (_sameChain(order) && !filled[quoteHash]) revert NotFilled(quoteHash);
+            claimed[quoteHash] = true;
+            hashes[i] = quoteHash;
+        }
+        for (uint256 i = 0; i < orders.length; i++) {
+            uint256 amount = depositAmount(orders[i]);
+            address token = address(uint160(uint256(orders[i].srcToken)));
+            if (token == address(0)) _sendNative(treasury, amount);
+            else IERC20(token).safeTransfer(treasury, amount);
+            emit Claimed(hashes[i], treasury, token, amount);
+        }
+    }
+
     function _deposit(XchainOrder.Order calldata order, address depositor) private {
         _checkSource(order);
         bytes32 quoteHash = XchainOrder.hash(order);
         if (deposited[quoteHash]) revert AlreadyDeposited(quoteHash);
+        _checkRetention(order);
         deposited[quoteHash] = true;
 
         uint256 amount = depositAmount(order);
@@ -164,6 +219,12 @@ contract XchainRouter {
     function _checkSource(XchainOrder.Order calldata order) private view {
         if (order.depositTarget != bytes32(uint256(uint160(address(this))))) revert WrongDepositTarget();
         if (order.srcChainId != block.chainid) revert WrongSourceChain();
+    }
+
+    /// @dev Past retention the backend no longer keeps the order's quote: no deposit or fill may start it.
+    function _checkRetention(XchainOrder.Order calldata order) private view {
+        uint256 until = retainedUntil(order);
+        if (block.timestamp > until) revert RetentionOver(until);
     }
 
     function _sameChain(XchainOrder.Order calldata order) private view returns (bool) {

@@ -4,7 +4,8 @@ const ORDER_TUPLE = { name: 'order', type: 'tuple', components: ORDER_ABI_COMPON
 
 /**
  * The ABI of contracts/src/XchainRouter.sol (the chains' `deposit_target`), item for item (its
- * constructor aside): deposits on the source chain, fills on the destination, refunds.
+ * constructor aside): deposits on the source chain, fills and cancels on the destination, refunds
+ * and claims for the treasury on the source.
  */
 export const XCHAIN_ROUTER_ABI = [
   {
@@ -51,6 +52,18 @@ export const XCHAIN_ROUTER_ABI = [
       { name: 'amount', type: 'uint256', indexed: false },
     ],
   },
+  { type: 'event', name: 'Cancelled', anonymous: false, inputs: [{ name: 'quoteHash', type: 'bytes32', indexed: true }] },
+  {
+    type: 'event',
+    name: 'Claimed',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'treasury', type: 'address', indexed: true },
+      { name: 'token', type: 'address', indexed: false },
+      { name: 'amount', type: 'uint256', indexed: false },
+    ],
+  },
   { type: 'function', name: 'deposit', stateMutability: 'payable', inputs: [ORDER_TUPLE], outputs: [] },
   {
     type: 'function',
@@ -61,13 +74,24 @@ export const XCHAIN_ROUTER_ABI = [
   },
   { type: 'function', name: 'fill', stateMutability: 'payable', inputs: [ORDER_TUPLE, { name: 'amount', type: 'uint256' }], outputs: [] },
   { type: 'function', name: 'refund', stateMutability: 'nonpayable', inputs: [ORDER_TUPLE], outputs: [] },
+  { type: 'function', name: 'cancel', stateMutability: 'nonpayable', inputs: [ORDER_TUPLE], outputs: [] },
+  {
+    type: 'function',
+    name: 'claim',
+    stateMutability: 'nonpayable',
+    inputs: [{ name: 'orders', type: 'tuple[]', components: ORDER_ABI_COMPONENTS }],
+    outputs: [],
+  },
   { type: 'function', name: 'deposited', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
   { type: 'function', name: 'filled', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
   { type: 'function', name: 'refunded', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'cancelled', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
+  { type: 'function', name: 'claimed', stateMutability: 'view', inputs: [{ name: 'quoteHash', type: 'bytes32' }], outputs: [{ name: '', type: 'bool' }] },
   { type: 'function', name: 'refunder', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
-  { type: 'function', name: 'fillWindow', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint64' }] },
-  { type: 'function', name: 'REFUND_MARGIN', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint64' }] },
-  { type: 'function', name: 'refundableAt', stateMutability: 'view', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
+  { type: 'function', name: 'settler', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'treasury', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'retention', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint64' }] },
+  { type: 'function', name: 'retainedUntil', stateMutability: 'view', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'function', name: 'depositAmount', stateMutability: 'pure', inputs: [ORDER_TUPLE], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'error', name: 'AlreadyDeposited', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   { type: 'error', name: 'WrongDepositTarget', inputs: [] },
@@ -88,9 +112,12 @@ export const XCHAIN_ROUTER_ABI = [
   { type: 'error', name: 'BadRecipient', inputs: [] },
   { type: 'error', name: 'BadToken', inputs: [] },
   { type: 'error', name: 'NotRefunder', inputs: [] },
+  { type: 'error', name: 'NotSettler', inputs: [] },
   { type: 'error', name: 'TransferFailed', inputs: [] },
-  { type: 'error', name: 'FillWindowClosed', inputs: [{ name: 'closedAt', type: 'uint256' }] },
-  { type: 'error', name: 'RefundTooEarly', inputs: [{ name: 'refundableAt', type: 'uint256' }] },
+  { type: 'error', name: 'RetentionOver', inputs: [{ name: 'retainedUntil', type: 'uint256' }] },
+  { type: 'error', name: 'OrderCancelled', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'AlreadyClaimed', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'NotFilled', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   // OpenZeppelin's SafeERC20, when a token answers a transfer with false.
   { type: 'error', name: 'SafeERC20FailedOperation', inputs: [{ name: 'token', type: 'address' }] },
 ] as const;

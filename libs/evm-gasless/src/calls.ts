@@ -22,16 +22,26 @@ export interface DepositTx {
   value: bigint;
 }
 
-/** The same shape for any router call (fill, refund). */
+/** The same shape for any router call (fill, cancel, refund, claim). */
 export type RouterTx = DepositTx;
 
 /**
- * `deposit(Order)` and `refund(Order)` take the order alone, a static tuple encoded in place, so
+ * `deposit(Order)`, `refund(Order)` and `cancel(Order)` take the order alone, a static tuple encoded in place, so
  * their calldata is the selector and the order's words (order-abi.ts, faster than viem's generic
  * encoder on the quote path; the spec checks both against encodeFunctionData).
  */
 const DEPOSIT_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'deposit' }));
 const REFUND_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'refund' }));
+const CANCEL_SELECTOR = toFunctionSelector(getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'cancel' }));
+
+/**
+ * The last second (unix, inclusive) at which the router takes a deposit or a fill of an order:
+ * `issuedAt + retention`. Mirrors XchainRouter.retainedUntil; `retentionSecs` is the router's
+ * `retention`, equal to the quote-engine's QUOTE_RETENTION_SECS.
+ */
+export function retainedUntil(order: Order, retentionSecs: bigint | number): bigint {
+  return order.issuedAt + BigInt(retentionSecs);
+}
 
 /** The router call a wallet sends to deposit for an order itself (not gasless). */
 export function depositTx(order: Order, router: Address): DepositTx {
@@ -67,6 +77,30 @@ export function refundTx(order: Order, router: Address): RouterTx {
   return {
     to: router,
     data: `${REFUND_SELECTOR}${encodeOrderHex(order).slice(2)}`,
+    value: 0n,
+  };
+}
+
+/**
+ * The destination router call its refunder sends so an order can no longer be filled there, before
+ * refunding it on the source chain. Cancelling twice is harmless (no second event).
+ */
+export function cancelTx(order: Order, router: Address): RouterTx {
+  return {
+    to: router,
+    data: `${CANCEL_SELECTOR}${encodeOrderHex(order).slice(2)}`,
+    value: 0n,
+  };
+}
+
+/**
+ * The source router call its settler sends to move delivered orders' deposits to the treasury, in
+ * one batch: one order the router refuses reverts all of them.
+ */
+export function claimTx(orders: readonly Order[], router: Address): RouterTx {
+  return {
+    to: router,
+    data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'claim', args: [orders] }),
     value: 0n,
   };
 }

@@ -11,6 +11,7 @@ import {
   createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
+  getAbiItem,
   getAddress,
   http,
   maxUint256,
@@ -20,7 +21,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { ERC20_PERMIT_ABI, XCHAIN_ROUTER_ABI } from './abi';
-import { approveCalldata, depositAmount, depositTx, fillTx, refundTx } from './calls';
+import { approveCalldata, cancelTx, claimTx, depositAmount, depositTx, fillTx, refundTx, retainedUntil } from './calls';
 
 const CHAIN_ID = 8453;
 const OTHER_CHAIN_ID = 42161n;
@@ -31,6 +32,10 @@ const OTHER_ROUTER = getAddress('0x2749Cd0bB950d46CF4a5e23773F46146BE100aFd');
 const USDT = getAddress('0xfde4c96c8593536e31f229ea8f37b2ada2699bb2');
 const REFUNDER_KEY = generatePrivateKey();
 const REFUNDER = privateKeyToAddress(REFUNDER_KEY);
+const SETTLER_KEY = generatePrivateKey();
+const SETTLER = privateKeyToAddress(SETTLER_KEY);
+// A fresh account: every unit it holds came from a claim.
+const TREASURY = privateKeyToAddress(generatePrivateKey());
 const ETH = 10n ** 18n;
 
 const ERRORS = [
@@ -49,12 +54,13 @@ function callerView(item: Record<string, unknown>): unknown {
   return { type: item['type'], name: item['name'], stateMutability: item['stateMutability'], inputs: params(item['inputs']), outputs: params(item['outputs']) };
 }
 
-/** Fills, refunds and the order event on one anvil: the router as the source and the destination chain. */
-/** The routers' fill window here; orders to fill expire far in the future, orders to refund long ago (sampleOrder's default). */
-const FILL_WINDOW = 3600;
-const FAR_FUTURE = 4_000_000_000n;
+/** The router's retention here: the quote-engine's default QUOTE_RETENTION_SECS (7 days), as in production. */
+const RETENTION = 604_800;
+/** Orders are quoted now unless a test says otherwise (anvil's clock starts at the wall clock's). */
+const issuedNow = () => BigInt(Math.floor(Date.now() / 1000));
 
-describe('XchainRouter fill and refund on anvil', () => {
+/** Fills, cancels, refunds, claims and the order event on one anvil: the router as the source and the destination chain. */
+describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
   let anvil: Anvil;
   let compiled: Record<string, CompiledContract>;
   let client: ReturnType<typeof createPublicClient>;
@@ -66,8 +72,8 @@ describe('XchainRouter fill and refund on anvil', () => {
     client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 50 });
     testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
     const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
-    await Promise.all([place('XchainRouter', ROUTER, [REFUNDER, FILL_WINDOW]), place('DevToken', USDT, ['Tether USD', 'USDT', 6])]);
-    await testClient.setBalance({ address: REFUNDER, value: ETH });
+    await Promise.all([place('XchainRouter', ROUTER, [REFUNDER, SETTLER, TREASURY, RETENTION]), place('DevToken', USDT, ['Tether USD', 'USDT', 6])]);
+    await Promise.all([testClient.setBalance({ address: REFUNDER, value: ETH }), testClient.setBalance({ address: SETTLER, value: ETH })]);
   }, 60_000);
 
   afterAll(async () => {
@@ -96,7 +102,13 @@ describe('XchainRouter fill and refund on anvil', () => {
   const tokenBalance = (who: Address) => client.readContract({ address: USDT, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
   const nativeBalance = (who: Address) => client.getBalance({ address: who });
   const gasPaid = (r: TransactionReceipt) => r.gasUsed * r.effectiveGasPrice;
-  const read = (functionName: 'deposited' | 'filled' | 'refunded', order: Order) => client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName, args: [hashOrder(order)] });
+  const read = (functionName: 'deposited' | 'filled' | 'refunded' | 'cancelled' | 'claimed', order: Order) => client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName, args: [hashOrder(order)] });
+  const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp;
+  /** Mines one empty block at `timestamp`: calls then run at that second (anvil's calls take the latest block's time). */
+  const mineAt = async (timestamp: bigint) => {
+    await testClient.setNextBlockTimestamp({ timestamp });
+    await testClient.mine({ blocks: 1 });
+  };
 
   /** A wallet with 10 ETH of gas and, when asked, USDT and an approval of the router. */
   const wallet = async (usdt = 0n) => {
@@ -111,10 +123,11 @@ describe('XchainRouter fill and refund on anvil', () => {
   };
   const freshAddress = () => privateKeyToAddress(generatePrivateKey());
 
-  /** An order from another chain, to be delivered here (its fill window open for long). */
+  /** An order from another chain, to be delivered here, quoted now. */
   const inboundOrder = (dstToken: Address, recipient: Address, over: Partial<Order> = {}): Order =>
     sampleOrder({
-      expiresAt: FAR_FUTURE,
+      issuedAt: issuedNow(),
+      expiresAt: issuedNow() + 1800n,
       salt: generatePrivateKey(),
       srcChainId: 1n,
       dstChainId: BigInt(CHAIN_ID),
@@ -126,9 +139,11 @@ describe('XchainRouter fill and refund on anvil', () => {
       depositTarget: toBytes32('evm', OTHER_ROUTER),
       ...over,
     });
-  /** An order deposited here, for another chain (or, with dstChainId = here, a same-chain order). */
+  /** An order deposited here, for another chain (or, with dstChainId = here, a same-chain order), quoted now. */
   const outboundOrder = (srcToken: Address, refundTo: Address, over: Partial<Order> = {}): Order =>
     sampleOrder({
+      issuedAt: issuedNow(),
+      expiresAt: issuedNow() + 1800n,
       salt: generatePrivateKey(),
       srcChainId: BigInt(CHAIN_ID),
       dstChainId: OTHER_CHAIN_ID,
@@ -141,12 +156,15 @@ describe('XchainRouter fill and refund on anvil', () => {
   /** A gasless-shaped order, so the deposit (and the refund) is amountIn − sponsorGas, not amountIn. */
   const userPaysGas = { gasless: true, sponsorFees: false, amountIn: 250_000_007n, sponsorGas: 1_234_567n };
 
-  it('serves the ABI the lib declares, item for item, and the refunder it was deployed with', async () => {
+  it('serves the ABI the lib declares, item for item, and the roles and retention it was deployed with', async () => {
     const ours = (XCHAIN_ROUTER_ABI as readonly Record<string, unknown>[]).map(callerView);
     const built = (compiled['XchainRouter']!.abi as readonly Record<string, unknown>[]).filter((i) => i['type'] !== 'constructor').map(callerView);
     const key = (i: unknown) => JSON.stringify(i);
     expect(ours.map(key).sort()).toEqual(built.map(key).sort());
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refunder' })).toBe(REFUNDER);
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'settler' })).toBe(SETTLER);
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'treasury' })).toBe(TREASURY);
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'retention' })).toBe(BigInt(RETENTION));
   });
 
   describe('fill', () => {
@@ -245,6 +263,16 @@ describe('XchainRouter fill and refund on anvil', () => {
   describe('refund', () => {
     const deposit = async (order: Order, user: { key: Hex }) => send(user.key, depositTx(order, ROUTER));
 
+    it('refunds a cross-chain order in the block after its deposit, its quote not even expired: no wait', async () => {
+      const user = await wallet(3_000_000_000n);
+      const refundTo = freshAddress();
+      const order = outboundOrder(USDT, refundTo, { expiresAt: issuedNow() + 3600n });
+      const deposited = await deposit(order, user);
+      const refunded = await send(REFUNDER_KEY, refundTx(order, ROUTER));
+      expect(refunded.blockNumber).toBe(deposited.blockNumber + 1n);
+      expect(await tokenBalance(refundTo)).toBe(order.amountIn);
+    });
+
     it('returns an ERC-20 deposit (amountIn − sponsorGas) to refund_address once, with the event', async () => {
       const user = await wallet(300_000_000n);
       const refundTo = freshAddress();
@@ -313,39 +341,166 @@ describe('XchainRouter fill and refund on anvil', () => {
     });
   });
 
-  describe('the fill window: no fill can land after a cross-chain refund', () => {
-    const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp;
+  describe('retention: deposits and fills until issuedAt + retention, to the second', () => {
+    /** An order whose retention ends `secs` seconds after the latest block. */
+    const retainedFor = async (secs: bigint) => (await chainNow()) + secs - BigInt(RETENTION);
 
-    it('takes a fill until expiresAt + fillWindow, and refuses one after (FillWindowClosed)', async () => {
-      const filler = await wallet(300_000_000n);
-      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'fillWindow' })).toBe(BigInt(FILL_WINDOW));
-      const now = await chainNow();
-      const late = inboundOrder(USDT, freshAddress(), { expiresAt: now - BigInt(FILL_WINDOW) - 10n });
-      expect(await revertOf(filler.address, fillTx(late, late.amountOut, ROUTER))).toEqual({ errorName: 'FillWindowClosed', args: [late.expiresAt + BigInt(FILL_WINDOW)] });
-      const justInTime = inboundOrder(USDT, freshAddress(), { expiresAt: now - BigInt(FILL_WINDOW) + 120n });
-      await send(filler.key, fillTx(justInTime, justInTime.amountOut, ROUTER));
-      expect(await read('filled', justInTime)).toBe(true);
+    it('takes a deposit at retainedUntil and refuses one a second later (RetentionOver), taking nothing', async () => {
+      const user = await wallet(3_000_000_000n);
+      const issuedAt = await retainedFor(60n);
+      const [onTime, late] = [outboundOrder(USDT, freshAddress(), { issuedAt }), outboundOrder(USDT, freshAddress(), { issuedAt })];
+      const until = retainedUntil(onTime, RETENTION);
+      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'retainedUntil', args: [onTime] })).toBe(until);
+
+      await testClient.setNextBlockTimestamp({ timestamp: until });
+      await send(user.key, depositTx(onTime, ROUTER));
+      expect(await read('deposited', onTime)).toBe(true);
+
+      await mineAt(until + 1n);
+      const before = await tokenBalance(user.address);
+      expect(await revertOf(user.address, depositTx(late, ROUTER))).toEqual({ errorName: 'RetentionOver', args: [until] });
+      expect(await read('deposited', late)).toBe(false);
+      expect(await tokenBalance(user.address)).toBe(before);
     });
 
-    it('refunds a cross-chain order only after the window and the margin have passed (RefundTooEarly before)', async () => {
-      const user = await wallet(2_000_000_000n);
+    it('takes a fill at retainedUntil and refuses one a second later (RetentionOver)', async () => {
+      const filler = await wallet(300_000_000n);
+      const issuedAt = await retainedFor(60n);
+      const [onTime, late] = [inboundOrder(USDT, freshAddress(), { issuedAt }), inboundOrder(USDT, freshAddress(), { issuedAt })];
+      const until = retainedUntil(onTime, RETENTION);
+
+      await testClient.setNextBlockTimestamp({ timestamp: until });
+      await send(filler.key, fillTx(onTime, onTime.amountOut, ROUTER));
+      expect(await tokenBalance(`0x${onTime.recipient.slice(26)}`)).toBe(onTime.amountOut);
+
+      await mineAt(until + 1n);
+      expect(await revertOf(filler.address, fillTx(late, late.amountOut, ROUTER))).toEqual({ errorName: 'RetentionOver', args: [until] });
+      expect(await read('filled', late)).toBe(false);
+    });
+
+    it('does not look at expiresAt: an expired quote within retention is still filled', async () => {
+      const filler = await wallet(300_000_000n);
+      const recipient = freshAddress();
+      const order = inboundOrder(USDT, recipient, { issuedAt: issuedNow() - 3600n, expiresAt: issuedNow() - 1800n });
+      await send(filler.key, fillTx(order, order.amountOut, ROUTER));
+      expect(await tokenBalance(recipient)).toBe(order.amountOut);
+    });
+  });
+
+  describe('cancel (on the destination): no fill after it', () => {
+    it('makes a later fill revert OrderCancelled, the recipient getting nothing and the filler keeping its tokens', async () => {
+      const filler = await wallet(300_000_000n);
+      const recipient = freshAddress();
+      const order = inboundOrder(USDT, recipient);
+      const receipt = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
+      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Cancelled' }).map((e) => e.args)).toEqual([{ quoteHash: hashOrder(order) }]);
+      expect(await read('cancelled', order)).toBe(true);
+
+      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({ errorName: 'OrderCancelled', args: [hashOrder(order)] });
+      expect([await read('filled', order), await tokenBalance(recipient), await tokenBalance(filler.address)]).toEqual([false, 0n, 300_000_000n]);
+    });
+
+    it('refuses a stranger, the settler and an order for another chain; cancelling twice succeeds with one event', async () => {
+      const order = inboundOrder(USDT, freshAddress());
+      expect((await revertOf(freshAddress(), cancelTx(order, ROUTER))).errorName).toBe('NotRefunder');
+      expect((await revertOf(SETTLER, cancelTx(order, ROUTER))).errorName).toBe('NotRefunder');
+      expect((await revertOf(REFUNDER, cancelTx({ ...order, dstChainId: OTHER_CHAIN_ID }, ROUTER))).errorName).toBe('WrongDestinationChain');
+      expect(await read('cancelled', order)).toBe(false);
+
+      const first = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
+      // A retried operator transaction: it lands, and says nothing new.
+      const second = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
+      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: first.logs, eventName: 'Cancelled' })).toHaveLength(1);
+      expect(second.logs).toEqual([]);
+      expect(await client.getLogs({ address: ROUTER, event: getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'Cancelled' }), args: { quoteHash: hashOrder(order) }, fromBlock: 0n })).toHaveLength(1);
+      expect(await read('cancelled', order)).toBe(true);
+    });
+
+    it('refuses to cancel a filled order (AlreadyFilled)', async () => {
+      const filler = await wallet(300_000_000n);
+      const order = inboundOrder(USDT, freshAddress());
+      await send(filler.key, fillTx(order, order.amountOut, ROUTER));
+      expect(await revertOf(REFUNDER, cancelTx(order, ROUTER))).toEqual({ errorName: 'AlreadyFilled', args: [hashOrder(order)] });
+      expect(await read('cancelled', order)).toBe(false);
+    });
+  });
+
+  describe('claim: delivered deposits to the treasury, by the settler', () => {
+    const deposit = async (order: Order, user: { key: Hex }) => send(user.key, depositTx(order, ROUTER));
+
+    it('moves exactly depositAmount of each order, ERC-20 and native, to the treasury in one batch, once', async () => {
+      const user = await wallet(3_000_000_000n);
+      const erc20 = outboundOrder(USDT, freshAddress(), userPaysGas);
+      const native = outboundOrder(zeroAddress, freshAddress(), { amountIn: ETH + 13n });
+      await deposit(erc20, user);
+      await deposit(native, user);
+      const before = { token: await tokenBalance(TREASURY), native: await nativeBalance(TREASURY), routerToken: await tokenBalance(ROUTER), routerNative: await nativeBalance(ROUTER) };
+
+      const receipt = await send(SETTLER_KEY, claimTx([erc20, native], ROUTER));
+
+      expect(depositAmount(erc20)).toBe(250_000_007n - 1_234_567n);
+      expect(await tokenBalance(TREASURY)).toBe(before.token + depositAmount(erc20));
+      expect(await nativeBalance(TREASURY)).toBe(before.native + ETH + 13n);
+      expect(await tokenBalance(ROUTER)).toBe(before.routerToken - depositAmount(erc20));
+      expect(await nativeBalance(ROUTER)).toBe(before.routerNative - ETH - 13n);
+      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Claimed' }).map((e) => e.args)).toEqual([
+        { quoteHash: hashOrder(erc20), treasury: TREASURY, token: USDT, amount: depositAmount(erc20) },
+        { quoteHash: hashOrder(native), treasury: TREASURY, token: zeroAddress, amount: ETH + 13n },
+      ]);
+      expect([await read('claimed', erc20), await read('claimed', native)]).toEqual([true, true]);
+
+      // Twice: in a later batch, or twice in one.
+      expect(await revertOf(SETTLER, claimTx([native], ROUTER))).toEqual({ errorName: 'AlreadyClaimed', args: [hashOrder(native)] });
+      const fresh = outboundOrder(USDT, freshAddress());
+      await deposit(fresh, user);
+      expect(await revertOf(SETTLER, claimTx([fresh, fresh], ROUTER))).toEqual({ errorName: 'AlreadyClaimed', args: [hashOrder(fresh)] });
+      expect(await tokenBalance(TREASURY)).toBe(before.token + depositAmount(erc20));
+    });
+
+    it('refuses a stranger and the refunder (NotSettler)', async () => {
+      const user = await wallet(3_000_000_000n);
+      const order = outboundOrder(USDT, freshAddress());
+      await deposit(order, user);
+      expect((await revertOf(user.address, claimTx([order], ROUTER))).errorName).toBe('NotSettler');
+      expect((await revertOf(REFUNDER, claimTx([order], ROUTER))).errorName).toBe('NotSettler');
+      expect(await read('claimed', order)).toBe(false);
+    });
+
+    it('refuses an order refunded, never deposited, or of another chain or router, and then claims none of the batch', async () => {
+      const user = await wallet(3_000_000_000n);
+      const good = outboundOrder(USDT, freshAddress());
+      const refunded = outboundOrder(USDT, freshAddress());
+      await deposit(good, user);
+      await deposit(refunded, user);
+      await send(REFUNDER_KEY, refundTx(refunded, ROUTER));
+      const never = outboundOrder(USDT, freshAddress());
+
+      expect(await revertOf(SETTLER, claimTx([good, refunded], ROUTER))).toEqual({ errorName: 'AlreadyRefunded', args: [hashOrder(refunded)] });
+      expect(await revertOf(SETTLER, claimTx([good, never], ROUTER))).toEqual({ errorName: 'NotDeposited', args: [hashOrder(never)] });
+      expect((await revertOf(SETTLER, claimTx([good, { ...good, srcChainId: 1n }], ROUTER))).errorName).toBe('WrongSourceChain');
+      expect((await revertOf(SETTLER, claimTx([good, { ...good, depositTarget: toBytes32('evm', OTHER_ROUTER) }], ROUTER))).errorName).toBe('WrongDepositTarget');
+      expect(await read('claimed', good)).toBe(false);
+
+      // A refused batch changed nothing: the good order alone is claimed afterwards.
+      const treasuryBefore = await tokenBalance(TREASURY);
+      await send(SETTLER_KEY, claimTx([good], ROUTER));
+      expect(await tokenBalance(TREASURY)).toBe(treasuryBefore + good.amountIn);
+    });
+
+    it('makes a later refund revert AlreadyClaimed, the refund address getting nothing', async () => {
+      const user = await wallet(3_000_000_000n);
       const refundTo = freshAddress();
-      const order = outboundOrder(USDT, refundTo, { expiresAt: await chainNow() });
-      await send(user.key, depositTx(order, ROUTER));
-      const at = order.expiresAt + BigInt(FILL_WINDOW) + 600n;
-      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refundableAt', args: [order] })).toBe(at);
-      expect(await revertOf(REFUNDER, refundTx(order, ROUTER))).toEqual({ errorName: 'RefundTooEarly', args: [at] });
-      // The chain's clock moves past it: the refund goes through.
-      await testClient.increaseTime({ seconds: FILL_WINDOW + 600 + 5 });
-      await testClient.mine({ blocks: 1 });
-      await send(REFUNDER_KEY, refundTx(order, ROUTER));
-      expect(await tokenBalance(refundTo)).toBe(depositAmount(order));
+      const order = outboundOrder(USDT, refundTo);
+      await deposit(order, user);
+      await send(SETTLER_KEY, claimTx([order], ROUTER));
+      expect(await revertOf(REFUNDER, refundTx(order, ROUTER))).toEqual({ errorName: 'AlreadyClaimed', args: [hashOrder(order)] });
+      expect(await tokenBalance(refundTo)).toBe(0n);
     });
   });
 
   describe('a same-chain order (source and destination both here)', () => {
     const sameChain = (refundTo: Address, recipient: Address) =>
-      outboundOrder(USDT, refundTo, { dstChainId: BigInt(CHAIN_ID), recipient: toBytes32('evm', recipient), amountIn: 50_000_000n, amountOut: 49_900_000n, minAmountOut: 49_800_000n, expiresAt: FAR_FUTURE });
+      outboundOrder(USDT, refundTo, { dstChainId: BigInt(CHAIN_ID), recipient: toBytes32('evm', recipient), amountIn: 50_000_000n, amountOut: 49_900_000n, minAmountOut: 49_800_000n });
 
     it('is filled only after its deposit, and then cannot be refunded (AlreadyFilled)', async () => {
       const [user, filler] = [await wallet(100_000_000n), await wallet(100_000_000n)];
@@ -370,6 +525,17 @@ describe('XchainRouter fill and refund on anvil', () => {
 
       expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({ errorName: 'AlreadyRefunded', args: [hashOrder(order)] });
       expect(await tokenBalance(recipient)).toBe(0n);
+    });
+
+    it('is claimed only once filled here (NotFilled before)', async () => {
+      const [user, filler] = [await wallet(100_000_000n), await wallet(100_000_000n)];
+      const order = sameChain(freshAddress(), freshAddress());
+      await send(user.key, depositTx(order, ROUTER));
+      expect(await revertOf(SETTLER, claimTx([order], ROUTER))).toEqual({ errorName: 'NotFilled', args: [hashOrder(order)] });
+      await send(filler.key, fillTx(order, order.amountOut, ROUTER));
+      const treasuryBefore = await tokenBalance(TREASURY);
+      await send(SETTLER_KEY, claimTx([order], ROUTER));
+      expect(await tokenBalance(TREASURY)).toBe(treasuryBefore + order.amountIn);
     });
   });
 

@@ -32,6 +32,10 @@ const USDC = getAddress('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'); // permit
 const USDT = getAddress('0xfde4c96c8593536e31f229ea8f37b2ada2699bb2'); // plain token
 const FEE_RECIPIENT = privateKeyToAddress(generatePrivateKey());
 const REFUNDER = privateKeyToAddress(generatePrivateKey());
+const SETTLER = privateKeyToAddress(generatePrivateKey());
+const TREASURY = privateKeyToAddress(generatePrivateKey());
+/** The router's retention: the quote-engine's default QUOTE_RETENTION_SECS (7 days). */
+const RETENTION = 604_800;
 
 /** The errors any call below may end in: ours, Permit2's and the dev tokens'. */
 const ERRORS = [
@@ -73,7 +77,7 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
     // Concurrent on purpose: deployContract serialises one deployer's sends itself.
     await Promise.all([
-      place('XchainRouter', ROUTER, [REFUNDER, 3600]),
+      place('XchainRouter', ROUTER, [REFUNDER, SETTLER, TREASURY, RETENTION]),
       place('GaslessExecutor', EXECUTOR, [PERMIT2_ADDRESS, ROUTER, FEE_RECIPIENT]),
       place('DevPermitToken', USDC, ['USD Coin', 'USDC', 6, '2']),
       place('DevToken', USDT, ['Tether USD', 'USDT', 6]),
@@ -111,6 +115,8 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
   const gaslessOrder = (token: Address, over: Partial<Order> = {}): Order =>
     sampleEvmOrder({
       salt: randomSalt(),
+      // Quoted now: the router takes a deposit only within retention of issuedAt.
+      issuedAt: BigInt(Math.floor(Date.now() / 1000)),
       srcChainId: BigInt(CHAIN_ID),
       srcToken: toBytes32('evm', token),
       depositTarget: toBytes32('evm', ROUTER),
@@ -164,8 +170,10 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const order = gaslessOrder(USDC);
     expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'witnessHash', args: [order] })).toBe(orderWitnessHash(order));
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'depositAmount', args: [order] })).toBe(depositAmount(order));
-    // The refunder is an immutable: it came along with the code.
+    // The roles are immutables: they came along with the code.
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refunder' })).toBe(REFUNDER);
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'settler' })).toBe(SETTLER);
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'treasury' })).toBe(TREASURY);
 
     // Metadata and the EIP-712 domain live in code, so they survive anvil_setCode.
     const token = (address: Address, functionName: 'name' | 'decimals') => client.readContract({ address, abi: ERC20_PERMIT_ABI, functionName });
@@ -301,8 +309,10 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     expect(await balanceOf(USDT, user)).toBe(after);
   });
 
-  it('refuses orders the executor does not relay: not gasless, native source, another chain, another router', async () => {
+  it('refuses orders the executor does not relay: not gasless, native source, another chain, another router, past retention', async () => {
     const key = await approvedUser(250_000_000n);
+    const stale = gaslessOrder(USDT, { issuedAt: (await now()) - BigInt(RETENTION) - 1n });
+    expect(await executeRevert(await signOrder(key, stale))).toEqual({ errorName: 'RetentionOver', args: [stale.issuedAt + BigInt(RETENTION)] });
     expect((await executeRevert(await signOrder(key, gaslessOrder(USDT, { gasless: false })))).errorName).toBe('NotGasless');
     expect((await executeRevert(await signOrder(key, gaslessOrder(zeroAddress)))).errorName).toBe('NativeSource');
     expect((await executeRevert(await signOrder(key, gaslessOrder(USDT, { srcChainId: 1n })))).errorName).toBe('WrongSourceChain');

@@ -18,15 +18,15 @@ export const DEV_VOUCHER_SIGNER: Address = '0x70997970C51812dc3A010C7d01b50e0d17
 export const DEV_FEE_RECIPIENT: Address = '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720';
 
 /**
- * Account #5: the local filler's wallet. Under `devnet serve` (what `npm start` runs) it delivers
- * orders whose destination is a local chain; the devnet gives it gas and every dev token and has it
- * approve every router. Used nowhere else, so its nonces are its own.
+ * Account #5: the local filler's wallet, and the local routers' refunder and settler (immutables
+ * every devnet router is deployed with): the system's filler sends fills, cancels, refunds and
+ * claims from one operator wallet per chain. Under `devnet serve` (what `npm start` runs) it
+ * delivers orders whose destination is a local chain; the devnet gives it gas and every dev token
+ * and has it approve every router. `devnet refund` signs with it too. A real deployment names
+ * operator keys of its own.
  */
 export const DEV_FILLER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
+export const DEV_FILLER: Address = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 
-/**
- * Account #4: the local routers' refunder (the immutable every devnet router is deployed with);
- * `devnet refund` sends from it. A real deployment names an operator key of its own.
- */
-export const DEV_REFUNDER_KEY: Hex = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
-export const DEV_REFUNDER: Address = '0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65';
+/** Account #6's address: the local routers' treasury, where `claim` sends delivered orders' deposits. */
+export const DEV_TREASURY: Address = '0x976EA74026E726554dB657fA54763abd0C3a0aa9';

@@ -1,8 +1,9 @@
-import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
+import { PERMIT2_ADDRESS, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type Address, createPublicClient, getAddress, http, parseAbi, zeroAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { DEV_FEE_RECIPIENT, DEV_REFUNDER, DEV_REFUNDER_KEY, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { type ChainPlan, readDevnetPlan } from './devnet-plan';
+import { DEV_RETENTION_SECS } from './equip-chain';
 import { FUND_NATIVE_UNITS, FUND_TOKEN_UNITS, fund } from './fund';
 import { type Devnet, startDevnet } from './start-devnet';
 
@@ -15,7 +16,6 @@ const TOKEN_ABI = parseAbi([
 ]);
 const EXECUTOR_ABI = parseAbi(['function permit2() view returns (address)', 'function router() view returns (address)', 'function feeRecipient() view returns (address)']);
 const VOUCHER_ABI = parseAbi(['function operator() view returns (address)']);
-const ROUTER_ABI = parseAbi(['function refunder() view returns (address)']);
 
 /**
  * The local chains as `npm start` and the end-to-end suites get them: real anvils with the
@@ -42,7 +42,7 @@ describe('devnet', () => {
     expect(devnet.rpcUrls).toBe(`ethereum=${devnet.chains.get('ethereum')!.rpcUrl},base=${devnet.chains.get('base')!.rpcUrl}`);
   });
 
-  it('places Permit2, the router (refunder: dev key #4) and the gasless executor, wired to each other', async () => {
+  it('places Permit2, the router (refunder and settler: the filler, dev key #5; treasury: dev key #6; 7 days of retention) and the gasless executor, wired to each other', async () => {
     for (const plan of [ethPlan, basePlan]) {
       const c = client(plan.name);
       expect((await c.getCode({ address: PERMIT2_ADDRESS }))?.length).toBeGreaterThan(2);
@@ -51,10 +51,14 @@ describe('devnet', () => {
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'permit2' })).toBe(getAddress(PERMIT2_ADDRESS));
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'router' })).toBe(plan.depositTarget);
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'feeRecipient' })).toBe(DEV_FEE_RECIPIENT);
-      expect(await c.readContract({ address: plan.depositTarget, abi: ROUTER_ABI, functionName: 'refunder' })).toBe(DEV_REFUNDER);
+      const router = (functionName: 'refunder' | 'settler' | 'treasury' | 'retention') => c.readContract({ address: plan.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName });
+      expect([await router('refunder'), await router('settler'), await router('treasury'), await router('retention')]).toEqual([DEV_FILLER, DEV_FILLER, DEV_TREASURY, 604_800n]);
     }
     expect(devnet.feeRecipient).toBe(DEV_FEE_RECIPIENT);
-    expect([devnet.refunder, privateKeyToAddress(DEV_REFUNDER_KEY)]).toEqual([DEV_REFUNDER, DEV_REFUNDER]);
+    expect([devnet.refunder, devnet.settler, devnet.treasury, devnet.retentionSecs]).toEqual([DEV_FILLER, DEV_FILLER, DEV_TREASURY, DEV_RETENTION_SECS]);
+    // The published keys behind the addresses: anvil's accounts #5 and #6.
+    expect(privateKeyToAddress(DEV_FILLER_KEY)).toBe(DEV_FILLER);
+    expect(DEV_TREASURY).toBe(privateKeyToAddress('0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e'));
   });
 
   it("puts USDC at base's registry address with Circle's decimals and permit domain", async () => {
@@ -120,11 +124,14 @@ describe('devnet', () => {
   });
 });
 
-describe('devnet with a block time', () => {
-  it('mines on the clock once set up, and funding still lands', async () => {
-    const devnet = await startDevnet({ chains: ['arbitrum'], blockTimeSecs: 1 });
+describe('devnet with a block time and a retention of its own', () => {
+  it('mines on the clock once set up, funding still lands, and the router takes the retention given', async () => {
+    const devnet = await startDevnet({ chains: ['arbitrum'], blockTimeSecs: 1, retentionSecs: 3600 });
     try {
       const c = createPublicClient({ transport: http(devnet.chains.get('arbitrum')!.rpcUrl) });
+      const [arbPlan] = readDevnetPlan(['arbitrum']) as [ChainPlan];
+      expect(await c.readContract({ address: arbPlan.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName: 'retention' })).toBe(3600n);
+      expect(devnet.retentionSecs).toBe(3600);
       const first = await c.getBlockNumber({ cacheTime: 0 });
       const deadline = Date.now() + 10_000;
       while ((await c.getBlockNumber({ cacheTime: 0 })) === first && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));

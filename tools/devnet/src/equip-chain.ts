@@ -8,15 +8,19 @@ export interface ChainRoles {
   feeRecipient: Address;
   /** The only signer the voucher router accepts. */
   voucherSigner: Address;
-  /** The only caller the router lets refund (an immutable of its code). */
+  /** The only caller the router lets cancel and refund (an immutable of its code). */
   refunder: Address;
+  /** The only caller the router lets claim deposits for the treasury. */
+  settler: Address;
+  /** Where the router's claims send deposits. */
+  treasury: Address;
 }
 
 /**
- * Seconds after an order's expiry during which the local routers still take a fill (their
- * `fillWindow`): a cross-chain order can be refunded only after it, plus the router's margin.
+ * The local routers' `retention`: seconds after an order's `issuedAt` during which they take its
+ * deposit and fill. The quote-engine's default QUOTE_RETENTION_SECS (7 days), which it must equal.
  */
-export const DEV_FILL_WINDOW_SECS = 3600;
+export const DEV_RETENTION_SECS = 604_800;
 
 /**
  * Puts our contracts and the registry's tokens at their registry addresses on a fresh anvil:
@@ -24,7 +28,7 @@ export const DEV_FILL_WINDOW_SECS = 3600;
  * is why every contract placed here keeps its configuration in immutables, never in storage.
  * Returns how many contracts it placed (Permit2 included).
  */
-export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Record<string, CompiledContract>, roles: ChainRoles): Promise<number> {
+export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Record<string, CompiledContract>, roles: ChainRoles, retentionSecs = DEV_RETENTION_SECS): Promise<number> {
   const place = async (name: string, at: Address, args: unknown[] = []) => {
     const contract = contracts[name];
     if (!contract) throw new Error(`contract ${name} is not among the compiled contracts`);
@@ -32,7 +36,7 @@ export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Rec
   };
   await installPermit2(rpcUrl);
   let placed = 1;
-  await place('XchainRouter', plan.depositTarget, [roles.refunder, DEV_FILL_WINDOW_SECS]);
+  await place('XchainRouter', plan.depositTarget, [roles.refunder, roles.settler, roles.treasury, retentionSecs]);
   placed++;
   if (plan.gaslessExecutor) {
     await place('GaslessExecutor', plan.gaslessExecutor, [PERMIT2_ADDRESS, plan.depositTarget, roles.feeRecipient]);

@@ -6,4 +6,4 @@ export * from './start-devnet';
 export * from './state-file';
 export * from './filler';
 export * from './refund';
-export { DEV_FILL_WINDOW_SECS } from './equip-chain';
+export { DEV_RETENTION_SECS } from './equip-chain';

@@ -11,13 +11,14 @@ import { type DevnetState, devnetStateFile, readDevnetState } from './state-file
  * token on every local chain that `npm start` runs (found through its state file); output is JSON
  * on stdout, errors go to stderr (exit 1), usage errors exit 2. `serve` runs the chains (what
  * `npm start` starts when EVM_RPC_URLS is unset). `sign` signs a gasless quote as a wallet would.
- * `refund` returns an unfilled order's deposit as the routers' refunder.
+ * `refund` returns an unfilled order's deposit as the routers' refunder, cancelling it first on a
+ * local destination chain.
  */
 const USAGE = [
   'usage: devnet fund <address>   give 100 native units and 1,000,000 of every registry token on every local chain',
   '       devnet serve            run the local chains (DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME) and the local filler (DEVNET_FILL_DELAY_MS) until Ctrl-C',
   '       devnet sign <key> [quote.json]   sign a gasless quote (stdin when no file) and print the SubmitGaslessOrder body',
-  '       devnet refund <quote_hash> --chain <name>   refund an unfilled order deposited on that local chain (as the refunder)',
+  '       devnet refund <quote_hash> --chain <name>   refund an unfilled order deposited on that local chain (as the refunder; cancels it first on a local destination)',
   '',
 ].join('\n');
 

@@ -1,9 +1,9 @@
 import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
 import type { Managed } from '@xchain/stack';
 import { type Address, createTestClient, getAddress, http } from 'viem';
-import { DEV_FEE_RECIPIENT, DEV_REFUNDER, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_FEE_RECIPIENT, DEV_FILLER, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { readDevnetPlan } from './devnet-plan';
-import { equipChain } from './equip-chain';
+import { DEV_RETENTION_SECS, equipChain } from './equip-chain';
 import { formatRpcUrls } from './rpc-urls';
 
 export interface DevnetOptions {
@@ -19,8 +19,14 @@ export interface DevnetOptions {
   fund?: Address[];
   /** The voucher routers' operator; default DEV_VOUCHER_SIGNER (anvil account #1). */
   voucherSigner?: Address;
-  /** The routers' refunder; default DEV_REFUNDER (anvil account #4). */
+  /** The routers' refunder; default DEV_FILLER (anvil account #5, the local filler). */
   refunder?: Address;
+  /** The routers' settler; default DEV_FILLER (anvil account #5, the local filler). */
+  settler?: Address;
+  /** The routers' treasury; default DEV_TREASURY (anvil account #6). */
+  treasury?: Address;
+  /** The routers' retention in seconds; default DEV_RETENTION_SECS (7 days, the quote-engine's default). */
+  retentionSecs?: number;
   /** Mine a block every this many seconds once set up; unset or 0: a block per transaction. */
   blockTimeSecs?: number;
   onProgress?: (line: string) => void;
@@ -38,8 +44,14 @@ export interface Devnet {
   /** `EVM_RPC_URLS` for the services: `ethereum=http://…,base=http://…`. */
   rpcUrls: string;
   feeRecipient: Address;
-  /** The address every router lets refund. */
+  /** The address every router lets cancel and refund. */
   refunder: Address;
+  /** The address every router lets claim. */
+  settler: Address;
+  /** Where every router's claims go. */
+  treasury: Address;
+  /** Every router's retention, seconds after an order's issuedAt. */
+  retentionSecs: number;
   stop(): Promise<void>;
 }
 
@@ -59,8 +71,11 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const roles = {
     feeRecipient: getAddress(opts.feeRecipient ?? DEV_FEE_RECIPIENT),
     voucherSigner: getAddress(opts.voucherSigner ?? DEV_VOUCHER_SIGNER),
-    refunder: getAddress(opts.refunder ?? DEV_REFUNDER),
+    refunder: getAddress(opts.refunder ?? DEV_FILLER),
+    settler: getAddress(opts.settler ?? DEV_FILLER),
+    treasury: getAddress(opts.treasury ?? DEV_TREASURY),
   };
+  const retentionSecs = opts.retentionSecs ?? DEV_RETENTION_SECS;
   say('compiling the contracts');
   const contracts = compileXchainContracts();
   const started = new Map<string, DevnetChain>();
@@ -72,7 +87,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     plans.map(async (plan) => {
       const anvil = await startAnvil(plan.chainId, { port: opts.ports?.[plan.name] });
       started.set(plan.name, anvil);
-      const placed = await equipChain(anvil.rpcUrl, plan, contracts, roles);
+      const placed = await equipChain(anvil.rpcUrl, plan, contracts, roles, retentionSecs);
       const test = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
       for (const wallet of opts.fund ?? []) await test.setBalance({ address: getAddress(wallet), value: GAS_FUNDING_WEI });
       // Set up under automine (fast); then blocks come on a clock, as on a real chain.
@@ -91,6 +106,9 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     rpcUrls: formatRpcUrls(new Map([...chains].map(([name, c]) => [name, c.rpcUrl]))),
     feeRecipient: roles.feeRecipient,
     refunder: roles.refunder,
+    settler: roles.settler,
+    treasury: roles.treasury,
+    retentionSecs,
     stop,
   };
 }

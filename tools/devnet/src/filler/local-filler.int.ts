@@ -2,13 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { XCHAIN_ROUTER_ABI, approveCalldata, depositAmount, depositTx } from '@xchain/evm-gasless';
+import { XCHAIN_ROUTER_ABI, approveCalldata, depositAmount, depositTx, fillTx } from '@xchain/evm-gasless';
 import { type Order, hashOrder, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { ROOT } from '@xchain/stack';
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, maxUint256, parseAbi, parseEventLogs } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
-import { DEV_FILLER_KEY, DEV_REFUNDER } from '../dev-keys';
+import { DEV_FILLER, DEV_FILLER_KEY } from '../dev-keys';
 import { type ChainPlan, readDevnetPlan } from '../devnet-plan';
+import { revertReason } from './order-logs';
 import { fund } from '../fund';
 import { refundOrder } from '../refund';
 import { type Devnet, startDevnet } from '../start-devnet';
@@ -33,10 +34,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 
 /**
  * The local chains as `npm start` runs them, with the filler: an order deposited on one chain is
- * filled on the other within the configured delay; the refunder returns one that was not.
+ * filled on the other within the configured delay; the refunder (the filler's key) cancels one that
+ * was not on its destination and returns its deposit.
  */
-/** An expiry a day ago: the routers' fill window (DEV_FILL_WINDOW_SECS) and margin have passed, so a refund is allowed. */
-const EXPIRED_LONG_AGO = BigInt(Math.floor(Date.now() / 1000)) - 86_400n;
 
 describe('local filler and refunder on a devnet of two chains', () => {
   let devnet: Devnet;
@@ -83,7 +83,8 @@ describe('local filler and refunder on a devnet of two chains', () => {
       refundAddress: toBytes32('evm', privateKeyToAddress(generatePrivateKey())),
       gasDrop: 2_000_000_000_000_003n,
       depositTarget: toBytes32('evm', eth.depositTarget),
-      // Quoted now, so the destination's fill window is open (a refund must wait for it to close).
+      // Quoted now: the routers take a deposit and a fill only within retention of issuedAt.
+      issuedAt: BigInt(Math.floor(Date.now() / 1000)),
       expiresAt: BigInt(Math.floor(Date.now() / 1000)) + 1800n,
       ...over,
     });
@@ -148,22 +149,29 @@ describe('local filler and refunder on a devnet of two chains', () => {
         );
       });
 
-    it('refunds an unfilled order through `devnet refund`: the refund address gets the deposit, once', async () => {
-      const order = await depositOrder({ expiresAt: EXPIRED_LONG_AGO });
+    it('refunds an unfilled order through `devnet refund` at once, cancelling it on base first: the refund address gets the deposit, once, and no fill can follow', async () => {
+      const order = await depositOrder();
       const refundTo = `0x${order.refundAddress.slice(26)}` as Address;
       const routerBefore = await client(eth).readContract({ address: usdc(eth), abi: ERC20, functionName: 'balanceOf', args: [eth.depositTarget] });
 
       const run = await cli('refund', hashOrder(order), '--chain', 'ethereum');
       expect(run).toMatchObject({ code: 0, err: '' });
-      const report = JSON.parse(run.out) as { tx_hash: Hex; refund_address: string; amount: string; destination: string };
-      expect(report).toMatchObject({ quote_hash: hashOrder(order), chain: 'ethereum', token: usdc(eth), amount: depositAmount(order).toString(), destination: 'not filled on base' });
+      const report = JSON.parse(run.out) as { tx_hash: Hex; cancel_tx_hash: Hex; refund_address: string; amount: string; destination: string };
+      expect(report).toMatchObject({ quote_hash: hashOrder(order), chain: 'ethereum', token: usdc(eth), amount: depositAmount(order).toString(), destination: 'cancelled on base' });
       expect(report.refund_address.toLowerCase()).toBe(refundTo);
 
       expect(await client(eth).readContract({ address: usdc(eth), abi: ERC20, functionName: 'balanceOf', args: [refundTo] })).toBe(order.amountIn);
       expect(await client(eth).readContract({ address: usdc(eth), abi: ERC20, functionName: 'balanceOf', args: [eth.depositTarget] })).toBe(routerBefore - order.amountIn);
       const receipt = await client(eth).getTransactionReceipt({ hash: report.tx_hash });
-      expect(receipt.from.toLowerCase()).toBe(DEV_REFUNDER.toLowerCase());
+      expect(receipt.from.toLowerCase()).toBe(DEV_FILLER.toLowerCase());
       expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Refunded' })).toHaveLength(1);
+      const cancel = await client(base).getTransactionReceipt({ hash: report.cancel_tx_hash });
+      expect(cancel.from.toLowerCase()).toBe(DEV_FILLER.toLowerCase());
+      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: cancel.logs, eventName: 'Cancelled' }).map((e) => e.args)).toEqual([{ quoteHash: hashOrder(order) }]);
+      // The user cannot be paid twice: base's router now refuses the fill.
+      const fill = fillTx(order, order.amountOut, base.depositTarget);
+      const refused = await client(base).call({ account: DEV_FILLER, to: fill.to, data: fill.data, value: fill.value }).catch((err: unknown) => revertReason(err));
+      expect(refused).toEqual({ name: 'OrderCancelled', text: `OrderCancelled(${hashOrder(order)})` });
 
       const again = await cli('refund', hashOrder(order), '--chain', 'ethereum');
       expect(again.code).toBe(1);
@@ -175,17 +183,15 @@ describe('local filler and refunder on a devnet of two chains', () => {
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: filledOrder.quoteHash })).rejects.toThrow(/already filled on base/);
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: `0x${'12'.repeat(32)}` })).rejects.toThrow(/no order 0x1212.* was deposited on ethereum/);
       await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'solana', quoteHash: filledOrder.quoteHash })).rejects.toThrow(/solana is not a running local chain/);
-      // Not filled, but its destination could still fill it: too early to refund.
-      const early = await depositOrder();
-      await expect(refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: hashOrder(early) })).rejects.toThrow(/RefundTooEarly/);
       expect((await cli('refund', '0x1234', '--chain', 'ethereum')).code).toBe(2);
       expect((await cli('refund', hashOrder(sampleOrder()))).code).toBe(2);
     }, 60_000);
 
-    it('refunds an order bound for a chain it cannot see, and says it did not check there', async () => {
-      const order = await depositOrder({ dstChainId: SOLANA_CHAIN_ID, dstToken: `0x${'c6'.repeat(32)}`, recipient: `0x${'9a'.repeat(32)}`, expiresAt: EXPIRED_LONG_AGO });
+    it('refunds an order bound for a chain it cannot see, and says it did not cancel or check there', async () => {
+      const order = await depositOrder({ dstChainId: SOLANA_CHAIN_ID, dstToken: `0x${'c6'.repeat(32)}`, recipient: `0x${'9a'.repeat(32)}` });
       const report = await refundOrder({ rpcUrls: rpcUrls(), chain: 'ethereum', quoteHash: hashOrder(order) });
-      expect(report.destination).toBe('chain id 792703809 is not a running local chain: its fill was not checked');
+      expect(report.destination).toBe('chain id 792703809 is not a running local chain: the order was not cancelled there, nor its fill checked');
+      expect(report.cancel_tx_hash).toBeUndefined();
       expect(report.amount).toBe(order.amountIn.toString());
     }, 60_000);
   });
