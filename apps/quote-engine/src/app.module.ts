@@ -23,9 +23,13 @@ import { RegistryChangePublisher } from './registry/registry-change-publisher';
 import { RegistryHandlers } from './registry/registry.handlers';
 import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
+import { INVENTORY_CONFIG, InventoryBook, type InventoryConfig } from './settlement/inventory-book';
+import { SettlementReportHandlers } from './settlement/settlement-report';
+import { SettlementRepository } from './settlement/settlement.repository';
+import { SETTLEMENT_CONFIG, Settler, type SettlementConfig } from './settlement/settler';
 
 @Module({
-  controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers],
+  controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
   providers: [
     ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
     ...dbProviders,
@@ -47,6 +51,28 @@ import { RegistryRepository } from './registry/registry.repository';
     ...chainProviders,
     QuoteOutcomes,
     QuoteEngineMetrics,
+    SettlementRepository,
+    {
+      provide: SETTLEMENT_CONFIG,
+      useValue: {
+        enabled: env.SETTLEMENT_ENABLED,
+        pollMs: env.SETTLEMENT_POLL_MS,
+        fillMarginSecs: env.SETTLEMENT_FILL_MARGIN_SECS,
+        requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+        claimEveryMs: env.SETTLEMENT_CLAIM_EVERY_MS,
+      } satisfies SettlementConfig,
+    },
+    Settler,
+    {
+      provide: INVENTORY_CONFIG,
+      useValue: {
+        enabled: env.SETTLEMENT_ENABLED,
+        refreshMs: env.INVENTORY_REFRESH_MS,
+        maxAgeMs: env.INVENTORY_MAX_AGE_MS,
+        requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+      } satisfies InventoryConfig,
+    },
+    InventoryBook,
   ],
 })
 export class AppModule {}

@@ -29,8 +29,8 @@ describe('bus permissions (D14), generated from the contracts', () => {
       expect([c.subject, perms.gateway.publish.includes(c.subject)]).toEqual([c.subject, viaGateway]);
       expect([c.subject, perms.operator.publish.includes(c.subject)]).toEqual([c.subject, c.access.access === 'operator']);
     }
-    expect(perms.gateway.publish.filter((s) => /^(ledger|partner-admin)\./.test(s))).toEqual([]);
-    expect(perms.operator.publish.every((s) => s.startsWith('partner-admin.v1.'))).toBe(true);
+    expect(perms.gateway.publish.filter((s) => /^(ledger|partner-admin|settlement-admin)\./.test(s))).toEqual([]);
+    expect(perms.operator.publish.every((s) => /^(partner|settlement)-admin\.v1\./.test(s))).toBe(true);
   });
 
   it('has no wildcard subscription beyond a user’s own inbox, and no wildcard publish outside its own streams', () => {

@@ -32,6 +32,7 @@ import {
 } from './partners/subjects';
 import { DeletePartnerWebhookRpc, GetPartnerWebhookRpc, ListWebhookDeliveriesRpc, SetPartnerWebhookRpc } from './partners/webhooks';
 import { PRICES_BUCKET } from './prices/price';
+import { SettlementReportRpc } from './settlement/admin';
 import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from './quoting/subjects';
 import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc, REGISTRY_CHANGED_SUBJECT } from './registry/subjects';
 import { SERVICE_NAMES, type RpcContract, type ServiceName } from './rpc';
@@ -61,6 +62,7 @@ export const SUBJECT_DOMAINS: Readonly<Record<string, ServiceName>> = {
   partner: 'partner-service',
   'partner-admin': 'partner-service',
   ledger: 'partner-service',
+  'settlement-admin': 'quote-engine',
 };
 
 /** The service that serves a subject; throws for a domain nobody serves. */
@@ -114,6 +116,7 @@ export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
   AdminDisableKeyRpc,
   AdminIssueVouchersRpc,
   AdminListFundingDepositsRpc,
+  SettlementReportRpc,
 ] as unknown as readonly RpcContract<never, never>[];
 
 /** The bus users that may publish (call) a contract's subject. */

@@ -26,6 +26,7 @@ export * from './partners/admin';
 export * from './partners/webhooks';
 export * from './gasless/subjects';
 export * from './gasless/operator';
+export * from './settlement/admin';
 export * from './streams';
 export * from './bus-permissions';
 export * from './wire-stable';

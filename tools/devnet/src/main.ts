@@ -16,7 +16,7 @@ import { type DevnetState, devnetStateFile, readDevnetState } from './state-file
  */
 const USAGE = [
   'usage: devnet fund <address>   give 100 native units and 1,000,000 of every registry token on every local chain',
-  '       devnet serve            run the local chains (DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME) and the local filler (DEVNET_FILL_DELAY_MS) until Ctrl-C',
+  '       devnet serve            run the local chains (DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME) with the operator wallet equipped (FILLER_PRIVATE_KEYS) until Ctrl-C',
   '       devnet sign <key> [quote.json]   sign a gasless quote (stdin when no file) and print the SubmitGaslessOrder body',
   '       devnet refund <quote_hash> --chain <name>   refund an unfilled order deposited on that local chain (as the refunder; cancels it first on a local destination)',
   '',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ROOT } from '@xchain/stack';
-import { DEV_RELAYER_KEYS } from './dev-keys';
+import { DEV_FILLER_KEY, DEV_RELAYER_KEYS } from './dev-keys';
 import { serveConfig } from './serve-config';
 
 describe('serveConfig (what npm start runs locally)', () => {
@@ -13,12 +13,16 @@ describe('serveConfig (what npm start runs locally)', () => {
     expect(c.serviceDefaults).toEqual({ CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '1000' });
     expect(c.stateFile).toBe('/tmp/x/devnet.json');
     expect(c.voucherSigner).toBeUndefined();
-    expect(c.fillDelay).toEqual({ minMs: 2000, maxMs: 6000 });
+    // The operator wallet that settles orders: anvil's account #5, handed to the services.
+    expect(c.fillerKey).toBe(DEV_FILLER_KEY);
+    expect(c.devFillerKey).toBe(DEV_FILLER_KEY);
   });
 
-  it('runs the local filler with the delay range asked for, or not at all', () => {
-    expect(serveConfig({ DEVNET_FILL_DELAY_MS: '100-900' }).fillDelay).toEqual({ minMs: 100, maxMs: 900 });
-    expect(serveConfig({ DEVNET_FILL_DELAY_MS: 'off' }).fillDelay).toBeUndefined();
+  it('equips the operator key the services were given, and does not hand it on again', () => {
+    const key = `0x${'22'.repeat(32)}`;
+    const c = serveConfig({ FILLER_PRIVATE_KEYS: key });
+    expect(c.fillerKey).toBe(key);
+    expect(c.devFillerKey).toBeUndefined();
   });
 
   it('follows the variables the operator set, and never hands their keys on', () => {
@@ -44,6 +48,6 @@ describe('serveConfig (what npm start runs locally)', () => {
     expect(() => serveConfig({ ANVIL_BASE_PORT: '65535' })).toThrow(/ANVIL_BASE_PORT/);
     expect(() => serveConfig({ ANVIL_BLOCK_TIME: 'soon' })).toThrow(/ANVIL_BLOCK_TIME/);
     expect(() => serveConfig({ RELAYER_PRIVATE_KEYS: '0x12' })).toThrow(/RELAYER_PRIVATE_KEYS/);
-    expect(() => serveConfig({ DEVNET_FILL_DELAY_MS: 'fast' })).toThrow(/DEVNET_FILL_DELAY_MS/);
+    expect(() => serveConfig({ FILLER_PRIVATE_KEYS: `base=0x${'22'.repeat(32)}` })).toThrow(/FILLER_PRIVATE_KEYS/);
   });
 });

@@ -2,8 +2,7 @@ import { isAbsolute, join } from 'node:path';
 import { ROOT } from '@xchain/stack';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { DEV_RELAYER_KEYS } from './dev-keys';
-import { type FillDelay, parseFillDelay } from './filler/fill-delay';
+import { DEV_FILLER_KEY, DEV_RELAYER_KEYS } from './dev-keys';
 import { devnetStateFile } from './state-file';
 
 /** What `devnet serve` (run by `npm start`) starts, read from the same variables the services read. */
@@ -20,11 +19,13 @@ export interface ServeConfig {
   partnersFile?: string;
   stateFile: string;
   /**
-   * DEVNET_FILL_DELAY_MS (`min-max` ms, default 2000-6000): the local filler fills each order bound
-   * for a local chain after a random wait in this range; undefined (`off`): no filler. It only ever
-   * touches these local chains: with EVM_RPC_URLS set, `npm start` runs no devnet and so no filler.
+   * The operator wallet's key (FILLER_PRIVATE_KEYS, one key; default anvil's account #5): the
+   * relayer fills, cancels, refunds and claims from it, so the local routers name its address as
+   * refunder and settler, and the devnet gives it gas, every token and router approvals.
    */
-  fillDelay?: FillDelay;
+  fillerKey: Hex;
+  /** Set when FILLER_PRIVATE_KEYS is unset: the public dev key the services are then given. */
+  devFillerKey?: string;
   /** Variables for the services that the caller did not set itself. */
   serviceDefaults: Record<string, string>;
 }
@@ -41,12 +42,15 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
   const relayers = (keysText ?? DEV_RELAYER_KEYS.join(',')).split(',').map((k) => k.trim()).filter(Boolean).map((k) => addressOf(k, 'RELAYER_PRIVATE_KEYS'));
   const voucherKey = env['VOUCHER_SIGNER_KEY'];
   const partners = env['PARTNERS_CONFIG_FILE'];
-  const fillDelay = parseFillDelay(env['DEVNET_FILL_DELAY_MS']);
+  const fillerText = env['FILLER_PRIVATE_KEYS'];
+  if (fillerText !== undefined && !HEX_KEY.test(fillerText.trim())) throw new Error('FILLER_PRIVATE_KEYS must be one 32-byte hex private key for the local chains (chain=key lists are for real deployments)');
+  const fillerKey = (fillerText?.trim() ?? DEV_FILLER_KEY) as Hex;
   const config: ServeConfig = {
     chains,
     ports: Object.fromEntries(chains.map((c, i) => [c, basePort + i])),
     blockTimeSecs,
     relayers,
+    fillerKey,
     stateFile: devnetStateFile(env['DATA_DIR'] ?? join(ROOT, '.data')),
     // A local block comes every second or so: one confirmation is enough, and waiting 5 s per poll
     // would only slow every manual try down.
@@ -55,7 +59,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
       ...(env['CHAIN_WATCH_POLL_MS'] ? {} : { CHAIN_WATCH_POLL_MS: '1000' }),
     },
   };
-  if (fillDelay) config.fillDelay = fillDelay;
+  if (fillerText === undefined) config.devFillerKey = DEV_FILLER_KEY;
   if (keysText === undefined) config.devRelayerKeys = DEV_RELAYER_KEYS.join(',');
   if (voucherKey) config.voucherSigner = addressOf(voucherKey, 'VOUCHER_SIGNER_KEY');
   // The services read it relative to the repository root (their working directory).

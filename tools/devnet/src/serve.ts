@@ -1,8 +1,8 @@
 import { type DevSolana, startLocalSolana } from '@xchain/solana-standin';
 import { tcpOpen } from '@xchain/stack';
-import { formatFillDelay } from './filler/fill-delay';
-import type { LocalFiller } from './filler/local-filler';
-import { startDevnetFiller } from './filler/start-filler';
+import { privateKeyToAddress } from 'viem/accounts';
+import { readDevnetPlan } from './devnet-plan';
+import { equipFiller } from './filler/equip-filler';
 import { serveConfig } from './serve-config';
 import { type Devnet, startDevnet } from './start-devnet';
 import { readDevnetState, removeDevnetState, writeDevnetState } from './state-file';
@@ -11,8 +11,9 @@ import { readDevnetState, removeDevnetState, writeDevnetState } from './state-fi
  * `devnet serve [--until-stdin-closes]`: runs the local chains until SIGTERM or SIGINT (or, with
  * the flag, until whoever started it closes its stdin, so a parent that dies cannot leave anvils
  * behind). `npm start` runs it as its own process group: Ctrl-C reaches the services first, and
- * the chains stop only when the stack stops them. Unless DEVNET_FILL_DELAY_MS is `off`, a local
- * filler delivers every order bound for one of these chains. Ready when the state file is written.
+ * the chains stop only when the stack stops them. The operator wallet (FILLER_PRIVATE_KEYS) is the
+ * routers' refunder and settler and gets gas, tokens and router approvals, so the system's own
+ * settlement fills and refunds on these chains. Ready when the state file is written.
  */
 export async function serve(args: string[]): Promise<number> {
   const config = serveConfig(process.env);
@@ -23,7 +24,7 @@ export async function serve(args: string[]): Promise<number> {
   if (taken.length > 0) throw new Error(taken.join('\n'));
 
   // Listening before the chains start: a stop asked for during the start must still end them.
-  const running: { devnet?: Devnet; filler?: LocalFiller; solana?: DevSolana } = {};
+  const running: { devnet?: Devnet; solana?: DevSolana } = {};
   let stopRequested: { reason: string; code: number } | undefined;
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -35,10 +36,7 @@ export async function serve(args: string[]): Promise<number> {
     if (!devnet) return; // the start below sees the request when it is done
     // Only our own state: another devnet may have written the file since.
     if (readDevnetState(config.stateFile)?.pid === process.pid) removeDevnetState(config.stateFile);
-    // The filler first: none of its fills may be sent to a chain that is going away.
-    void Promise.resolve(running.filler?.stop())
-      .then(() => Promise.all([devnet.stop(), running.solana?.stop()]))
-      .then(() => finish(code));
+    void Promise.all([devnet.stop(), running.solana?.stop()]).then(() => finish(code));
   };
   process.once('SIGTERM', () => stop('SIGTERM', 0));
   process.once('SIGINT', () => stop('SIGINT', 0));
@@ -47,8 +45,11 @@ export async function serve(args: string[]): Promise<number> {
     process.stdin.resume();
   }
 
+  const operator = privateKeyToAddress(config.fillerKey);
   const started = await startDevnet({
     chains: config.chains,
+    refunder: operator,
+    settler: operator,
     ports: config.ports,
     blockTimeSecs: config.blockTimeSecs,
     fund: config.relayers,
@@ -56,14 +57,11 @@ export async function serve(args: string[]): Promise<number> {
     ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),
     onProgress: (line) => console.log(`[devnet] ${line}`),
   });
-  if (config.fillDelay && !stopRequested) {
+  if (!stopRequested) {
     try {
-      running.filler = await startDevnetFiller(started, {
-        delay: config.fillDelay,
-        ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),
-        log: (line) => console.log(`[devnet] filler: ${line}`),
-      });
-      console.log(`[devnet] filler ${running.filler.address} fills orders bound for these chains after ${formatFillDelay(config.fillDelay)} (DEVNET_FILL_DELAY_MS; off disables it)`);
+      const plans = readDevnetPlan([...started.chains.keys()], undefined, config.partnersFile);
+      await equipFiller(started.rpcUrls, plans, config.fillerKey, config.partnersFile ? { partnersFile: config.partnersFile } : {});
+      console.log(`[devnet] operator wallet ${operator} (FILLER_PRIVATE_KEYS): gas, 1,000,000 of every token and router approvals on every chain`);
     } catch (err) {
       await started.stop();
       throw err;
@@ -74,13 +72,11 @@ export async function serve(args: string[]): Promise<number> {
     try {
       running.solana = await startLocalSolana(process.env, (line) => console.log(`[devnet] ${line}`));
     } catch (err) {
-      await running.filler?.stop();
       await started.stop();
       throw err;
     }
   }
   if (stopRequested) {
-    await running.filler?.stop();
     await Promise.all([started.stop(), running.solana?.stop()]);
     return stopRequested.code;
   }
@@ -91,6 +87,7 @@ export async function serve(args: string[]): Promise<number> {
   writeDevnetState(config.stateFile, started, {
     ...config.serviceDefaults,
     ...(config.devRelayerKeys ? { RELAYER_PRIVATE_KEYS: config.devRelayerKeys } : {}),
+    ...(config.devFillerKey ? { FILLER_PRIVATE_KEYS: config.devFillerKey } : {}),
     ...running.solana?.serviceEnv,
   });
   console.log(`[devnet] ready: ${started.rpcUrls} (state in ${config.stateFile})`);

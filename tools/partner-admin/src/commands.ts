@@ -9,6 +9,7 @@ import {
   AdminSetKeyTierRpc,
   AdminShowPartnerRpc,
   type RpcContract,
+  SettlementReportRpc,
 } from '@xchain/contracts';
 import type { z } from 'zod';
 
@@ -52,6 +53,11 @@ export const COMMANDS: Record<string, Command> = {
     usage: '--email E --usd-micros N --reason TEXT',
     contract: AdminAdjustFundingRpc,
     request: (f) => ({ email: f['email'], direction: 'debit', usd_micros: f['usd-micros'], reason: f['reason'] }),
+  },
+  settlement: {
+    usage: '                          (inventory, reservations, open and stuck settlements, the oldest unsettled order)',
+    contract: SettlementReportRpc,
+    request: () => ({}),
   },
   'show-partner': {
     usage: '--email E [--entries N]     (account, keys, balance, latest ledger entries)',

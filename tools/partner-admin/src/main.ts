@@ -3,7 +3,8 @@ import { RpcClient, connectNats } from '@xchain/messaging';
 import { COMMANDS, compact, parseFlags } from './commands';
 
 /**
- * partner-admin: the operator's tool. It talks to the partner-service over NATS (NATS_URL) as the
+ * partner-admin: the operator's tool. It talks to the partner-service (and, for `settlement`, the
+ * quote-engine) over NATS (NATS_URL) as the
  * `operator` NATS user (NATS_USER, NATS_PASSWORD), the only user allowed on operator subjects
  * (D14), never to its tables. Output is JSON on stdout; errors go to stderr.
  */

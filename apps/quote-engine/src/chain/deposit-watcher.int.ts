@@ -55,7 +55,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
     nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_deposits'), 2);
-    router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']!, args: [privateKeyToAccount(ANVIL_DEV_KEY).address, 3600] });
+    router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']!, args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800] });
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
     consumer.onModuleInit();
   }, 120_000);

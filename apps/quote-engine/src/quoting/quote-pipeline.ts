@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Code, RpcError, errorInfo, type CallerContext, type PreviewQuoteRequest } from '@xchain/contracts';
 import {
   type ChainParams,
@@ -15,6 +15,7 @@ import { type ChainInfo, RegistryCache, type TokenInfo } from '../registry/regis
 import { isChainAddress, normaliseAddress } from './addresses';
 import { fromPricingError, invalid } from './quote-errors';
 import { type QuotingConfig, feeConfigOf } from './quoting-config';
+import { InventoryBook } from '../settlement/inventory-book';
 import { SponsorFunding } from './sponsor-funding';
 import { SWAP_PRICING, type SwapPricing } from './swap-pricing';
 
@@ -43,6 +44,7 @@ export class QuotePipeline {
     @Inject('QUOTING_CONFIG') private readonly config: QuotingConfig,
     @Inject(SWAP_PRICING) private readonly swaps: SwapPricing,
     @Inject(SponsorFunding) private readonly sponsors: SponsorFunding,
+    @Optional() @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,
   ) {}
 
   async price(req: PreviewQuoteRequest, caller: CallerContext | undefined, nowSecs: number): Promise<PricedRequest> {
@@ -157,8 +159,16 @@ export class QuotePipeline {
     };
   }
 
+  /** The least of the configured cap and the live inventory (D15); a stale reading refuses rather than guesses. */
   private inventory(dst: TokenInfo): { dstInventory?: bigint } {
-    const available = this.config.inventory[`${dst.chain}:${dst.symbol}`];
-    return available === undefined ? {} : { dstInventory: available };
+    const cap = this.config.inventory[`${dst.chain}:${dst.symbol}`];
+    const live = this.live?.live(dst.chain, dst.address) ?? { kind: 'unmanaged' as const };
+    if (live.kind === 'stale') {
+      throw RpcError.unavailable(`the ${dst.symbol} inventory on ${dst.chain} could not be confirmed lately; try again shortly`, 'INSUFFICIENT_INVENTORY', 10, {
+        stale_secs: String(Math.floor(live.ageMs / 1000)),
+      });
+    }
+    const amounts = [cap, live.kind === 'available' ? live.amount : undefined].filter((a): a is bigint => a !== undefined);
+    return amounts.length === 0 ? {} : { dstInventory: amounts.reduce((a, b) => (a < b ? a : b)) };
   }
 }

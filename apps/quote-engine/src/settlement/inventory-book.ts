@@ -1,0 +1,118 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
+import { RpcClient } from '@xchain/messaging';
+import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { RegistryCache } from '../registry/registry-cache';
+import { SettlementRepository } from './settlement.repository';
+
+export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
+
+export interface InventoryConfig {
+  enabled: boolean;
+  /** How often every destination token's operator balance is read (and after each decision, that token's). */
+  refreshMs: number;
+  /** A reading older than this is stale: quotes to that token are refused rather than guessed. */
+  maxAgeMs: number;
+  requestTimeoutMs: number;
+}
+
+interface Reading {
+  balance: bigint;
+  reserved: bigint;
+  readAt: number;
+}
+
+/** What quoting may promise on a destination token right now. */
+export type LiveInventory = { kind: 'unmanaged' } | { kind: 'available'; amount: bigint } | { kind: 'stale'; ageMs: number };
+
+/**
+ * Live inventory (D15): per (chain, token), the operator wallet's balance minus what open fills
+ * reserve. Read on a schedule and after each settlement decision, never per quote: the quote path
+ * only looks here. A chain whose relayer has no operator wallet is not managed (the configured
+ * figures alone apply, as before settlement); a managed token whose reading is too old refuses.
+ */
+@Injectable()
+export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly readings = new Map<string, Reading>();
+  private readonly unmanaged = new Set<string>();
+  private readonly loop: Periodic;
+  private failing = false;
+
+  constructor(
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'listTokens' | 'chain'>,
+    @Inject(SettlementRepository) private readonly repo: Pick<SettlementRepository, 'reservedBy'>,
+    @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(Metrics) metrics: Metrics,
+  ) {
+    this.loop = new Periodic(() => this.refreshAll(), config.refreshMs, (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'));
+    const available = metrics.gauge({ name: 'inventory_available', help: 'Operator inventory a quote may promise, destination base units (balance minus reservations)', labelNames: ['chain', 'token'] });
+    const reserved = metrics.gauge({ name: 'inventory_reserved', help: 'Destination base units held by open fills', labelNames: ['chain', 'token'] });
+    const age = metrics.gauge({ name: 'inventory_reading_age_seconds', help: 'Seconds since the operator balance was read', labelNames: ['chain', 'token'] });
+    metrics.onScrape('inventory', () => {
+      available.reset();
+      reserved.reset();
+      age.reset();
+      const now = Date.now();
+      for (const [key, r] of this.readings) {
+        const [chain, token] = key.split(':') as [string, string];
+        // Gauges are doubles: a balance past 2^53 loses precision here, never in a decision.
+        available.set({ chain, token }, Number(r.balance > r.reserved ? r.balance - r.reserved : 0n));
+        reserved.set({ chain, token }, Number(r.reserved));
+        age.set({ chain, token }, (now - r.readAt) / 1000);
+      }
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.enabled) this.loop.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** For the quote path: memory only. */
+  live(chain: string, token: string): LiveInventory {
+    if (!this.config.enabled || this.unmanaged.has(chain)) return { kind: 'unmanaged' };
+    const r = this.readings.get(key(chain, token));
+    // Never read yet (the relayer not up, a token just listed): the configured caps alone, as before settlement.
+    if (!r) return { kind: 'unmanaged' };
+    const ageMs = Date.now() - r.readAt;
+    if (ageMs > this.config.maxAgeMs) return { kind: 'stale', ageMs };
+    return { kind: 'available', amount: r.balance > r.reserved ? r.balance - r.reserved : 0n };
+  }
+
+  /** Reads one token again now (after a decision or a fill moved its balance or reservations). */
+  async refresh(chain: string, token: string): Promise<void> {
+    const t = token.toLowerCase();
+    try {
+      const [b, reserved] = await Promise.all([
+        this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
+        this.repo.reservedBy(chain, t),
+      ]);
+      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: Date.now() });
+      this.unmanaged.delete(chain);
+    } catch (err) {
+      if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) this.unmanaged.add(chain); // no operator wallet there
+      else throw err;
+    }
+  }
+
+  private async refreshAll(): Promise<void> {
+    const tokens = this.registry.listTokens().tokens.filter((t) => this.registry.chain(t.chain)?.vm === 'evm');
+    const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address)));
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length > 0 && !this.failing) {
+      this.failing = true;
+      this.log.warn({ failed: failed.length, of: tokens.length, err: String((failed[0] as PromiseRejectedResult).reason) }, 'inventory: balances not read; quotes to those tokens are refused once their reading is stale');
+    } else if (failed.length === 0 && this.failing) {
+      this.failing = false;
+      this.log.info({ tokens: tokens.length }, 'inventory: balances read again');
+    }
+  }
+}
+
+const key = (chain: string, token: string) => `${chain}:${token.toLowerCase()}`;

@@ -1,0 +1,50 @@
+import { Controller, Inject } from '@nestjs/common';
+import { OperatorBalanceRpc, type SettlementReport, SettlementReportRpc } from '@xchain/contracts';
+import { Rpc, RpcClient } from '@xchain/messaging';
+import { SettlementRepository } from './settlement.repository';
+
+/** Deadline of each balance read behind the report: an operator waits, but not for a dead relayer. */
+const BALANCE_TIMEOUT_MS = 3000;
+
+/** `partner-admin settlement`: the operator's view of inventory, reservations and what waits (operator only, D14). */
+@Controller()
+export class SettlementReportHandlers {
+  constructor(
+    @Inject(SettlementRepository) private readonly repo: SettlementRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+  ) {}
+
+  @Rpc(SettlementReportRpc)
+  async report(): Promise<SettlementReport> {
+    const rows = await this.repo.reportRows();
+    const inventory = await Promise.all(
+      rows.reservations.map(async (r) => {
+        const balance = await this.rpc
+          .call(OperatorBalanceRpc, { chain: r.dst_chain, token: r.dst_token }, { timeoutMs: BALANCE_TIMEOUT_MS })
+          .then((b) => BigInt(b.balance))
+          .catch(() => undefined);
+        const reserved = BigInt(r.reserved);
+        return {
+          chain: r.dst_chain,
+          token: r.dst_token,
+          reserved: r.reserved,
+          open_fills: r.n,
+          ...(balance !== undefined ? { balance: balance.toString(), available: (balance > reserved ? balance - reserved : 0n).toString() } : {}),
+        };
+      }),
+    );
+    const count = <K extends string>(groups: { _count: { _all: number } }[], key: (g: never) => string | null, names: readonly K[]) =>
+      Object.fromEntries(names.map((n) => [n, groups.filter((g) => key(g as never) === n).reduce((a, g) => a + g._count._all, 0)])) as Record<K, number>;
+    const now = Date.now();
+    return {
+      inventory,
+      open: count(rows.open, (g: { step: string | null }) => g.step, ['fill', 'cancel', 'refund'] as const),
+      undecided: rows.undecided,
+      oldest_unsettled: rows.oldest
+        ? { quote_hash: rows.oldest.quote_hash, deposited_at: rows.oldest.occurred_at.toISOString(), age_secs: Math.max(0, Math.floor((now - rows.oldest.occurred_at.getTime()) / 1000)), state: rows.oldest.state ?? 'undecided' }
+        : null,
+      claims: count(rows.claims, (g: { claim: string | null }) => g.claim, ['due', 'batched', 'claimed', 'stuck'] as const),
+      stuck: rows.stuck.map((s) => ({ quote_hash: s.quoteHash, decision: s.decision, reason: s.reason, error: s.error, since: s.updatedAt.toISOString() })),
+    };
+  }
+}

@@ -1,0 +1,213 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Code, OperatorBalanceRpc, RpcError, SendOperatorTxRpc, type OperatorTxKind, type OperatorTxView } from '@xchain/contracts';
+import { cancelTx, claimTx, depositAmount, dstTokenOf, fillTx, refundTx, type RouterTx } from '@xchain/evm-gasless';
+import { RpcClient } from '@xchain/messaging';
+import { type Order, orderFromWire } from '@xchain/order-codec';
+import { LOGGER, Periodic } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { type Address, type Hex, concat, getAddress, isAddress, keccak256 } from 'viem';
+import { RegistryCache } from '../registry/registry-cache';
+import { InventoryBook } from './inventory-book';
+import { screen } from './screen';
+import { SettlementRepository, type SettlementStep, type Undecided } from './settlement.repository';
+
+export const SETTLEMENT_CONFIG = Symbol('SETTLEMENT_CONFIG');
+
+export interface SettlementConfig {
+  enabled: boolean;
+  /** Pause between passes (decide the new deposits, then move every open settlement on). */
+  pollMs: number;
+  /** No fill is started this close to the end of an order's retention (the router's deadline). */
+  fillMarginSecs: number;
+  /** Deadline of each request to the relayer. */
+  requestTimeoutMs: number;
+  /** Claims due are gathered into batches this often (one claim transaction per chain and batch). */
+  claimEveryMs: number;
+}
+
+/** Orders one claim transaction repays at most. */
+const CLAIM_BATCH = 50;
+
+/** Settlements decided or moved on per pass, at most. */
+const BATCH = 200;
+
+/**
+ * The operator's side of every deposited order (D15, D16), run by the order lifecycle: each
+ * deposit the chain watchers recorded at depth is screened (matches the order, not too close to
+ * the end of retention), then filled if inventory can be reserved for it (filler balance minus
+ * what open fills hold), else refunded. The relayer sends each transaction through the operator
+ * wallet's lane; this only asks, and asks again each pass until the answer is final, which the
+ * relayer makes at most one transaction per (kind, order). A failed fill becomes a refund: on
+ * another chain the destination router first cancels the order, so no fill can land after it.
+ */
+@Injectable()
+export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly loop: Periodic;
+  private readonly warned = new Set<string>();
+  private lastBatching = 0;
+
+  constructor(
+    @Inject(SettlementRepository) private readonly repo: SettlementRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
+    @Inject(SETTLEMENT_CONFIG) private readonly config: SettlementConfig,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
+  ) {
+    this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'));
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.enabled) this.loop.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  async pass(): Promise<void> {
+    for (const u of await this.repo.undecided(BATCH)) await this.decide(u);
+    const open = await this.repo.open(BATCH);
+    await Promise.all(open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, orderFromWire(s.order).order, s.srcChain, s.dstChain)));
+    await this.claim();
+  }
+
+  /**
+   * Repays the treasury (D15): the deposits of confirmed fills are claimed from their source router
+   * in batches, one claim transaction per batch through the operator wallet's lane. A batch that
+   * fails is split into claims of one order each, so one bad order holds up no other.
+   */
+  private async claim(): Promise<void> {
+    if (Date.now() - this.lastBatching >= this.config.claimEveryMs) {
+      this.lastBatching = Date.now();
+      for (const chain of await this.repo.claimChains()) await this.repo.formClaimBatches(chain, CLAIM_BATCH, claimBatchId);
+    }
+    for (const batch of await this.repo.claimBatches()) {
+      try {
+        const orders = batch.orders.map((o) => orderFromWire(o.order).order);
+        const view = await this.send('claim', batch.id, batch.chain, claimTx(orders, getAddress(`0x${orders[0]!.depositTarget.slice(26)}`)));
+        if (view.status === 'confirmed') {
+          await this.repo.claimOutcome(batch.id, 'claimed');
+          this.log.info({ chain: batch.chain, orders: orders.length, tx_hash: view.tx_hash }, 'settlement: deposits claimed to the treasury');
+        } else if (view.status === 'failed') {
+          await this.repo.claimOutcome(batch.id, 'failed', `claim: ${view.error ?? 'failed'}`);
+          this.log.warn({ chain: batch.chain, orders: orders.length, error: view.error }, 'settlement: claim failed; its orders are claimed one by one');
+        }
+      } catch (err) {
+        this.warnOnce(`claim:${batch.chain}:${reasonOf(err)}`, { chain: batch.chain, err: message(err) }, 'settlement: claim not sent this pass; retried');
+      }
+    }
+  }
+
+  private async decide(u: Undecided): Promise<void> {
+    const order = orderFromWire(u.order).order;
+    if (this.vmOf(u.dstChain) !== 'evm') return this.warnOnce(`dst:${u.dstChain}`, { chain: u.dstChain }, 'orders to this chain are not filled by the system yet');
+    const dstToken = dstTokenOf(order);
+    const step = this.refundStep(u.srcChain, u.dstChain);
+    const expected = this.vmOf(u.srcChain) === 'evm' ? depositAmount(order) : order.amountIn;
+    const refused = screen({
+      now: new Date(),
+      retainedUntil: u.retainedUntil,
+      marginSecs: this.config.fillMarginSecs,
+      expectedDeposit: expected,
+      deposited: u.deposit.amount === null ? null : BigInt(u.deposit.amount),
+    });
+    if (refused) {
+      await this.repo.decideRefund(u, dstToken, refused.reason, step, refused.error);
+      this.log.info({ quote_hash: u.quoteHash, reason: refused.reason, detail: refused.error }, 'settlement: refund decided');
+      return;
+    }
+    let balance: bigint;
+    try {
+      const b = await this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs });
+      balance = BigInt(b.balance);
+    } catch (err) {
+      // No decision without a fresh balance: the order waits (a refund for the relayer's outage would be wrong).
+      return this.warnOnce(`balance:${u.dstChain}:${reasonOf(err)}`, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
+    }
+    const decision = await this.repo.decideFill(u, dstToken, order.amountOut, balance, step);
+    this.refreshInventory(u.dstChain, dstToken);
+    this.log.info({ quote_hash: u.quoteHash, decision, ...(decision === 'refund' ? { reason: 'INVENTORY', balance: balance.toString() } : {}) }, `settlement: ${decision} decided`);
+  }
+
+  /** Asks for the step's transaction (sent once by the relayer) and moves on when its outcome is final. */
+  private async drive(quoteHash: string, step: SettlementStep, order: Order, srcChain: string, dstChain: string): Promise<void> {
+    try {
+      if (step === 'refund' && this.vmOf(srcChain) !== 'evm') {
+        await this.repo.stuck(quoteHash, step, 'a refund from the Solana vault is not sent by the system yet');
+        this.log.error({ quote_hash: quoteHash, chain: srcChain }, 'settlement: refund needs an operator');
+        return;
+      }
+      if (step === 'cancel' && (await this.repo.filledOnChain(quoteHash))) {
+        // Filled after all (the chain is the judge): nothing to refund.
+        await this.repo.advance(quoteHash, step, null);
+        return;
+      }
+      const chain = step === 'refund' ? srcChain : dstChain;
+      const tx = this.txFor(step, order, chain);
+      if (!tx) return this.warnOnce(`router:${chain}`, { chain }, 'settlement: no EVM router for this chain in the registry');
+      const view = await this.send(step, quoteHash, chain, tx);
+      if (view.status === 'confirmed') {
+        const next: SettlementStep | null = step === 'cancel' ? 'refund' : null;
+        const moved = step === 'fill' ? await this.repo.filled(quoteHash, this.vmOf(srcChain) === 'evm') : await this.repo.advance(quoteHash, step, next);
+        if (moved) this.log.info({ quote_hash: quoteHash, step, tx_hash: view.tx_hash }, 'settlement: step confirmed');
+        if (moved && step === 'fill') this.refreshInventory(dstChain, dstTokenOf(order));
+      } else if (view.status === 'failed') {
+        const error = `${step}: ${view.error ?? 'failed'}`;
+        if (step === 'fill') {
+          if (await this.repo.fillFailed(quoteHash, this.refundStep(srcChain, dstChain), error)) {
+            this.log.warn({ quote_hash: quoteHash, error }, 'settlement: fill failed; refunding');
+            this.refreshInventory(dstChain, dstTokenOf(order));
+          }
+        } else if (await this.repo.stuck(quoteHash, step, error)) {
+          this.log.error({ quote_hash: quoteHash, error }, 'settlement: step failed; an operator must look');
+        }
+      }
+    } catch (err) {
+      this.warnOnce(`drive:${chainOf(step, srcChain, dstChain)}:${reasonOf(err)}`, { quote_hash: quoteHash, step, err: message(err) }, 'settlement: step not sent this pass; retried');
+    }
+  }
+
+  private send(kind: OperatorTxKind, quoteHash: string, chain: string, tx: RouterTx): Promise<OperatorTxView> {
+    return this.rpc.call(
+      SendOperatorTxRpc,
+      { kind, quote_hash: quoteHash, chain, to: tx.to, data: tx.data, value: tx.value.toString() },
+      { timeoutMs: this.config.requestTimeoutMs },
+    );
+  }
+
+  /** The router call of a step: the fill and the cancel on the destination, the refund on the source router the order names. */
+  private txFor(step: SettlementStep, order: Order, chain: string): RouterTx | undefined {
+    if (step === 'refund') return refundTx(order, getAddress(`0x${order.depositTarget.slice(26)}`));
+    const target = this.registry.chain(chain)?.depositTarget;
+    if (!target || !isAddress(target, { strict: false })) return undefined;
+    const router = getAddress(target) as Address;
+    return step === 'fill' ? fillTx(order, order.amountOut, router) : cancelTx(order, router);
+  }
+
+  /** A same-chain order is whole on one router, which excludes fill and refund itself; otherwise the destination cancels first. */
+  private refundStep(srcChain: string, dstChain: string): SettlementStep {
+    return srcChain === dstChain || this.vmOf(dstChain) !== 'evm' ? 'refund' : 'cancel';
+  }
+
+  /** Quoting sees the new balance and reservations at once, not at the next scheduled read. */
+  private refreshInventory(chain: string, token: string): void {
+    void this.inventory?.refresh(chain, token).catch(() => undefined);
+  }
+
+  private vmOf(chain: string): 'evm' | 'svm' | undefined {
+    return this.registry.chain(chain)?.vm;
+  }
+
+  private warnOnce(key: string, fields: Record<string, unknown>, msg: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.log.warn(fields, msg);
+  }
+}
+
+/** A claim batch's id (its operator transaction's key): keccak256 of its quote hashes, sorted. */
+const claimBatchId = (sorted: string[]): string => keccak256(concat(sorted as Hex[]));
+const chainOf = (step: SettlementStep, src: string, dst: string) => (step === 'refund' ? src : dst);
+const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
+const reasonOf = (err: unknown) => (err instanceof RpcError ? (err.status.code === Code.FAILED_PRECONDITION ? 'precondition' : String(err.status.code)) : 'error');

@@ -1,0 +1,134 @@
+import { DEV_TREASURY } from '@xchain/devnet';
+import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { expectApiError } from '../support/http';
+import { ARB_USDC, PLENTY, SETTLEMENT_ENV, SettlementFixture, filler } from '../support/settlement-fixture';
+
+jest.setTimeout(180_000);
+
+const { base } = LOCAL_TOKENS;
+
+/**
+ * Settlement by the system itself (D15, D16), through the gateway on the real stack: the quote-engine
+ * decides each deposited order, the relayer sends the fill, cancel, refund or claim from the operator
+ * wallet's lane on the local chains, and the chain watchers report what landed.
+ */
+describe('settlement: every deposited order ends filled or refunded, by the system', () => {
+  let e2e: E2eStack;
+  let g: GaslessClient;
+  let s: SettlementFixture;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack(SETTLEMENT_ENV, { devnet: { chains: ['base', 'arbitrum'] } });
+    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
+    s = new SettlementFixture(e2e, g);
+    await s.setUp();
+  }, 240_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it('fills a deposited order by itself: the recipient gets exactly amount_out, the order is fulfilled with the fill transaction', async () => {
+    await s.setInventory(PLENTY);
+    const o = await s.quote(25_000_000n);
+    const amountOut = BigInt(o.q.amount_out);
+    await s.setInventory(amountOut);
+    const before = await g.balanceOf('arbitrum', ARB_USDC, o.user.address);
+    await s.deposit(o);
+
+    const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled', 60_000);
+    expect(view.fulfillment).toMatchObject({ chain: 'arbitrum', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect((await g.balanceOf('arbitrum', ARB_USDC, o.user.address)) - before).toBe(amountOut);
+    expect(await s.inventory()).toBe(0n);
+    const [fill] = await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash);
+    expect(fill?.args).toMatchObject({ filler: filler.address, amount: amountOut });
+    expect(await s.routerRead('base', 'refunded', o.q.quote_hash)).toBe(false);
+  });
+
+  it('refunds what the inventory cannot cover: six deposits against inventory for two give two fills and four refunds, none both', async () => {
+    await s.setInventory(PLENTY);
+    const orders = await Promise.all(Array.from({ length: 6 }, () => s.quote(10_000_000n)));
+    const amountOut = BigInt(orders[0]!.q.amount_out);
+    expect(orders.every((o) => BigInt(o.q.amount_out) === amountOut)).toBe(true);
+    await s.setInventory(2n * amountOut);
+    for (const o of orders) await s.deposit(o);
+
+    const views = await Promise.all(orders.map((o) => g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 90_000)));
+    const filled = orders.filter((_, i) => views[i].status === 'fulfilled');
+    const refunded = orders.filter((_, i) => views[i].status === 'refunded');
+    expect([filled.length, refunded.length]).toEqual([2, 4]);
+    expect(await s.inventory()).toBe(0n);
+    for (const o of refunded) {
+      // The whole deposit is back on base, the destination router will never take a fill for it, and none landed.
+      expect(await g.balanceOf('base', base.USDC, o.user.address)).toBe(10_000_000n);
+      expect(await s.routerRead('arbitrum', 'cancelled', o.q.quote_hash)).toBe(true);
+      expect(await s.routerRead('arbitrum', 'filled', o.q.quote_hash)).toBe(false);
+    }
+    for (const o of filled) {
+      expect(await s.routerRead('base', 'refunded', o.q.quote_hash)).toBe(false);
+      expect(await g.balanceOf('arbitrum', ARB_USDC, o.user.address)).toBe(amountOut);
+    }
+    // With the inventory spent, quoting to arbitrum USDC refuses (live inventory, not the configured figure).
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        await expectApiError(s.quoteOnce(10_000_000n), { http: 503, reason: 'INSUFFICIENT_INVENTORY' });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  });
+
+  it('fills a deposit that lands after expires_at but within retention, at the quoted terms (D16)', async () => {
+    await s.setInventory(PLENTY);
+    const o = await s.quote(5_000_000n);
+    const amountOut = BigInt(o.q.amount_out);
+    await s.setInventory(amountOut);
+    // Base's clock moves past the quote's expiry: the deposit lands "late".
+    const expiresAt = BigInt(Math.floor(new Date(o.q.expires_at).getTime() / 1000));
+    await g.client('base').request({ method: 'evm_setNextBlockTimestamp' as never, params: [`0x${(expiresAt + 60n).toString(16)}`] as never });
+    await s.deposit(o);
+    const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
+    expect(view.status).toBe('fulfilled');
+    expect(new Date(view.deposit.at).getTime()).toBeGreaterThan(new Date(o.q.expires_at).getTime());
+    expect(await g.balanceOf('arbitrum', ARB_USDC, o.user.address)).toBe(amountOut);
+  });
+
+  it('repays the treasury by itself: deposits = claims + refunds to the base unit, the source router keeps nothing', async () => {
+    // Every deposit of this suite so far went to base's router: 25 + 6 × 10 + 5 USDC; 4 × 10 were refunded.
+    const deposited = 25_000_000n + 6n * 10_000_000n + 5_000_000n;
+    const refunded = 4n * 10_000_000n;
+    const deadline = Date.now() + 60_000;
+    while ((await g.balanceOf('base', base.USDC, s.routers['base']!)) !== 0n) {
+      if (Date.now() > deadline) throw new Error(`base's router still holds ${await g.balanceOf('base', base.USDC, s.routers['base']!)} after 60 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(await g.balanceOf('base', base.USDC, DEV_TREASURY)).toBe(deposited - refunded);
+
+    // The operator's report agrees once the claim's confirmation is in: nothing reserved, nothing open or stuck, the four fills claimed.
+    let report = await e2e.admin('settlement');
+    while (report.code === 0 && report.out.claims.claimed < 4 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      report = await e2e.admin('settlement');
+    }
+    expect(report.code).toBe(0);
+    expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, undecided: 0, oldest_unsettled: null, stuck: [] });
+    expect(report.out.claims).toEqual({ due: 0, batched: 0, claimed: 4, stuck: 0 });
+    expect(report.out.inventory).toEqual([{ chain: 'arbitrum', token: ARB_USDC.toLowerCase(), balance: '0', reserved: '0', open_fills: 0, available: '0' }]);
+  });
+
+  it('a deposit after retention is refused by the router (RetentionOver): nothing to fill or refund', async () => {
+    await s.setInventory(PLENTY);
+    const o = await s.quote(5_000_000n);
+    // Eight days on: past the routers' seven-day retention (last: it moves base's clock for good).
+    await g.client('base').request({ method: 'evm_increaseTime' as never, params: [8 * 86_400] as never });
+    await g.client('base').request({ method: 'evm_mine' as never, params: [] as never });
+    const late = g.client('base').simulateContract({ address: s.routers['base']!, abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [o.order], account: o.user.address });
+    await expect(late).rejects.toThrow(/RetentionOver/);
+    expect(await g.balanceOf('base', base.USDC, o.user.address)).toBe(5_000_000n);
+  });
+});
