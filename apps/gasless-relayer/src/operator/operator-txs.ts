@@ -1,7 +1,7 @@
 import { Code, errorInfo, RpcError, type OperatorTxView, type SendOperatorTxRequest } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
 import type { Logger } from '@xchain/telemetry';
-import { type Address, type Hex, getAddress, zeroAddress } from 'viem';
+import { type Hex, getAddress, isAddress, zeroAddress } from 'viem';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
 import { type OrderRepository, type OrderWithTxs, operatorKey, viewOf } from '../orders/order.repository';
 import type { Lanes } from '../relay/lanes';
@@ -22,15 +22,17 @@ export class OperatorTxs {
   ) {}
 
   async send(req: SendOperatorTxRequest): Promise<OperatorTxView> {
+    const call = req.call;
+    if (call.vm !== 'evm') throw RpcError.unavailable(`Solana operator transactions are not sent by this relayer`, 'CHAIN_NOT_RELAYED', 60, { chain: req.chain });
     const chain = this.operatorChain(req.chain);
     const wallet = chain.operator!.address;
     const inserted = await this.orders.insertOperatorTx({
       kind: req.kind,
       orderHash: req.quote_hash,
       chain: chain.name,
-      to: getAddress(req.to),
-      calldata: req.data.toLowerCase(),
-      value: BigInt(req.value),
+      to: getAddress(call.to),
+      calldata: call.data.toLowerCase(),
+      value: BigInt(call.value),
       wallet,
     });
     const row = await this.orders.find(operatorKey(req.kind, req.quote_hash));
@@ -44,7 +46,8 @@ export class OperatorTxs {
   }
 
   /** The operator wallet's balance of `token` (zero address: native) on a chain, read now. */
-  async balance(chainName: string, token: string): Promise<{ wallet: Address; balance: bigint }> {
+  async balance(chainName: string, token: string): Promise<{ wallet: string; balance: bigint }> {
+    if (!isAddress(token, { strict: false })) throw RpcError.invalidArgument([{ field: 'token', description: 'is not an EVM address' }]);
     const chain = this.operatorChain(chainName);
     const wallet = chain.operator!.address;
     try {

@@ -171,7 +171,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   private send(kind: OperatorTxKind, quoteHash: string, chain: string, tx: RouterTx): Promise<OperatorTxView> {
     return this.rpc.call(
       SendOperatorTxRpc,
-      { kind, quote_hash: quoteHash, chain, to: tx.to, data: tx.data, value: tx.value.toString() },
+      { kind, quote_hash: quoteHash, chain, call: { vm: 'evm', to: tx.to, data: tx.data, value: tx.value.toString() } },
       { timeoutMs: this.config.requestTimeoutMs },
     );
   }

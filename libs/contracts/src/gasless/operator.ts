@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRpc } from '../rpc';
 import { AmountString, ChainName, EvmAddress } from '../wire';
 import { GaslessStatus } from '../http/schemas/gasless';
+import { OrderWireSchema } from '../quoting/order-wire';
 
 /** What an operator transaction does (D15): deliver, cancel on the destination, refund on the source, claim to the treasury. */
 export const OperatorTxKind = z.enum(['fill', 'cancel', 'refund', 'claim']);
@@ -9,15 +10,34 @@ export type OperatorTxKind = z.infer<typeof OperatorTxKind>;
 
 const Hash = z.string().regex(/^0x[0-9a-f]{64}$/, 'must be a lowercase 32-byte hex hash');
 
-export const SendOperatorTxRequest = z.object({
-  kind: OperatorTxKind,
-  /** The quote hash the transaction settles: with `kind`, the transaction's identity (at most one per pair, ever). */
-  quote_hash: Hash,
-  chain: ChainName,
+/** An EVM operator transaction: a router call the quote-engine encoded. */
+export const EvmOperatorCall = z.object({
+  vm: z.literal('evm'),
   to: EvmAddress,
   data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, 'must be hex bytes'),
   /** Native value sent with the call, base units. */
   value: AmountString,
+});
+
+/**
+ * A Solana operator transaction: the relayer builds it from the order (`@xchain/svm-orders`: a fill
+ * from the filler account, a refund from the vault) and signs it with that account's key.
+ */
+export const SvmOperatorCall = z.object({
+  vm: z.literal('svm'),
+  order: OrderWireSchema,
+  /** What a fill delivers (amount_out), destination base units; a refund returns the order's amount_in. */
+  amount: AmountString.optional(),
+  /** Decimals of the SPL mint moved (the destination's for a fill, the source's for a refund); absent for SOL. */
+  mint_decimals: z.number().int().min(0).max(255).optional(),
+});
+
+export const SendOperatorTxRequest = z.object({
+  kind: OperatorTxKind,
+  /** The quote hash the transaction settles (a claim: its batch id): with `kind`, the transaction's identity (at most one per pair, ever). */
+  quote_hash: Hash,
+  chain: ChainName,
+  call: z.discriminatedUnion('vm', [EvmOperatorCall, SvmOperatorCall]),
 });
 export type SendOperatorTxRequest = z.infer<typeof SendOperatorTxRequest>;
 
@@ -25,8 +45,8 @@ export const OperatorTxViewSchema = z.object({
   kind: OperatorTxKind,
   quote_hash: Hash,
   chain: ChainName,
-  /** The operator wallet that sends it. */
-  wallet: EvmAddress,
+  /** The operator account that signs it (an EVM address; a Solana key in base58). */
+  wallet: z.string(),
   status: GaslessStatus,
   tx_hash: z.string().optional(),
   tx_hashes: z.array(z.string()),
@@ -45,10 +65,14 @@ export const SendOperatorTxRpc = defineRpc('gasless.v1.operator_tx', SendOperato
   callers: ['quote-engine'],
 });
 
-/** The operator wallet's balance of a token on a chain (zero address: native), read from the chain now. */
+/**
+ * The operator wallet's balance of a token on a chain, read from the chain now: on EVM chains the
+ * zero address is the native asset; on Solana the filler account's SOL (System program id) or its
+ * associated token account of an SPL mint.
+ */
 export const OperatorBalanceRpc = defineRpc(
   'gasless.v1.operator_balance',
-  z.object({ chain: ChainName, token: EvmAddress }),
-  z.object({ chain: ChainName, token: EvmAddress, wallet: EvmAddress, balance: AmountString, at: z.string() }),
+  z.object({ chain: ChainName, token: z.string().min(1).max(64) }),
+  z.object({ chain: ChainName, token: z.string(), wallet: z.string(), balance: AmountString, at: z.string() }),
   { access: 'internal', callers: ['quote-engine'] },
 );
