@@ -118,6 +118,16 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     expect(report.code).toBe(0);
     expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, undecided: 0, oldest_unsettled: null, stuck: [] });
     expect(report.out.claims).toEqual({ due: 0, batched: 0, claimed: 4, stuck: 0 });
+    // Deposits = claims + refunds + open, to the base unit, and the chain agrees (treasury and refund addresses above).
+    expect(report.out.reconciliation).toHaveLength(1);
+    expect({ ...report.out.reconciliation[0], token: report.out.reconciliation[0].token.toLowerCase() }).toEqual({
+      chain: 'base',
+      token: base.USDC.toLowerCase(),
+      deposited: deposited.toString(),
+      claimed: (deposited - refunded).toString(),
+      refunded: refunded.toString(),
+      open: '0',
+    });
     expect(report.out.inventory).toEqual([{ chain: 'arbitrum', token: ARB_USDC.toLowerCase(), balance: '0', reserved: '0', open_fills: 0, available: '0' }]);
   });
 

@@ -55,9 +55,9 @@ export const COMMANDS: Record<string, Command> = {
     request: (f) => ({ email: f['email'], direction: 'debit', usd_micros: f['usd-micros'], reason: f['reason'] }),
   },
   settlement: {
-    usage: '                          (inventory, reservations, open and stuck settlements, the oldest unsettled order)',
+    usage: '[--since RFC3339]          (inventory, reservations, open and stuck settlements, the oldest unsettled order, deposits = claims + refunds + open)',
     contract: SettlementReportRpc,
-    request: () => ({}),
+    request: (f) => ({ since: f['since'] }),
   },
   'show-partner': {
     usage: '--email E [--entries N]     (account, keys, balance, latest ledger entries)',

@@ -4,6 +4,7 @@ import { RpcClient } from '@xchain/messaging';
 import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
+import { tokenKey } from './operator-calls';
 import { SettlementRepository } from './settlement.repository';
 
 export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
@@ -56,8 +57,8 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
       reserved.reset();
       age.reset();
       const now = Date.now();
-      for (const [key, r] of this.readings) {
-        const [chain, token] = key.split(':') as [string, string];
+      for (const [k, r] of this.readings) {
+        const [chain, token] = k.split(':') as [string, string];
         // Gauges are doubles: a balance past 2^53 loses precision here, never in a decision.
         available.set({ chain, token }, Number(r.balance > r.reserved ? r.balance - r.reserved : 0n));
         reserved.set({ chain, token }, Number(r.reserved));
@@ -77,7 +78,8 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   /** For the quote path: memory only. */
   live(chain: string, token: string): LiveInventory {
     if (!this.config.enabled || this.unmanaged.has(chain)) return { kind: 'unmanaged' };
-    const r = this.readings.get(key(chain, token));
+    const vm = this.registry.chain(chain)?.vm;
+    const r = vm ? this.readings.get(key(chain, tokenKey(vm, token))) : undefined;
     // Never read yet (the relayer not up, a token just listed): the configured caps alone, as before settlement.
     if (!r) return { kind: 'unmanaged' };
     const ageMs = Date.now() - r.readAt;
@@ -87,7 +89,9 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Reads one token again now (after a decision or a fill moved its balance or reservations). */
   async refresh(chain: string, token: string): Promise<void> {
-    const t = token.toLowerCase();
+    const vm = this.registry.chain(chain)?.vm;
+    if (!vm) return;
+    const t = tokenKey(vm, token);
     try {
       const [b, reserved] = await Promise.all([
         this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
@@ -102,7 +106,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async refreshAll(): Promise<void> {
-    const tokens = this.registry.listTokens().tokens.filter((t) => this.registry.chain(t.chain)?.vm === 'evm');
+    const tokens = this.registry.listTokens().tokens;
     const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address)));
     const failed = results.filter((r) => r.status === 'rejected');
     if (failed.length > 0 && !this.failing) {
@@ -115,4 +119,4 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   }
 }
 
-const key = (chain: string, token: string) => `${chain}:${token.toLowerCase()}`;
+const key = (chain: string, token: string) => `${chain}:${token}`;

@@ -1,6 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { OperatorBalanceRpc, type SettlementReport, SettlementReportRpc } from '@xchain/contracts';
-import { Rpc, RpcClient } from '@xchain/messaging';
+import { Rpc, type RpcBody, RpcClient } from '@xchain/messaging';
+import { fromBytes32 } from '@xchain/order-codec';
+import type { Hex } from 'viem';
+import { RegistryCache } from '../registry/registry-cache';
 import { SettlementRepository } from './settlement.repository';
 
 /** Deadline of each balance read behind the report: an operator waits, but not for a dead relayer. */
@@ -12,11 +15,19 @@ export class SettlementReportHandlers {
   constructor(
     @Inject(SettlementRepository) private readonly repo: SettlementRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
   ) {}
 
+  /** An order's bytes32 token as the registry writes it (EIP-55 or base58). */
+  private tokenOf(chain: string, bytes32: string): string {
+    const vm = this.registry.chain(chain)?.vm;
+    return vm ? fromBytes32(vm, bytes32 as Hex) : bytes32;
+  }
+
   @Rpc(SettlementReportRpc)
-  async report(): Promise<SettlementReport> {
-    const rows = await this.repo.reportRows();
+  async report(req: RpcBody<typeof SettlementReportRpc>): Promise<SettlementReport> {
+    const since = req.since ? new Date(req.since) : new Date(Date.now() - 7 * 86_400_000);
+    const [rows, reconciliation] = await Promise.all([this.repo.reportRows(), this.repo.reconciliation(since)]);
     const inventory = await Promise.all(
       rows.reservations.map(async (r) => {
         const balance = await this.rpc
@@ -44,6 +55,7 @@ export class SettlementReportHandlers {
         ? { quote_hash: rows.oldest.quote_hash, deposited_at: rows.oldest.occurred_at.toISOString(), age_secs: Math.max(0, Math.floor((now - rows.oldest.occurred_at.getTime()) / 1000)), state: rows.oldest.state ?? 'undecided' }
         : null,
       claims: count(rows.claims, (g: { claim: string | null }) => g.claim, ['due', 'batched', 'claimed', 'stuck'] as const),
+      reconciliation: reconciliation.map((r) => ({ ...r, token: this.tokenOf(r.chain, r.token) })),
       stuck: rows.stuck.map((s) => ({ quote_hash: s.quoteHash, decision: s.decision, reason: s.reason, error: s.error, since: s.updatedAt.toISOString() })),
     };
   }

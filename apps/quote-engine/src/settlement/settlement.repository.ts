@@ -49,6 +49,7 @@ export class SettlementRepository {
   }
 
   /**
+   * Tokens are keyed as `tokenKey` gives them (EVM addresses in lower case, Solana mints as is).
    * Decides a fill if `available(reservedNow)` allows `amount` of the destination token, else a
    * refund for INVENTORY, in one transaction holding a lock per (chain, token), so two deciders
    * can never reserve the same inventory twice. Returns the decision taken (or the one that
@@ -61,7 +62,7 @@ export class SettlementRepository {
     balance: bigint,
     refundStep: SettlementStep,
   ): Promise<'fill' | 'refund'> {
-    const token = dstToken.toLowerCase();
+    const token = dstToken;
     return this.db.$transaction(async (t) => {
       await t.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`${u.dstChain}:${token}`}))`;
       const [sum] = await t.$queryRaw<{ reserved: string | null }[]>`
@@ -82,7 +83,7 @@ export class SettlementRepository {
   async decideRefund(u: Pick<Undecided, 'quoteHash' | 'srcChain' | 'dstChain'>, dstToken: string, reason: RefundReason, step: SettlementStep, error?: string): Promise<void> {
     await this.db.$executeRaw`
       INSERT INTO settlements (quote_hash, decision, reason, step, state, src_chain, dst_chain, dst_token, error)
-      VALUES (${u.quoteHash}, 'refund', ${reason}, ${step}, 'open', ${u.srcChain}, ${u.dstChain}, ${dstToken.toLowerCase()}, ${error ?? null})
+      VALUES (${u.quoteHash}, 'refund', ${reason}, ${step}, 'open', ${u.srcChain}, ${u.dstChain}, ${dstToken}, ${error ?? null})
       ON CONFLICT (quote_hash) DO NOTHING`;
   }
 
@@ -205,10 +206,32 @@ export class SettlementRepository {
     return { reservations, open, claims, stuck, undecided: undecided[0]?.n ?? 0, oldest: oldest[0] };
   }
 
+  /**
+   * Per source chain and token, over deposits recorded since `since`: what was deposited, what was
+   * claimed to the treasury, what was refunded, and what is still open (deposited, neither), in base
+   * units as the chain watchers recorded them. Deposits = claimed + refunded + open, by construction
+   * of the rows; the test is that the chain agrees.
+   */
+  async reconciliation(since: Date): Promise<{ chain: string; token: string; deposited: string; claimed: string; refunded: string; open: string }[]> {
+    return this.db.$queryRaw`
+      SELECT d.chain, q."order"->>'src_token' AS token,
+        SUM(d.amount::numeric)::text AS deposited,
+        COALESCE(SUM(d.amount::numeric) FILTER (WHERE s.claim = 'claimed'), 0)::text AS claimed,
+        COALESCE(SUM(r.amount::numeric), 0)::text AS refunded,
+        COALESCE(SUM(d.amount::numeric) FILTER (WHERE r.quote_hash IS NULL AND s.claim IS DISTINCT FROM 'claimed'), 0)::text AS open
+      FROM order_events d
+      JOIN quotes q ON q.quote_hash = d.quote_hash
+      LEFT JOIN settlements s ON s.quote_hash = d.quote_hash
+      LEFT JOIN order_events r ON r.quote_hash = d.quote_hash AND r.type = 'refunded'
+      WHERE d.type = 'deposited' AND d.amount IS NOT NULL AND d.occurred_at >= ${since}
+      GROUP BY d.chain, q."order"->>'src_token'
+      ORDER BY d.chain, token`;
+  }
+
   /** What open fills reserve of a destination token. */
   async reservedBy(chain: string, token: string): Promise<bigint> {
     const [row] = await this.db.$queryRaw<{ reserved: string | null }[]>`
-      SELECT SUM(reserved)::text AS reserved FROM settlements WHERE dst_chain = ${chain} AND dst_token = ${token.toLowerCase()} AND reserved > 0`;
+      SELECT SUM(reserved)::text AS reserved FROM settlements WHERE dst_chain = ${chain} AND dst_token = ${token} AND reserved > 0`;
     return BigInt(row?.reserved ?? '0');
   }
 

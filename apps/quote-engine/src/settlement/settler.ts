@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { Code, OperatorBalanceRpc, RpcError, SendOperatorTxRpc, type OperatorTxKind, type OperatorTxView } from '@xchain/contracts';
-import { cancelTx, claimTx, depositAmount, dstTokenOf, fillTx, refundTx, type RouterTx } from '@xchain/evm-gasless';
+import { Code, OperatorBalanceRpc, type OrderWire, RpcError, SendOperatorTxRpc, type OperatorTxKind, type OperatorTxView } from '@xchain/contracts';
+import { depositAmount } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
-import { type Order, orderFromWire } from '@xchain/order-codec';
+import { orderFromWire } from '@xchain/order-codec';
 import { LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { type Address, type Hex, concat, getAddress, isAddress, keccak256 } from 'viem';
 import { RegistryCache } from '../registry/registry-cache';
 import { InventoryBook } from './inventory-book';
+import { type OperatorCall, claimBatchId, claimCall, dstTokenKey, operatorCall } from './operator-calls';
 import { screen } from './screen';
 import { SettlementRepository, type SettlementStep, type Undecided } from './settlement.repository';
 
@@ -49,7 +49,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     @Inject(SettlementRepository) private readonly repo: SettlementRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain' | 'token'>,
     @Inject(SETTLEMENT_CONFIG) private readonly config: SettlementConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
@@ -68,7 +68,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   async pass(): Promise<void> {
     for (const u of await this.repo.undecided(BATCH)) await this.decide(u);
     const open = await this.repo.open(BATCH);
-    await Promise.all(open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, orderFromWire(s.order).order, s.srcChain, s.dstChain)));
+    await Promise.all(open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, s.order, s.srcChain, s.dstChain)));
     await this.claim();
   }
 
@@ -84,8 +84,8 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     }
     for (const batch of await this.repo.claimBatches()) {
       try {
-        const orders = batch.orders.map((o) => orderFromWire(o.order).order);
-        const view = await this.send('claim', batch.id, batch.chain, claimTx(orders, getAddress(`0x${orders[0]!.depositTarget.slice(26)}`)));
+        const orders = batch.orders.map((o) => o.order);
+        const view = await this.send('claim', batch.id, batch.chain, claimCall(orders));
         if (view.status === 'confirmed') {
           await this.repo.claimOutcome(batch.id, 'claimed');
           this.log.info({ chain: batch.chain, orders: orders.length, tx_hash: view.tx_hash }, 'settlement: deposits claimed to the treasury');
@@ -101,10 +101,12 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private async decide(u: Undecided): Promise<void> {
     const order = orderFromWire(u.order).order;
-    if (this.vmOf(u.dstChain) !== 'evm') return this.warnOnce(`dst:${u.dstChain}`, { chain: u.dstChain }, 'orders to this chain are not filled by the system yet');
-    const dstToken = dstTokenOf(order);
+    const [srcVm, dstVm] = [this.vmOf(u.srcChain), this.vmOf(u.dstChain)];
+    if (!srcVm || !dstVm) return this.warnOnce(`registry:${u.srcChain}:${u.dstChain}`, { src_chain: u.srcChain, dst_chain: u.dstChain }, 'settlement: a chain of a deposited order is not in the registry; it waits');
+    const dstToken = dstTokenKey(dstVm, order, u.order);
     const step = this.refundStep(u.srcChain, u.dstChain);
-    const expected = this.vmOf(u.srcChain) === 'evm' ? depositAmount(order) : order.amountIn;
+    // The EVM router keeps back a gasless order's relay fee; a Solana vault receives all of amount_in.
+    const expected = srcVm === 'evm' ? depositAmount(order) : order.amountIn;
     const refused = screen({
       now: new Date(),
       retainedUntil: u.retainedUntil,
@@ -126,38 +128,34 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       return this.warnOnce(`balance:${u.dstChain}:${reasonOf(err)}`, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
     }
     const decision = await this.repo.decideFill(u, dstToken, order.amountOut, balance, step);
-    this.refreshInventory(u.dstChain, dstToken);
+    this.refreshInventory(u.dstChain, u.order);
     this.log.info({ quote_hash: u.quoteHash, decision, ...(decision === 'refund' ? { reason: 'INVENTORY', balance: balance.toString() } : {}) }, `settlement: ${decision} decided`);
   }
 
   /** Asks for the step's transaction (sent once by the relayer) and moves on when its outcome is final. */
-  private async drive(quoteHash: string, step: SettlementStep, order: Order, srcChain: string, dstChain: string): Promise<void> {
+  private async drive(quoteHash: string, step: SettlementStep, wire: OrderWire, srcChain: string, dstChain: string): Promise<void> {
     try {
-      if (step === 'refund' && this.vmOf(srcChain) !== 'evm') {
-        await this.repo.stuck(quoteHash, step, 'a refund from the Solana vault is not sent by the system yet');
-        this.log.error({ quote_hash: quoteHash, chain: srcChain }, 'settlement: refund needs an operator');
-        return;
-      }
       if (step === 'cancel' && (await this.repo.filledOnChain(quoteHash))) {
         // Filled after all (the chain is the judge): nothing to refund.
         await this.repo.advance(quoteHash, step, null);
         return;
       }
       const chain = step === 'refund' ? srcChain : dstChain;
-      const tx = this.txFor(step, order, chain);
-      if (!tx) return this.warnOnce(`router:${chain}`, { chain }, 'settlement: no EVM router for this chain in the registry');
-      const view = await this.send(step, quoteHash, chain, tx);
+      const info = this.registry.chain(chain);
+      const call = info ? operatorCall(step, wire, info, this.registry) : undefined;
+      if (!call) return this.warnOnce(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
+      const view = await this.send(step, quoteHash, chain, call);
       if (view.status === 'confirmed') {
         const next: SettlementStep | null = step === 'cancel' ? 'refund' : null;
         const moved = step === 'fill' ? await this.repo.filled(quoteHash, this.vmOf(srcChain) === 'evm') : await this.repo.advance(quoteHash, step, next);
         if (moved) this.log.info({ quote_hash: quoteHash, step, tx_hash: view.tx_hash }, 'settlement: step confirmed');
-        if (moved && step === 'fill') this.refreshInventory(dstChain, dstTokenOf(order));
+        if (moved && step === 'fill') this.refreshInventory(dstChain, wire);
       } else if (view.status === 'failed') {
         const error = `${step}: ${view.error ?? 'failed'}`;
         if (step === 'fill') {
           if (await this.repo.fillFailed(quoteHash, this.refundStep(srcChain, dstChain), error)) {
             this.log.warn({ quote_hash: quoteHash, error }, 'settlement: fill failed; refunding');
-            this.refreshInventory(dstChain, dstTokenOf(order));
+            this.refreshInventory(dstChain, wire);
           }
         } else if (await this.repo.stuck(quoteHash, step, error)) {
           this.log.error({ quote_hash: quoteHash, error }, 'settlement: step failed; an operator must look');
@@ -168,31 +166,23 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  private send(kind: OperatorTxKind, quoteHash: string, chain: string, tx: RouterTx): Promise<OperatorTxView> {
-    return this.rpc.call(
-      SendOperatorTxRpc,
-      { kind, quote_hash: quoteHash, chain, call: { vm: 'evm', to: tx.to, data: tx.data, value: tx.value.toString() } },
-      { timeoutMs: this.config.requestTimeoutMs },
-    );
+  private send(kind: OperatorTxKind, quoteHash: string, chain: string, call: OperatorCall): Promise<OperatorTxView> {
+    return this.rpc.call(SendOperatorTxRpc, { kind, quote_hash: quoteHash, chain, call }, { timeoutMs: this.config.requestTimeoutMs });
   }
 
-  /** The router call of a step: the fill and the cancel on the destination, the refund on the source router the order names. */
-  private txFor(step: SettlementStep, order: Order, chain: string): RouterTx | undefined {
-    if (step === 'refund') return refundTx(order, getAddress(`0x${order.depositTarget.slice(26)}`));
-    const target = this.registry.chain(chain)?.depositTarget;
-    if (!target || !isAddress(target, { strict: false })) return undefined;
-    const router = getAddress(target) as Address;
-    return step === 'fill' ? fillTx(order, order.amountOut, router) : cancelTx(order, router);
-  }
-
-  /** A same-chain order is whole on one router, which excludes fill and refund itself; otherwise the destination cancels first. */
+  /**
+   * A same-chain order is whole on one router (or the vault), which excludes fill and refund itself;
+   * an EVM destination cancels first; a Solana destination has no router to record a cancel, so the
+   * refund goes at once: only this system fills there, and its fill is settled (or failed) by then.
+   */
   private refundStep(srcChain: string, dstChain: string): SettlementStep {
     return srcChain === dstChain || this.vmOf(dstChain) !== 'evm' ? 'refund' : 'cancel';
   }
 
   /** Quoting sees the new balance and reservations at once, not at the next scheduled read. */
-  private refreshInventory(chain: string, token: string): void {
-    void this.inventory?.refresh(chain, token).catch(() => undefined);
+  private refreshInventory(chain: string, wire: OrderWire): void {
+    const vm = this.vmOf(chain);
+    if (vm) void this.inventory?.refresh(chain, dstTokenKey(vm, orderFromWire(wire).order, wire)).catch(() => undefined);
   }
 
   private vmOf(chain: string): 'evm' | 'svm' | undefined {
@@ -206,8 +196,6 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 }
 
-/** A claim batch's id (its operator transaction's key): keccak256 of its quote hashes, sorted. */
-const claimBatchId = (sorted: string[]): string => keccak256(concat(sorted as Hex[]));
 const chainOf = (step: SettlementStep, src: string, dst: string) => (step === 'refund' ? src : dst);
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
 const reasonOf = (err: unknown) => (err instanceof RpcError ? (err.status.code === Code.FAILED_PRECONDITION ? 'precondition' : String(err.status.code)) : 'error');

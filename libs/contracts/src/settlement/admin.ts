@@ -24,10 +24,16 @@ export const SettlementReportSchema = z.object({
   /** The oldest deposited order not settled yet: undecided or open. */
   oldest_unsettled: z.object({ quote_hash: z.string(), deposited_at: Rfc3339, age_secs: Count, state: z.string() }).nullable(),
   claims: z.object({ due: Count, batched: Count, claimed: Count, stuck: Count }),
+  /**
+   * Per source chain and token, over the deposits of the window (`since`, default the last 7 days):
+   * deposited = claimed + refunded + open, base units. A Solana deposit is never claimed: it is
+   * in the operator's vault already, so a filled one stays in `open`.
+   */
+  reconciliation: z.array(z.object({ chain: ChainName, token: z.string(), deposited: AmountString, claimed: AmountString, refunded: AmountString, open: AmountString })),
   /** Settlements an operator must look at, newest first. */
   stuck: z.array(z.object({ quote_hash: z.string(), decision: z.string(), reason: z.string().nullable(), error: z.string().nullable(), since: Rfc3339 })),
 });
 export type SettlementReport = z.infer<typeof SettlementReportSchema>;
 
 /** The operator's view of settlement (`partner-admin settlement`): inventory, reservations, what waits and what is stuck. */
-export const SettlementReportRpc = defineRpc('settlement-admin.v1.report', z.object({}), SettlementReportSchema, { access: 'operator' });
+export const SettlementReportRpc = defineRpc('settlement-admin.v1.report', z.object({ since: Rfc3339.optional() }), SettlementReportSchema, { access: 'operator' });
