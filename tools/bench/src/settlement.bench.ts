@@ -128,35 +128,35 @@ async function main(): Promise<void> {
         await sleep(1000 / RATE_PER_SEC);
       }
     };
-    const sentCount = async (kind: string, hashes: string[]) =>
+    const doneCount = async (kind: string, hashes: string[]) =>
       Number(
-        (await relayer.query<{ n: string }>(
-          'SELECT COUNT(*) AS n FROM gasless_orders g WHERE kind = $1 AND order_hash = ANY($2) AND EXISTS (SELECT 1 FROM relay_txs t WHERE t.quote_hash = g.quote_hash)',
-          [kind, hashes],
-        )).rows[0]!.n,
+        (await relayer.query<{ n: string }>("SELECT COUNT(*) AS n FROM gasless_orders WHERE kind = $1 AND order_hash = ANY($2) AND status IN ('confirmed', 'failed')", [kind, hashes])).rows[0]!.n,
       );
-    const waitSent = async (kind: string, hashes: string[]) => {
+    // Until each has its final outcome: the inventory must not change under a fill still in flight.
+    const waitDone = async (kind: string, hashes: string[]) => {
       const deadline = Date.now() + 120_000;
-      while ((await sentCount(kind, hashes)) < hashes.length && Date.now() < deadline) await sleep(250);
+      while ((await doneCount(kind, hashes)) < hashes.length && Date.now() < deadline) await sleep(250);
     };
 
     const fills = quotes.slice(0, N);
     const refunds = quotes.slice(N);
     say(`depositing ${N} orders at ${RATE_PER_SEC}/s with inventory for all`);
     await depositAll(fills);
-    await waitSent('fill', fills.map((q) => q.hash));
+    await waitDone('fill', fills.map((q) => q.hash));
     if (refunds.length > 0) {
       say(`operator's arbitrum USDC set to zero; depositing ${REFUNDS} more`);
       const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [DEV_FILLER, 0n]));
       await chainClient(devnet.chains.get('arbitrum')!.rpcUrl).request({ method: 'anvil_setStorageAt' as never, params: [arbUsdc, slot, toHex(0n, { size: 32 })] as never });
       await depositAll(refunds);
-      await waitSent('refund', refunds.map((q) => q.hash));
+      await waitDone('refund', refunds.map((q) => q.hash));
     }
     stop = true;
     await watching;
 
     // The service side's own times: each decision, and each operator transaction's first signed send.
-    const decided = new Map((await qe.query<{ quote_hash: string; decision: string; decided_at: Date }>('SELECT quote_hash, decision, decided_at FROM settlements')).rows.map((r) => [r.quote_hash, r]));
+    const decided = new Map(
+      (await qe.query<{ quote_hash: string; decision: string; reason: string | null; error: string | null; decided_at: Date }>('SELECT quote_hash, decision, reason, error, decided_at FROM settlements')).rows.map((r) => [r.quote_hash, r]),
+    );
     const sends = new Map(
       (
         await relayer.query<{ kind: string; order_hash: string; sent: Date }>(
@@ -170,15 +170,22 @@ async function main(): Promise<void> {
       return block === undefined ? undefined : deepAt.get(block);
     };
     const series = { depthToFillDecided: [] as number[], depthToFillSent: [] as number[], depthToRefundDecided: [] as number[], decidedToCancelSent: [] as number[], decidedToRefundSent: [] as number[] };
-    let unexpected = 0;
+    const missing = { depth: 0, decision: 0, send: 0 };
+    const miss = (deep: number | undefined, decision: boolean, sent: boolean) => {
+      if (deep === undefined) missing.depth++;
+      else if (!decision) missing.decision++;
+      else if (!sent) missing.send++;
+    };
     for (const q of fills) {
       const deep = deepOf(q.hash);
       const d = decided.get(q.hash);
       const sent = sends.get(`fill:${q.hash}`);
       if (deep === undefined || d?.decision !== 'fill' || sent === undefined) {
-        unexpected++;
+        miss(deep, d?.decision === 'fill', sent !== undefined);
+        if (d && d.decision !== 'fill') say(`fill #${fills.indexOf(q)} was decided ${d.decision} (${d.reason}: ${d.error})`);
         continue;
       }
+      if (d.decided_at.getTime() - deep > 800) say(`fill #${fills.indexOf(q)} decided ${d.decided_at.getTime() - deep} ms after depth`);
       series.depthToFillDecided.push(d.decided_at.getTime() - deep);
       series.depthToFillSent.push(sent - deep);
     }
@@ -188,7 +195,7 @@ async function main(): Promise<void> {
       const cancel = sends.get(`cancel:${q.hash}`);
       const refund = sends.get(`refund:${q.hash}`);
       if (deep === undefined || d?.decision !== 'refund' || cancel === undefined || refund === undefined) {
-        unexpected++;
+        miss(deep, d?.decision === 'refund', cancel !== undefined && refund !== undefined);
         continue;
       }
       series.depthToRefundDecided.push(d.decided_at.getTime() - deep);
@@ -201,7 +208,10 @@ async function main(): Promise<void> {
     console.log(`  deposit at depth → refund decided     ${fmt(series.depthToRefundDecided)}`);
     console.log(`  refund decided → cancel tx sent       ${fmt(series.decidedToCancelSent)}   (destination)`);
     console.log(`  refund decided → refund tx sent       ${fmt(series.decidedToRefundSent)}   (source; after the cancel's confirmation)`);
-    if (unexpected) console.log(`  orders missing a depth, decision or send: ${unexpected}`);
+    if (missing.depth + missing.decision + missing.send > 0) {
+      // No depth: the bench did not see the deposit's block deepen (it was mined before its block watch began).
+      console.log(`  not measured: ${missing.depth} without a depth seen, ${missing.decision} without the expected decision, ${missing.send} without a send`);
+    }
   } finally {
     await qe.end();
     await relayer.end();

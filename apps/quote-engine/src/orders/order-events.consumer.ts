@@ -1,10 +1,11 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
+import { Settler } from '../settlement/settler';
 import { EtaService } from './eta.service';
 import { OrderUpdates } from './order-updates';
 
@@ -23,6 +24,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
+    @Optional() @Inject(Settler) private readonly settler?: Pick<Settler, 'kick'>,
   ) {
     this.consumer = new DurableConsumer({
       nc,
@@ -48,6 +50,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
   /** Idempotent: a redelivered event changes nothing. The changed view is pushed before the event is acked. */
   async record(event: OrderEvent): Promise<void> {
     if (await this.apply(event)) await this.updates?.changed(event.quote_hash);
+    if (event.type === 'deposited' && !event.removed) this.settler?.kick(); // settlement decides at once
   }
 
   /** Records the step (or its withdrawal); false when there is no such quote. */

@@ -65,8 +65,16 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.loop.stop();
   }
 
+  /** A deposit was just recorded: decide now rather than at the next pass. */
+  kick(): void {
+    this.loop.wake();
+  }
+
   async pass(): Promise<void> {
-    for (const u of await this.repo.undecided(BATCH)) await this.decide(u);
+    // One balance reading per destination token and pass: decisions of one pass share it, and the
+    // reservations they add are counted under the lock, so a burst of deposits costs one read each.
+    const balances = new Map<string, Promise<bigint>>();
+    for (const u of await this.repo.undecided(BATCH)) await this.decide(u, balances);
     const open = await this.repo.open(BATCH);
     await Promise.all(open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, s.order, s.srcChain, s.dstChain)));
     await this.claim();
@@ -99,7 +107,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  private async decide(u: Undecided): Promise<void> {
+  private async decide(u: Undecided, balances: Map<string, Promise<bigint>>): Promise<void> {
     const order = orderFromWire(u.order).order;
     const [srcVm, dstVm] = [this.vmOf(u.srcChain), this.vmOf(u.dstChain)];
     if (!srcVm || !dstVm) return this.warnOnce(`registry:${u.srcChain}:${u.dstChain}`, { src_chain: u.srcChain, dst_chain: u.dstChain }, 'settlement: a chain of a deposited order is not in the registry; it waits');
@@ -121,8 +129,13 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     }
     let balance: bigint;
     try {
-      const b = await this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs });
-      balance = BigInt(b.balance);
+      const key = `${u.dstChain}:${dstToken}`;
+      let reading = balances.get(key);
+      if (!reading) {
+        reading = this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs }).then((b) => BigInt(b.balance));
+        balances.set(key, reading);
+      }
+      balance = await reading;
     } catch (err) {
       // No decision without a fresh balance: the order waits (a refund for the relayer's outage would be wrong).
       return this.warnOnce(`balance:${u.dstChain}:${reasonOf(err)}`, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
