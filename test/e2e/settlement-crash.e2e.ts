@@ -1,4 +1,8 @@
 import { join } from 'node:path';
+import { DEV_FILLER_KEY } from '@xchain/devnet';
+import { cancelTx } from '@xchain/evm-gasless';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { SERVICES, startBuiltService } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -113,4 +117,28 @@ describe('settlement survives kill -9 at every stage', () => {
       expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, o.user.address)).toBe(6_000_000n);
     });
   }
+
+  it('a fill that races a cancellation of the same order: the cancel wins the nonce, the fill never lands, the order is refunded once', async () => {
+    await s.setInventory(PLENTY);
+    const o = await s.quote(4_000_000n);
+    await holdArbitrum();
+    try {
+      await s.deposit(o);
+      const nonce = await pendingOnArbitrum(1);
+      // Another hand on the operator key (an operator's manual cancel) takes the pending fill's nonce with a higher fee.
+      const fees = await g.client('arbitrum').estimateFeesPerGas();
+      const wallet = createWalletClient({ account: privateKeyToAccount(DEV_FILLER_KEY), transport: http(e2e.devnet!.chains.get('arbitrum')!.rpcUrl) });
+      const tx = cancelTx(o.order, s.routers['arbitrum']!);
+      await wallet.sendTransaction({ ...tx, nonce, gas: 200_000n, maxFeePerGas: fees.maxFeePerGas * 10n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 1n, chain: null });
+    } finally {
+      await releaseArbitrum();
+    }
+    await g.waitOrder(o.q.quote_hash, (v) => v.status === 'refunded', 90_000);
+    expect(await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash)).toHaveLength(0);
+    expect(await s.routerEvents('arbitrum', 'Cancelled', o.q.quote_hash)).toHaveLength(1);
+    expect(await s.routerEvents('base', 'Refunded', o.q.quote_hash)).toHaveLength(1);
+    expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, o.user.address)).toBe(4_000_000n);
+    const report = await e2e.admin('settlement');
+    expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, stuck: [] });
+  });
 });
