@@ -5,6 +5,7 @@ const HASH = `0x${'ab'.repeat(32)}`;
 const view = (status: OrderStatus['status']): OrderStatus => ({
   quote_hash: HASH,
   status,
+  terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
   src_chain: 'base',
   dst_chain: 'arbitrum',
   src_token: '0x0000000000000000000000000000000000000000',
@@ -14,6 +15,7 @@ const view = (status: OrderStatus['status']): OrderStatus => ({
   min_amount_out: '980',
   quoted_at: '2026-11-23T10:00:00Z',
   expires_at: '2026-11-23T10:30:00Z',
+  retained_until: '2026-11-30T10:00:00Z',
 });
 
 function setup(partner?: string) {
