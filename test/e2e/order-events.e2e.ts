@@ -1,8 +1,11 @@
 import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
 import type { OrderEvent, XchainClient } from '@xchain/client';
+import { FetchQuoteRpc, type RpcError } from '@xchain/contracts';
 import { DEV_FILLER_KEY } from '@xchain/devnet';
 import { approveCalldata, cancelTx, depositTx, fillTx, refundTx } from '@xchain/evm-gasless';
+import { RpcClient } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
+import { Client } from 'pg';
 import { type Address, maxUint256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -125,6 +128,7 @@ describe('order events (SSE) through the gateway', () => {
         CHAIN_WATCH_POLL_MS: '300',
         SSE_HEARTBEAT_MS: '500',
         SSE_MAX_STREAMS_PER_CALLER: '3',
+        QUOTE_EXPIRY_SWEEP_MS: '300',
       },
       { devnet: { chains: ['base', 'arbitrum'] } },
     );
@@ -134,12 +138,9 @@ describe('order events (SSE) through the gateway', () => {
   }, 180_000);
   let routers: Record<string, Address>;
 
-  /** A user deposits a plain (not gasless) quote from base to arbitrum USDC with its deposit_tx. */
-  const deposited = async (amount: bigint) => {
-    const user = g.newUser();
-    await g.mint('base', base.USDC, user.address, amount);
-    await g.setNativeBalance('base', user.address, 10n ** 17n);
-    const q = crossChainOf(
+  /** A plain (not gasless) quote from base to arbitrum USDC for `user`. */
+  const plainQuote = async (user: { address: Address }, amount: bigint) =>
+    crossChainOf(
       await g.api.getQuote({
         src_chain: 'base',
         dst_chain: 'arbitrum',
@@ -152,6 +153,13 @@ describe('order events (SSE) through the gateway', () => {
         refund_address: user.address,
       }),
     );
+
+  /** A user deposits a plain (not gasless) quote from base to arbitrum USDC with its deposit_tx. */
+  const deposited = async (amount: bigint) => {
+    const user = g.newUser();
+    await g.mint('base', base.USDC, user.address, amount);
+    await g.setNativeBalance('base', user.address, 10n ** 17n);
+    const q = await plainQuote(user, amount);
     const { order } = orderFromWire(q.order);
     const s = await open(q.quote_hash);
     await s.next((e) => e.order.status === 'quoted');
@@ -249,6 +257,56 @@ describe('order events (SSE) through the gateway', () => {
     expect(await g.balanceOf('arbitrum', ARB_USDC, user.address)).toBe(amountOut);
     expect(await g.api.getOrder({ quote_hash: q.quote_hash })).toEqual(done.order);
     s.close();
+  });
+
+  // D16. Time passing is simulated by moving the stored quote's expiry and end of retention back,
+  // as both the order view and the expiry sweep read them from the row.
+  it('keeps an undeposited order quoted past its expiry, and makes it expired once, streamed and in the view, when its retention ends', async () => {
+    const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
+    await db.connect();
+    const relayer = await e2e.connectAs('gasless-relayer'); // a service that may fetch stored quotes
+    const moveBack = (column: 'expires_at' | 'retained_until', hash: string, by: string) => db.query(`UPDATE quotes SET ${column} = now() - $2::interval WHERE quote_hash = $1`, [hash, by]);
+    try {
+      const user = g.newUser();
+      const [q, other] = [await plainQuote(user, 3_000_000n), await plainQuote(user, 4_000_000n)];
+      // The quote says until when a deposit is honoured: the end of retention, well after the expiry.
+      expect(Date.parse(q.retained_until!) - Date.parse(q.expires_at)).toBeGreaterThanOrEqual(24 * 3600 * 1000 - 30 * 60 * 1000);
+      const s = await open(q.quote_hash);
+      const first = await s.next(() => true);
+      expect(first.order).toMatchObject({ status: 'quoted', terminal: false, retained_until: q.retained_until });
+
+      await moveBack('expires_at', q.quote_hash, '1 hour');
+      const pastExpiry = await g.api.getOrder({ quote_hash: q.quote_hash });
+      expect(Date.parse(pastExpiry.expires_at)).toBeLessThan(Date.now());
+      expect(pastExpiry).toMatchObject({ status: 'quoted', terminal: false });
+
+      await moveBack('retained_until', q.quote_hash, '1 second');
+      // The quote-engine's sweep pushes it: no client asked for the view.
+      const expired = await s.next((e) => e.order.status === 'expired');
+      expect(expired.order.terminal).toBe(true);
+      expect(await g.api.getOrder({ quote_hash: q.quote_hash })).toEqual(expired.order);
+      // Past retention a deposit is no longer honoured: the stored quote cannot be fetched to build one.
+      const fetched = await new RpcClient(relayer, 2000).call(FetchQuoteRpc, { quote_hash: q.quote_hash }).catch((e: unknown) => e);
+      expect((fetched as RpcError).status?.code).toBe(5);
+
+      // A later sweep (proven by the other quote's own expiry reaching its stream) pushes nothing more for the first.
+      const s2 = await open(other.quote_hash);
+      await s2.next(() => true);
+      await moveBack('retained_until', other.quote_hash, '1 second');
+      await s2.next((e) => e.order.status === 'expired');
+      expect(s.events.filter((e) => e.order.status === 'expired')).toHaveLength(1);
+      const pushes = await db.query('SELECT version, status FROM order_view_pushes WHERE quote_hash = $1', [q.quote_hash]);
+      expect(pushes.rows).toEqual([{ version: 1, status: 'expired' }]);
+
+      // After the grace (24 h by default) the order is gone.
+      await moveBack('retained_until', q.quote_hash, '25 hours');
+      await expectApiError(g.api.getOrder({ quote_hash: q.quote_hash }), { http: 404, code: 5, reason: 'QUOTE_NOT_FOUND' });
+      s.close();
+      s2.close();
+    } finally {
+      await relayer.close();
+      await db.end();
+    }
   });
 
   it('follows a refund on the source chain: cancelled on the destination, refunded at once, and the deposit back at the refund address', async () => {

@@ -117,6 +117,9 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     const stored = await new RpcClient(nc, 2000).call(FetchQuoteRpc, { quote_hash: cc.quote_hash });
     expect(stored.quote).toEqual(q.body);
     expect(Date.parse(stored.retained_until) - Date.parse(stored.created_at)).toBeGreaterThanOrEqual(24 * 3600 * 1000);
+    // The quote tells the end of retention itself (D16), in the interface's format.
+    expect(Date.parse(cc.retained_until!)).toBe(Date.parse(stored.retained_until));
+    expect(cc.retained_until).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const missing = await new RpcClient(nc, 2000).call(FetchQuoteRpc, { quote_hash: `0x${'0'.repeat(64)}` }).catch((e: unknown) => e);
     expect((missing as RpcError).status.code).toBe(5);
   });

@@ -9,6 +9,7 @@ import { env } from './env';
 import { EtaService } from './orders/eta.service';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
+import { OrderExpirySweep } from './orders/expiry-sweep';
 import { OrderUpdates } from './orders/order-updates';
 import { orderViewProviders } from './orders/orders.providers';
 import { PriceBook } from './prices/price-book';
@@ -41,6 +42,7 @@ import { SETTLEMENT_CONFIG, Settler, type SettlementConfig } from './settlement/
     Valuation,
     EtaService,
     OrderUpdates,
+    OrderExpirySweep,
     OrderEventsConsumer,
     GaslessEventsConsumer,
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },

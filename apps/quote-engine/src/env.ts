@@ -16,7 +16,15 @@ export const QuoteEngineEnv = BaseEnv.extend({
   REGISTRY_REFRESH_MS: millis(5000),
   /** Stored quotes stay fetchable (and depositable) this long; at least 24 h. */
   QUOTE_RETENTION_SECS: z.coerce.number().int().min(86_400).default(7 * 86_400),
-  /** Pause between runs of the purge that deletes quotes past retention. */
+  /**
+   * Past `retained_until` a quote's order view is still served this long (a quote never deposited
+   * as `expired`), so the expiry sweep can push `expired` and clients read it; then NOT_FOUND, and
+   * the purge deletes the row once that push went out (or the order was deposited).
+   */
+  QUOTE_GRACE_SECS: z.coerce.number().int().min(3600).max(30 * 86_400).default(86_400),
+  /** Pause between runs of the sweep that pushes `expired` for quotes whose retention ended undeposited. */
+  QUOTE_EXPIRY_SWEEP_MS: millis(30_000),
+  /** Pause between runs of the purge that deletes quotes past retention and grace. */
   QUOTE_PURGE_INTERVAL_MS: millis(60_000),
   /** Rows one purge statement deletes at most (a run repeats it until a batch comes back short). */
   QUOTE_PURGE_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),

@@ -6,6 +6,7 @@ const HASH = `0x${'ab'.repeat(32)}`;
 const view = (status: string) => ({
   quote_hash: HASH,
   status,
+  terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
   src_chain: 'ethereum',
   dst_chain: 'arbitrum',
   src_token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
@@ -15,6 +16,7 @@ const view = (status: string) => ({
   min_amount_out: '985000',
   quoted_at: '2026-11-23T10:00:00Z',
   expires_at: '2026-11-23T10:30:00Z',
+  retained_until: '2026-11-30T10:00:00Z',
 });
 
 describe('XchainClient.streamOrderEvents', () => {

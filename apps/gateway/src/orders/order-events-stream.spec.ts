@@ -4,9 +4,10 @@ import type { OrderStatus, OrderUpdate } from '@xchain/contracts';
 import { sseEventId, streamOrderEvents } from './order-events-stream';
 
 const HASH = `0x${'ab'.repeat(32)}`;
-const view = (status: OrderStatus['status'], expiresAt = '2099-01-01T00:00:00Z'): OrderStatus => ({
+const view = (status: OrderStatus['status'], retainedUntil = '2099-01-01T00:00:00Z'): OrderStatus => ({
   quote_hash: HASH,
   status,
+  terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
   src_chain: 'base',
   dst_chain: 'arbitrum',
   src_token: '0x0000000000000000000000000000000000000000',
@@ -15,7 +16,8 @@ const view = (status: OrderStatus['status'], expiresAt = '2099-01-01T00:00:00Z')
   amount_out: '990',
   min_amount_out: '980',
   quoted_at: '2026-11-23T10:00:00Z',
-  expires_at: expiresAt,
+  expires_at: '2026-11-23T10:00:03Z',
+  retained_until: retainedUntil,
 });
 const update = (version: number, order: OrderStatus): OrderUpdate => ({ event_id: `${HASH}:${version}`, quote_hash: HASH, version, occurred_at: '2026-11-23T10:00:01Z', order });
 
@@ -82,21 +84,29 @@ describe('streamOrderEvents (SSE of one order)', () => {
     await racing;
   });
 
-  it('sends expired when a quoted order expires, heartbeats while idle, and ends after the longest duration', async () => {
+  it('sends expired once when a quoted order\'s retention ends (not at its expiry), heartbeats while idle, and ends after the longest duration', async () => {
     jest.useFakeTimers({ now: new Date('2026-11-23T10:00:00Z') });
     try {
       const { res, events, raw } = fakeResponse();
-      let current = view('quoted', '2026-11-23T10:00:05Z');
+      // expires_at is 10:00:03: past it the order is still quoted, and nothing is read again then.
+      let current = view('quoted', '2026-11-23T10:00:10Z');
+      let reads = 0;
+      let push: (u: OrderUpdate) => void = () => undefined;
       let unfollowed = false;
       const over = streamOrderEvents(raw, {
         ...base,
         maxDurationMs: 30_000,
-        fetchView: async () => current,
-        follow: () => () => void (unfollowed = true),
+        fetchView: async () => (reads++, current),
+        follow: (l) => ((push = l), () => void (unfollowed = true)),
       });
       await jest.advanceTimersByTimeAsync(0);
-      current = view('expired', '2026-11-23T10:00:05Z');
-      await jest.advanceTimersByTimeAsync(7000);
+      await jest.advanceTimersByTimeAsync(8000); // 10:00:08, past the expiry
+      expect([reads, events().map((v) => v.status)]).toEqual([1, ['quoted']]);
+      current = view('expired', '2026-11-23T10:00:10Z');
+      await jest.advanceTimersByTimeAsync(4000); // 10:00:12, past the end of retention
+      expect([reads, events().map((v) => v.status)]).toEqual([2, ['quoted', 'expired']]);
+      // The same view pushed after that (by the quote-engine's expiry sweep) is not sent again.
+      push(update(1, view('expired', '2026-11-23T10:00:10Z')));
       expect(events().map((v) => v.status)).toEqual(['quoted', 'expired']);
       expect(res.chunks.filter((c) => c.startsWith(': heartbeat')).length).toBeGreaterThanOrEqual(6);
       await jest.advanceTimersByTimeAsync(30_000);

@@ -27,8 +27,9 @@ export interface OrderStreamOptions {
 /**
  * One server-sent event stream of an order's view (D13) on a raw response whose head was written:
  * the current view first (unless the client resumes with its id), then one event per change, in
- * version order, heartbeats as comments, a refetch when a quoted order's expiry passes, and the
- * end after `maxDurationMs`. Updates that arrive while the first view is read are not lost: if any
+ * version order, heartbeats as comments, a refetch when a quoted order's retention ends (it is
+ * `expired` then, D16; the same view pushed after that is not sent twice), and the end after
+ * `maxDurationMs`. Updates that arrive while the first view is read are not lost: if any
  * arrived, the view is read once more, and older versions than one already sent are dropped.
  * Resolves when the stream is over (either side closed it).
  */
@@ -57,7 +58,8 @@ export async function streamOrderEvents(res: ServerResponse, opts: OrderStreamOp
   const scheduleExpiry = (view: OrderStatus) => {
     clearTimeout(expiryTimer);
     if (view.status !== 'quoted') return;
-    const inMs = Date.parse(view.expires_at) - now() + 1000;
+    // Not at expires_at: a quote stays open (quoted) until its retention ends.
+    const inMs = Date.parse(view.retained_until) - now() + 1000;
     if (inMs > opts.maxDurationMs) return;
     expiryTimer = setTimeout(() => void opts.fetchView().then(send, () => undefined), Math.max(0, inMs));
   };

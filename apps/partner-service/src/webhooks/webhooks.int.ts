@@ -67,6 +67,7 @@ function update(partnerId: string | undefined, version = 1, quoteHash = `0x${ran
     order: {
       quote_hash: quoteHash,
       status: 'deposited',
+      terminal: false,
       src_chain: 'ethereum',
       dst_chain: 'arbitrum',
       src_token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
@@ -76,6 +77,7 @@ function update(partnerId: string | undefined, version = 1, quoteHash = `0x${ran
       min_amount_out: '996000000',
       quoted_at: '2026-11-23T11:59:00.000Z',
       expires_at: '2026-11-23T12:29:00.000Z',
+      retained_until: '2026-11-30T11:59:00.000Z',
     },
   };
 }

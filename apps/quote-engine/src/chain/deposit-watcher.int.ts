@@ -157,6 +157,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       records: new OrderRepository(db),
       gasless: { get: async () => undefined },
       now: () => new Date(),
+      graceMs: 86_400_000,
       vmOf: () => 'evm',
       log: silent,
     });
@@ -201,7 +202,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null });
     const receipt = await client.waitForTransactionReceipt({ hash });
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
-    const view = new OrderViewService({ records: new OrderRepository(db), gasless: { get: async () => undefined }, now: () => new Date(), vmOf: () => 'evm', log: silent });
+    const view = new OrderViewService({ records: new OrderRepository(db), gasless: { get: async () => undefined }, now: () => new Date(), graceMs: 86_400_000, vmOf: () => 'evm', log: silent });
     await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined));
 
     // Anvil replaces every block from the deposit's on with new ones, holding none of the old transactions.

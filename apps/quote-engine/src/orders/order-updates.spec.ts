@@ -5,6 +5,7 @@ const HASH = `0x${'ab'.repeat(32)}`;
 const view = (status: OrderStatus['status']): OrderStatus => ({
   quote_hash: HASH,
   status,
+  terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
   src_chain: 'base',
   dst_chain: 'arbitrum',
   src_token: '0x0000000000000000000000000000000000000000',
@@ -14,16 +15,17 @@ const view = (status: OrderStatus['status']): OrderStatus => ({
   min_amount_out: '980',
   quoted_at: '2026-11-23T10:00:00Z',
   expires_at: '2026-11-23T10:30:00Z',
+  retained_until: '2026-11-30T10:00:00Z',
 });
 
 function setup(partner?: string) {
   let current: OrderStatus | Error = view('quoted');
-  const rows = new Map<string, { version: number; digest: string }>();
+  const rows = new Map<string, { version: number; digest: string; status?: string }>();
   const pushes: PushLog = {
     last: async (h) => rows.get(h),
-    advance: async (h, version, digest) => {
+    advance: async (h, version, digest, status) => {
       if ((rows.get(h)?.version ?? 0) !== version - 1) return false;
-      rows.set(h, { version, digest });
+      rows.set(h, { version, digest, status });
       return true;
     },
     partnerOf: async () => partner,
@@ -48,8 +50,8 @@ function setup(partner?: string) {
 }
 
 describe('OrderUpdatePusher (D13)', () => {
-  it('pushes each change of the view once, with the next version and the partner of the quote', async () => {
-    const { pusher, sent, set } = setup('prt_1');
+  it('pushes each change of the view once, with the next version and the partner of the quote, and records its status', async () => {
+    const { pusher, sent, set, rows } = setup('prt_1');
     await pusher.changed(HASH);
     set(view('deposited'));
     await pusher.changed(HASH);
@@ -62,6 +64,7 @@ describe('OrderUpdatePusher (D13)', () => {
       [`${HASH}:3`, 3, 'fulfilled', 'prt_1'],
     ]);
     for (const u of sent) expect(OrderUpdateSchema.parse(u)).toEqual(u);
+    expect(rows.get(HASH)).toMatchObject({ version: 3, status: 'fulfilled' }); // what the expiry sweep reads
   });
 
   it('handles the changes of one order one at a time, so versions never interleave', async () => {

@@ -14,7 +14,7 @@ import { OrderViewService } from './order-view.service';
 export interface PushLog {
   last(quoteHash: string): Promise<{ version: number; digest: string } | undefined>;
   /** Records `version` only if the last recorded one is `version - 1` (another replica may have pushed meanwhile). */
-  advance(quoteHash: string, version: number, digest: string): Promise<boolean>;
+  advance(quoteHash: string, version: number, digest: string, status: OrderStatus['status']): Promise<boolean>;
   partnerOf(quoteHash: string): Promise<string | undefined>;
 }
 
@@ -77,7 +77,7 @@ export class OrderUpdatePusher {
       occurred_at: this.now().toISOString(),
       order: view,
     });
-    if (!(await this.pushes.advance(quoteHash, version, digest))) throw new Error(`order ${quoteHash}: version ${version} was pushed concurrently; recomputing`);
+    if (!(await this.pushes.advance(quoteHash, version, digest, view.status))) throw new Error(`order ${quoteHash}: version ${version} was pushed concurrently; recomputing`);
   }
 }
 
@@ -87,12 +87,12 @@ export function sqlPushLog(db: PrismaClient): PushLog {
       const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
       return row ? { version: row.version, digest: row.digest } : undefined;
     },
-    async advance(quoteHash, version, digest) {
+    async advance(quoteHash, version, digest, status) {
       if (version === 1) {
-        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, version, digest }], skipDuplicates: true });
+        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, version, digest, status }], skipDuplicates: true });
         return created.count === 1;
       }
-      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { version, digest, updatedAt: new Date() } });
+      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { version, digest, status, updatedAt: new Date() } });
       return moved.count === 1;
     },
     async partnerOf(quoteHash) {

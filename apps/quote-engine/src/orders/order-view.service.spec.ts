@@ -8,6 +8,8 @@ const USDC_SOL = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const VMS = new Map<string, 'evm' | 'svm'>([['base', 'evm'], ['solana', 'svm']]);
 const CREATED = new Date('2026-11-22T10:00:00.123Z');
 const EXPIRES = new Date('2026-11-22T10:30:00Z');
+const RETAINED = new Date('2026-11-29T10:00:00Z');
+const GRACE_MS = 86_400_000;
 
 function stored(over: Partial<StoredOrder> = {}): StoredOrder {
   const content = { quote_hash: HASH, amount_in: '1000000', amount_out: '990000', min_amount_out: '985000', expires_at: '2026-11-22T10:30:00Z' };
@@ -21,7 +23,7 @@ function stored(over: Partial<StoredOrder> = {}): StoredOrder {
     response: { cross_chain: content } as unknown as Quote,
     createdAt: CREATED,
     expiresAt: EXPIRES,
-    retainedUntil: new Date('2026-11-29T10:00:00Z'),
+    retainedUntil: RETAINED,
     ...over,
   };
 }
@@ -47,6 +49,7 @@ function newTestService(opts: { order?: StoredOrder | undefined; events?: Record
     records: { find },
     gasless: { get: gaslessGet },
     now: () => new Date(opts.now ?? '2026-11-22T10:05:00Z'),
+    graceMs: GRACE_MS,
     vmOf: (chain) => VMS.get(chain),
     log: { warn, info },
   };
@@ -62,6 +65,7 @@ describe('OrderViewService', () => {
     expect(view).toEqual({
       quote_hash: HASH,
       status: 'quoted',
+      terminal: false,
       src_chain: 'base',
       dst_chain: 'solana',
       src_token: USDC_BASE,
@@ -71,6 +75,7 @@ describe('OrderViewService', () => {
       min_amount_out: '985000',
       quoted_at: '2026-11-22T10:00:00.123Z',
       expires_at: '2026-11-22T10:30:00Z',
+      retained_until: '2026-11-29T10:00:00Z',
     });
     expect(gaslessGet).not.toHaveBeenCalled(); // not a gasless quote
   });
@@ -82,9 +87,23 @@ describe('OrderViewService', () => {
     expect(view).toMatchObject({ amount_in: '5', amount_out: '4', min_amount_out: '3', dst_token: '0x0000000000000000000000000000000000000000' });
   });
 
-  it('shows expired once the expiry passed with no deposit, and quoted up to it', async () => {
-    expect((await newTestService({ order: stored(), now: '2026-11-22T10:30:00Z' }).service.get(HASH)).status).toBe('quoted');
-    expect((await newTestService({ order: stored(), now: '2026-11-22T10:30:01Z' }).service.get(HASH)).status).toBe('expired');
+  // D16: expires_at only dates the price; a deposit is honoured, so the quote stays open, until retained_until.
+  it('stays quoted past the expiry up to the end of retention, and is expired (terminal) just after it', async () => {
+    const at = async (now: string) => {
+      const view = await newTestService({ order: stored(), now }).service.get(HASH);
+      return [view.status, view.terminal];
+    };
+    expect(await at('2026-11-22T10:30:01Z')).toEqual(['quoted', false]);
+    expect(await at('2026-11-29T10:00:00Z')).toEqual(['quoted', false]);
+    expect(await at('2026-11-29T10:00:00.001Z')).toEqual(['expired', true]);
+  });
+
+  it('never shows a deposited order as expired, neither past the expiry nor past retention', async () => {
+    const events = [event('deposited', 'base', 12345n, '2026-11-22T10:29:00Z')];
+    for (const now of ['2026-11-22T11:00:00Z', '2026-11-29T10:00:01Z']) {
+      const view = await newTestService({ order: stored(), events, now }).service.get(HASH);
+      expect([view.status, view.terminal]).toEqual(['deposited', false]);
+    }
   });
 
   it('shows deposited with the deposit step, even after the expiry', async () => {
@@ -100,7 +119,7 @@ describe('OrderViewService', () => {
     const events = [event('fulfilled', 'solana', null, '2026-11-22T10:07:00Z'), event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
     const view = await newTestService({ order: stored(), events }).service.get(HASH);
     expect(OrderStatusSchema.parse(view)).toEqual(view);
-    expect(view.status).toBe('fulfilled');
+    expect([view.status, view.terminal]).toEqual(['fulfilled', true]);
     expect(view.deposit?.block_number).toBe('7');
     expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: '0xfulfilled', block_number: '0', at: '2026-11-22T10:07:00Z' });
   });
@@ -108,16 +127,18 @@ describe('OrderViewService', () => {
   it('shows refunded over everything else', async () => {
     const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z'), event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z')];
     const view = await newTestService({ order: stored(), events }).service.get(HASH);
-    expect(view.status).toBe('refunded');
+    expect([view.status, view.terminal]).toEqual(['refunded', true]);
     expect(view.refund).toEqual({ chain: 'base', tx_hash: '0xrefunded', block_number: '90', at: '2026-11-22T12:00:00Z' });
   });
 
-  it('answers QUOTE_NOT_FOUND for an unknown quote and for one past retention', async () => {
+  it('answers QUOTE_NOT_FOUND for an unknown quote and for one past retention and the grace after it', async () => {
     const unknown = newTestService({ order: undefined }).service.get(HASH);
     await expect(unknown).rejects.toMatchObject({ status: { code: Code.NOT_FOUND } });
     await expect(unknown).rejects.toThrow(`no retained quote ${HASH}`);
-    const order = stored({ retainedUntil: new Date('2026-11-22T10:04:59Z') });
-    const gone = newTestService({ order, now: '2026-11-22T10:05:00Z' }).service.get(HASH);
+    // During the grace the terminal view is still there, so a client polling for it reads it.
+    const lastMoment = new Date(RETAINED.getTime() + GRACE_MS).toISOString();
+    expect((await newTestService({ order: stored(), now: lastMoment }).service.get(HASH)).status).toBe('expired');
+    const gone = newTestService({ order: stored(), now: new Date(RETAINED.getTime() + GRACE_MS + 1).toISOString() }).service.get(HASH);
     await expect(gone).rejects.toBeInstanceOf(RpcError);
     await expect(gone).rejects.toMatchObject({ status: { code: Code.NOT_FOUND, details: [expect.objectContaining({ reason: 'QUOTE_NOT_FOUND' })] } });
   });

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
+import { rfc3339 } from '../quoting/quote-wire';
 
 /** A stored quote as the order view needs it. */
 export interface StoredOrder {
@@ -41,6 +42,8 @@ export interface OrderViewDeps {
   records: OrderRecords;
   gasless: GaslessLookup;
   now: () => Date;
+  /** How long past `retained_until` the view is still served (QUOTE_GRACE_SECS), so its `expired` can be read and pushed. */
+  graceMs: number;
   /** The VM of a registry chain (how its bytes32 addresses read); undefined for an unknown chain. */
   vmOf: (chain: string) => 'evm' | 'svm' | undefined;
   log: Pick<Logger, 'info' | 'warn'>;
@@ -51,7 +54,8 @@ export const ORDER_VIEW_DEPS = Symbol('ORDER_VIEW_DEPS');
 /**
  * The order view (D12): the terms of a stored quote, what the chains showed of it (deposit,
  * fulfilment, refund) and, for a gasless order, the relayer's state. The relayer is optional to
- * the view: when it cannot answer, the view is served without `gasless`.
+ * the view: when it cannot answer, the view is served without `gasless`. A quote never deposited
+ * is `expired` once its retention ended (D16), and every view is served for `graceMs` after that.
  */
 @Injectable()
 export class OrderViewService {
@@ -64,10 +68,10 @@ export class OrderViewService {
    * view that merely lacks it while the relayer is down); throws UNAVAILABLE instead.
    */
   async get(quoteHash: string, opts: { requireGasless?: boolean } = {}): Promise<OrderStatus> {
-    const now = this.deps.now();
+    const now = this.deps.now().getTime();
     const found = await this.deps.records.find(quoteHash.toLowerCase());
-    // Same rule as quote.v1.fetch: past retention a quote is gone, even if the sweep has not run.
-    if (!found || found.order.retainedUntil.getTime() < now.getTime()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    // Past the grace the quote is gone, even if the purge has not deleted it yet.
+    if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     const { order: stored, events } = found;
     const content = 'cross_chain' in stored.response ? stored.response.cross_chain : stored.response.same_chain_swap;
     const step = (type: OrderEventType) => {
@@ -84,13 +88,15 @@ export class OrderViewService {
         ? 'fulfilled'
         : deposit
           ? 'deposited'
-          : now.getTime() > stored.expiresAt.getTime()
+          : // D16: expires_at only dates the price; a deposit is honoured until retained_until.
+            now > stored.retainedUntil.getTime()
             ? 'expired'
             : 'quoted';
     const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, opts.requireGasless ?? false) : undefined;
     return {
       quote_hash: stored.quoteHash,
       status,
+      terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
       src_chain: stored.srcChain,
       dst_chain: stored.dstChain,
       src_token: this.address(stored.srcChain, stored.order.src_token),
@@ -100,6 +106,7 @@ export class OrderViewService {
       min_amount_out: content.min_amount_out,
       quoted_at: rfc3339(stored.createdAt),
       expires_at: rfc3339(stored.expiresAt),
+      retained_until: rfc3339(stored.retainedUntil),
       ...(deposit ? { deposit } : {}),
       ...(fulfillment ? { fulfillment } : {}),
       ...(refund ? { refund } : {}),
@@ -132,9 +139,4 @@ export class OrderViewService {
       return undefined;
     }
   }
-}
-
-/** RFC 3339 in whole seconds when there is no fraction (`2026-11-22T10:30:00Z`), as the interface shows times. */
-function rfc3339(d: Date): string {
-  return d.toISOString().replace('.000Z', 'Z');
 }

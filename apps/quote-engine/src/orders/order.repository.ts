@@ -20,7 +20,7 @@ export class OrderRepository implements OrderRecords {
         dstChain: row.dstChain,
         gasless: row.gasless,
         order: row.order as OrderWire,
-        response: storedResponse(row.response, row.order),
+        response: storedResponse(row.response, row.order, row.retainedUntil),
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
         retainedUntil: row.retainedUntil,

@@ -2,6 +2,7 @@ import type { Provider } from '@nestjs/common';
 import { RpcClient } from '@xchain/messaging';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
+import { env } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { relayerGaslessLookup } from './gasless-lookup';
 import { OrderRepository } from './order.repository';
@@ -17,6 +18,7 @@ export const orderViewProviders: Provider[] = [
       records,
       gasless: relayerGaslessLookup(rpc),
       now: () => new Date(),
+      graceMs: env.QUOTE_GRACE_SECS * 1000,
       vmOf: (chain) => registry.chain(chain)?.vm,
       log,
     }),

@@ -15,14 +15,22 @@ function recordingLogger(): { log: Logger; lines: { level: string; fields: Recor
 
 const hash = (tag: number, n: number) => `0x${tag.toString(16).padStart(8, '0')}${n.toString(16).padStart(56, '0')}`;
 
-/** Inserts `count` quotes retained until `now() + offset` (an interval; negative: already past). */
-async function insertQuotes(db: Pool, tag: number, count: number, offset: string): Promise<string[]> {
+const GRACE_SECS = 3600;
+/** Retention ended and the grace after it too (GRACE_SECS). */
+const PAST_GRACE = '-3601 seconds';
+
+/**
+ * Inserts `count` quotes retained until `now() + offset` (an interval; negative: already past),
+ * each with an order view pushed with `pushed` as its status (false: none pushed).
+ */
+async function insertQuotes(db: Pool, tag: number, count: number, offset: string, pushed: string | null | false = 'expired'): Promise<string[]> {
   const hashes = Array.from({ length: count }, (_, i) => hash(tag, i));
   await db.query(
     `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
      SELECT h, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now() + $2::interval FROM unnest($1::text[]) AS h`,
     [hashes, offset],
   );
+  if (pushed !== false) await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', $2 FROM unnest($1::text[]) AS h`, [hashes, pushed]);
   return hashes;
 }
 
@@ -45,7 +53,7 @@ describe('quote purge on PostgreSQL', () => {
     url = await freshMigratedDatabase('quote-engine', 'qe_purge');
     db = new Pool({ connectionString: url, max: 3 });
     // A long interval: the test runs each pass itself.
-    purge = postgresQuotePurge(url, { intervalMs: 600_000, batch: BATCH, statementTimeoutMs: 5000 }, log);
+    purge = postgresQuotePurge(url, { intervalMs: 600_000, batch: BATCH, statementTimeoutMs: 5000, graceSecs: GRACE_SECS }, log);
   }, 60_000);
 
   afterAll(async () => {
@@ -58,9 +66,9 @@ describe('quote purge on PostgreSQL', () => {
     lines.length = 0;
   });
 
-  it('deletes exactly the quotes past retention, at most BATCH per statement, and logs one line with the count', async () => {
-    const expired = await insertQuotes(db, 1, 12, '-1 second');
-    const retained = await insertQuotes(db, 2, 7, '1 hour');
+  it('deletes exactly the quotes past retention and grace, at most BATCH per statement, and logs one line with the count', async () => {
+    const expired = await insertQuotes(db, 1, 12, PAST_GRACE);
+    const retained = [...(await insertQuotes(db, 2, 4, '1 hour', false)), ...(await insertQuotes(db, 8, 3, '-3599 seconds'))];
 
     const run = await purge.runOnce();
 
@@ -77,16 +85,16 @@ describe('quote purge on PostgreSQL', () => {
   });
 
   it('stops after a full batch followed by an empty one when the expired count is a multiple of BATCH', async () => {
-    await insertQuotes(db, 3, 2 * BATCH, '-1 minute');
+    await insertQuotes(db, 3, 2 * BATCH, PAST_GRACE);
     expect(await purge.runOnce()).toEqual<PurgeRun>({ deleted: 2 * BATCH, statements: [BATCH, BATCH, 0] });
   });
 
   it('takes order events and order-view pushes with their quote, and keeps fulfilment samples (the ETA needs them)', async () => {
-    const [gone] = await insertQuotes(db, 4, 1, '-1 second');
-    const [kept] = await insertQuotes(db, 5, 1, '1 hour');
+    const [gone] = await insertQuotes(db, 4, 1, PAST_GRACE, false);
+    const [kept] = await insertQuotes(db, 5, 1, '1 hour', false);
     for (const h of [gone!, kept!]) {
       await db.query(`INSERT INTO order_events (quote_hash, type, chain, tx_hash, occurred_at) VALUES ($1, 'deposited', 'ethereum', '0xaa', now())`, [h]);
-      await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest) VALUES ($1, 1, 'd')`, [h]);
+      await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) VALUES ($1, 1, 'd', 'deposited')`, [h]);
       await db.query(`INSERT INTO fulfillment_samples (quote_hash, src_chain, dst_chain, route_type, secs, fulfilled_at) VALUES ($1, 'ethereum', 'base', 'cross_chain', 42, now())`, [h]);
     }
 
@@ -98,8 +106,27 @@ describe('quote purge on PostgreSQL', () => {
     expect(await count('fulfillment_samples')).toEqual([gone, kept].sort());
   });
 
+  // D16: a quote never deposited is `expired` once its retention ends; the row must outlive that
+  // push (the sweep reads it during the grace), or webhooks and streams would never hear of it.
+  it('keeps a quote past retention and grace until its expired view was pushed, and one in its grace even then', async () => {
+    const [never] = await insertQuotes(db, 9, 1, PAST_GRACE, false);
+    const [quotedOnly] = await insertQuotes(db, 10, 1, PAST_GRACE, 'quoted');
+    const [before] = await insertQuotes(db, 11, 1, PAST_GRACE, null); // pushed before the status was kept
+    const [inGrace] = await insertQuotes(db, 12, 1, '-3599 seconds', 'expired');
+    const all = [never!, quotedOnly!, before!, inGrace!];
+
+    expect((await purge.runOnce()).deleted).toBe(0);
+    expect(await remaining(db, all)).toEqual([...all].sort());
+
+    // The sweep pushes expired for two of them: those go, the others stay.
+    await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) VALUES ($1, 1, 'd', 'expired')`, [never]);
+    await db.query(`UPDATE order_view_pushes SET version = 2, status = 'expired' WHERE quote_hash = $1`, [quotedOnly]);
+    expect((await purge.runOnce()).deleted).toBe(2);
+    expect(await remaining(db, all)).toEqual([before!, inGrace!].sort());
+  });
+
   it('skips an expired quote another transaction holds instead of waiting for it, and takes it on a later run', async () => {
-    const expired = await insertQuotes(db, 6, 3, '-1 second');
+    const expired = await insertQuotes(db, 6, 3, PAST_GRACE);
     const holder = await db.connect();
     try {
       await holder.query('BEGIN');
@@ -121,8 +148,8 @@ describe('quote purge on PostgreSQL', () => {
   });
 
   it('fails a statement that outlives the statement timeout instead of hanging, and logs the failure', async () => {
-    const slow = postgresQuotePurge(url, { intervalMs: 600_000, batch: BATCH, statementTimeoutMs: 200 }, log);
-    await insertQuotes(db, 7, 1, '-1 second');
+    const slow = postgresQuotePurge(url, { intervalMs: 600_000, batch: BATCH, statementTimeoutMs: 200, graceSecs: GRACE_SECS }, log);
+    await insertQuotes(db, 7, 1, PAST_GRACE);
     const locker = await db.connect();
     try {
       // An exclusive table lock makes the DELETE wait (SKIP LOCKED skips rows, not table locks).
@@ -143,7 +170,8 @@ describe('quote purge on PostgreSQL', () => {
 
 /**
  * Soak: the real quote writer stores quotes with a short retention at a steady rate for
- * QUOTE_PURGE_SOAK_SECS (default 16) while the purge runs on its own timer every second. Without
+ * QUOTE_PURGE_SOAK_SECS (default 16), each with its `expired` view already pushed (as the expiry
+ * sweep leaves it) and no grace, while the purge runs on its own timer every second. Without
  * the purge the table would hold every row written; with it the count levels off near
  * rate × (retention + interval). Prints the count each second.
  */
@@ -159,7 +187,7 @@ describe('quote purge soak: the table stops growing', () => {
     const db = new Pool({ connectionString: url, max: 1 });
     const { log, lines } = recordingLogger();
     const writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500, statementTimeoutMs: 5000 }, log);
-    const purge = postgresQuotePurge(url, { intervalMs: INTERVAL_MS, batch: 200, statementTimeoutMs: 5000 }, log);
+    const purge = postgresQuotePurge(url, { intervalMs: INTERVAL_MS, batch: 200, statementTimeoutMs: 5000, graceSecs: 0 }, log);
     purge.onModuleInit();
 
     let written = 0;
@@ -170,7 +198,10 @@ describe('quote purge soak: the table stops growing', () => {
     try {
       let nextSample = started + 1000;
       while (Date.now() - started < SOAK_SECS * 1000) {
+        const from = written;
         await Promise.all(Array.from({ length: PER_TICK }, () => writer.store(rowOf(written++))));
+        const hashes = Array.from({ length: PER_TICK }, (_, i) => hash(0xabc, from + i));
+        await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', 'expired' FROM unnest($1::text[]) AS h`, [hashes]);
         if (Date.now() >= nextSample) {
           counts.push(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM quotes')).rows[0]!.n));
           nextSample += 1000;

@@ -9,6 +9,8 @@ export interface QuotePurgeOptions {
   batch: number;
   /** A statement running longer than this is cancelled by the server (the run stops and retries next time). */
   statementTimeoutMs: number;
+  /** QUOTE_GRACE_SECS: how long past `retained_until` a quote's order view is still served. */
+  graceSecs: number;
 }
 
 /** What one run did: rows deleted by each statement, in order. */
@@ -17,12 +19,14 @@ export interface PurgeRun {
   statements: number[];
 }
 
-/** Deletes up to `limit` rows past their retention; answers how many it deleted. */
+/** Deletes up to `limit` rows past their retention and grace; answers how many it deleted. */
 export type PurgeStatement = (limit: number) => Promise<number>;
 
 /**
- * Stored quotes past `retained_until` are nobody's business any more (GetQuote and the order view
- * already answer NOT_FOUND for them), so they are deleted, in bounded batches: each DELETE takes
+ * Stored quotes past `retained_until` and the grace after it are nobody's business any more (GetQuote
+ * answers NOT_FOUND past retention, the order view past the grace), so they are deleted once nothing
+ * is left to tell about them: the order was deposited, or its `expired` view was pushed (the expiry
+ * sweep does it during the grace). They are deleted in bounded batches: each DELETE takes
  * at most `batch` rows, chosen with SKIP LOCKED so that two replicas purging at once, or a row a
  * writer holds, never make a statement wait. A run repeats the statement until one comes back
  * short. Their order events and order-view pushes go with them (ON DELETE CASCADE); fulfilment
@@ -85,11 +89,15 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** Any `limit` rows past retention (which ones first does not matter: all of them go). */
+/** Any `limit` rows past retention and grace, deposited or told `expired` (which ones first does not matter: all of them go). */
 const PURGE_QUOTES = {
-  name: 'quotes_purge_v1',
+  name: 'quotes_purge_v2',
   text: `DELETE FROM quotes WHERE quote_hash IN (
-  SELECT quote_hash FROM quotes WHERE retained_until < now() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+  SELECT q.quote_hash FROM quotes q
+  WHERE q.retained_until < now() - make_interval(secs => $2)
+    AND (EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
+      OR EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired'))
+  LIMIT $1 FOR UPDATE OF q SKIP LOCKED)`,
 };
 
 /** The purge's own connection to the quote-engine database, with the statement timeout set on it. */
@@ -101,6 +109,6 @@ export function postgresQuotePurge(databaseUrl: string, opts: QuotePurgeOptions,
     options: `-c statement_timeout=${opts.statementTimeoutMs}`,
   });
   pool.on('error', (err) => log.warn({ err: err.message }, 'quote purge connection lost'));
-  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_QUOTES, values: [limit] })).rowCount ?? 0;
+  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_QUOTES, values: [limit, opts.graceSecs] })).rowCount ?? 0;
   return new QuotePurge(purge, opts, log, () => pool.end());
 }

@@ -34,3 +34,8 @@ export function pricedFields(r: QuoteResult, eta: EtaEstimate | undefined) {
     ...etaFields(eta),
   };
 }
+
+/** RFC 3339 in whole seconds when there is no fraction (`2026-11-22T10:30:00Z`), as the interface shows times. */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace('.000Z', 'Z');
+}

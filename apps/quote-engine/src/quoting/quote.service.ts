@@ -17,7 +17,7 @@ import { RANDOM_WORD, type RandomWord } from './quote-random';
 import { SVM_BLOCKHASH, type BlockhashSource } from './svm-blockhash';
 import { svmDepositFieldsFrom } from './svm-deposit-fields';
 import { QuoteWriter } from './quote-writer';
-import { pricedFields } from './quote-wire';
+import { pricedFields, rfc3339 } from './quote-wire';
 import { responseForStorage, storedResponse } from './stored-response';
 
 const TRADE_TYPE_NUMBER = {
@@ -84,6 +84,8 @@ export class QuoteService {
       depositTarget: toBytes32(p.srcChain.vm, p.srcChain.depositTarget),
     };
     const quoteHash = hashOrder(order);
+    const expiresAt = new Date((now + EXPIRY_SECS) * 1000);
+    const retainedUntil = new Date((now + this.retentionSecs) * 1000);
     // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
     const wire = orderToWire(order, referrers);
     const [{ permit2, erc2612, ...deposit }, { svm }] = await Promise.all([
@@ -95,7 +97,8 @@ export class QuoteService {
       ...pricedFields(p.result, this.estimate(p)),
       deposit_target: p.srcChain.depositTarget,
       order: wire,
-      expires_at: rfc3339(now + EXPIRY_SECS),
+      expires_at: rfc3339(expiresAt),
+      retained_until: rfc3339(retainedUntil),
       ...deposit,
     };
     const quote: Quote = p.result.sameChainSwap
@@ -130,8 +133,8 @@ export class QuoteService {
       partnerId: caller?.kind === 'api_key' ? caller.partner_id : null,
       order: content.order,
       response: responseForStorage(quote),
-      expiresAt: new Date((now + EXPIRY_SECS) * 1000),
-      retainedUntil: new Date((now + this.retentionSecs) * 1000),
+      expiresAt,
+      retainedUntil,
     });
     return quote;
   }
@@ -142,7 +145,7 @@ export class QuoteService {
     if (!row || row.retainedUntil.getTime() < Date.now()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {
       quote_hash: row.quoteHash,
-      quote: storedResponse(row.response, row.order),
+      quote: storedResponse(row.response, row.order, row.retainedUntil),
       created_at: row.createdAt.toISOString(),
       retained_until: row.retainedUntil.toISOString(),
       caller_kind: row.callerKind,
@@ -178,11 +181,6 @@ export class QuoteService {
   private estimate(p: PricedRequest) {
     return this.eta.estimate(p.srcChain.name, p.dstChain.name, p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain', p.dstChain.defaultFulfillEtaSecs);
   }
-}
-
-/** RFC 3339 in whole seconds, as the interface shows it (`2026-11-22T10:30:00Z`). */
-function rfc3339(secs: number): string {
-  return new Date(secs * 1000).toISOString().replace('.000Z', 'Z');
 }
 
 /** viem's short message leaves out the request body; other errors by their message. */

@@ -46,7 +46,11 @@ export const quotingProviders: Provider[] = [
     provide: QuotePurge,
     inject: [LOGGER],
     useFactory: (log: Logger) =>
-      postgresQuotePurge(env.DATABASE_URL, { intervalMs: env.QUOTE_PURGE_INTERVAL_MS, batch: env.QUOTE_PURGE_BATCH, statementTimeoutMs: env.QUOTE_PURGE_STATEMENT_TIMEOUT_MS }, log),
+      postgresQuotePurge(
+        env.DATABASE_URL,
+        { intervalMs: env.QUOTE_PURGE_INTERVAL_MS, batch: env.QUOTE_PURGE_BATCH, statementTimeoutMs: env.QUOTE_PURGE_STATEMENT_TIMEOUT_MS, graceSecs: env.QUOTE_GRACE_SECS },
+        log,
+      ),
   },
   { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
   {

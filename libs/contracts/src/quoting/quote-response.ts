@@ -123,6 +123,8 @@ const quoteContent = {
   deposit_target: z.string().meta({ description: 'Contract to send the deposit to (EVM router) or program id (Solana).' }),
   order: OrderWireSchema,
   expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the stored quote is honoured while retained.' }),
+  // Optional so that a quote answered by a quote-engine older than this field still parses (a rolling deploy).
+  retained_until: Rfc3339.optional().meta({ description: 'The last moment a deposit is honoured at the quoted terms (the end of retention, D16).' }),
   ...evmDeposit,
 };
 

@@ -18,8 +18,10 @@ export const OrderStatusSchema = z
   .object({
     quote_hash: z.string(),
     status: z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired']).meta({
-      description: '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited whose expiry passed (D12).',
+      description:
+        '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited once `retained_until` passed (D16, replacing D12\'s "expiry passed"). Past `expires_at` a quote stays `quoted`: a deposit is still honoured at the quoted terms until `retained_until`.',
     }),
+    terminal: z.boolean().meta({ description: 'True when the status can no longer change: `fulfilled`, `refunded` or `expired`.' }),
     src_chain: ChainName,
     dst_chain: ChainName,
     src_token: z.string(),
@@ -28,13 +30,18 @@ export const OrderStatusSchema = z
     amount_out: AmountString,
     min_amount_out: AmountString,
     quoted_at: Rfc3339,
-    expires_at: Rfc3339,
+    expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the price is old, but a deposit is still honoured until `retained_until`.' }),
+    retained_until: Rfc3339.meta({ description: 'The last moment a deposit is honoured at the quoted terms.' }),
     deposit: ChainStep.optional().meta({ description: 'The deposit seen on the source chain.' }),
     fulfillment: ChainStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
     refund: ChainStep.optional().meta({ description: 'The refund on the source chain.' }),
     gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
   })
-  .meta({ id: 'OrderStatus' });
+  .meta({
+    id: 'OrderStatus',
+    description:
+      'The order view (D12). Past `retained_until` the view is still served for a grace period (`QUOTE_GRACE_SECS`, 24 h by default), so the terminal `expired` can be read and pushed, and only then is NOT_FOUND (D12 said NOT_FOUND as soon as retention ends).',
+  });
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
 /** The order view (D12), served by the quote-engine. */
