@@ -39,7 +39,8 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await s.deposit(o);
 
     const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled', 60_000);
-    expect(view.fulfillment).toMatchObject({ chain: 'arbitrum', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(view.fulfillment).toMatchObject({ chain: 'arbitrum', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: amountOut.toString() });
+    expect(view).toMatchObject({ terminal: true, settlement: { decision: 'fill' } });
     expect((await g.balanceOf('arbitrum', ARB_USDC, o.user.address)) - before).toBe(amountOut);
     expect(await s.inventory()).toBe(0n);
     const [fill] = await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash);
@@ -60,6 +61,14 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     const refunded = orders.filter((_, i) => views[i].status === 'refunded');
     expect([filled.length, refunded.length]).toEqual([2, 4]);
     expect(await s.inventory()).toBe(0n);
+    for (const [i, o] of orders.entries()) {
+      if (views[i].status !== 'refunded') continue;
+      // The view says what came back, and why.
+      expect(views[i]).toMatchObject({ terminal: true, settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } });
+      expect(views[i].refund).toMatchObject({ chain: 'base', amount: '10000000', reason: 'INSUFFICIENT_INVENTORY' });
+      expect(views[i].refund.token.toLowerCase()).toBe(base.USDC.toLowerCase());
+      void o;
+    }
     for (const o of refunded) {
       // The whole deposit is back on base, the destination router will never take a fill for it, and none landed.
       expect(await g.balanceOf('base', base.USDC, o.user.address)).toBe(10_000_000n);

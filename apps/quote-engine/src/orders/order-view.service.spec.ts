@@ -1,6 +1,6 @@
 import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { OrderViewService, type OrderViewDeps, type RecordedOrderEvent, type StoredOrder } from './order-view.service';
+import { OrderViewService, type OrderViewDeps, type RecordedOrderEvent, type RecordedSettlement, type StoredOrder } from './order-view.service';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -36,7 +36,7 @@ const event = (type: RecordedOrderEvent['type'], chain: string, block: bigint | 
   occurredAt: new Date(at),
 });
 
-function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; now?: string; gasless?: GaslessOrderViewOrFailure } = {}) {
+function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; settlement?: RecordedSettlement; now?: string; gasless?: GaslessOrderViewOrFailure } = {}) {
   const warn = jest.fn();
   const info = jest.fn();
   const gaslessGet = jest.fn(async (): Promise<GaslessOrderView | undefined> => {
@@ -44,7 +44,9 @@ function newTestService(opts: { order?: StoredOrder | undefined; events?: Record
     if (g instanceof Error) throw g;
     return g;
   });
-  const find = jest.fn(async (hash: string) => (opts.order && hash === opts.order.quoteHash ? { order: opts.order, events: opts.events ?? [] } : undefined));
+  const find = jest.fn(async (hash: string) =>
+    opts.order && hash === opts.order.quoteHash ? { order: opts.order, events: opts.events ?? [], ...(opts.settlement ? { settlement: opts.settlement } : {}) } : undefined,
+  );
   const deps: OrderViewDeps = {
     records: { find },
     gasless: { get: gaslessGet },
@@ -128,7 +130,23 @@ describe('OrderViewService', () => {
     const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z'), event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z')];
     const view = await newTestService({ order: stored(), events }).service.get(HASH);
     expect([view.status, view.terminal]).toEqual(['refunded', true]);
-    expect(view.refund).toEqual({ chain: 'base', tx_hash: '0xrefunded', block_number: '90', at: '2026-11-22T12:00:00Z' });
+    // No refund the system decided: the operator's hand.
+    expect(view.refund).toEqual({ chain: 'base', tx_hash: '0xrefunded', block_number: '90', at: '2026-11-22T12:00:00Z', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', reason: 'OPERATOR' });
+    expect(view.settlement).toBeUndefined();
+  });
+
+  it('says what settlement decided and, once refunded, what came back and why; a fill shows the amount delivered', async () => {
+    const deposited = event('deposited', 'base', 7n, '2026-11-22T10:06:00Z');
+    const pending = await newTestService({ order: stored(), events: [deposited], settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } }).service.get(HASH);
+    expect([pending.status, pending.terminal, pending.settlement]).toEqual(['deposited', false, { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' }]);
+    const refunded = { ...event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), amount: '1000000' };
+    const done = await newTestService({ order: stored(), events: [deposited, refunded], settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } }).service.get(HASH);
+    expect(OrderStatusSchema.parse(done)).toEqual(done);
+    expect(done.refund).toMatchObject({ amount: '1000000', reason: 'INSUFFICIENT_INVENTORY', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' });
+    const fill = { ...event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z'), amount: '998000' };
+    const filled = await newTestService({ order: stored(), events: [deposited, fill], settlement: { decision: 'fill' } }).service.get(HASH);
+    expect(filled.fulfillment).toMatchObject({ chain: 'solana', amount: '998000' });
+    expect(filled.settlement).toEqual({ decision: 'fill' });
   });
 
   it('answers QUOTE_NOT_FOUND for an unknown quote and for one past retention and the grace after it', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote } from '@xchain/contracts';
+import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote, type RefundReason } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { rfc3339 } from '../quoting/quote-wire';
@@ -26,11 +26,19 @@ export interface RecordedOrderEvent {
   txHash: string;
   blockNumber: bigint | null;
   occurredAt: Date;
+  /** Base units the step moved, as the chain showed them (absent on older events). */
+  amount?: string | null;
+}
+
+/** The settlement decided for a deposited order (D15), in the view's words. */
+export interface RecordedSettlement {
+  decision: 'fill' | 'refund';
+  reason?: RefundReason;
 }
 
 export interface OrderRecords {
-  /** The stored quote and its recorded events; undefined when there is no such quote. */
-  find(quoteHash: string): Promise<{ order: StoredOrder; events: RecordedOrderEvent[] } | undefined>;
+  /** The stored quote, its recorded events and its settlement decision; undefined when there is no such quote. */
+  find(quoteHash: string): Promise<{ order: StoredOrder; events: RecordedOrderEvent[]; settlement?: RecordedSettlement } | undefined>;
 }
 
 /** The relayer's view of a gasless order: undefined when it was never submitted; throws when the relayer cannot answer. */
@@ -72,16 +80,25 @@ export class OrderViewService {
     const found = await this.deps.records.find(quoteHash.toLowerCase());
     // Past the grace the quote is gone, even if the purge has not deleted it yet.
     if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
-    const { order: stored, events } = found;
+    const { order: stored, events, settlement } = found;
     const content = 'cross_chain' in stored.response ? stored.response.cross_chain : stored.response.same_chain_swap;
     const step = (type: OrderEventType) => {
       const e = events.find((x) => x.type === type);
       // block_number is required by the view; events from before it was carried show 0 (unknown).
       return e ? { chain: e.chain, tx_hash: e.txHash, block_number: (e.blockNumber ?? 0n).toString(), at: rfc3339(e.occurredAt) } : undefined;
     };
+    const amountOf = (type: OrderEventType) => events.find((x) => x.type === type)?.amount ?? undefined;
     const deposit = step('deposited');
-    const fulfillment = step('fulfilled');
-    const refund = step('refunded');
+    const filled = step('fulfilled');
+    const fulfillment = filled && { ...filled, ...(amountOf('fulfilled') ? { amount: amountOf('fulfilled')! } : {}) };
+    const refunded = step('refunded');
+    // A refund the system did not decide was sent by the operator's hand.
+    const refund = refunded && {
+      ...refunded,
+      token: this.address(stored.srcChain, stored.order.src_token),
+      ...(amountOf('refunded') ? { amount: amountOf('refunded')! } : {}),
+      reason: settlement?.decision === 'refund' && settlement.reason ? settlement.reason : ('OPERATOR' as const),
+    };
     const status: OrderStatus['status'] = refund
       ? 'refunded'
       : fulfillment
@@ -110,6 +127,7 @@ export class OrderViewService {
       ...(deposit ? { deposit } : {}),
       ...(fulfillment ? { fulfillment } : {}),
       ...(refund ? { refund } : {}),
+      ...(settlement ? { settlement } : {}),
       ...(gasless ? { gasless } : {}),
     };
   }

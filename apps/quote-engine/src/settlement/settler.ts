@@ -5,6 +5,7 @@ import { RpcClient } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
 import { LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
+import { OrderUpdates } from '../orders/order-updates';
 import { RegistryCache } from '../registry/registry-cache';
 import { InventoryBook } from './inventory-book';
 import { type OperatorCall, claimBatchId, claimCall, dstTokenKey, operatorCall } from './operator-calls';
@@ -53,6 +54,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(SETTLEMENT_CONFIG) private readonly config: SettlementConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
+    @Optional() @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
   ) {
     this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'));
   }
@@ -125,6 +127,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     if (refused) {
       await this.repo.decideRefund(u, dstToken, refused.reason, step, refused.error);
       this.log.info({ quote_hash: u.quoteHash, reason: refused.reason, detail: refused.error }, 'settlement: refund decided');
+      this.viewChanged(u.quoteHash);
       return;
     }
     let balance: bigint;
@@ -143,6 +146,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     const decision = await this.repo.decideFill(u, dstToken, order.amountOut, balance, step);
     this.refreshInventory(u.dstChain, u.order);
     this.log.info({ quote_hash: u.quoteHash, decision, ...(decision === 'refund' ? { reason: 'INVENTORY', balance: balance.toString() } : {}) }, `settlement: ${decision} decided`);
+    this.viewChanged(u.quoteHash);
   }
 
   /** Asks for the step's transaction (sent once by the relayer) and moves on when its outcome is final. */
@@ -168,6 +172,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
         if (step === 'fill') {
           if (await this.repo.fillFailed(quoteHash, this.refundStep(srcChain, dstChain), error)) {
             this.log.warn({ quote_hash: quoteHash, error }, 'settlement: fill failed; refunding');
+            this.viewChanged(quoteHash);
             this.refreshInventory(dstChain, wire);
           }
         } else if (await this.repo.stuck(quoteHash, step, error)) {
@@ -196,6 +201,11 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   private refreshInventory(chain: string, wire: OrderWire): void {
     const vm = this.vmOf(chain);
     if (vm) void this.inventory?.refresh(chain, dstTokenKey(vm, orderFromWire(wire).order, wire)).catch(() => undefined);
+  }
+
+  /** The order view shows the decision (and a refund's reason) before the chain does: push it to SSE and webhooks now. */
+  private viewChanged(quoteHash: string): void {
+    void this.updates?.changed(quoteHash).catch((err: unknown) => this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'settlement: view change not pushed; the next change pushes it'));
   }
 
   private vmOf(chain: string): 'evm' | 'svm' | undefined {

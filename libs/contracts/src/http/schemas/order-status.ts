@@ -12,6 +12,23 @@ const ChainStep = z
   })
   .meta({ id: 'OrderStep', description: 'A step seen on chain, counted once it is the chain\'s confirmation depth deep.' });
 
+/** Why an order is refunded (D15). */
+export const RefundReason = z.enum(['INSUFFICIENT_INVENTORY', 'DEPOSIT_MISMATCH', 'EXPIRED_UNFILLED', 'FILL_FAILED', 'OPERATOR']).meta({
+  description:
+    '`INSUFFICIENT_INVENTORY`: the operator could not cover `amount_out`; `DEPOSIT_MISMATCH`: the deposit did not match the order; `EXPIRED_UNFILLED`: deposited too close to the end of retention to fill safely; `FILL_FAILED`: the fill failed for good; `OPERATOR`: refunded by the operator by hand.',
+});
+export type RefundReason = z.infer<typeof RefundReason>;
+
+const FillStep = ChainStep.extend({
+  amount: AmountString.optional().meta({ description: 'Destination base units delivered to the recipient (the gas drop aside).' }),
+}).meta({ id: 'FillStep' });
+
+const RefundStep = ChainStep.extend({
+  token: z.string().meta({ description: 'The source token returned.' }),
+  amount: AmountString.optional().meta({ description: 'Source base units returned to `refund_address`.' }),
+  reason: RefundReason,
+}).meta({ id: 'RefundStep' });
+
 export const GetOrderPathParams = z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 
 export const OrderStatusSchema = z
@@ -33,8 +50,12 @@ export const OrderStatusSchema = z
     expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the price is old, but a deposit is still honoured until `retained_until`.' }),
     retained_until: Rfc3339.meta({ description: 'The last moment a deposit is honoured at the quoted terms.' }),
     deposit: ChainStep.optional().meta({ description: 'The deposit seen on the source chain.' }),
-    fulfillment: ChainStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
-    refund: ChainStep.optional().meta({ description: 'The refund on the source chain.' }),
+    fulfillment: FillStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
+    refund: RefundStep.optional().meta({ description: 'The refund on the source chain, with why.' }),
+    settlement: z
+      .object({ decision: z.enum(['fill', 'refund']), reason: RefundReason.optional() })
+      .optional()
+      .meta({ description: 'Once the deposit is at depth: what the operator decided (D15). A refund decided shows here, with its reason, before the refund lands.' }),
     gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
   })
   .meta({
