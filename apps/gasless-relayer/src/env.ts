@@ -59,7 +59,21 @@ export const RelayerEnv = BaseEnv.extend({
    * Never logged.
    */
   SOLANA_FEE_PAYER_KEY: parsedText(parseFeePayerKey),
-  /** How often sent Solana transactions are polled (getSignatureStatuses) and unsent ones sent. */
+  /**
+   * The operator's Solana filler account (D15), same formats as SOLANA_FEE_PAYER_KEY: it pays fills
+   * (its public key must be among the quote-engine's SOLANA_FILLER_ACCOUNTS) and the fees of every
+   * Solana operator transaction, refunds included, and holds the Solana inventory. Without it (or
+   * without SOLANA_RPC_URL) nothing is settled on Solana (FAILED_PRECONDITION NO_OPERATOR_WALLET).
+   * Never logged.
+   */
+  SOLANA_FILLER_KEY: parsedText(parseFeePayerKey),
+  /**
+   * The Solana vault (the registry's `deposit_target` for solana), same formats: it co-signs
+   * refunds, which return deposits from it. Without it, Solana refunds answer NO_OPERATOR_WALLET.
+   * Never logged.
+   */
+  SOLANA_VAULT_KEY: parsedText(parseFeePayerKey),
+  /** How often sent Solana transactions are polled (getSignatureStatuses), unsent ones sent and expired operator ones signed again. */
   SOLANA_POLL_MS: millis(1000),
   /** A fee payer below this balance (lamports) makes readiness fail. */
   SOLANA_FEE_PAYER_FLOOR_LAMPORTS: parsedText(wei, '10000000'),

@@ -2,7 +2,7 @@ import './instrument';
 import 'reflect-metadata';
 import { Controller, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { GetGaslessOrderRpc, OperatorBalanceRpc, RpcError, SendOperatorTxRpc, SubmitGaslessOrderRpc } from '@xchain/contracts';
-import { createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
+import { type GaslessOrder, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { Rpc, RpcClient, type NatsConnection, type RpcBody } from '@xchain/messaging';
 import { HealthController, HealthRegistry, LOGGER, Metrics, NATS, coreProviders, databaseProviders, startService } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -12,6 +12,7 @@ import { RelayChains } from './chain/relay-chains';
 import { loadRelayerEnv } from './env';
 import { walletBalanceGauges, watchLanes } from './metrics/relayer-metrics';
 import { OperatorTxs } from './operator/operator-txs';
+import { SvmOperatorTxs } from './operator/svm-operator-txs';
 import { OrderRepository, viewOf } from './orders/order.repository';
 import { StatusEvents } from './orders/status-events';
 import { Holds } from './relay/holds';
@@ -59,16 +60,21 @@ class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
     this.sender = new Sender(chains, this.orders, nonces, events, holds, log);
     this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log);
     this.sweeper = new Sweeper(this.orders, this.lanes, holds, this.sender, client, env.RELAY_SWEEP_MS, log);
-    // Solana (D6) is relayed only with both an RPC and the fee payer's key.
+    // Solana needs an RPC, and then a key: the fee payer's for gasless orders (D6), the filler's for
+    // operator transactions (D15). One relay sends and follows both kinds of row.
+    const solana = env.SOLANA_RPC_URL ? new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : undefined;
     const feePayer = env.SOLANA_FEE_PAYER_KEY;
+    const svmOperator = new SvmOperatorTxs(this.orders, solana, { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY }, (key) => this.svmRelay?.wake(key), log);
+    if (solana && (feePayer || env.SOLANA_FILLER_KEY)) {
+      const resign = env.SOLANA_FILLER_KEY ? (order: GaslessOrder, from: 'queued' | 'submitted') => svmOperator.resign(order, from) : undefined;
+      this.svmRelay = new SvmRelay(this.orders, solana, events, (chain, q) => this.sender.finished(chain, q), env.SOLANA_POLL_MS, log, resign);
+    }
     let svm: { submit: SvmSubmit; relay: SvmRelay } | undefined;
-    if (env.SOLANA_RPC_URL && feePayer) {
-      const solana = new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS);
-      this.svmRelay = new SvmRelay(this.orders, solana, events, (chain, q) => this.sender.finished(chain, q), env.SOLANA_POLL_MS, log);
+    if (solana && feePayer && this.svmRelay) {
       svm = { submit: new SvmSubmit(solana, feePayer), relay: this.svmRelay };
       health.register('solana', solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS));
     }
-    this.operatorTxs = new OperatorTxs(chains, this.orders, this.lanes, log);
+    this.operatorTxs = new OperatorTxs(chains, this.orders, this.lanes, log, svmOperator);
     this.submit = new SubmitService(this.orders, client, chains, this.lanes, events, log, undefined, svm);
     this.redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.redis.on('error', () => undefined); // reported through readiness, retried by ioredis

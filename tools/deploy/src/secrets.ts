@@ -17,7 +17,11 @@ export const SECRETS: Readonly<Record<string, SecretSpec>> = {
   // Each service's own PostgreSQL database URL.
   'xchain-databases': { keys: ['quote-engine', 'partner-service', 'gasless-relayer'] },
   'xchain-redis': { keys: ['url'] },
-  'xchain-signing-keys': { keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key'] },
+  // The Solana operator keys are optional: without them Solana is simply not settled by the system.
+  'xchain-signing-keys': {
+    keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key', 'solana-filler-key', 'solana-vault-key'],
+    optionalKeys: ['solana-filler-key', 'solana-vault-key'],
+  },
   'xchain-chain-rpc': { keys: ['evm-rpc-urls', 'solana-rpc-url'], optionalKeys: ['evm-rpc-urls', 'solana-rpc-url'] },
   'xchain-api-keys': { keys: ['pyth-api-key', 'zeroex-api-key'], optionalKeys: ['pyth-api-key', 'zeroex-api-key'] },
 };

@@ -6,14 +6,15 @@ import { Keypair } from '@solana/web3.js';
  * the same accounts on every run.
  */
 
-/** Seed of the dev filler: pays fills out on the stand-in; its address goes to SOLANA_FILLER_ACCOUNTS. */
+/** Seed of the dev filler: pays fills out on the stand-in; its address goes to SOLANA_FILLER_ACCOUNTS, its key to the relayer's SOLANA_FILLER_KEY. */
 export const DEV_SOLANA_FILLER_SEED = 'b830b574fb8e30b8ac9bfe8cf713a338822202ff53126c46684c9cf5282a9445';
 
 /** Seed of a dev wallet with SOL and every registry token, to try deposits by hand. */
 export const DEV_SOLANA_USER_SEED = 'd50bc24fa8c53c94b39bbd14dc163db4fdee282117890443beeeda7895a7e9e7';
 
 /**
- * Seed of the local vault (`deposit_target` of the dev registry): holds deposits, signs refunds.
+ * Seed of the local vault (`deposit_target` of the dev registry): holds deposits, signs refunds
+ * (the relayer's SOLANA_VAULT_KEY).
  * The committed registry names the operator's vault, whose key is not here; `npm start` seeds a
  * copy of the registry naming this one instead.
  */

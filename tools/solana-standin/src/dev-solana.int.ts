@@ -19,6 +19,8 @@ describe('the stand-in as npm start runs it', () => {
         SOLANA_RPC_URL: dev.standin.url,
         SOLANA_FILLER_ACCOUNTS: devKeypair(DEV_SOLANA_FILLER_SEED).publicKey.toBase58(),
         SOLANA_FEE_PAYER_KEY: JSON.stringify([...feePayer.secretKey]),
+        SOLANA_FILLER_KEY: JSON.stringify([...devKeypair(DEV_SOLANA_FILLER_SEED).secretKey]),
+        SOLANA_VAULT_KEY: JSON.stringify([...devKeypair(DEV_SOLANA_VAULT_SEED).secretKey]),
         DEV_SOLANA_VAULT: chain.deposit_target,
         DEV_SOLANA_FEE_PAYER: chain.fee_payer,
       });

@@ -30,8 +30,9 @@ export interface DevSolana {
   standin: SolanaStandin;
   /**
    * What the services need to use it: SOLANA_RPC_URL, SOLANA_FILLER_ACCOUNTS, the relayer's
-   * SOLANA_FEE_PAYER_KEY, and DEV_SOLANA_VAULT / DEV_SOLANA_FEE_PAYER, which the stack writes into
-   * the registry it seeds (see tools/stack/src/dev.ts).
+   * SOLANA_FEE_PAYER_KEY, SOLANA_FILLER_KEY and SOLANA_VAULT_KEY (it settles fills and refunds with
+   * them), and DEV_SOLANA_VAULT / DEV_SOLANA_FEE_PAYER, which the stack writes into the registry it
+   * seeds (see tools/stack/src/dev.ts).
    */
   serviceEnv: Record<string, string>;
   filler: PublicKey;
@@ -55,10 +56,12 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
   if (!chain) throw new Error(`the registry has no svm chain named ${name}`);
   const standin = await startSolanaStandin({ ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.slotMs !== undefined ? { slotMs: opts.slotMs } : {}) });
   try {
-    const filler = devKeypair(DEV_SOLANA_FILLER_SEED).publicKey;
+    const fillerKey = devKeypair(DEV_SOLANA_FILLER_SEED);
+    const filler = fillerKey.publicKey;
     const user = devKeypair(DEV_SOLANA_USER_SEED).publicKey;
     // Local keys for the vault and the fee payer, so refunds can be signed and gasless orders relayed.
-    const vault = devKeypair(DEV_SOLANA_VAULT_SEED).publicKey;
+    const vaultKey = devKeypair(DEV_SOLANA_VAULT_SEED);
+    const vault = vaultKey.publicKey;
     const feePayer = devKeypair(DEV_SOLANA_FEE_PAYER_SEED);
     const tokens = registry.tokens.filter((t) => t.chain === name && t.address !== SOL_NATIVE);
     for (const wallet of [vault, filler, user, feePayer.publicKey]) standin.airdrop(wallet, FUND_LAMPORTS);
@@ -76,6 +79,9 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
         SOLANA_RPC_URL: standin.url,
         SOLANA_FILLER_ACCOUNTS: filler.toBase58(),
         SOLANA_FEE_PAYER_KEY: JSON.stringify([...feePayer.secretKey]), // the solana-keygen file form
+        // The relayer's operator accounts (D15): the filler pays fills and fees, the vault co-signs refunds.
+        SOLANA_FILLER_KEY: JSON.stringify([...fillerKey.secretKey]),
+        SOLANA_VAULT_KEY: JSON.stringify([...vaultKey.secretKey]),
         DEV_SOLANA_VAULT: vault.toBase58(),
         DEV_SOLANA_FEE_PAYER: feePayer.publicKey.toBase58(),
       },

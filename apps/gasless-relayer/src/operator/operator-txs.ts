@@ -1,17 +1,19 @@
 import { Code, errorInfo, RpcError, type OperatorTxView, type SendOperatorTxRequest } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
 import type { Logger } from '@xchain/telemetry';
-import { type Hex, getAddress, isAddress, zeroAddress } from 'viem';
+import { getAddress, isAddress, zeroAddress } from 'viem';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
-import { type OrderRepository, type OrderWithTxs, operatorKey, viewOf } from '../orders/order.repository';
+import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import type { Lanes } from '../relay/lanes';
+import { noWallet } from './svm-operator-tx';
+import { SOLANA, type SvmOperatorTxs } from './svm-operator-txs';
 
 /**
  * Operator transactions (D15): settlement in the quote-engine decides each fill, cancel, refund and
  * claim; this sends it from the chain's operator wallet through that wallet's lane, with the same
  * nonce management, replacement, confirmation and crash safety as gasless deposits. The database
  * row, unique per (kind, quote hash), is what makes a repeated request a lookup, never a second
- * transaction.
+ * transaction. Solana's fills and refunds are built and signed here from the order (SvmOperatorTxs).
  */
 export class OperatorTxs {
   constructor(
@@ -19,11 +21,16 @@ export class OperatorTxs {
     private readonly orders: OrderRepository,
     private readonly lanes: Lanes,
     private readonly log: Logger,
+    private readonly svm?: SvmOperatorTxs,
   ) {}
 
   async send(req: SendOperatorTxRequest): Promise<OperatorTxView> {
     const call = req.call;
-    if (call.vm !== 'evm') throw RpcError.unavailable(`Solana operator transactions are not sent by this relayer`, 'CHAIN_NOT_RELAYED', 60, { chain: req.chain });
+    if (call.vm === 'svm') {
+      if (req.chain !== SOLANA) throw RpcError.invalidArgument([{ field: 'chain', description: `a Solana call on ${req.chain}, which is not ${SOLANA}` }]);
+      if (!this.svm) throw noWallet('Solana is not settled by this relayer');
+      return this.svm.send({ kind: req.kind, quote_hash: req.quote_hash, call });
+    }
     const chain = this.operatorChain(req.chain);
     const wallet = chain.operator!.address;
     const inserted = await this.orders.insertOperatorTx({
@@ -42,11 +49,15 @@ export class OperatorTxs {
       // A lost enqueue costs a sweep interval: the row is queued and the sweeper enqueues it again.
       await this.lanes.enqueue(chain.name, wallet, row.quoteHash).catch(() => undefined);
     }
-    return operatorView(row);
+    return operatorViewOf(row);
   }
 
-  /** The operator wallet's balance of `token` (zero address: native) on a chain, read now. */
+  /** The operator wallet's balance of `token` (zero address: native; on Solana, the System program id: SOL) on a chain, read now. */
   async balance(chainName: string, token: string): Promise<{ wallet: string; balance: bigint }> {
+    if (chainName === SOLANA) {
+      if (!this.svm) throw noWallet('Solana is not settled by this relayer');
+      return this.svm.balance(token);
+    }
     if (!isAddress(token, { strict: false })) throw RpcError.invalidArgument([{ field: 'token', description: 'is not an EVM address' }]);
     const chain = this.operatorChain(chainName);
     const wallet = chain.operator!.address;
@@ -69,18 +80,4 @@ export class OperatorTxs {
     }
     return chain;
   }
-}
-
-function operatorView(row: OrderWithTxs): OperatorTxView {
-  const v = viewOf(row);
-  return {
-    kind: row.kind as OperatorTxView['kind'],
-    quote_hash: row.orderHash as Hex,
-    chain: row.chain,
-    wallet: row.wallet,
-    status: v.status,
-    ...(v.tx_hash ? { tx_hash: v.tx_hash } : {}),
-    tx_hashes: v.tx_hashes,
-    ...(v.error ? { error: v.error } : {}),
-  };
 }

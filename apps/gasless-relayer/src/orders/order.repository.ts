@@ -1,4 +1,4 @@
-import type { GaslessOrderView, GaslessStatus } from '@xchain/contracts';
+import type { GaslessOrderView, GaslessStatus, OperatorTxView } from '@xchain/contracts';
 import type { GaslessOrder, Prisma, PrismaClient } from '@xchain/gasless-relayer-db';
 
 export type HoldState = 'holding' | 'held' | 'settled' | 'released';
@@ -39,6 +39,21 @@ export interface NewOperatorTx {
   calldata: string;
   value: bigint;
   wallet: string;
+}
+
+/**
+ * A Solana operator transaction (D15): built and signed by the relayer from the order, stored whole
+ * before it is sent, like a gasless Solana order. `wallet` is its fee payer (the filler account).
+ */
+export interface NewSvmOperatorTx {
+  kind: 'fill' | 'refund';
+  orderHash: string;
+  chain: string;
+  wallet: string;
+  /** base64 of the signed transaction, exactly the bytes that will be sent. */
+  txBase64: string;
+  /** Its id: the fee payer's signature, base58. */
+  signature: string;
 }
 
 /** The row key of an operator transaction: one of each kind per order, ever. */
@@ -82,6 +97,15 @@ export class OrderRepository {
     return rows === 1;
   }
 
+  /** Inserts a queued Solana operator transaction; false when one of that kind exists for the order already (the first one stands). */
+  async insertSvmOperatorTx(o: NewSvmOperatorTx): Promise<boolean> {
+    const rows = await this.db.$executeRaw`
+      INSERT INTO gasless_orders (quote_hash, kind, order_hash, chain, vm, status, owner, wallet, svm_tx, svm_signature)
+      VALUES (${operatorKey(o.kind, o.orderHash)}, ${o.kind}, ${o.orderHash}, ${o.chain}, 'svm', 'queued', ${o.wallet}, ${o.wallet}, ${o.txBase64}, ${o.signature})
+      ON CONFLICT DO NOTHING`;
+    return rows === 1;
+  }
+
   /** Inserts a queued Solana order; false when one exists for the quote (or for the transaction) already. */
   async insertSvm(o: NewSvmOrder): Promise<boolean> {
     const rows = await this.db.$executeRaw`
@@ -101,9 +125,35 @@ export class OrderRepository {
     });
   }
 
-  /** queued → submitted for a Solana order, just before its (already stored) transaction is first sent. */
-  async markSvmSubmitted(quoteHash: string): Promise<boolean> {
-    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, vm: 'svm', status: 'queued' }, data: { status: 'submitted', attempts: { increment: 1 }, updatedAt: new Date() } });
+  /**
+   * queued → submitted for a Solana order, just before its (already stored) transaction is first
+   * sent; only while `signature` is still the stored one (an operator row may be signed again).
+   */
+  async markSvmSubmitted(quoteHash: string, signature: string): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, vm: 'svm', status: 'queued', svmSignature: signature },
+      data: { status: 'submitted', attempts: { increment: 1 }, updatedAt: new Date() },
+    });
+    return r.count === 1;
+  }
+
+  /**
+   * A Solana operator transaction whose blockhash expired unseen, signed again: the new transaction
+   * replaces the stored one and the row is queued again, only from `from` with `previous` still the
+   * stored signature, so of two passes or two replicas only one re-signs. A transaction that was
+   * sent (`from` submitted) keeps its signature in svm_expired_signatures; one that never was is dropped.
+   */
+  async resignSvm(quoteHash: string, from: 'queued' | 'submitted', previous: string, next: { txBase64: string; signature: string }): Promise<boolean> {
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, vm: 'svm', kind: { not: 'gasless' }, status: from, svmSignature: previous },
+      data: {
+        status: 'queued',
+        svmTx: next.txBase64,
+        svmSignature: next.signature,
+        ...(from === 'submitted' ? { svmExpiredSigs: { push: previous } } : {}),
+        updatedAt: new Date(),
+      },
+    });
     return r.count === 1;
   }
 
@@ -224,8 +274,10 @@ function txRow(tx: SignedTx) {
 
 /** What SubmitGaslessOrder and the order view show of an order. */
 export function viewOf(o: OrderWithTxs): GaslessOrderView {
-  // A Solana order has one transaction, shown once it was sent (attempts counts the sends begun).
-  const hashes = o.vm === 'svm' ? (o.svmSignature && o.attempts > 0 ? [o.svmSignature] : []) : o.txs.map((t) => t.txHash);
+  // A Solana order's stored transaction is shown once it was sent (attempts counts the sends begun;
+  // an operator row queued again was re-signed, its new transaction not sent yet), after those it replaced.
+  const sent = o.svmSignature && o.attempts > 0 && o.status !== 'queued' ? [o.svmSignature] : [];
+  const hashes = o.vm === 'svm' ? [...o.svmExpiredSigs, ...sent] : o.txs.map((t) => t.txHash);
   const latest = o.minedTxHash ?? hashes[hashes.length - 1];
   return {
     quote_hash: o.quoteHash,
@@ -233,5 +285,20 @@ export function viewOf(o: OrderWithTxs): GaslessOrderView {
     ...(latest ? { tx_hash: latest } : {}),
     tx_hashes: hashes,
     ...(o.error ? { error: o.error } : {}),
+  };
+}
+
+/** What SendOperatorTx answers of an operator transaction's row. */
+export function operatorViewOf(row: OrderWithTxs): OperatorTxView {
+  const v = viewOf(row);
+  return {
+    kind: row.kind as OperatorTxView['kind'],
+    quote_hash: row.orderHash!,
+    chain: row.chain,
+    wallet: row.wallet,
+    status: v.status,
+    ...(v.tx_hash ? { tx_hash: v.tx_hash } : {}),
+    tx_hashes: v.tx_hashes,
+    ...(v.error ? { error: v.error } : {}),
   };
 }

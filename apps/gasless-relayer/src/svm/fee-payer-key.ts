@@ -2,8 +2,9 @@ import { Keypair } from '@solana/web3.js';
 import { base58Decode } from '@xchain/order-codec';
 
 /**
- * SOLANA_FEE_PAYER_KEY: base58 of the 64-byte secret key (seed ‖ public key, what wallets export),
- * or the JSON byte array a `solana-keygen` file holds. Empty → no fee payer (Solana not relayed).
+ * SOLANA_FEE_PAYER_KEY (and SOLANA_FILLER_KEY, SOLANA_VAULT_KEY): base58 of the 64-byte secret key
+ * (seed ‖ public key, what wallets export), or the JSON byte array a `solana-keygen` file holds.
+ * Empty → no key (that part of Solana is not served).
  * The public half is checked against the seed, so a corrupted key fails at start, not at the
  * first order. Errors never repeat the key.
  */

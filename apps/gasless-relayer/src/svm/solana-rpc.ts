@@ -3,6 +3,8 @@ import { SVM_PROGRAMS } from '@xchain/svm-orders';
 const SPL_TOKEN_PROGRAM = SVM_PROGRAMS.token.toBase58();
 /** An SPL Token mint account: option 4 + authority 32 + supply 8 + decimals 1 + initialized 1 + freeze option 4 + authority 32. */
 const MINT_SIZE = 82;
+/** An SPL Token account: mint 32 + owner 32 + amount u64 at byte 64, then delegate, state, etc. */
+const TOKEN_ACCOUNT_SIZE = 165;
 
 /** A signature's state as `getSignatureStatuses` reports it; undefined when the node has not seen it. */
 export interface SignatureStatus {
@@ -45,6 +47,12 @@ export class SolanaRpc {
     readonly url: string,
     private readonly timeoutMs: number,
   ) {}
+
+  /** The newest blockhash at `confirmed`: what an operator transaction is signed over. */
+  async latestBlockhash(): Promise<string> {
+    const r = await this.call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment: 'confirmed' }]);
+    return typed(r?.value?.blockhash, 'string', 'getLatestBlockhash');
+  }
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const r = await this.call<{ value: boolean }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
@@ -91,6 +99,20 @@ export class SolanaRpc {
     const data = Buffer.from(account.data?.[0] ?? '', 'base64');
     if (account.owner !== SPL_TOKEN_PROGRAM || data.length !== MINT_SIZE || data[45] !== 1) return undefined;
     return data[44];
+  }
+
+  /**
+   * The amount an SPL Token account holds (u64 at byte 64); 0 when the account does not exist, so a
+   * wallet that never held the token reads as holding none of it.
+   */
+  async tokenAmount(account: string): Promise<bigint> {
+    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [account, { encoding: 'base64', commitment: 'confirmed' }]);
+    if (r === undefined || r === null || typeof r !== 'object' || !('value' in r)) throw new SolanaRpcUnavailable('getAccountInfo: unexpected answer');
+    const info = r.value;
+    if (!info) return 0n;
+    const data = Buffer.from(info.data?.[0] ?? '', 'base64');
+    if (info.owner !== SPL_TOKEN_PROGRAM || data.length !== TOKEN_ACCOUNT_SIZE) throw new SolanaRpcUnavailable(`getAccountInfo: ${account} is not an SPL Token account`);
+    return data.readBigUInt64LE(64);
   }
 
   async balance(address: string): Promise<bigint> {

@@ -73,7 +73,7 @@ describe('SubmitService for a Solana source', () => {
 
   it('answers the first order when another submission of the quote won the insert, and wakes nothing', async () => {
     insertSvm.mockImplementation(async () => {
-      existing = { quoteHash: HASH, vm: 'svm', status: 'submitted', attempts: 1, svmSignature: '5first', txs: [] };
+      existing = { quoteHash: HASH, vm: 'svm', status: 'submitted', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], txs: [] };
       return false;
     });
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'submitted', tx_hash: '5first' });
@@ -81,7 +81,7 @@ describe('SubmitService for a Solana source', () => {
   });
 
   it("answers an existing order's state without checking or sending anything", async () => {
-    existing = { quoteHash: HASH, vm: 'svm', status: 'confirmed', attempts: 1, svmSignature: '5first', minedTxHash: '5first', txs: [] };
+    existing = { quoteHash: HASH, vm: 'svm', status: 'confirmed', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], minedTxHash: '5first', txs: [] };
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'confirmed', tx_hash: '5first' });
     expect(accept).not.toHaveBeenCalled();
     expect(insertSvm).not.toHaveBeenCalled();

@@ -5,7 +5,7 @@ import type { Logger } from '@xchain/telemetry';
 import type { OrderRepository } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import type { SignatureStatus, SolanaRpc } from './solana-rpc';
-import { SvmRelay } from './svm-relay';
+import { type Resign, SvmRelay } from './svm-relay';
 import { storedTxFacts } from './svm-transaction';
 
 const feePayer = Keypair.generate();
@@ -28,7 +28,8 @@ describe('SvmRelay', () => {
   const orders = {
     find: async () => ({ ...row, txs: [] }),
     svmInStatus: async (s: string) => (row.status === s ? [row] : []),
-    markSvmSubmitted: async () => (row.status === 'queued' ? ((row = { ...row, status: 'submitted', attempts: row.attempts + 1 }), true) : false),
+    markSvmSubmitted: async (_q: string, sig: string) =>
+      row.status === 'queued' && row.svmSignature === sig ? ((row = { ...row, status: 'submitted', attempts: row.attempts + 1 }), true) : false,
     confirm: async (_q: string, mined: string, slot: bigint, fee: bigint | null) =>
       row.status === 'submitted' ? ((row = { ...row, status: 'confirmed', minedTxHash: mined, confirmedBlock: slot, gasCostWei: fee === null ? null : (fee.toString() as never) }), true) : false,
     fail: async (_q: string, from: string, error: string) => (row.status === from ? ((row = { ...row, status: 'failed', error }), true) : false),
@@ -39,15 +40,17 @@ describe('SvmRelay', () => {
     feeOf: async () => 10_000n,
     send: (...args: unknown[]) => send(...args),
   } as unknown as SolanaRpc;
-  const relay = () => new SvmRelay(orders, rpc, { publish } as unknown as StatusEvents, finished, 1000, { warn: jest.fn(), info: jest.fn() } as unknown as Logger);
+  let warn: jest.Mock;
+  const relay = (resign?: Resign) => new SvmRelay(orders, rpc, { publish } as unknown as StatusEvents, finished, 1000, { warn, info: jest.fn() } as unknown as Logger, resign);
 
   beforeEach(() => {
-    row = { quoteHash: QUOTE, chain: 'solana', vm: 'svm', status: 'queued', attempts: 0, svmTx, svmSignature: signature, holdState: null } as unknown as GaslessOrder;
+    row = { quoteHash: QUOTE, kind: 'gasless', chain: 'solana', vm: 'svm', status: 'queued', attempts: 0, svmTx, svmSignature: signature, svmExpiredSigs: [], holdState: null } as unknown as GaslessOrder;
     status = undefined;
     valid = true;
     send = jest.fn(async () => signature);
     finished = jest.fn(async () => undefined);
     publish = jest.fn();
+    warn = jest.fn();
   });
 
   it('sends a queued order once, the stored bytes, then confirms it at `confirmed` with its slot and fee', async () => {
@@ -104,5 +107,64 @@ describe('SvmRelay', () => {
     await relay().pass();
     expect(row.status).toBe('failed');
     expect(row.error).toBe(`TX_REVERTED: ${signature} failed in slot 9: {"InstructionError":[0,{"Custom":1}]}`);
+  });
+
+  describe('an operator transaction (D15)', () => {
+    const OP_KEY = `fill-${QUOTE}`;
+    const resigned = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(memoInstruction('xchain test'));
+    resigned.sign(feePayer);
+    const resignedTx = resigned.serialize().toString('base64');
+    const resignedSig = storedTxFacts(resignedTx).signature;
+    /** Signs again as SvmOperatorTxs does: a new transaction stored, the row queued, a sent signature kept. */
+    const resign = jest.fn<ReturnType<Resign>, Parameters<Resign>>(async (o, from) => {
+      if (row.status !== from || row.svmSignature !== o.svmSignature) return false;
+      row = { ...row, status: 'queued', svmTx: resignedTx, svmSignature: resignedSig, svmExpiredSigs: from === 'submitted' ? [...row.svmExpiredSigs, o.svmSignature!] : row.svmExpiredSigs };
+      return true;
+    });
+
+    beforeEach(() => {
+      row = { ...row, quoteHash: OP_KEY, kind: 'fill' };
+      resign.mockClear();
+    });
+
+    it('is signed again, not failed, when its blockhash expired unseen; then the new transaction is sent, and no gasless event is published', async () => {
+      row = { ...row, status: 'submitted', attempts: 1 };
+      valid = false;
+      await relay(resign).pass();
+      expect(resign.mock.calls.map(([o, from]) => [o.svmSignature, from])).toEqual([[signature, 'submitted']]);
+      expect(row).toMatchObject({ status: 'queued', svmSignature: resignedSig, svmExpiredSigs: [signature] });
+      expect(finished).not.toHaveBeenCalled();
+      valid = true;
+      await relay(resign).pass();
+      expect(send.mock.calls).toEqual([[resignedTx]]);
+      expect(row).toMatchObject({ status: 'submitted', attempts: 2 });
+      expect(publish).not.toHaveBeenCalled();
+    });
+
+    it('is signed again from queued when it expired before it was ever sent', async () => {
+      valid = false;
+      await relay(resign).pass();
+      expect(resign.mock.calls.map(([, from]) => from)).toEqual(['queued']);
+      expect(row).toMatchObject({ status: 'queued', svmSignature: resignedSig, svmExpiredSigs: [] });
+      expect(send).not.toHaveBeenCalled();
+    });
+
+    it('waits, unsent and not failed, while no key can sign it again', async () => {
+      row = { ...row, status: 'submitted', attempts: 1 };
+      valid = false;
+      await relay().pass();
+      expect(row).toMatchObject({ status: 'submitted', svmSignature: signature });
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ quote_hash: OP_KEY }), 'Solana order not followed this pass');
+      expect(send).not.toHaveBeenCalled();
+    });
+
+    it('is not sent when it was signed again after the pass read it (the old bytes stay unsent)', async () => {
+      const stale = { ...row };
+      row = { ...row, svmTx: resignedTx, svmSignature: resignedSig };
+      (orders as unknown as { svmInStatus: (s: string) => Promise<GaslessOrder[]> }).svmInStatus = async (s) => (s === 'queued' ? [stale] : []);
+      await relay(resign).pass();
+      expect(send).not.toHaveBeenCalled();
+      expect(row.status).toBe('queued');
+    });
   });
 });

@@ -10,13 +10,20 @@ import { storedTxFacts } from './svm-transaction';
 export type Finished = (chain: string, quoteHash: string) => Promise<void>;
 
 /**
+ * Signs a Solana operator transaction again over a new blockhash, from `from` with its stored
+ * signature unchanged; true when this call did it (false: another pass or replica got there first).
+ */
+export type Resign = (order: GaslessOrder, from: 'queued' | 'submitted') => Promise<boolean>;
+
+/**
  * Sends and follows Solana orders, from the database alone. A queued order's transaction is
- * already stored, co-signed: it is marked submitted and sent as it is (no preflight: it was
- * simulated). A submitted one is polled with getSignatureStatuses: `confirmed` (or finalized)
- * settles it, confirmed or failed by its own error; unseen while its blockhash is valid, the same
- * bytes are sent again (the same signature: it can land once at most); unseen once the blockhash
- * has expired, it can never land, and fails BLOCKHASH_EXPIRED. Nothing here builds or signs a
- * transaction, so a kill -9 anywhere costs a delay, never a second deposit.
+ * already stored, signed: it is marked submitted and sent as it is (no preflight). A submitted one
+ * is polled with getSignatureStatuses: `confirmed` (or finalized) settles it, confirmed or failed
+ * by its own error; unseen while its blockhash is valid, the same bytes are sent again (the same
+ * signature: it can land once at most); unseen once the blockhash has expired, it can never land.
+ * Then a gasless order fails BLOCKHASH_EXPIRED (only its user can sign again), and an operator
+ * transaction (D15) is signed again by `resign` and queued, its old signature kept in its history.
+ * Nothing here builds a transaction, so a kill -9 anywhere costs a delay, never a second payment.
  */
 export class SvmRelay {
   private readonly loop: Periodic;
@@ -28,6 +35,7 @@ export class SvmRelay {
     private readonly finished: Finished,
     pollMs: number,
     private readonly log: Logger,
+    private readonly resign?: Resign,
   ) {
     this.loop = new Periodic(() => this.pass(), pollMs, (err) => this.log.warn({ chain: 'solana', err: message(err) }, 'Solana relay pass failed'));
   }
@@ -55,15 +63,12 @@ export class SvmRelay {
     await Promise.all([...queued.map((o) => each(o, (x) => this.sendFirst(x))), ...submitted.map((o) => each(o, (x) => this.follow(x)))]);
   }
 
-  /** queued → submitted, then the first send. An order whose blockhash expired before it was ever sent fails from queued. */
+  /** queued → submitted, then the first send. An order whose blockhash expired before it was ever sent ends as an expired one. */
   private async sendFirst(order: GaslessOrder): Promise<void> {
     const { signature, blockhash } = storedTxFacts(order.svmTx!);
-    if (!(await this.rpc.isBlockhashValid(blockhash))) {
-      if (await this.orders.fail(order.quoteHash, 'queued', expired(signature))) await this.finished(order.chain, order.quoteHash);
-      return;
-    }
-    if (!(await this.orders.markSvmSubmitted(order.quoteHash))) return; // another pass got there first
-    this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
+    if (!(await this.rpc.isBlockhashValid(blockhash))) return this.expired(order, 'queued', signature);
+    if (!(await this.orders.markSvmSubmitted(order.quoteHash, signature))) return; // another pass got there first, or it was signed again
+    if (order.kind === 'gasless') this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
     await this.send(order, signature);
   }
 
@@ -76,8 +81,19 @@ export class SvmRelay {
     }
     // Expired: from now on it cannot land. Seen after all (it landed just before)? Then the next pass settles it.
     if (await this.rpc.signatureStatus(signature)) return;
-    if (await this.orders.fail(order.quoteHash, 'submitted', expired(signature))) {
-      this.log.info({ quote_hash: order.quoteHash, signature }, 'Solana transaction expired without landing');
+    await this.expired(order, 'submitted', signature);
+  }
+
+  /** The transaction can never land: an operator transaction is signed again, a gasless order fails. */
+  private async expired(order: GaslessOrder, from: 'queued' | 'submitted', signature: string): Promise<void> {
+    if (order.kind !== 'gasless') {
+      // Without the keys (not configured any more) it waits, still unsent, until they are back.
+      if (!this.resign) throw new Error('an operator transaction expired and no Solana operator key is configured to sign it again');
+      if (await this.resign(order, from)) this.log.info({ quote_hash: order.quoteHash, expired: signature }, 'Solana operator transaction expired without landing; signed again');
+      return;
+    }
+    if (await this.orders.fail(order.quoteHash, from, expiredError(signature))) {
+      if (from === 'submitted') this.log.info({ quote_hash: order.quoteHash, signature }, 'Solana transaction expired without landing');
       await this.finished(order.chain, order.quoteHash);
     }
   }
@@ -106,5 +122,5 @@ export class SvmRelay {
   }
 }
 
-const expired = (signature: string) => `BLOCKHASH_EXPIRED: the transaction ${signature} did not land before its blockhash expired; request a new quote and sign again`;
+const expiredError = (signature: string) => `BLOCKHASH_EXPIRED: the transaction ${signature} did not land before its blockhash expired; request a new quote and sign again`;
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));

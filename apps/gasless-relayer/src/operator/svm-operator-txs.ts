@@ -1,0 +1,126 @@
+import { type Keypair, PublicKey } from '@solana/web3.js';
+import { type OperatorTxView, type OrderWire, RpcError } from '@xchain/contracts';
+import type { GaslessOrder } from '@xchain/gasless-relayer-db';
+import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-orders';
+import type { Logger } from '@xchain/telemetry';
+import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
+import type { SolanaRpc } from '../svm/solana-rpc';
+import { noWallet, planSvmOperatorTx, resignSvmTx, signSvmPlan, svmCallToken } from './svm-operator-tx';
+
+/** The relayer's Solana chain (the registry's `solana`): the only one its Solana RPC serves. */
+export const SOLANA = 'solana';
+
+/** A SendOperatorTx request whose call is a Solana one. */
+export interface SvmOperatorRequest {
+  kind: string;
+  quote_hash: string;
+  call: { order: OrderWire; amount?: string; mint_decimals?: number };
+}
+
+/**
+ * Solana operator transactions (D15): a fill paid by the filler account, a refund from the vault.
+ * Each is built from the order, signed over a fresh blockhash and stored whole with its signature
+ * (one INSERT, a no-op when the (kind, quote hash) row exists) before the Solana relay sends it;
+ * the relay follows it as it follows gasless Solana orders and calls `resign` when its blockhash
+ * expired unseen. Keys: SOLANA_FILLER_KEY (fee payer of both) and SOLANA_VAULT_KEY (refunds).
+ */
+export class SvmOperatorTxs {
+  /** Mint decimals never change: read once per mint. */
+  private readonly decimals = new Map<string, number>();
+
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly rpc: SolanaRpc | undefined,
+    private readonly keys: { filler?: Keypair; vault?: Keypair },
+    /** Sends a just-stored row now rather than at the relay's next pass. */
+    private readonly wake: (rowKey: string) => void,
+    private readonly log: Logger,
+  ) {}
+
+  /** The filler's public key: the wallet of every Solana operator transaction and of the balances read. */
+  get wallet(): string | undefined {
+    return this.keys.filler?.publicKey.toBase58();
+  }
+
+  async send(req: SvmOperatorRequest): Promise<OperatorTxView> {
+    if (req.kind !== 'fill' && req.kind !== 'refund') throw RpcError.invalidArgument([{ field: 'kind', description: `a Solana operator transaction is a fill or a refund, not a ${req.kind}` }]);
+    const key = operatorKey(req.kind, req.quote_hash);
+    // A later call only answers the state: nothing is built, read or signed again.
+    const existing = await this.orders.find(key);
+    if (existing) return operatorViewOf(existing);
+    const { rpc, filler } = this.ready();
+    const token = svmCallToken(req.kind, req.call.order);
+    const mintDecimals = token === SOL ? undefined : await this.mintDecimals(rpc, token, req.call.mint_decimals);
+    const plan = planSvmOperatorTx(
+      {
+        kind: req.kind,
+        quoteHash: req.quote_hash,
+        order: req.call.order,
+        ...(req.call.amount === undefined ? {} : { amount: BigInt(req.call.amount) }),
+        ...(mintDecimals === undefined ? {} : { mintDecimals }),
+      },
+      { filler, ...(this.keys.vault ? { vault: this.keys.vault } : {}) },
+    );
+    const signed = signSvmPlan(plan, await rpcStep(() => rpc.latestBlockhash()));
+    const wallet = filler.publicKey.toBase58();
+    const inserted = await this.orders.insertSvmOperatorTx({ kind: req.kind, orderHash: req.quote_hash, chain: SOLANA, wallet, ...signed });
+    const row = await this.orders.find(key);
+    if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
+    if (inserted) {
+      this.log.info({ kind: req.kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature }, 'operator transaction queued');
+      this.wake(key);
+    }
+    return operatorViewOf(row);
+  }
+
+  /** The Solana relay's `Resign`: the stored transaction over a new blockhash, signed by the keys it names. */
+  async resign(order: GaslessOrder, from: 'queued' | 'submitted'): Promise<boolean> {
+    const { rpc } = this.ready();
+    const keys = [this.keys.filler, this.keys.vault].filter((k): k is Keypair => k !== undefined);
+    const next = resignSvmTx(order.svmTx!, await rpc.latestBlockhash(), keys);
+    return this.orders.resignSvm(order.quoteHash, from, order.svmSignature!, next);
+  }
+
+  /** The filler's SOL (token: the System program id) or its associated token account's amount of a mint (0 without one). */
+  async balance(token: string): Promise<{ wallet: string; balance: bigint }> {
+    const { rpc, filler } = this.ready();
+    let mint: PublicKey | undefined;
+    if (token !== SOL_MINT_PLACEHOLDER) {
+      try {
+        mint = new PublicKey(token);
+      } catch {
+        throw RpcError.invalidArgument([{ field: 'token', description: 'is neither the System program id nor a base58 mint' }]);
+      }
+    }
+    const balance = await rpcStep(() => (mint ? rpc.tokenAmount(associatedTokenAccount(filler.publicKey, mint).toBase58()) : rpc.balance(filler.publicKey.toBase58())));
+    return { wallet: filler.publicKey.toBase58(), balance };
+  }
+
+  private ready(): { rpc: SolanaRpc; filler: Keypair } {
+    if (!this.rpc) throw noWallet('no Solana RPC (SOLANA_RPC_URL): Solana is not settled by this relayer');
+    if (!this.keys.filler) throw noWallet('no Solana filler key (SOLANA_FILLER_KEY): Solana is not settled by this relayer');
+    return { rpc: this.rpc, filler: this.keys.filler };
+  }
+
+  /** The chain's decimals of `mint`; a call that states others is refused (TransferChecked would fail on chain, fee paid). */
+  private async mintDecimals(rpc: SolanaRpc, mint: string, stated: number | undefined): Promise<number> {
+    let known = this.decimals.get(mint);
+    if (known === undefined) {
+      known = await rpcStep(() => rpc.mintDecimals(mint));
+      if (known === undefined) throw RpcError.invalidArgument([{ field: 'call.order', description: `moves ${mint}, which is not an SPL Token mint on this cluster` }]);
+      this.decimals.set(mint, known);
+    }
+    if (stated !== undefined && stated !== known) throw RpcError.invalidArgument([{ field: 'call.mint_decimals', description: `is ${stated}; the mint ${mint} has ${known}` }]);
+    return known;
+  }
+}
+
+/** A Solana RPC that does not answer: 503, the caller tries again. */
+async function rpcStep<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof RpcError) throw err;
+    throw RpcError.unavailable(`solana did not answer: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'CHAIN_RPC_UNAVAILABLE', 5, { chain: SOLANA });
+  }
+}
