@@ -90,7 +90,7 @@ describe('Solana deposits and fills in the order view', () => {
     const q = await quote({ src_chain: 'arbitrum', dst_chain: 'solana', src_token: T.arbitrum.USDC, dst_token: USDC, amount: units(40).toString(), recipient: recipient.toBase58(), refund_address: EVM_USER });
     const signature = await send(fillInstructions({ order: q.order, filler: filler.publicKey, mintDecimals: 6 }), filler);
     const view = await viewWhen(q.quote_hash, 'fulfilled');
-    expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)) });
+    expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)), amount: q.amount_out });
     // The quote-engine's own health port, not the public API (the client has no operation for it): plain fetch.
     const health = (await (await fetch(`http://127.0.0.1:${e2e.ports['quote-engine']}/readyz`)).json()) as any;
     expect(health.checks.solana_watcher).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ accounts: read up to slot \d+ \(confirmed\)$/) });

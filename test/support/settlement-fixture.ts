@@ -38,10 +38,10 @@ export class SettlementFixture {
     readonly g: GaslessClient,
   ) {}
 
-  /** The operator wallet gets gas on both chains and lets arbitrum's router pull its USDC. */
+  /** The operator wallet gets gas on the local chains and lets arbitrum's router pull its USDC. */
   async setUp(): Promise<void> {
     this.routers = Object.fromEntries((await this.g.api.getChains()).chains.map((c) => [c.chain, c.deposit_target as Address]));
-    for (const chain of ['base', 'arbitrum']) await this.g.setNativeBalance(chain, filler.address, 10n ** 20n);
+    for (const chain of this.g.clients.keys()) await this.g.setNativeBalance(chain, filler.address, 10n ** 20n);
     await this.g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(this.routers['arbitrum']!, maxUint256) }, filler);
   }
 
@@ -59,12 +59,17 @@ export class SettlementFixture {
     if ((await this.inventory()) !== amount) throw new Error('the dev token does not keep balances in slot 0 any more');
   }
 
-  /** A quote for a new user who holds `amount` of base USDC; quoting sees a new inventory at its next reading, so a refusal for inventory is retried a while. */
-  async quote(amount: bigint) {
+  /** A quote for a new user who holds `amount` of base USDC (see `retryingInventory`). */
+  quote(amount: bigint) {
+    return this.retryingInventory(() => this.quoteOnce(amount));
+  }
+
+  /** Quoting sees a new inventory at its next reading (INVENTORY_REFRESH_MS): a refusal for inventory is retried a while. */
+  async retryingInventory<T>(quote: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        return await this.quoteOnce(amount);
+        return await quote();
       } catch (err) {
         if (Date.now() > deadline || apiErrorView(err).reason !== 'INSUFFICIENT_INVENTORY') throw err;
         await new Promise((r) => setTimeout(r, 200));

@@ -1,0 +1,129 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
+import { approveCalldata, depositTx } from '@xchain/evm-gasless';
+import { orderFromWire } from '@xchain/order-codec';
+import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
+import { ROOT } from '@xchain/stack';
+import { associatedTokenAccount, depositInstructions } from '@xchain/svm-orders';
+import { maxUint256 } from 'viem';
+import { startE2eStack, type E2eStack } from '../support/e2e-stack';
+import { GaslessClient } from '../support/gasless-client';
+import { crossChainOf } from '../support/http';
+import { T } from '../support/registry-fixture';
+import { ARB_USDC, PLENTY, SETTLEMENT_ENV, SettlementFixture } from '../support/settlement-fixture';
+
+jest.setTimeout(180_000);
+
+const SOL_USDC = T.solana.USDC;
+
+/**
+ * Settlement in both directions between an EVM chain and Solana (D15), through the gateway: the
+ * relayer fills on Solana from the filler account and refunds from the vault; the quote-engine's
+ * watchers read both back. Local arbitrum (anvil) and the Solana stand-in with the dev keys.
+ */
+describe('settlement to and from Solana', () => {
+  let e2e: E2eStack;
+  let g: GaslessClient;
+  let s: SettlementFixture;
+  let sol: DevSolana;
+  let conn: Connection;
+  const registryFile = join(ROOT, '.test-data', `registry-settlement-solana-${process.pid}.json`);
+
+  const splBalance = async (owner: PublicKey): Promise<bigint> => {
+    const info = await conn.getAccountInfo(associatedTokenAccount(owner, new PublicKey(SOL_USDC)), 'confirmed');
+    return info ? info.data.readBigUInt64LE(64) : 0n;
+  };
+
+  beforeAll(async () => {
+    sol = await startDevSolana({ slotMs: 100 });
+    conn = new Connection(sol.standin.url, 'confirmed');
+    // The registry names the stand-in's dev vault and fee payer, as `npm start` seeds it.
+    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { vm: string; deposit_target: string; fee_payer?: string }[] };
+    for (const c of registry.chains.filter((x) => x.vm === 'svm')) {
+      c.deposit_target = sol.serviceEnv['DEV_SOLANA_VAULT']!;
+      c.fee_payer = sol.serviceEnv['DEV_SOLANA_FEE_PAYER']!;
+    }
+    writeFileSync(registryFile, JSON.stringify(registry));
+    e2e = await startE2eStack(
+      { ...SETTLEMENT_ENV, ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' },
+      { devnet: { chains: ['arbitrum'] }, registryFile },
+    );
+    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
+    s = new SettlementFixture(e2e, g);
+    await s.setUp();
+  }, 240_000);
+
+  afterAll(async () => {
+    await e2e?.stop();
+    await sol?.stop();
+  });
+
+  it('fills an order to Solana from the filler account: the recipient, who had no token account, gets exactly amount_out', async () => {
+    const user = g.newUser();
+    const recipient = Keypair.generate().publicKey;
+    await g.mint('arbitrum', ARB_USDC, user.address, 20_000_000n);
+    await g.setNativeBalance('arbitrum', user.address, 10n ** 17n);
+    const q = crossChainOf(
+      await g.api.getQuote({
+        src_chain: 'arbitrum', dst_chain: 'solana', src_token: ARB_USDC, dst_token: SOL_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: '20000000', gas_drop: '', recipient: recipient.toBase58(), refund_address: user.address,
+      }),
+    );
+    await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(s.routers['arbitrum']!, maxUint256) }, user);
+    await g.send('arbitrum', depositTx(orderFromWire(q.order).order, s.routers['arbitrum']!), user);
+    const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
+    expect(view.status).toBe('fulfilled');
+    expect(view.fulfillment).toMatchObject({ chain: 'solana', amount: q.amount_out });
+    expect(await splBalance(recipient)).toBe(BigInt(q.amount_out));
+  });
+
+  /** A Solana user with `amount` of USDC quotes an order to arbitrum USDC. */
+  const quoteFromSolana = async (amount: bigint) => {
+    const user = Keypair.generate();
+    sol.standin.airdrop(user.publicKey, 10n ** 9n);
+    sol.standin.mintTo(user.publicKey, SOL_USDC, amount);
+    const recipient = g.newUser().address;
+    const q = crossChainOf(
+      await s.retryingInventory(() => g.api.getQuote({
+        src_chain: 'solana', dst_chain: 'arbitrum', src_token: SOL_USDC, dst_token: ARB_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: amount.toString(), gas_drop: '', recipient, refund_address: user.publicKey.toBase58(),
+      })),
+    );
+    return { user, recipient, q };
+  };
+  /** ...and deposits it to the vault with the quote's own two instructions. */
+  const depositFromSolana = async ({ user, q }: Awaited<ReturnType<typeof quoteFromSolana>>) => {
+    const { blockhash } = await conn.getLatestBlockhash('confirmed');
+    const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(...depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }));
+    tx.sign(user);
+    await conn.sendRawTransaction(tx.serialize());
+  };
+
+  it('fills an order from Solana on arbitrum, and the deposit stays in the vault (no claim: it is the operator’s already)', async () => {
+    await s.setInventory(PLENTY);
+    const vault = new PublicKey(sol.serviceEnv['DEV_SOLANA_VAULT']!);
+    const before = await splBalance(vault);
+    const o = await quoteFromSolana(30_000_000n);
+    await depositFromSolana(o);
+    const { recipient, q } = o;
+    const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
+    expect(view.status).toBe('fulfilled');
+    expect(await g.balanceOf('arbitrum', ARB_USDC, recipient as `0x${string}`)).toBe(BigInt(q.amount_out));
+    expect(await splBalance(vault)).toBe(before + 30_000_000n);
+  });
+
+  it('refunds an order from Solana the inventory cannot cover: cancelled on arbitrum, then the vault returns amount_in', async () => {
+    await s.setInventory(PLENTY);
+    const o = await quoteFromSolana(12_000_000n);
+    // Quoted with inventory; by the time the deposit is decided there is none.
+    await s.setInventory(0n);
+    await depositFromSolana(o);
+    const { user, q } = o;
+    const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 90_000);
+    expect(view.status).toBe('refunded');
+    expect(view.refund).toMatchObject({ chain: 'solana', reason: 'INSUFFICIENT_INVENTORY', amount: '12000000', token: SOL_USDC });
+    expect(await splBalance(user.publicKey)).toBe(12_000_000n);
+    expect(await s.routerRead('arbitrum', 'cancelled', q.quote_hash)).toBe(true);
+  });
+});
