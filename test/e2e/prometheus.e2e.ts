@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { LedgerHoldRpc, LedgerReleaseRpc } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { PROMETHEUS_MISSING, SERVICES, findExecutable, freePort, metricNamesIn, startPrometheus, type RunningPrometheus } from '@xchain/stack';
+import { DEV_FILLER, DEV_FILLER_KEY } from '@xchain/devnet';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { errorView, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -49,7 +50,8 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   const num = (s: Sample) => Number(s.value[1]);
 
   beforeAll(async () => {
-    e2e = await startE2eStack({}, { devnet: { chains: ['base'] } });
+    // With the operator wallet, so live inventory (and its alert's metrics) is read.
+    e2e = await startE2eStack({ FILLER_PRIVATE_KEYS: DEV_FILLER_KEY }, { devnet: { chains: ['base'] } });
     const dir = join(e2e.logDir, '..', 'prometheus');
     const targets = Object.fromEntries(SERVICES.map((s) => [s.name, e2e.ports[s.name]]));
     prom = await startPrometheus({ dir, port: await freePort(), targets, scrapeIntervalSecs: 1, logFile: join(e2e.logDir, 'prometheus.log') });
@@ -116,11 +118,12 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     for (const s of ages) expect(num(s)).toBeLessThan(60);
     await eventually('price_max_age_seconds{job="quote-engine"}', (s) => s.length === 1 && num(s[0]!) === 60);
 
-    // One lane per relayer wallet on the one local chain, nothing waiting.
+    // One lane per relayer wallet and one for the operator wallet on the one local chain, nothing waiting.
     const wallets = e2e.relayerWallets.map((w) => w.toLowerCase()).sort();
-    const waiting = await eventually('relay_queue_jobs{job="gasless-relayer",state="waiting"}', (s) => s.length === wallets.length);
-    expect(waiting.map((s) => [s.metric['chain'], s.metric['wallet'], num(s)]).sort()).toEqual(wallets.map((w) => ['base', w, 0]));
-    await eventually('relay_queue_oldest_job_age_seconds{job="gasless-relayer"}', (s) => s.length === wallets.length);
+    const lanes = [...wallets, DEV_FILLER.toLowerCase()].sort();
+    const waiting = await eventually('relay_queue_jobs{job="gasless-relayer",state="waiting"}', (s) => s.length === lanes.length);
+    expect(waiting.map((s) => [s.metric['chain'], s.metric['wallet'], num(s)]).sort()).toEqual(lanes.map((w) => ['base', w, 0]));
+    await eventually('relay_queue_oldest_job_age_seconds{job="gasless-relayer"}', (s) => s.length === lanes.length);
     // Balances come from the readiness check (probed at start): above the floor, as funded.
     const balances = await eventually('relayer_wallet_balance_wei > on(job, instance, chain, wallet) relayer_wallet_floor_wei', (s) => s.length === wallets.length);
     expect(balances.map((s) => s.metric['wallet']).sort()).toEqual(wallets);
@@ -151,7 +154,7 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     const groups: { rules: { type: string; name: string; query: string; health: string; state?: string }[] }[] = (await api('/api/v1/rules')).groups;
     const alerts = groups.flatMap((g) => g.rules).filter((r) => r.type === 'alerting');
     expect(alerts.map((a) => a.name)).toEqual(
-      expect.arrayContaining(['PriceStale', 'RelayQueueGrowing', 'RelayerWalletBelowFloor', 'ChainWatcherLagging', 'HttpErrorRateHigh']),
+      expect.arrayContaining(['PriceStale', 'RelayQueueGrowing', 'RelayerWalletBelowFloor', 'ChainWatcherLagging', 'HttpErrorRateHigh', 'InventoryBelowFloor']),
     );
     // Each name must show up among what was scraped (some only after a watcher's first pass: poll).
     await targetsUp();

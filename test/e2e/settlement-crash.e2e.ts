@@ -4,9 +4,9 @@ import { cancelTx } from '@xchain/evm-gasless';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { SERVICES, startBuiltService } from '@xchain/stack';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { PLENTY, SETTLEMENT_ENV, SettlementFixture, filler } from '../support/settlement-fixture';
+import type { E2eStack } from '../support/e2e-stack';
+import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { PLENTY, SETTLEMENT_ENV, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -65,10 +65,7 @@ describe('settlement survives kill -9 at every stage', () => {
   };
 
   beforeAll(async () => {
-    e2e = await startE2eStack(SETTLEMENT_ENV, { devnet: { chains: ['base', 'arbitrum'] } });
-    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    s = new SettlementFixture(e2e, g);
-    await s.setUp();
+    ({ e2e, g, s } = await startSettlementStack());
   }, 240_000);
 
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { type Hex, createWalletClient, http, maxUint256 } from 'viem';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { PLENTY, SETTLEMENT_ENV, SettlementFixture } from '../support/settlement-fixture';
+import type { E2eStack } from '../support/e2e-stack';
+import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { PLENTY, type SettlementFixture, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -26,10 +26,7 @@ describe('settlement under chain faults', () => {
   };
 
   beforeAll(async () => {
-    e2e = await startE2eStack(SETTLEMENT_ENV, { devnet: { chains: ['base', 'arbitrum'] } });
-    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    s = new SettlementFixture(e2e, g);
-    await s.setUp();
+    ({ e2e, g, s } = await startSettlementStack());
   }, 240_000);
 
   afterAll(async () => {

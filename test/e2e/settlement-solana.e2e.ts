@@ -7,11 +7,11 @@ import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
 import { ROOT } from '@xchain/stack';
 import { associatedTokenAccount, depositInstructions } from '@xchain/svm-orders';
 import { maxUint256 } from 'viem';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { GaslessClient } from '../support/gasless-client';
+import type { E2eStack } from '../support/e2e-stack';
+import { type GaslessClient } from '../support/gasless-client';
 import { crossChainOf } from '../support/http';
 import { T } from '../support/registry-fixture';
-import { ARB_USDC, PLENTY, SETTLEMENT_ENV, SettlementFixture } from '../support/settlement-fixture';
+import { ARB_USDC, PLENTY, type SettlementFixture, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -45,13 +45,7 @@ describe('settlement to and from Solana', () => {
       c.fee_payer = sol.serviceEnv['DEV_SOLANA_FEE_PAYER']!;
     }
     writeFileSync(registryFile, JSON.stringify(registry));
-    e2e = await startE2eStack(
-      { ...SETTLEMENT_ENV, ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' },
-      { devnet: { chains: ['arbitrum'] }, registryFile },
-    );
-    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    s = new SettlementFixture(e2e, g);
-    await s.setUp();
+    ({ e2e, g, s } = await startSettlementStack({ ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' }, { devnet: { chains: ['arbitrum'] }, registryFile }));
   }, 240_000);
 
   afterAll(async () => {

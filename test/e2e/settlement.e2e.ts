@@ -1,9 +1,9 @@
 import { DEV_TREASURY } from '@xchain/devnet';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
-import { startE2eStack, type E2eStack } from '../support/e2e-stack';
-import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import type { E2eStack } from '../support/e2e-stack';
+import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { expectApiError } from '../support/http';
-import { ARB_USDC, PLENTY, SETTLEMENT_ENV, SettlementFixture, filler } from '../support/settlement-fixture';
+import { ARB_USDC, PLENTY, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
 
@@ -20,10 +20,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
   let s: SettlementFixture;
 
   beforeAll(async () => {
-    e2e = await startE2eStack(SETTLEMENT_ENV, { devnet: { chains: ['base', 'arbitrum'] } });
-    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    s = new SettlementFixture(e2e, g);
-    await s.setUp();
+    ({ e2e, g, s } = await startSettlementStack());
   }, 240_000);
 
   afterAll(async () => {

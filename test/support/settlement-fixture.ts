@@ -3,8 +3,8 @@ import { XCHAIN_ROUTER_ABI, approveCalldata, depositTx } from '@xchain/evm-gasle
 import { orderFromWire } from '@xchain/order-codec';
 import { type Address, type Hex, encodeAbiParameters, keccak256, maxUint256, parseEventLogs, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { E2eStack } from './e2e-stack';
-import { type GaslessClient, LOCAL_TOKENS } from './gasless-client';
+import { type E2eStack, type E2eStackOptions, startE2eStack } from './e2e-stack';
+import { GaslessClient, LOCAL_TOKENS } from './gasless-client';
 import { apiErrorView, crossChainOf } from './http';
 import { T } from './registry-fixture';
 
@@ -28,6 +28,23 @@ export const SETTLEMENT_ENV = {
   INVENTORY_REFRESH_MS: '300',
   SETTLEMENT_CLAIM_EVERY_MS: '1000',
 };
+
+/**
+ * A stack with the operator wallet on local chains (default base and arbitrum), its typed client
+ * and the fixture, ready: what every settlement suite starts with.
+ */
+export async function startSettlementStack(env: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<{ e2e: E2eStack; g: GaslessClient; s: SettlementFixture }> {
+  const e2e = await startE2eStack({ ...SETTLEMENT_ENV, ...env }, { devnet: { chains: ['base', 'arbitrum'] }, ...opts });
+  try {
+    const g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
+    const s = new SettlementFixture(e2e, g);
+    await s.setUp();
+    return { e2e, g, s };
+  } catch (err) {
+    await e2e.stop();
+    throw err;
+  }
+}
 
 /** Quotes base USDC → arbitrum USDC through the gateway, deposits them, and reads what settlement did on chain. */
 export class SettlementFixture {

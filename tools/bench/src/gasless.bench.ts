@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDevnet } from '@xchain/devnet';
 import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import type { Address, PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { usdcOf } from './chain-bench';
 import {
   type PreparedOrder,
   RawSender,
@@ -46,13 +47,6 @@ const RATE_PER_SEC = 100;
 const RATE_SECS = 5;
 const AMOUNT = 10_000_000n; // 10 USDC per order
 const CHAIN = 'base';
-
-function usdcOf(chain: string): Address {
-  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { tokens: { chain: string; symbol: string; address: Address }[] };
-  const t = registry.tokens.find((x) => x.chain === chain && x.symbol === 'USDC');
-  if (!t) throw new Error(`no ${chain} USDC in the registry`);
-  return t.address;
-}
 
 const nudged = (n: number) => (n ? `; anvil stalls nudged: ${n}` : '');
 const say = (line: string) => console.error(`[bench] ${line}`);

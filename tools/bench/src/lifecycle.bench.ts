@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { type OrderWire, orderFromWire } from '@xchain/order-codec';
 import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import { type Address, type Hex, createWalletClient, encodeFunctionData, http, maxUint256 } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { MINT_ABI, fmt, usdcOf } from './chain-bench';
 import { chainClient, freshFundedAccount, nowMs, pool, sleep } from './gasless-users';
 import { SseTap } from './sse-tap';
 
@@ -34,20 +35,6 @@ const WATCH_POLL_MS = Number(process.env['BENCH_WATCH_POLL_MS'] ?? 250);
 const RATE_PER_SEC = 5;
 const AMOUNT = 10_000_000n;
 const say = (line: string) => console.error(`[bench] ${line}`);
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
-};
-const fmt = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(0).padStart(5)} ms  p99 ${pct(xs, 0.99).toFixed(0).padStart(5)} ms  max ${Math.max(...xs).toFixed(0).padStart(5)} ms  (${xs.length})`;
-
-function usdcOf(chain: string): Address {
-  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { tokens: { chain: string; symbol: string; address: Address }[] };
-  const t = registry.tokens.find((x) => x.chain === chain && x.symbol === 'USDC');
-  if (!t) throw new Error(`no ${chain} USDC in the registry`);
-  return t.address;
-}
-
-const MINT_ABI = [{ type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] }] as const;
 
 async function main(): Promise<void> {
   if (!Number.isInteger(N) || N < 1 || N > 1000) throw new Error('BENCH_N must be a whole number from 1 to 1000');

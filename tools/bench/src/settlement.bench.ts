@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEV_FILLER, DEV_FILLER_KEY, equipFiller, readDevnetPlan, startDevnet } from '@xchain/devnet';
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
@@ -7,6 +7,7 @@ import { ROOT, databaseUrl, freeStackPorts, startStack } from '@xchain/stack';
 import { Pool } from 'pg';
 import { type Address, type Hex, createWalletClient, encodeAbiParameters, encodeFunctionData, http, keccak256, maxUint256, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { MINT_ABI, fmt, usdcOf } from './chain-bench';
 import { chainClient, freshFundedAccount, pool, sleep } from './gasless-users';
 
 /**
@@ -30,20 +31,6 @@ const BLOCK_SECS = 1;
 const RATE_PER_SEC = 5;
 const AMOUNT = 10_000_000n;
 const say = (line: string) => console.error(`[bench] ${line}`);
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
-};
-const fmt = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(0).padStart(5)} ms  p99 ${pct(xs, 0.99).toFixed(0).padStart(5)} ms  max ${Math.max(...xs).toFixed(0).padStart(5)} ms  (${xs.length})`;
-
-function usdcOf(chain: string): Address {
-  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { tokens: { chain: string; symbol: string; address: Address }[] };
-  const t = registry.tokens.find((x) => x.chain === chain && x.symbol === 'USDC');
-  if (!t) throw new Error(`no ${chain} USDC in the registry`);
-  return t.address;
-}
-
-const MINT_ABI = [{ type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] }] as const;
 
 async function main(): Promise<void> {
   for (const [name, v] of [['BENCH_N', N], ['BENCH_REFUNDS', REFUNDS]] as const) {

@@ -26,8 +26,10 @@ export const QuotingConfigSchema = z.object({
       relay_gas_native: Int,
     }),
   ),
-  /** Filler inventory per `chain:SYMBOL`, base units; a missing entry is not limited. */
+  /** Caps on the filler inventory a quote may promise, per `chain:SYMBOL`, base units; a missing entry caps nothing (live inventory still applies). */
   inventory: z.record(z.string(), Int),
+  /** Per `chain:SYMBOL`, base units: live inventory below this raises the InventoryBelowFloor alert (time to top the operator wallet up). */
+  inventory_floors: z.record(z.string(), Int).default({}),
   /** Suspended bridge directions, `src>dst`. */
   suspended_pairs: z.array(z.string().regex(/^[a-z0-9-]+>[a-z0-9-]+$/)),
 });

@@ -1,8 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
+import type { QuotingConfig } from '../quoting/quoting-config';
 import { RegistryCache } from '../registry/registry-cache';
 import { tokenKey } from './operator-calls';
 import { SettlementRepository } from './settlement.repository';
@@ -42,23 +43,33 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'listTokens' | 'chain'>,
+    @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'listTokens' | 'chain' | 'token'>,
     @Inject(SettlementRepository) private readonly repo: Pick<SettlementRepository, 'reservedBy'>,
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,
+    @Optional() @Inject('QUOTING_CONFIG') quoting?: Pick<QuotingConfig, 'inventory_floors'>,
   ) {
     this.loop = new Periodic(() => this.refreshAll(), config.refreshMs, (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'));
-    const available = metrics.gauge({ name: 'inventory_available', help: 'Operator inventory a quote may promise, destination base units (balance minus reservations)', labelNames: ['chain', 'token'] });
-    const reserved = metrics.gauge({ name: 'inventory_reserved', help: 'Destination base units held by open fills', labelNames: ['chain', 'token'] });
-    const age = metrics.gauge({ name: 'inventory_reading_age_seconds', help: 'Seconds since the operator balance was read', labelNames: ['chain', 'token'] });
+    // Labelled by chain and symbol, as the operator reads them and as quoting.json names floors.
+    const labels = ['chain', 'token'];
+    const available = metrics.gauge({ name: 'inventory_available', help: 'Operator inventory a quote may promise, destination base units (balance minus reservations)', labelNames: labels });
+    const reserved = metrics.gauge({ name: 'inventory_reserved', help: 'Destination base units held by open fills', labelNames: labels });
+    const age = metrics.gauge({ name: 'inventory_reading_age_seconds', help: 'Seconds since the operator balance was read', labelNames: labels });
+    const floor = metrics.gauge({ name: 'inventory_floor', help: 'Live inventory below this raises InventoryBelowFloor (quoting.json inventory_floors), base units', labelNames: labels });
+    for (const [name, amount] of Object.entries(quoting?.inventory_floors ?? {})) {
+      const [chain, token] = name.split(':');
+      if (chain && token) floor.set({ chain, token }, Number(amount));
+    }
     metrics.onScrape('inventory', () => {
       available.reset();
       reserved.reset();
       age.reset();
       const now = Date.now();
       for (const [k, r] of this.readings) {
-        const [chain, token] = k.split(':') as [string, string];
+        const [chain, address] = k.split(':') as [string, string];
+        const info = this.registry.chain(chain);
+        const token = (info && this.registry.token(info, address)?.symbol) ?? address;
         // Gauges are doubles: a balance past 2^53 loses precision here, never in a decision.
         available.set({ chain, token }, Number(r.balance > r.reserved ? r.balance - r.reserved : 0n));
         reserved.set({ chain, token }, Number(r.reserved));
