@@ -28,6 +28,8 @@ import { INVENTORY_CONFIG, InventoryBook, type InventoryConfig } from './settlem
 import { SettlementReportHandlers } from './settlement/settlement-report';
 import { SettlementRepository } from './settlement/settlement.repository';
 import { SETTLEMENT_CONFIG, Settler, type SettlementConfig } from './settlement/settler';
+import { StrayDepositRepository } from './settlement/stray-deposits.repository';
+import { StrayReturns } from './settlement/stray-returns';
 
 @Module({
   controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
@@ -65,6 +67,8 @@ import { SETTLEMENT_CONFIG, Settler, type SettlementConfig } from './settlement/
       } satisfies SettlementConfig,
     },
     Settler,
+    StrayDepositRepository,
+    StrayReturns,
     {
       provide: INVENTORY_CONFIG,
       useValue: {

@@ -1,7 +1,7 @@
 import { PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import type { OrderWire } from '@xchain/order-codec';
 import { memoInstruction, solTransferInstruction, transferCheckedInstruction } from './instructions';
-import { memoText } from './memo';
+import { memoText, returnMemoText } from './memo';
 import { SOL, type SvmMint, svmOrderTerms } from './order-terms';
 import { type KeyLike, associatedTokenAccount, toKey } from './programs';
 
@@ -100,4 +100,27 @@ export function refundInstructions(args: RefundArgs): TransactionInstruction[] {
     transfer(terms.srcToken, vault, new PublicKey(terms.refundAddress), terms.amountIn, args.mintDecimals, 'the refund'),
     memoInstruction(memoText('refund', terms.quoteHash)),
   ];
+}
+
+export interface ReturnArgs {
+  /** The vault that received the stray deposit; it signs the return. */
+  vault: KeyLike;
+  /** Who paid the deposit (its transfer's authority): the wallet paid back (its associated token account for SPL). */
+  to: KeyLike;
+  mint: SvmMint;
+  amount: bigint;
+  /** Decimals of the mint (SPL only). */
+  mintDecimals?: number;
+  /** The stray deposit's transaction signature, named by the memo. */
+  depositSignature: string;
+}
+
+/**
+ * A return of a stray deposit (one that matched no retained quote): exactly `amount` of the mint from
+ * the vault back to its sender, then `xchain:v1:return:<deposit signature>`.
+ */
+export function returnInstructions(args: ReturnArgs): TransactionInstruction[] {
+  if (args.amount <= 0n) throw new Error(`a return moves a positive amount, not ${args.amount}`);
+  const memo = returnMemoText(args.depositSignature);
+  return [transfer(args.mint, toKey(args.vault), toKey(args.to), args.amount, args.mintDecimals, 'the return'), memoInstruction(memo)];
 }

@@ -5,3 +5,4 @@ export * from './memo';
 export * from './order-terms';
 export * from './parse';
 export * from './programs';
+export * from './stray';

@@ -9,6 +9,9 @@ export const MEMO_PREFIX = 'xchain:v1:';
 const QUOTE_HASH = /^0x[0-9a-f]{64}$/;
 const MEMO = /^xchain:v1:(deposit|fill|refund):(0x[0-9a-f]{64})$/;
 
+const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
+const RETURN_MEMO = /^xchain:v1:return:([1-9A-HJ-NP-Za-km-z]{64,88})$/;
+
 /** `xchain:v1:<kind>:<quote_hash>`, the quote hash as 0x + 64 lowercase hex. */
 export function memoText(kind: OrderStepKind, quoteHash: string): string {
   if (!ORDER_STEP_KINDS.includes(kind)) throw new Error(`${String(kind)} is not an order step (deposit, fill, refund)`);
@@ -24,4 +27,19 @@ export function memoText(kind: OrderStepKind, quoteHash: string): string {
 export function parseMemoText(text: string): { kind: OrderStepKind; quoteHash: string } | undefined {
   const m = MEMO.exec(text);
   return m ? { kind: m[1] as OrderStepKind, quoteHash: m[2]! } : undefined;
+}
+
+/**
+ * `xchain:v1:return:<deposit signature>`: the vault sending back a deposit that matched no retained
+ * quote. It names the deposit's transaction, not a quote, so it can never be read as a refund.
+ */
+export function returnMemoText(depositSignature: string): string {
+  if (!SIGNATURE.test(depositSignature)) throw new Error(`${depositSignature} is not a base58 transaction signature`);
+  return `${MEMO_PREFIX}return:${depositSignature}`;
+}
+
+/** The deposit signature a return memo names, or undefined when the text is not exactly one. */
+export function parseReturnMemo(text: string): { depositSignature: string } | undefined {
+  const m = RETURN_MEMO.exec(text);
+  return m ? { depositSignature: m[1]! } : undefined;
 }

@@ -1,6 +1,6 @@
 import { base58Decode } from '@xchain/order-codec';
 import { SYSTEM_TRANSFER, TOKEN_TRANSFER_CHECKED, readU64 } from './instructions';
-import { MEMO_PREFIX, type OrderStepKind, parseMemoText } from './memo';
+import { MEMO_PREFIX, type OrderStepKind, parseMemoText, parseReturnMemo } from './memo';
 import { SOL, type SvmMint } from './order-terms';
 import { SVM_PROGRAMS } from './programs';
 
@@ -43,6 +43,13 @@ export interface RefusedStep {
   kind?: OrderStepKind;
   quoteHash?: string;
   reason: string;
+}
+
+/** The vault sending back a stray deposit (`xchain:v1:return:<signature>`): no order step, read only to be told apart. */
+export interface ReturnStep {
+  index: number;
+  depositSignature: string;
+  transfers: SvmTransfer[];
 }
 
 type Read =
@@ -97,13 +104,15 @@ function readInstruction(keys: readonly string[], ix: { programIdIndex: number; 
  * nothing: its transfers did not happen. Rules:
  * - a deposit is a transaction of exactly two instructions: one transfer, then the deposit memo;
  * - a fill or a refund is its memo with the transfers since the previous memo of ours, among which
- *   only compute-budget and associated-token-account creation instructions may also sit.
+ *   only compute-budget and associated-token-account creation instructions may also sit;
+ * - a return memo (a stray deposit sent back) is no step: it is listed apart with its transfers.
  * Only top-level instructions count; what programs do inside (CPI) is not read.
  */
-export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { steps: OrderStep[]; refused: RefusedStep[] } {
+export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { steps: OrderStep[]; refused: RefusedStep[]; returns: ReturnStep[] } {
   const steps: OrderStep[] = [];
   const refused: RefusedStep[] = [];
-  if (!tx || !tx.meta || tx.meta.err !== null) return { steps, refused };
+  const returns: ReturnStep[] = [];
+  if (!tx || !tx.meta || tx.meta.err !== null) return { steps, refused, returns };
   const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
   const reads = tx.transaction.message.instructions.map((ix) => readInstruction(keys, ix));
   let segmentStart = 0;
@@ -112,6 +121,8 @@ export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { ste
     const segment = reads.slice(segmentStart, index);
     segmentStart = index + 1;
     const memo = parseMemoText(read.text);
+    const back = memo ? undefined : parseReturnMemo(read.text);
+    if (back) return void returns.push({ index, depositSignature: back.depositSignature, transfers: segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : [])) });
     if (!memo) return void refused.push({ index, reason: `malformed memo ${JSON.stringify(read.text.slice(0, 120))}` });
     const transfers = segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : []));
     const fail = (reason: string) => refused.push({ index, kind: memo.kind, quoteHash: memo.quoteHash, reason });
@@ -124,7 +135,7 @@ export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { ste
     }
     steps.push({ kind: memo.kind, quoteHash: memo.quoteHash, index, transfers });
   });
-  return { steps, refused };
+  return { steps, refused, returns };
 }
 
 /** The order steps of a confirmed transaction (see `readOrderSteps`); none for a failed one. */

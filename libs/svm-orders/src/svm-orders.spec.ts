@@ -1,5 +1,6 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { keccak256, toBytes } from 'viem';
 import {
   SOL,
   SVM_PROGRAMS,
@@ -10,8 +11,14 @@ import {
   fillInstructions,
   memoInstruction,
   memoText,
+  parseMemoText,
+  parseReturnMemo,
   parseSvmKeyList,
   parseOrderSteps,
+  returnInstructions,
+  returnMemoText,
+  solTransferInstruction,
+  strayReturnKey,
   readOrderSteps,
   refundInstructions,
   vaultTokenAccount,
@@ -60,6 +67,47 @@ describe('memoText', () => {
     expect(memoText('deposit', hash)).toBe(`xchain:v1:deposit:0x${'ab'.repeat(32)}`);
     expect(() => memoText('deposit', '0x1234')).toThrow(/not a quote hash/);
     expect(() => memoText('withdraw' as never, hash)).toThrow(/not an order step/);
+  });
+});
+
+describe('return memo', () => {
+  const signature = '4'.repeat(88);
+
+  it('names the returned deposit by its signature, reads back, and is no quote step', () => {
+    expect(returnMemoText(signature)).toBe(`xchain:v1:return:${signature}`);
+    expect(parseReturnMemo(returnMemoText(signature))).toEqual({ depositSignature: signature });
+    expect(parseMemoText(returnMemoText(signature))).toBeUndefined();
+    expect(() => returnMemoText('0x1234')).toThrow(/not a base58 transaction signature/);
+    // Not exactly one: a trailing part, a 0 (not base58), a quote hash in place of a signature.
+    expect(parseReturnMemo(`xchain:v1:return:${signature}:1`)).toBeUndefined();
+    expect(parseReturnMemo(`xchain:v1:return:0${signature.slice(1)}`)).toBeUndefined();
+    expect(parseReturnMemo(`xchain:v1:return:0x${'ab'.repeat(32)}`)).toBeUndefined();
+  });
+
+  it('a return is listed apart with its transfers; a malformed one is refused like any malformed memo of ours', () => {
+    const vaultKey = Keypair.generate();
+    const back = solTransferInstruction(vaultKey.publicKey, user, 1234n);
+    const read = readOrderSteps(confirmed([back, memoInstruction(returnMemoText(signature))], filler));
+    expect(read).toEqual({ steps: [], refused: [], returns: [{ index: 1, depositSignature: signature, transfers: [{ mint: SOL, from: vaultKey.publicKey.toBase58(), to: user.toBase58(), authority: vaultKey.publicKey.toBase58(), amount: 1234n }] }] });
+    const bad = readOrderSteps(confirmed([back, memoInstruction('xchain:v1:return:nope')], filler));
+    expect(bad).toEqual({ steps: [], refused: [{ index: 1, reason: expect.stringMatching(/malformed memo/) }], returns: [] });
+  });
+
+  it('keys a return by chain, signature and index: 32 bytes, different for each', () => {
+    const a = strayReturnKey('solana', signature, 1);
+    expect(a).toMatch(/^0x[0-9a-f]{64}$/);
+    // keccak256("solana:<88 fours>:1") as computed by viem, an implementation of its own.
+    expect(a).toBe(keccak256(toBytes(`solana:${signature}:1`)));
+    expect(new Set([a, strayReturnKey('solana', signature, 2), strayReturnKey('solana', '5'.repeat(88), 1), strayReturnKey('devnet', signature, 1)]).size).toBe(4);
+  });
+
+  it('builds a return as exactly the amount from the vault, then the memo, and refuses nothing to return', () => {
+    const vaultKey = Keypair.generate().publicKey;
+    const ixs = returnInstructions({ vault: vaultKey, to: user, mint: USDC, amount: 42n, mintDecimals: 6, depositSignature: signature });
+    expect(ixs.map((i) => i.programId.toBase58())).toEqual([SVM_PROGRAMS.token.toBase58(), SVM_PROGRAMS.memo.toBase58()]);
+    expect([...ixs[0]!.data]).toEqual([12, ...u64le(42n), 6]);
+    expect(ixs[0]!.keys.map((k) => k.pubkey.toBase58())).toEqual([vaultTokenAccount(vaultKey, USDC).toBase58(), USDC, associatedTokenAccount(user, USDC).toBase58(), vaultKey.toBase58()]);
+    expect(() => returnInstructions({ vault: vaultKey, to: user, mint: SOL, amount: 0n, depositSignature: signature })).toThrow(/positive amount/);
   });
 });
 
@@ -133,7 +181,7 @@ describe('builders and parser', () => {
     const budget = ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 });
     const open = createAssociatedTokenAccountInstruction(filler, recipient, new PublicKey(USDC));
     const fill = readOrderSteps(confirmed([budget, open, ...fillInstructions({ order: wire, filler, mintDecimals: 6 })], filler));
-    expect(fill).toEqual({ steps: [expect.objectContaining({ kind: 'fill', index: 3 })], refused: [] });
+    expect(fill).toEqual({ steps: [expect.objectContaining({ kind: 'fill', index: 3 })], refused: [], returns: [] });
     const deposit = readOrderSteps(confirmed([budget, ...depositInstructions({ order: wire, owner: user })], user));
     expect(deposit.steps).toEqual([]);
     expect(deposit.refused).toEqual([{ index: 2, kind: 'deposit', quoteHash, reason: expect.stringMatching(/exactly one transfer/) }]);
@@ -151,8 +199,8 @@ describe('builders and parser', () => {
   it('ignores transactions without our memo, and refuses a memo of ours that is malformed', () => {
     const { wire, quoteHash } = solanaOrder();
     const [transfer] = depositInstructions({ order: wire, owner: user });
-    expect(readOrderSteps(confirmed([transfer!], user))).toEqual({ steps: [], refused: [] });
-    expect(readOrderSteps(confirmed([transfer!, memoInstruction('thanks for the coffee')], user))).toEqual({ steps: [], refused: [] });
+    expect(readOrderSteps(confirmed([transfer!], user))).toEqual({ steps: [], refused: [], returns: [] });
+    expect(readOrderSteps(confirmed([transfer!, memoInstruction('thanks for the coffee')], user))).toEqual({ steps: [], refused: [], returns: [] });
     const upper = readOrderSteps(confirmed([transfer!, memoInstruction(`xchain:v1:deposit:${quoteHash.toUpperCase().replace('0X', '0x')}`)], user));
     expect(upper.steps).toEqual([]);
     expect(upper.refused).toEqual([{ index: 1, reason: expect.stringMatching(/malformed memo/) }]);

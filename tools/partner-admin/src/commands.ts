@@ -55,7 +55,7 @@ export const COMMANDS: Record<string, Command> = {
     request: (f) => ({ email: f['email'], direction: 'debit', usd_micros: f['usd-micros'], reason: f['reason'] }),
   },
   settlement: {
-    usage: '[--since RFC3339]          (inventory, reservations, open and stuck settlements, the oldest unsettled order, deposits = claims + refunds + open)',
+    usage: '[--since RFC3339]          (inventory, reservations, open and stuck settlements, the oldest unsettled order, deposits = claims + refunds + open, stray Solana deposits by state and the stuck ones)',
     contract: SettlementReportRpc,
     request: (f) => ({ since: f['since'] }),
   },

@@ -31,6 +31,7 @@ export class OperatorTxs {
       if (!this.svm) throw noWallet('Solana is not settled by this relayer');
       return this.svm.send({ kind: req.kind, quote_hash: req.quote_hash, call });
     }
+    if (req.kind === 'return') throw RpcError.invalidArgument([{ field: 'kind', description: 'a return of a stray deposit exists on Solana only' }]);
     const chain = this.operatorChain(req.chain);
     const wallet = chain.operator!.address;
     const inserted = await this.orders.insertOperatorTx({

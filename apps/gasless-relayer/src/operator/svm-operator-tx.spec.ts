@@ -1,9 +1,9 @@
 import { Keypair, type PublicKey, Transaction, type TransactionInstruction, TransactionMessage } from '@solana/web3.js';
 import { Code, RpcError } from '@xchain/contracts';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { SVM_PROGRAMS, associatedTokenAccount, memoText, readOrderSteps } from '@xchain/svm-orders';
+import { SVM_PROGRAMS, associatedTokenAccount, memoText, readOrderSteps, returnMemoText, strayReturnKey } from '@xchain/svm-orders';
 import { decodeTransaction, storedTxFacts } from '../svm/svm-transaction';
-import { SOLANA_CHAIN_ID, planSvmOperatorTx, resignSvmTx, signSvmPlan } from './svm-operator-tx';
+import { SOLANA_CHAIN_ID, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan } from './svm-operator-tx';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const filler = Keypair.generate();
@@ -109,6 +109,7 @@ describe('Solana operator fills', () => {
     expect(steps(signed.txBase64)).toEqual({
       steps: [{ kind: 'fill', quoteHash, index: 2, transfers: [{ mint: USDC, from: ata(filler.publicKey, USDC), to: ata(recipient, USDC), authority: F, amount: 1_234_567n }] }],
       refused: [],
+      returns: [],
     });
   });
 
@@ -194,5 +195,36 @@ describe('resignSvmTx', () => {
     const { wire, quoteHash } = solanaOrder();
     const first = signSvmPlan(planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire }, keys), blockhash);
     expect(() => resignSvmTx(first.txBase64, Keypair.generate().publicKey.toBase58(), [filler])).toThrow(`no key for the signer ${V} of the stored transaction`);
+  });
+});
+
+describe('Solana returns of stray deposits', () => {
+  const deposit = '3'.repeat(87);
+  const key = strayReturnKey('solana', deposit, 1);
+
+  it('an SPL return opens the sender account, moves exactly the amount from the vault, then the return memo; vault co-signs, the filler pays', () => {
+    const signed = signSvmPlan(planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: USDC, amount: 7_654_321n, mintDecimals: 6 }, keys), blockhash);
+    const tx = readBack(signed.txBase64);
+    expect(tx.instructions).toEqual([
+      ['createIdempotent', F, ata(user, USDC), U, USDC, 1],
+      ['transferChecked', ata(vault.publicKey, USDC), USDC, ata(user, USDC), V, 7_654_321n, 6],
+      ['memo', returnMemoText(deposit)],
+    ]);
+    expect(tx.signers).toEqual([F, V]);
+    expect(tx.verified).toBe(true);
+    // The watcher reads no order step from it: a return, apart.
+    const read = steps(signed.txBase64);
+    expect(read.steps).toEqual([]);
+    expect(read.refused).toEqual([]);
+    expect(read.returns).toEqual([{ index: 2, depositSignature: deposit, transfers: [expect.objectContaining({ mint: USDC, authority: V, amount: 7_654_321n })] }]);
+  });
+
+  it('a SOL return is one transfer from the vault and the memo; refused when the key is not the deposit’s, or without the vault key', () => {
+    const tx = readBack(signSvmPlan(planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys), blockhash).txBase64);
+    expect(tx.instructions).toEqual([['transfer', V, U, 5n], ['memo', returnMemoText(deposit)]]);
+    const other = strayReturnKey('solana', deposit, 2);
+    expect(rpcError(() => planSvmReturnTx({ quoteHash: other, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys)).message).toMatch(/is keyed 0x[0-9a-f]{64}, not/);
+    expect(reasonOf(rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, { filler })))).toBe('NO_OPERATOR_WALLET');
+    expect(rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: V, mint: 'SOL', amount: 5n }, keys)).message).toMatch(/the vault itself/);
   });
 });

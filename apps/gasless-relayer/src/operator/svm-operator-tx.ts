@@ -1,7 +1,7 @@
 import { type Keypair, Message, PublicKey, type TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { Code, type OrderWire, RpcError, errorInfo } from '@xchain/contracts';
 import { orderFromWire } from '@xchain/order-codec';
-import { SOL, type SvmOrderTerms, createAssociatedTokenAccountInstruction, fillInstructions, refundInstructions, svmOrderTerms } from '@xchain/svm-orders';
+import { SOL, type SvmOrderTerms, createAssociatedTokenAccountInstruction, fillInstructions, refundInstructions, returnInstructions, strayReturnKey, svmOrderTerms } from '@xchain/svm-orders';
 import { decodeTransaction, storedTxFacts } from '../svm/svm-transaction';
 
 /** The registry's chain_id of `solana`: a fill must deliver there, a refund must return deposits made there. */
@@ -78,6 +78,44 @@ export function planSvmOperatorTx(args: SvmOperatorCallArgs, keys: SvmOperatorKe
     return { token: terms.srcToken, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
   }
   return invalid('kind', `a Solana operator transaction is a fill or a refund, not a ${args.kind}`);
+}
+
+/** A stray deposit to send back (kind `return`): who sent it, what, and which deposit it was. */
+export interface SvmReturnArgs {
+  quoteHash: string;
+  depositSignature: string;
+  depositIndex: number;
+  to: string;
+  mint: string;
+  amount: bigint;
+  /** Decimals of the SPL mint; unused for SOL. */
+  mintDecimals?: number;
+}
+
+/**
+ * The return of a stray deposit: the vault pays `amount` of the mint back to `to` and co-signs, the
+ * filler pays the fee (and, for SPL, the rent of `to`'s token account, opened idempotently first),
+ * then the return memo. `quoteHash` must be the deposit's `strayReturnKey`, so the (kind, key) row
+ * stands for that deposit and nothing else: a deposit is returned at most once.
+ */
+export function planSvmReturnTx(args: SvmReturnArgs, keys: SvmOperatorKeys): SvmOperatorPlan {
+  const key = strayReturnKey('solana', args.depositSignature, args.depositIndex);
+  if (key !== args.quoteHash) invalid('quote_hash', `a return of ${args.depositSignature}:${args.depositIndex} is keyed ${key}, not ${args.quoteHash}`);
+  const vault = keys.vault;
+  if (!vault) throw noWallet('no Solana vault key (SOLANA_VAULT_KEY): returns are not signed here');
+  let to: PublicKey;
+  try {
+    to = new PublicKey(args.to);
+  } catch {
+    return invalid('call.return.to', 'is not a base58 Solana key');
+  }
+  if (to.equals(vault.publicKey)) invalid('call.return.to', 'is the vault itself');
+  const filler = keys.filler;
+  const open = args.mint === SOL ? [] : [createAssociatedTokenAccountInstruction(filler.publicKey, to, new PublicKey(args.mint))];
+  const pay = built(() =>
+    returnInstructions({ vault: vault.publicKey, to, mint: args.mint, amount: args.amount, depositSignature: args.depositSignature, ...(args.mintDecimals === undefined ? {} : { mintDecimals: args.mintDecimals }) }),
+  );
+  return { token: args.mint, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
 }
 
 /** Compiles the plan over `blockhash` into a legacy transaction and signs it with every signer. */

@@ -5,7 +5,7 @@ import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-o
 import type { Logger } from '@xchain/telemetry';
 import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import type { SolanaRpc } from '../svm/solana-rpc';
-import { noWallet, planSvmOperatorTx, resignSvmTx, signSvmPlan, svmCallToken } from './svm-operator-tx';
+import { type SvmOperatorPlan, noWallet, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan, svmCallToken } from './svm-operator-tx';
 
 /** The relayer's Solana chain (the registry's `solana`): the only one its Solana RPC serves. */
 export const SOLANA = 'solana';
@@ -14,11 +14,14 @@ export const SOLANA = 'solana';
 export interface SvmOperatorRequest {
   kind: string;
   quote_hash: string;
-  call: { order: OrderWire; amount?: string; mint_decimals?: number };
+  call:
+    | { order: OrderWire; amount?: string; mint_decimals?: number }
+    | { return: { deposit_signature: string; deposit_index: number; to: string; mint: string; amount: string; mint_decimals?: number } };
 }
 
 /**
- * Solana operator transactions (D15): a fill paid by the filler account, a refund from the vault.
+ * Solana operator transactions (D15): a fill paid by the filler account, a refund from the vault,
+ * and a return of a stray deposit from the vault (D16).
  * Each is built from the order, signed over a fresh blockhash and stored whole with its signature
  * (one INSERT, a no-op when the (kind, quote hash) row exists) before the Solana relay sends it;
  * the relay follows it as it follows gasless Solana orders and calls `resign` when its blockhash
@@ -43,31 +46,45 @@ export class SvmOperatorTxs {
   }
 
   async send(req: SvmOperatorRequest): Promise<OperatorTxView> {
-    if (req.kind !== 'fill' && req.kind !== 'refund') throw RpcError.invalidArgument([{ field: 'kind', description: `a Solana operator transaction is a fill or a refund, not a ${req.kind}` }]);
-    const key = operatorKey(req.kind, req.quote_hash);
+    const kind = req.kind;
+    if (kind !== 'fill' && kind !== 'refund' && kind !== 'return') throw RpcError.invalidArgument([{ field: 'kind', description: `a Solana operator transaction is a fill, a refund or a return, not a ${kind}` }]);
+    if ((kind === 'return') !== ('return' in req.call)) throw RpcError.invalidArgument([{ field: 'call', description: kind === 'return' ? 'a return carries call.return' : `a ${kind} carries call.order` }]);
+    const key = operatorKey(kind, req.quote_hash);
     // A later call only answers the state: nothing is built, read or signed again.
     const existing = await this.orders.find(key);
     if (existing) return operatorViewOf(existing);
     const { rpc, filler } = this.ready();
-    const token = svmCallToken(req.kind, req.call.order);
-    const mintDecimals = token === SOL ? undefined : await this.mintDecimals(rpc, token, req.call.mint_decimals);
-    const plan = planSvmOperatorTx(
-      {
-        kind: req.kind,
-        quoteHash: req.quote_hash,
-        order: req.call.order,
-        ...(req.call.amount === undefined ? {} : { amount: BigInt(req.call.amount) }),
-        ...(mintDecimals === undefined ? {} : { mintDecimals }),
-      },
-      { filler, ...(this.keys.vault ? { vault: this.keys.vault } : {}) },
-    );
+    const keys = { filler, ...(this.keys.vault ? { vault: this.keys.vault } : {}) };
+    let plan: SvmOperatorPlan;
+    if ('return' in req.call) {
+      const r = req.call.return;
+      const mintDecimals = r.mint === SOL ? undefined : await this.mintDecimals(rpc, r.mint, r.mint_decimals);
+      plan = planSvmReturnTx(
+        { quoteHash: req.quote_hash, depositSignature: r.deposit_signature, depositIndex: r.deposit_index, to: r.to, mint: r.mint, amount: BigInt(r.amount), ...(mintDecimals === undefined ? {} : { mintDecimals }) },
+        keys,
+      );
+    } else {
+      const call = req.call;
+      const token = svmCallToken(kind, call.order);
+      const mintDecimals = token === SOL ? undefined : await this.mintDecimals(rpc, token, call.mint_decimals);
+      plan = planSvmOperatorTx(
+        {
+          kind,
+          quoteHash: req.quote_hash,
+          order: call.order,
+          ...(call.amount === undefined ? {} : { amount: BigInt(call.amount) }),
+          ...(mintDecimals === undefined ? {} : { mintDecimals }),
+        },
+        keys,
+      );
+    }
     const signed = signSvmPlan(plan, await rpcStep(() => rpc.latestBlockhash()));
     const wallet = filler.publicKey.toBase58();
-    const inserted = await this.orders.insertSvmOperatorTx({ kind: req.kind, orderHash: req.quote_hash, chain: SOLANA, wallet, ...signed });
+    const inserted = await this.orders.insertSvmOperatorTx({ kind, orderHash: req.quote_hash, chain: SOLANA, wallet, ...signed });
     const row = await this.orders.find(key);
     if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
     if (inserted) {
-      this.log.info({ kind: req.kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature }, 'operator transaction queued');
+      this.log.info({ kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature }, 'operator transaction queued');
       this.wake(key);
     }
     return operatorViewOf(row);

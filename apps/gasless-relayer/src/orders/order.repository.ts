@@ -32,7 +32,7 @@ export interface NewSvmOrder {
 
 /** An operator transaction (D15): a call of the router from the chain's operator wallet. */
 export interface NewOperatorTx {
-  kind: 'fill' | 'cancel' | 'refund' | 'claim';
+  kind: 'fill' | 'cancel' | 'refund' | 'claim' | 'return';
   orderHash: string;
   chain: string;
   to: string;
@@ -46,7 +46,7 @@ export interface NewOperatorTx {
  * before it is sent, like a gasless Solana order. `wallet` is its fee payer (the filler account).
  */
 export interface NewSvmOperatorTx {
-  kind: 'fill' | 'refund';
+  kind: 'fill' | 'refund' | 'return';
   orderHash: string;
   chain: string;
   wallet: string;

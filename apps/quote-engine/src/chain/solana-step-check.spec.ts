@@ -7,6 +7,9 @@ const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const key = () => Keypair.generate().publicKey.toBase58();
 const [vault, user, recipient, filler, stranger] = [key(), key(), key(), key(), key()];
 const ctx = { chain: 'solana', fillers: new Set([filler]) };
+/** Retention of every quote here ends at this unix second. */
+const RETAINED_SECS = 1_795_000_000;
+const RETAINED_UNTIL = new Date(RETAINED_SECS * 1000);
 
 function quote(over: { src?: string; dst?: string; gasDrop?: bigint; srcChain?: string; dstChain?: string } = {}) {
   const order = sampleOrder({
@@ -22,7 +25,7 @@ function quote(over: { src?: string; dst?: string; gasDrop?: bigint; srcChain?: 
     refundAddress: toBytes32('svm', user),
     depositTarget: toBytes32('svm', vault),
   });
-  const stored: StoredQuote = { srcChain: over.srcChain ?? 'solana', dstChain: over.dstChain ?? 'solana', order: orderToWire(order, []) };
+  const stored: StoredQuote = { srcChain: over.srcChain ?? 'solana', dstChain: over.dstChain ?? 'solana', order: orderToWire(order, []), retainedUntil: RETAINED_UNTIL };
   return { stored, quoteHash: hashOrder(order) };
 }
 
@@ -52,6 +55,22 @@ describe('checkSolanaStep', () => {
     expect(reason(step('deposit', quoteHash, [spl(USDC, user, into, 1_000_000n)]), undefined)).toBe('no such quote');
     expect(reason(step('deposit', quoteHash, [spl(USDC, user, into, 1_000_000n)]), { ...stored, srcChain: 'base' })).toMatch(/source chain is base/);
     expect(reason(step('deposit', `0x${'00'.repeat(32)}`, [spl(USDC, user, into, 1_000_000n)]))).toMatch(/does not hash/);
+  });
+
+  it('gives a deposit that would be returned its reason: unknown quote, wrong token, wrong amount, after retention; a good one within retention is accepted', () => {
+    const { stored, quoteHash } = quote({ src: USDC });
+    const into = vaultTokenAccount(vault, USDC).toBase58();
+    const at = (s: OrderStep, blockTime: number, ...q: [StoredQuote | undefined] | []) => checkSolanaStep(s, q.length ? q[0] : stored, { ...ctx, blockTime });
+    const good = step('deposit', quoteHash, [spl(USDC, user, into, 1_000_000n)]);
+    expect(at(good, RETAINED_SECS)).toEqual({ ok: true, type: 'deposited', amount: 1_000_000n });
+    expect(at(good, RETAINED_SECS + 1)).toEqual({ ok: false, stray: 'AFTER_RETENTION', reason: expect.stringMatching(/after the quote's retention ended at 2026/) });
+    expect(at(good, RETAINED_SECS, undefined)).toEqual({ ok: false, stray: 'NO_QUOTE', reason: 'no such quote' });
+    expect(at(step('deposit', quoteHash, [spl(USDC, user, into, 1_000_001n)]), RETAINED_SECS)).toMatchObject({ ok: false, stray: 'WRONG_AMOUNT' });
+    expect(at(step('deposit', quoteHash, [sol(user, vault, 1_000_000n)]), RETAINED_SECS)).toMatchObject({ ok: false, stray: 'WRONG_TOKEN' });
+    expect(at(good, RETAINED_SECS, { ...stored, srcChain: 'base' })).toMatchObject({ ok: false, stray: 'MISMATCH' });
+    // A fill or a refund that does not match moved the operator's own funds: never one to return.
+    const back = associatedTokenAccount(user, USDC).toBase58();
+    expect(at({ ...step('refund', quoteHash, [spl(USDC, vault, back, 1n)]) }, RETAINED_SECS)).not.toHaveProperty('stray');
   });
 
   it("accepts a fill a filler paid: at least min_amount_out of the destination token to the recipient's account, and the gas drop in SOL", () => {

@@ -26,6 +26,7 @@ import { OrderEventsConsumer } from '../orders/order-events.consumer';
 import type { RegistryCache } from '../registry/registry-cache';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
 import { solanaCursorName } from './solana-address-reader';
+import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
 import { prismaQuoteLookup } from './solana-quotes';
 
 import { SolanaWatcher } from './solana-watcher';
@@ -101,6 +102,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
       prismaQuoteLookup(db),
+      new StrayDepositRepository(db),
       { register: () => undefined },
       silent,
     );

@@ -1,10 +1,11 @@
-import { Keypair, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import type { CursorStore } from '@xchain/chain-watch';
 import { OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { type SvmTransactionJson, depositInstructions, vaultTokenAccount } from '@xchain/svm-orders';
+import { type SvmTransactionJson, depositInstructions, memoInstruction, returnMemoText, vaultTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RegistryCache } from '../registry/registry-cache';
+import type { NewStrayDeposit } from '../settlement/stray-deposits.repository';
 import { type SignatureEntry, SolanaAddressReader, type SolanaChain } from '@xchain/chain-watch';
 import { solanaStepHandler } from './solana-steps';
 import { SolanaWatcher } from './solana-watcher';
@@ -117,9 +118,11 @@ describe('solanaStepHandler', () => {
     const handle = solanaStepHandler({
       chainName: 'solana',
       chain,
-      quotes: { find: async (h) => (h === quoteHash ? { srcChain: 'solana', dstChain: 'base', order: wire } : undefined) },
+      quotes: { find: async (h) => (h === quoteHash ? { srcChain: 'solana', dstChain: 'base', order: wire, retainedUntil: new Date(2_000_000_000_000) } : undefined) },
       publisher: { publish: async (event, msgId) => (published.push({ event, msgId }), 'published') },
       fillers: new Set([filler]),
+      vault: () => undefined,
+      strays: { record: async () => true },
       log: { info: () => undefined, warn: (o: { reason?: string }) => void warned.push(o.reason ?? '') } as never,
     });
     for (const e of await chain.signaturesForAddress(vault, { limit: 10 })) await handle(e);
@@ -141,6 +144,57 @@ describe('solanaStepHandler', () => {
     ]);
     expect(OrderEventSchema.parse(published[0]!.event)).toEqual(published[0]!.event);
     expect(warned).toEqual(['no such quote']); // the failed one is not even read
+  });
+
+  it('records a deposit into the vault that matches no retained quote once, with its sender and reason, and passes over the return quietly', async () => {
+    const { chain, add } = fakeChain();
+    const order = sampleOrder({ srcChainId: 792703809n, srcToken: ZERO_BYTES32, amountIn: 2_000_000n, depositTarget: toBytes32('svm', vault), refundAddress: toBytes32('svm', user.toBase58()) });
+    const wire = orderToWire(order, []);
+    const quoteHash = hashOrder(order);
+    const short = sampleOrder({ ...order, amountIn: 1_500_000n }); // hashes differently: its deposit memo names its own hash
+    const late = { signature: sig(4), slot: 20 };
+    const retainedUntil = new Date((1_795_000_000 + 15) * 1000); // between slots 13 and 20 (block time = 1_795_000_000 + slot)
+    // Deposits: right (slot 10), wrong amount for the stored quote (11), unknown quote (12), right but paid elsewhere (13), right but late (20).
+    const wrongAmount = depositInstructions({ order: wire, owner: user });
+    wrongAmount[0] = SystemProgram.transfer({ fromPubkey: user, toPubkey: new PublicKey(vault), lamports: 1_999_999 });
+    const elsewhere = depositInstructions({ order: wire, owner: user });
+    elsewhere[0] = SystemProgram.transfer({ fromPubkey: user, toPubkey: Keypair.generate().publicKey, lamports: 2_000_000 });
+    add(vault, { signature: sig(1), slot: 10, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: wire, owner: user }), 10, sig(1)));
+    add(vault, { signature: sig(2), slot: 11, err: null, blockTime: null }, asConfirmed(wrongAmount, 11, sig(2)));
+    add(vault, { signature: sig(3), slot: 12, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: orderToWire(short, []), owner: user }), 12, sig(3)));
+    add(vault, { signature: sig(5), slot: 13, err: null, blockTime: null }, asConfirmed(elsewhere, 13, sig(5)));
+    add(vault, { ...late, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: wire, owner: user }), late.slot, late.signature));
+    // The vault's return of one of them: a transfer back and the return memo.
+    add(vault, { signature: sig(6), slot: 21, err: null, blockTime: null }, asConfirmed([SystemProgram.transfer({ fromPubkey: new PublicKey(vault), toPubkey: user, lamports: 1_999_999 }), memoInstruction(returnMemoText('5'.repeat(88)))], 21, sig(6)));
+    const published: string[] = [];
+    const recorded = new Map<string, NewStrayDeposit>();
+    const warned: string[] = [];
+    const handle = solanaStepHandler({
+      chainName: 'solana',
+      chain,
+      quotes: { find: async (h) => (h === quoteHash ? { srcChain: 'solana', dstChain: 'base', order: wire, retainedUntil } : undefined) },
+      publisher: { publish: async (_e, msgId) => (published.push(msgId), 'published') },
+      fillers: new Set([filler]),
+      vault: () => vault,
+      strays: { record: async (s) => !recorded.has(`${s.signature}:${s.memoIndex}`) && (recorded.set(`${s.signature}:${s.memoIndex}`, s), true) },
+      log: { info: () => undefined, warn: (o: { reason?: string }, msg: string) => void warned.push(`${msg}: ${o.reason}`) } as never,
+    });
+    const entries = (await chain.signaturesForAddress(vault, { limit: 10 })).reverse(); // oldest first, as the reader hands them over
+    for (const e of entries) await handle(e);
+    for (const e of entries) await handle(e); // read again (a restart): nothing new
+    expect(published).toEqual([`deposited:solana:${sig(1)}:1`, `deposited:solana:${sig(1)}:1`]);
+    expect([...recorded.values()].map((s) => [s.signature, s.reason, s.amount, s.sender, s.mint])).toEqual([
+      [sig(2), 'WRONG_AMOUNT', 1_999_999n, user.toBase58(), 'SOL'],
+      [sig(3), 'NO_QUOTE', 1_500_000n, user.toBase58(), 'SOL'],
+      [late.signature, 'AFTER_RETENTION', 2_000_000n, user.toBase58(), 'SOL'],
+    ]);
+    expect(recorded.get(`${late.signature}:1`)).toMatchObject({ quoteHash, slot: 20, blockTime: new Date((1_795_000_000 + 20) * 1000), chain: 'solana' });
+    // Each stray warned once when first recorded; the one paid elsewhere is skipped as before; the return says nothing.
+    expect(warned.filter((w) => w.startsWith('solana stray deposit recorded'))).toHaveLength(3);
+    expect(warned.filter((w) => !w.startsWith('solana stray deposit recorded'))).toEqual([
+      expect.stringMatching(/^solana order step skipped: paid \w+, not the vault/),
+      expect.stringMatching(/^solana order step skipped: paid \w+, not the vault/),
+    ]);
   });
 });
 
@@ -167,6 +221,7 @@ describe('SolanaWatcher', () => {
       cursors,
       { publish: async () => 'published' },
       { find: async () => undefined },
+      { record: async () => true },
       { register: (_n: string, c: typeof check) => void (check = c) },
       silent,
     );

@@ -7,6 +7,7 @@ import { RegistryCache } from '../registry/registry-cache';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
 import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 import { solanaCursorName } from './solana-address-reader';
+import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
 export const SOLANA_CHAIN = Symbol('SOLANA_CHAIN');
@@ -52,11 +53,16 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(SOLANA_CURSORS) private readonly cursors: Pick<CursorStore, 'load' | 'save'>,
     @Inject(ORDER_EVENT_PUBLISHER) publisher: OrderEventPublisher,
     @Inject(SOLANA_QUOTES) quotes: QuoteLookup,
+    @Inject(StrayDepositRepository) strays: Pick<StrayDepositRepository, 'record'>,
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.fillers = new Set(config.fillers);
-    this.handle = chain ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, log }) : undefined;
+    const vault = () => {
+      const listed = this.registry.chain(config.chainName);
+      return listed?.vm === 'svm' && isSvmKey(listed.depositTarget) ? listed.depositTarget : undefined;
+    };
+    this.handle = chain ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, vault, strays, log }) : undefined;
     if (chain) this.passes = new SolanaPasses(chain, { pollMs: config.pollMs, label: 'solana watcher' }, log);
     health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));
   }

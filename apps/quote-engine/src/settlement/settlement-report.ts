@@ -5,6 +5,7 @@ import { fromBytes32 } from '@xchain/order-codec';
 import type { Hex } from 'viem';
 import { RegistryCache } from '../registry/registry-cache';
 import { SettlementRepository } from './settlement.repository';
+import { StrayDepositRepository } from './stray-deposits.repository';
 
 /** Deadline of each balance read behind the report: an operator waits, but not for a dead relayer. */
 const BALANCE_TIMEOUT_MS = 3000;
@@ -16,6 +17,7 @@ export class SettlementReportHandlers {
     @Inject(SettlementRepository) private readonly repo: SettlementRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
+    @Inject(StrayDepositRepository) private readonly strays: Pick<StrayDepositRepository, 'reportRows'>,
   ) {}
 
   /** An order's bytes32 token as the registry writes it (EIP-55 or base58). */
@@ -27,7 +29,7 @@ export class SettlementReportHandlers {
   @Rpc(SettlementReportRpc)
   async report(req: RpcBody<typeof SettlementReportRpc>): Promise<SettlementReport> {
     const since = req.since ? new Date(req.since) : new Date(Date.now() - 7 * 86_400_000);
-    const [rows, reconciliation] = await Promise.all([this.repo.reportRows(), this.repo.reconciliation(since)]);
+    const [rows, reconciliation, strays] = await Promise.all([this.repo.reportRows(), this.repo.reconciliation(since), this.strays.reportRows()]);
     const inventory = await Promise.all(
       rows.reservations.map(async (r) => {
         const balance = await this.rpc
@@ -57,6 +59,21 @@ export class SettlementReportHandlers {
       claims: count(rows.claims, (g: { claim: string | null }) => g.claim, ['due', 'batched', 'claimed', 'stuck'] as const),
       reconciliation: reconciliation.map((r) => ({ ...r, token: this.tokenOf(r.chain, r.token) })),
       stuck: rows.stuck.map((s) => ({ quote_hash: s.quoteHash, decision: s.decision, reason: s.reason, error: s.error, since: s.updatedAt.toISOString() })),
+      stray_deposits: {
+        ...strays.counts,
+        stuck_list: strays.stuck.map((s) => ({
+          chain: s.chain,
+          signature: s.signature,
+          memo_index: s.memoIndex,
+          quote_hash: s.quoteHash,
+          sender: s.sender,
+          mint: s.mint,
+          amount: s.amount.toFixed(0),
+          reason: s.reason,
+          error: s.error,
+          since: s.updatedAt.toISOString(),
+        })),
+      },
     };
   }
 }

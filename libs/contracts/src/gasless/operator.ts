@@ -4,8 +4,11 @@ import { AmountString, ChainName, EvmAddress } from '../wire';
 import { GaslessStatus } from '../http/schemas/gasless';
 import { OrderWireSchema } from '../quoting/order-wire';
 
-/** What an operator transaction does (D15): deliver, cancel on the destination, refund on the source, claim to the treasury. */
-export const OperatorTxKind = z.enum(['fill', 'cancel', 'refund', 'claim']);
+/**
+ * What an operator transaction does (D15): deliver, cancel on the destination, refund on the source,
+ * claim to the treasury; and on Solana, return a stray deposit (one that matched no retained quote, D16).
+ */
+export const OperatorTxKind = z.enum(['fill', 'cancel', 'refund', 'claim', 'return']);
 export type OperatorTxKind = z.infer<typeof OperatorTxKind>;
 
 const Hash = z.string().regex(/^0x[0-9a-f]{64}$/, 'must be a lowercase 32-byte hex hash');
@@ -32,12 +35,39 @@ export const SvmOperatorCall = z.object({
   mint_decimals: z.number().int().min(0).max(255).optional(),
 });
 
+const SvmKey = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'must be a base58 Solana key');
+
+/**
+ * Kind `return` only: a stray Solana deposit sent back to its sender. The relayer builds it as the
+ * vault transferring exactly `amount` of `mint` to `to` (its associated token account for SPL, opened
+ * idempotently; the filler pays fees and rent, the vault co-signs), then the memo
+ * `xchain:v1:return:<deposit_signature>`. The request's `quote_hash` must be
+ * keccak256(`solana:<deposit_signature>:<deposit_index>`) (`strayReturnKey`): one return per deposit.
+ */
+export const SvmReturnCall = z.object({
+  vm: z.literal('svm'),
+  return: z.object({
+    deposit_signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'must be a base58 transaction signature'),
+    /** The deposit memo's instruction index in that transaction. */
+    deposit_index: z.number().int().min(0).max(255),
+    /** The deposit's sender (its transfer's authority), paid back. */
+    to: SvmKey,
+    /** `SOL`, or the base58 SPL mint deposited. */
+    mint: z.union([z.literal('SOL'), SvmKey]),
+    /** Exactly what the deposit moved, base units. */
+    amount: AmountString,
+    /** Decimals of the SPL mint; checked against the chain; absent for SOL. */
+    mint_decimals: z.number().int().min(0).max(255).optional(),
+  }),
+});
+
 export const SendOperatorTxRequest = z.object({
   kind: OperatorTxKind,
-  /** The quote hash the transaction settles (a claim: its batch id): with `kind`, the transaction's identity (at most one per pair, ever). */
+  /** The quote hash the transaction settles (a claim: its batch id; a return: its `strayReturnKey`): with `kind`, the transaction's identity (at most one per pair, ever). */
   quote_hash: Hash,
   chain: ChainName,
-  call: z.discriminatedUnion('vm', [EvmOperatorCall, SvmOperatorCall]),
+  // A plain union: both Solana shapes carry vm 'svm'; a return is told apart by its `return` field.
+  call: z.union([EvmOperatorCall, SvmReturnCall, SvmOperatorCall]),
 });
 export type SendOperatorTxRequest = z.infer<typeof SendOperatorTxRequest>;
 

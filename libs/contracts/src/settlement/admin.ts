@@ -32,6 +32,29 @@ export const SettlementReportSchema = z.object({
   reconciliation: z.array(z.object({ chain: ChainName, token: z.string(), deposited: AmountString, claimed: AmountString, refunded: AmountString, open: AmountString })),
   /** Settlements an operator must look at, newest first. */
   stuck: z.array(z.object({ quote_hash: z.string(), decision: z.string(), reason: z.string().nullable(), error: z.string().nullable(), since: Rfc3339 })),
+  /**
+   * Solana deposits into the vault that matched no retained quote (D16), by state: `open` (to be
+   * sent back), `returned`, `stuck` (the return landed with an error); and the stuck ones, newest first.
+   */
+  stray_deposits: z.object({
+    open: Count,
+    returned: Count,
+    stuck: Count,
+    stuck_list: z.array(
+      z.object({
+        chain: ChainName,
+        signature: z.string(),
+        memo_index: Count,
+        quote_hash: z.string(),
+        sender: z.string(),
+        mint: z.string(),
+        amount: AmountString,
+        reason: z.string(),
+        error: z.string().nullable(),
+        since: Rfc3339,
+      }),
+    ),
+  }),
 });
 export type SettlementReport = z.infer<typeof SettlementReportSchema>;
 
