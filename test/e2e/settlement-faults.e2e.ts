@@ -14,17 +14,6 @@ describe('settlement under chain faults', () => {
 
   const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
 
-  /** Polls the operator's report until `done` holds. */
-  const reportUntil = async (done: (r: any) => boolean, what: string, timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await e2e.admin('settlement');
-      if (r.code === 0 && done(r.out)) return r.out;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last report ${JSON.stringify(r.out ?? r.err)}`);
-      await new Promise((res) => setTimeout(res, 250));
-    }
-  };
-
   beforeAll(async () => {
     ({ e2e, g, s } = await startSettlementStack());
   }, 240_000);
@@ -44,7 +33,7 @@ describe('settlement under chain faults', () => {
       await s.deposit(o);
       // Deposited at depth, yet no inventory reading from arbitrum: it waits, neither filled nor refunded.
       await g.waitOrder(o.q.quote_hash, (v) => v.status === 'deposited', 30_000);
-      const stalled = await reportUntil((r) => r.undecided === 1 && r.oldest_unsettled?.quote_hash === o.q.quote_hash, 'the deposit shown as undecided');
+      const stalled = await s.reportUntil((r) => r.undecided === 1 && r.oldest_unsettled?.quote_hash === o.q.quote_hash, 'the deposit shown as undecided');
       expect(stalled.oldest_unsettled.state).toBe('undecided');
     } finally {
       process.kill(arbitrum.pid!, 'SIGCONT');

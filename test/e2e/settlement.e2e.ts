@@ -1,8 +1,10 @@
 import { DEV_TREASURY } from '@xchain/devnet';
-import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
+import { XCHAIN_ROUTER_ABI, approveCalldata, depositTx } from '@xchain/evm-gasless';
+import { orderFromWire } from '@xchain/order-codec';
+import { type Address, type Hex, createWalletClient, http, maxUint256 } from 'viem';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { expectApiError } from '../support/http';
+import { crossChainOf, expectApiError } from '../support/http';
 import { ARB_USDC, PLENTY, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
@@ -27,6 +29,19 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await e2e?.stop();
   });
 
+  /** Retries an expectation that becomes true as quoting's inventory reading catches up. */
+  const retryUntil = async (check: () => Promise<unknown>, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await check();
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  };
+
   it('fills a deposited order by itself: the recipient gets exactly amount_out, the order is fulfilled with the fill transaction', async () => {
     await s.setInventory(PLENTY);
     const o = await s.quote(25_000_000n);
@@ -45,47 +60,64 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     expect(await s.routerRead('base', 'refunded', o.q.quote_hash)).toBe(false);
   });
 
-  it('refunds what the inventory cannot cover: six deposits against inventory for two give two fills and four refunds, none both', async () => {
+  it('100 deposits against inventory for 10: 10 filled, 90 refunded, none filled twice or both; quoting refuses while the inventory is reserved', async () => {
     await s.setInventory(PLENTY);
-    const orders = await Promise.all(Array.from({ length: 6 }, () => s.quote(10_000_000n)));
+    // One depositor pays for all; each order refunds to an address of its own, so every refund is counted apart.
+    const depositor = g.newUser();
+    await g.setNativeBalance('base', depositor.address, 10n ** 19n);
+    await g.mint('base', base.USDC, depositor.address, 100n * 10_000_000n);
+    await g.send('base', { to: base.USDC, data: approveCalldata(s.routers['base']!, maxUint256) }, depositor);
+    const orders = await Promise.all(
+      Array.from({ length: 100 }, async () => {
+        const who = g.newUser().address;
+        const q = crossChainOf(
+          await s.retryingInventory(() =>
+            g.api.getQuote({ src_chain: 'base', dst_chain: 'arbitrum', src_token: base.USDC, dst_token: ARB_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '10000000', gas_drop: '', recipient: who, refund_address: who }),
+          ),
+        );
+        return { who, q, order: orderFromWire(q.order).order };
+      }),
+    );
     const amountOut = BigInt(orders[0]!.q.amount_out);
     expect(orders.every((o) => BigInt(o.q.amount_out) === amountOut)).toBe(true);
-    await s.setInventory(2n * amountOut);
-    for (const o of orders) await s.deposit(o);
+    await s.setInventory(10n * amountOut);
 
-    const views = await Promise.all(orders.map((o) => g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 90_000)));
+    // Arbitrum holds its blocks: the ten fills stay in flight, their inventory reserved.
+    await g.client('arbitrum').request({ method: 'evm_setIntervalMining' as never, params: [0] as never });
+    try {
+      const wallet = createWalletClient({ account: depositor, transport: http(e2e.devnet!.chains.get('base')!.rpcUrl) });
+      let nonce = await g.client('base').getTransactionCount({ address: depositor.address, blockTag: 'pending' });
+      const sent: Hex[] = [];
+      for (const o of orders) sent.push(await wallet.sendTransaction({ ...depositTx(o.order, s.routers['base']!), nonce: nonce++, gas: 300_000n, chain: null }));
+      for (const hash of sent) expect((await g.client('base').waitForTransactionReceipt({ hash })).status).toBe('success');
+      // All the balance is reserved by fills not yet landed: quoting to arbitrum USDC refuses.
+      await s.reportUntil((r) => r.open.fill === 10, 'ten fills open');
+      await retryUntil(() => expectApiError(s.quoteOnce(10_000_000n), { http: 503, reason: 'INSUFFICIENT_INVENTORY' }));
+    } finally {
+      await g.client('arbitrum').request({ method: 'evm_setIntervalMining' as never, params: [1] as never });
+    }
+
+    // One at a time: they settle together, and a hundred pollers at once would only load the stack.
+    const views: any[] = [];
+    for (const o of orders) views.push(await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 150_000));
     const filled = orders.filter((_, i) => views[i].status === 'fulfilled');
     const refunded = orders.filter((_, i) => views[i].status === 'refunded');
-    expect([filled.length, refunded.length]).toEqual([2, 4]);
+    expect([filled.length, refunded.length]).toEqual([10, 90]);
     expect(await s.inventory()).toBe(0n);
     for (const [i, o] of orders.entries()) {
-      if (views[i].status !== 'refunded') continue;
-      // The view says what came back, and why.
+      const filledOnChain = (await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash)).length;
+      const refundedOnChain = (await s.routerEvents('base', 'Refunded', o.q.quote_hash)).length;
+      // Exactly one of the two, once, and the view says which and why.
+      expect([filledOnChain, refundedOnChain]).toEqual(views[i].status === 'fulfilled' ? [1, 0] : [0, 1]);
+      if (views[i].status === 'fulfilled') {
+        expect(await g.balanceOf('arbitrum', ARB_USDC, o.who as Address)).toBe(amountOut);
+        continue;
+      }
       expect(views[i]).toMatchObject({ terminal: true, settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } });
       expect(views[i].refund).toMatchObject({ chain: 'base', amount: '10000000', reason: 'INSUFFICIENT_INVENTORY' });
       expect(views[i].refund.token.toLowerCase()).toBe(base.USDC.toLowerCase());
-      void o;
-    }
-    for (const o of refunded) {
-      // The whole deposit is back on base, the destination router will never take a fill for it, and none landed.
-      expect(await g.balanceOf('base', base.USDC, o.user.address)).toBe(10_000_000n);
+      expect(await g.balanceOf('base', base.USDC, o.who as Address)).toBe(10_000_000n);
       expect(await s.routerRead('arbitrum', 'cancelled', o.q.quote_hash)).toBe(true);
-      expect(await s.routerRead('arbitrum', 'filled', o.q.quote_hash)).toBe(false);
-    }
-    for (const o of filled) {
-      expect(await s.routerRead('base', 'refunded', o.q.quote_hash)).toBe(false);
-      expect(await g.balanceOf('arbitrum', ARB_USDC, o.user.address)).toBe(amountOut);
-    }
-    // With the inventory spent, quoting to arbitrum USDC refuses (live inventory, not the configured figure).
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        await expectApiError(s.quoteOnce(10_000_000n), { http: 503, reason: 'INSUFFICIENT_INVENTORY' });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 250));
-      }
     }
   });
 
@@ -105,9 +137,9 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
   });
 
   it('repays the treasury by itself: deposits = claims + refunds to the base unit, the source router keeps nothing', async () => {
-    // Every deposit of this suite so far went to base's router: 25 + 6 × 10 + 5 USDC; 4 × 10 were refunded.
-    const deposited = 25_000_000n + 6n * 10_000_000n + 5_000_000n;
-    const refunded = 4n * 10_000_000n;
+    // Every deposit of this suite so far went to base's router: 25 + 100 × 10 + 5 USDC; 90 × 10 were refunded.
+    const deposited = 25_000_000n + 100n * 10_000_000n + 5_000_000n;
+    const refunded = 90n * 10_000_000n;
     const deadline = Date.now() + 60_000;
     while ((await g.balanceOf('base', base.USDC, s.routers['base']!)) !== 0n) {
       if (Date.now() > deadline) throw new Error(`base's router still holds ${await g.balanceOf('base', base.USDC, s.routers['base']!)} after 60 s`);
@@ -115,15 +147,15 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     }
     expect(await g.balanceOf('base', base.USDC, DEV_TREASURY)).toBe(deposited - refunded);
 
-    // The operator's report agrees once the claim's confirmation is in: nothing reserved, nothing open or stuck, the four fills claimed.
+    // The operator's report agrees once the claims' confirmations are in: nothing reserved, nothing open or stuck, the twelve fills claimed.
     let report = await e2e.admin('settlement');
-    while (report.code === 0 && report.out.claims.claimed < 4 && Date.now() < deadline) {
+    while (report.code === 0 && report.out.claims.claimed < 12 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250));
       report = await e2e.admin('settlement');
     }
     expect(report.code).toBe(0);
     expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, undecided: 0, oldest_unsettled: null, stuck: [] });
-    expect(report.out.claims).toEqual({ due: 0, batched: 0, claimed: 4, stuck: 0 });
+    expect(report.out.claims).toEqual({ due: 0, batched: 0, claimed: 12, stuck: 0 });
     // Deposits = claims + refunds + open, to the base unit, and the chain agrees (treasury and refund addresses above).
     expect(report.out.reconciliation).toHaveLength(1);
     expect({ ...report.out.reconciliation[0], token: report.out.reconciliation[0].token.toLowerCase() }).toEqual({

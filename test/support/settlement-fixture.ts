@@ -121,6 +121,17 @@ export class SettlementFixture {
     if (receipt.status !== 'success') throw new Error('the deposit reverted');
   }
 
+  /** Polls the operator's report (`partner-admin settlement`) until `done` holds. */
+  async reportUntil(done: (report: any) => boolean, what: string, timeoutMs = 60_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const r = await this.e2e.admin('settlement');
+      if (r.code === 0 && done(r.out)) return r.out;
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last report ${JSON.stringify(r.out ?? r.err)}`);
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  }
+
   routerRead(chain: string, fn: 'cancelled' | 'filled' | 'refunded' | 'claimed', hash: string): Promise<boolean> {
     return this.g.client(chain).readContract({ address: this.routers[chain]!, abi: XCHAIN_ROUTER_ABI, functionName: fn, args: [hash as Hex] });
   }
