@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { DEV_FILLER_KEY } from '@xchain/devnet';
 import { cancelTx } from '@xchain/evm-gasless';
+import { Client } from 'pg';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { SERVICES, startBuiltService } from '@xchain/stack';
@@ -14,9 +15,10 @@ type Killable = 'gasless-relayer' | 'quote-engine';
 const DATABASES: Record<Killable, string> = { 'gasless-relayer': 'gasless_relayer', 'quote-engine': 'quote_engine' };
 
 /**
- * kill -9 of the relayer or the quote-engine while a fill or a refund is in flight (its transaction
- * signed and sent, not yet mined): after the restart each order has exactly one fill or exactly one
- * cancel and one refund, never both, and nothing is left open.
+ * kill -9 of the relayer or the quote-engine at each stage of a fill and of a refund (the fill, the
+ * destination's cancel, the source's refund: signed, stored and sent, not yet mined): after the
+ * restart each order has exactly one fill or exactly one cancel and one refund, never both, and
+ * nothing is left open or stuck.
  */
 describe('settlement survives kill -9 at every stage', () => {
   let e2e: E2eStack;
@@ -41,24 +43,24 @@ describe('settlement survives kill -9 at every stage', () => {
     e2e.stack.services.set(name, proc);
   };
 
-  /** Arbitrum stops mining, so the operator's next transaction there waits in its mempool. */
-  const holdArbitrum = async () => {
-    await rpc('arbitrum', 'evm_setAutomine', [false]);
-    await rpc('arbitrum', 'evm_setIntervalMining', [0]);
+  /** A chain stops mining, so the operator's next transaction there waits in its mempool. */
+  const hold = async (chain: string) => {
+    await rpc(chain, 'evm_setAutomine', [false]);
+    await rpc(chain, 'evm_setIntervalMining', [0]);
   };
-  const releaseArbitrum = async () => {
-    await rpc('arbitrum', 'evm_setIntervalMining', [1]);
+  const release = async (chain: string) => {
+    await rpc(chain, 'evm_setIntervalMining', [1]);
   };
 
-  /** Resolves once the operator wallet has `count` more transactions pending on arbitrum than mined. */
-  const pendingOnArbitrum = async (count: number) => {
+  /** Resolves once the operator wallet has a transaction pending on arbitrum; answers its mined nonce. */
+  const pendingOnArbitrum = async () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const [mined, pending] = await Promise.all([
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'latest' }),
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'pending' }),
       ]);
-      if (pending - mined >= count) return mined;
+      if (pending > mined) return mined;
       if (Date.now() > deadline) throw new Error(`the operator sent nothing on arbitrum within 30 s (mined ${mined}, pending ${pending})`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -72,63 +74,86 @@ describe('settlement survives kill -9 at every stage', () => {
     await e2e?.stop();
   });
 
-  for (const victim of ['gasless-relayer', 'quote-engine'] as const) {
-    it(`a fill sent just before a kill -9 of the ${victim} lands once after the restart`, async () => {
-      await s.setInventory(PLENTY);
-      const o = await s.quote(7_000_000n);
-      await holdArbitrum();
-      let minedBefore: number;
-      try {
-        await s.deposit(o);
-        minedBefore = await pendingOnArbitrum(1);
-        await kill(victim);
-      } finally {
-        await releaseArbitrum();
+  /**
+   * Resolves once the relayer has signed, stored and broadcast the order's `kind` transaction (its
+   * row `submitted`, read from the relayer's own database), which the held chain will not mine.
+   */
+  const inFlight = (kind: 'fill' | 'cancel' | 'refund', quoteHash: string) => relayerRow(kind, quoteHash, (status) => status === 'submitted', 'in flight');
+  /** Resolves once the relayer's row of the order's `kind` transaction has a status that `ok` accepts. */
+  const relayerRow = async (kind: 'fill' | 'cancel' | 'refund', quoteHash: string, ok: (status: string) => boolean, what: string) => {
+    const db = new Client({ connectionString: e2e.databaseUrl('gasless_relayer') });
+    await db.connect();
+    try {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const { rows } = await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`]);
+        if (rows[0] && ok(rows[0].status)) return;
+        if (Date.now() > deadline) throw new Error(`the ${kind} of ${quoteHash} was not ${what} within 30 s (${rows[0]?.status ?? 'no row'})`);
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await restart(victim);
-      await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled', 60_000);
-      expect(await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash)).toHaveLength(1);
-      expect(await s.routerRead('arbitrum', 'cancelled', o.q.quote_hash)).toBe(false);
-      expect(await g.client('arbitrum').getTransactionCount({ address: filler.address })).toBe(minedBefore! + 1);
-      const report = await e2e.admin('settlement');
-      expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, undecided: 0, stuck: [] });
-    });
+    } finally {
+      await db.end();
+    }
+  };
 
-    it(`a refund whose cancel was sent just before a kill -9 of the ${victim} ends in one cancel and one refund after the restart`, async () => {
-      await s.setInventory(PLENTY);
-      const o = await s.quote(6_000_000n);
-      await s.setInventory(0n); // no inventory: the order is refunded (cancelled on arbitrum first)
-      await holdArbitrum();
-      try {
-        await s.deposit(o);
-        await pendingOnArbitrum(1);
-        await kill(victim);
-      } finally {
-        await releaseArbitrum();
-      }
-      await restart(victim);
-      await g.waitOrder(o.q.quote_hash, (v) => v.status === 'refunded', 60_000);
-      expect(await s.routerEvents('arbitrum', 'Cancelled', o.q.quote_hash)).toHaveLength(1);
-      expect(await s.routerEvents('base', 'Refunded', o.q.quote_hash)).toHaveLength(1);
-      expect(await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash)).toHaveLength(0);
-      expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, o.user.address)).toBe(6_000_000n);
-    });
+  /** Where each stage's transaction lands: the fill and the cancel on the destination, the refund on the source. */
+  const CHAIN_OF = { fill: 'arbitrum', cancel: 'arbitrum', refund: 'base' } as const;
+
+  for (const victim of ['gasless-relayer', 'quote-engine'] as const) {
+    for (const stage of ['fill', 'cancel', 'refund'] as const) {
+      it(`kill -9 of the ${victim} with the ${stage} in flight: after the restart the order ends ${stage === 'fill' ? 'filled' : 'refunded'}, each step once`, async () => {
+        await s.setInventory(PLENTY);
+        const o = await s.quote(6_000_000n);
+        if (stage !== 'fill') await s.setInventory(0n); // no inventory: refunded (cancelled on arbitrum first)
+        const chain = CHAIN_OF[stage];
+        // Arbitrum can hold from the start; base must mine until the deposit is deep and decided, and
+        // the refund on it is sent only after the cancel's confirmation on arbitrum.
+        if (chain === 'arbitrum') await hold(chain);
+        try {
+          await s.deposit(o);
+          if (chain === 'base') {
+            await relayerRow('cancel', o.q.quote_hash, () => true, 'asked for');
+            await hold(chain);
+          }
+          await inFlight(stage, o.q.quote_hash);
+          await kill(victim);
+        } finally {
+          await release(chain);
+        }
+        await restart(victim);
+        const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
+        const steps = await Promise.all([
+          s.routerEvents('arbitrum', 'Filled', o.q.quote_hash),
+          s.routerEvents('arbitrum', 'Cancelled', o.q.quote_hash),
+          s.routerEvents('base', 'Refunded', o.q.quote_hash),
+        ]);
+        if (stage === 'fill') {
+          expect(view.status).toBe('fulfilled');
+          expect(steps.map((x) => x.length)).toEqual([1, 0, 0]);
+        } else {
+          expect(view.status).toBe('refunded');
+          expect(steps.map((x) => x.length)).toEqual([0, 1, 1]);
+          expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, o.user.address)).toBe(6_000_000n);
+        }
+        await s.reportUntil((r) => r.open.fill + r.open.cancel + r.open.refund === 0 && r.undecided === 0 && r.stuck.length === 0, 'nothing open or stuck');
+      });
+    }
   }
 
   it('a fill that races a cancellation of the same order: the cancel wins the nonce, the fill never lands, the order is refunded once', async () => {
     await s.setInventory(PLENTY);
     const o = await s.quote(4_000_000n);
-    await holdArbitrum();
+    await hold('arbitrum');
     try {
       await s.deposit(o);
-      const nonce = await pendingOnArbitrum(1);
+      const nonce = await pendingOnArbitrum();
       // Another hand on the operator key (an operator's manual cancel) takes the pending fill's nonce with a higher fee.
       const fees = await g.client('arbitrum').estimateFeesPerGas();
       const wallet = createWalletClient({ account: privateKeyToAccount(DEV_FILLER_KEY), transport: http(e2e.devnet!.chains.get('arbitrum')!.rpcUrl) });
       const tx = cancelTx(o.order, s.routers['arbitrum']!);
       await wallet.sendTransaction({ ...tx, nonce, gas: 200_000n, maxFeePerGas: fees.maxFeePerGas * 10n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 1n, chain: null });
     } finally {
-      await releaseArbitrum();
+      await release('arbitrum');
     }
     await g.waitOrder(o.q.quote_hash, (v) => v.status === 'refunded', 90_000);
     expect(await s.routerEvents('arbitrum', 'Filled', o.q.quote_hash)).toHaveLength(0);
