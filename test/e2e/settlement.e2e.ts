@@ -5,6 +5,7 @@ import { type Address, type Hex, createWalletClient, http, maxUint256 } from 'vi
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { crossChainOf, expectApiError } from '../support/http';
+import { T } from '../support/registry-fixture';
 import { ARB_USDC, PLENTY, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
@@ -167,6 +168,28 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
       open: '0',
     });
     expect(report.out.inventory).toEqual([{ chain: 'arbitrum', token: ARB_USDC.toLowerCase(), balance: '0', reserved: '0', open_fills: 0, available: '0' }]);
+  });
+
+  it('settles a same-chain order on one router: arbitrum USDC → arbitrum ETH filled from the operator, its deposit claimed to the treasury', async () => {
+    const user = g.newUser();
+    const recipient = g.newUser().address;
+    await g.mint('arbitrum', ARB_USDC, user.address, 50_000_000n);
+    await g.setNativeBalance('arbitrum', user.address, 10n ** 17n);
+    const reply = await g.api.getQuote({
+      src_chain: 'arbitrum', dst_chain: 'arbitrum', src_token: ARB_USDC, dst_token: T.arbitrum.ETH, trade_type: 'TRADE_TYPE_EXACT_INPUT',
+      amount: '50000000', gas_drop: '', recipient, refund_address: user.address,
+    });
+    if (!('same_chain_swap' in reply)) throw new Error(`expected a same-chain quote, got ${JSON.stringify(reply)}`);
+    const q = reply.same_chain_swap;
+    const treasuryBefore = await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY);
+    await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(s.routers['arbitrum']!, maxUint256) }, user);
+    await g.send('arbitrum', depositTx(orderFromWire(q.order).order, s.routers['arbitrum']!), user);
+    const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
+    expect(view.status).toBe('fulfilled');
+    expect(await g.client('arbitrum').getBalance({ address: recipient as Address })).toBe(BigInt(q.amount_out));
+    // The deposit leaves the router once, to the treasury, after the recorded fill.
+    await retryUntil(async () => expect(await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY)).toBe(treasuryBefore + 50_000_000n), 30_000);
+    expect(await s.routerRead('arbitrum', 'claimed', q.quote_hash)).toBe(true);
   });
 
   it('a deposit after retention is refused by the router (RetentionOver): nothing to fill or refund', async () => {
