@@ -69,6 +69,18 @@ describe('gateway error model over HTTP', () => {
     expect(await status(res)).toMatchObject({ code: 3, reason: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
+  it('answers a urlencoded form body with 415, on PreviewQuote and on SubmitGaslessOrder alike', async () => {
+    // A form body used to be parsed into fields: a field-by-field 400 on one, a 404 on the other.
+    for (const [path, form] of [
+      ['/v1/quote/preview', 'src_chain=ethereum&dst_chain=base&amount=1'],
+      ['/v1/gasless/orders', `quote_hash=0x${'12'.repeat(32)}`],
+    ] as const) {
+      const res = await fetch(`${e2e.gatewayUrl}/json${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      expect({ path, http: res.status }).toEqual({ path, http: 415 });
+      expect(await status(res)).toMatchObject({ code: 3, reason: 'UNSUPPORTED_MEDIA_TYPE' });
+    }
+  });
+
   it('answers what the HTTP layer refuses before routing in the same shape', async () => {
     const badEscape = await fetch(`${e2e.gatewayUrl}/json/v1/partner/keys/%ff/disable`, { method: 'POST' });
     expect(badEscape.status).toBe(400);

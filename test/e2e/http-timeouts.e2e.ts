@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { StatusSchema } from '@xchain/contracts';
@@ -110,6 +111,13 @@ describe('gateway HTTP timeouts', () => {
     expect(r.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + CUT_OFF_SLACK_MS);
     // The client got nowhere near sending its whole body.
     expect(r.sent).toBeLessThan(Buffer.byteLength(head) + 5);
+    // The cut-off is the client's doing: logged at info, never as an unhandled error.
+    const logFile = join(e2e.logDir, 'gateway.log');
+    const lines = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter((l) => /aborted|request body not received/.test(l)) : []);
+    const deadline = Date.now() + 10_000;
+    while (lines().length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    const logged = lines().map((l) => JSON.parse(l) as { level: string; msg: string });
+    expect(logged).toEqual([expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^request body not received/) })]);
   });
 
   it('cuts off headers sent one byte a second with 408 within the headers timeout', async () => {

@@ -26,6 +26,8 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     host: env.HOST,
     port: env.GATEWAY_PORT,
     metrics: env.METRICS_ENABLED,
+    // The API is JSON only (415 otherwise, README): Nest's parsers would also take urlencoded forms.
+    bodyParser: false,
     fastify: {
       bodyLimit: env.BODY_LIMIT_BYTES,
       // Slow clients (D2: never a hang): the request must arrive within HTTP_REQUEST_TIMEOUT_MS

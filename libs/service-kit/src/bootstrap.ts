@@ -38,6 +38,11 @@ export interface ServiceStartOptions {
   fastify?: FastifyServerOptions & { http?: HttpServerOptions };
   /** Serve `/metrics` and count HTTP requests (the service's METRICS_ENABLED; default true). */
   metrics?: boolean;
+  /**
+   * Let Nest register its body parsers (JSON and urlencoded forms; default true). false leaves
+   * Fastify's own, which parse JSON only, for a service that must refuse forms.
+   */
+  bodyParser?: boolean;
   /** Runs on the Nest app before it starts listening (routes, hooks). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
 }
@@ -53,6 +58,7 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
       logger: new PinoNestLogger(log),
       bufferLogs: false,
       abortOnError: false,
+      bodyParser: opts.bodyParser ?? true,
     });
     app.enableShutdownHooks();
     if (opts.metrics !== false) {

@@ -122,6 +122,25 @@ describe('SubmitService', () => {
     expect(enqueue).not.toHaveBeenCalled();
   });
 
+  it('refuses a body with both evm and svm, and an owner whose mixed case is not its EIP-55 checksum, naming the field', async () => {
+    const violation = async (p: Promise<unknown>) => {
+      const err = await p.then(() => undefined, (e: unknown) => e);
+      if (!(err instanceof RpcError)) throw new Error(`expected a refusal, got ${String(err)}`);
+      const bad = err.status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { field_violations: { field: string }[] } | undefined;
+      return { code: err.status.code, fields: bad?.field_violations.map((v) => v.field) };
+    };
+    expect(await violation(service().submit({ ...(await body()), svm: { tx_base64: 'AA==' } }))).toEqual({ code: 3, fields: ['svm'] });
+    // Flip the case of one letter of the checksummed address: still hex, no longer its checksum.
+    const at = user.address.slice(2).search(/[a-fA-F]/) + 2;
+    const letter = user.address.charAt(at);
+    const flipped = user.address.slice(0, at) + (letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()) + user.address.slice(at + 1);
+    expect(await violation(service().submit(await body({ owner: flipped })))).toEqual({ code: 3, fields: ['evm.owner'] });
+    expect(insert).not.toHaveBeenCalled();
+    // EIP-55 constrains mixed case only: the same owner all lower or all upper is the owner.
+    await expect(service().submit(await body({ owner: user.address.toLowerCase() }))).resolves.toMatchObject({ status: 'queued' });
+    await expect(service().submit(await body({ owner: `0x${user.address.slice(2).toUpperCase()}` }))).resolves.toMatchObject({ status: 'queued' });
+  });
+
   it('answers the winning order, not a refusal, when a concurrent submission of the quote moved the chain first', async () => {
     // The first look finds nothing; by the time the checks run, the other submission's transaction used the nonce.
     const winner = { quoteHash: stored.quote_hash, vm: 'evm', status: 'submitted', txs: [{ txHash: `0x${'ab'.repeat(32)}` }], attempts: 1, minedTxHash: null, svmSignature: null, error: null };

@@ -83,6 +83,8 @@ export class SubmitService {
   }
 
   async submit(req: SubmitGaslessOrderRequest): Promise<GaslessOrderResult> {
+    // Both bodies at once leaves which signature binds the user ambiguous: refuse rather than pick one.
+    if (req.evm && req.svm) throw refuse.field('svm', 'must be absent when evm is sent: send exactly one of evm and svm');
     const quoteHash = req.quote_hash.toLowerCase();
     const existing = await this.orders.find(quoteHash);
     if (existing) return resultOf(viewOf(existing));
@@ -220,8 +222,16 @@ function sponsorOf(stored: StoredQuote): { partnerId: string; usdMicros: bigint 
 
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 
+/** EIP-55 binds only mixed case: all-lower or all-upper hex carries no checksum, so it stands. */
+function checksumHolds(address: string): boolean {
+  const hex = address.slice(2);
+  if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+  return getAddress(address) === address;
+}
+
 function parseEvmBody(evm: NonNullable<SubmitGaslessOrderRequest['evm']>): EvmBody {
   if (!isAddress(evm.owner, { strict: false })) throw refuse.field('evm.owner', 'is not an EVM address', 'INVALID_ADDRESS');
+  if (!checksumHolds(evm.owner)) throw refuse.field('evm.owner', `has a wrong EIP-55 checksum (expected ${getAddress(evm.owner)})`, 'INVALID_ADDRESS');
   if (!UINT.test(evm.permit2_nonce)) throw refuse.field('evm.permit2_nonce', 'must be a decimal uint256');
   if (!UINT.test(evm.deadline)) throw refuse.field('evm.deadline', 'must be decimal unix seconds');
   if (!isHex(evm.signature) || size(evm.signature) !== 65) throw refuse.signature('must be 65 bytes of 0x hex');

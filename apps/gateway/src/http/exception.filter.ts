@@ -63,6 +63,15 @@ export class StatusExceptionFilter implements ExceptionFilter {
       sendStatus(reply, new RpcError(code, exception.message, [errorInfo('HTTP_ERROR')]).status, status);
       return;
     }
+    const gone = clientGone(exception, req);
+    if (gone) {
+      // The client stopped sending (cut off at the request deadline, or it hung up): its doing, not
+      // ours, so no error line; the answer mirrors the one it got, for the access log.
+      const { status, http } = httpErrors.clientError(gone);
+      this.log.info({ err: describe(exception), reason: gone }, 'request body not received: the client was cut off or went away');
+      sendStatus(reply, status, http);
+      return;
+    }
     this.log.error({ err: describe(exception) }, 'unhandled error');
     sendStatus(reply, RpcError.internal().status);
   }
@@ -85,6 +94,18 @@ export class StatusExceptionFilter implements ExceptionFilter {
     if (original instanceof SyntaxError) return { status: httpErrors.malformedJson(), http: 400 };
     return undefined;
   }
+}
+
+/**
+ * Why the body stopped arriving when the client is to blame: the code the socket was destroyed
+ * with (ERR_HTTP_REQUEST_TIMEOUT after our 408), or ECONNRESET for a hang-up mid-body.
+ */
+function clientGone(exception: unknown, req: FastifyRequest): string | undefined {
+  const original = exception instanceof HttpException && exception.cause ? exception.cause : exception;
+  const code = (original as { code?: unknown } | null)?.code;
+  const socket = req.raw.socket as (typeof req.raw.socket & { errored?: NodeJS.ErrnoException | null }) | null;
+  if (code !== 'ECONNRESET' && !req.raw.destroyed && !socket?.destroyed) return undefined;
+  return socket?.errored?.code ?? 'ECONNRESET';
 }
 
 function describe(err: unknown): string {
