@@ -111,7 +111,8 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
       this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: Date.now() });
       this.unmanaged.delete(chain);
     } catch (err) {
-      if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) this.unmanaged.add(chain); // no operator wallet there
+      // No operator wallet there, or no RPC for the chain at all: the system does not settle it.
+      if (notSettledThere(err)) this.unmanaged.add(chain);
       else throw err;
     }
   }
@@ -131,3 +132,9 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
 }
 
 const key = (chain: string, token: string) => `${chain}:${token}`;
+
+function notSettledThere(err: unknown): boolean {
+  if (!(err instanceof RpcError)) return false;
+  if (err.status.code === Code.FAILED_PRECONDITION) return true;
+  return err.status.code === Code.UNAVAILABLE && err.status.details.some((d) => 'reason' in d && d.reason === 'CHAIN_NOT_RELAYED');
+}

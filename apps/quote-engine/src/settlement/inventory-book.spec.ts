@@ -1,0 +1,70 @@
+import { Code, RpcError, errorInfo } from '@xchain/contracts';
+import { Metrics } from '@xchain/service-kit';
+import { Registry } from 'prom-client';
+import type { ChainInfo } from '../registry/registry-cache';
+import { InventoryBook } from './inventory-book';
+
+const USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const chains: Record<string, ChainInfo> = {
+  arbitrum: { name: 'arbitrum', vm: 'evm' } as ChainInfo,
+  avalanche: { name: 'avalanche', vm: 'evm' } as ChainInfo,
+  base: { name: 'base', vm: 'evm' } as ChainInfo,
+};
+
+/** A book over a fake relayer: `answers` says what each chain's balance read gives. */
+function newBook(answers: Record<string, bigint | Error>, reserved = 0n, maxAgeMs = 60_000, listed: string[] = []) {
+  const rpc = {
+    call: jest.fn(async (_c: unknown, req: { chain: string }) => {
+      const a = answers[req.chain];
+      if (a instanceof Error) throw a;
+      return { balance: String(a), chain: req.chain, token: USDC, wallet: '0x', at: '' };
+    }),
+  };
+  const registry = { listTokens: () => ({ tokens: listed.map((chain) => ({ chain, address: USDC })) }), chain: (n: string) => chains[n], token: () => undefined };
+  const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
+  const book = new InventoryBook(
+    rpc as never,
+    registry as never,
+    { reservedBy: async () => reserved },
+    { enabled: true, refreshMs: 60_000, maxAgeMs, requestTimeoutMs: 1000 },
+    log as never,
+    new Metrics(new Registry()),
+  );
+  return { book, rpc, log };
+}
+
+describe('InventoryBook: what quoting may promise', () => {
+  it('promises the balance minus what open fills reserve, keyed whatever the address case', async () => {
+    const { book } = newBook({ arbitrum: 1_000_000n }, 400_000n);
+    await book.refresh('arbitrum', USDC);
+    expect(book.live('arbitrum', USDC.toLowerCase())).toEqual({ kind: 'available', amount: 600_000n });
+    expect(newBook({}).book.live('arbitrum', USDC)).toEqual({ kind: 'unmanaged' }); // never read: the configured caps alone
+  });
+
+  it('never promises below zero when reservations exceed the balance (a fill just spent it)', async () => {
+    const { book } = newBook({ arbitrum: 100n }, 400n);
+    await book.refresh('arbitrum', USDC);
+    expect(book.live('arbitrum', USDC)).toEqual({ kind: 'available', amount: 0n });
+  });
+
+  it('leaves a chain unmanaged when the relayer has no operator wallet or no RPC for it, and refuses a stale reading elsewhere', async () => {
+    const noWallet = new RpcError(Code.FAILED_PRECONDITION, 'no operator wallet', [errorInfo('NO_OPERATOR_WALLET')]);
+    const noRpc = RpcError.unavailable('the relayer has no RPC for avalanche', 'CHAIN_NOT_RELAYED', 60);
+    const { book, log } = newBook({ base: noWallet, avalanche: noRpc, arbitrum: 5n }, 0n, 0, ['base', 'avalanche']);
+    // A scheduled pass over both: neither is a failure to warn about (no "balances not read").
+    book.onApplicationBootstrap();
+    await book.onApplicationShutdown();
+    expect(log.warn).not.toHaveBeenCalled();
+    expect(book.live('base', USDC)).toEqual({ kind: 'unmanaged' });
+    expect(book.live('avalanche', USDC)).toEqual({ kind: 'unmanaged' });
+    await book.refresh('arbitrum', USDC);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(book.live('arbitrum', USDC).kind).toBe('stale');
+  });
+
+  it('passes on any other failure (a relayer that does not answer), so the caller can tell', async () => {
+    const { book } = newBook({ arbitrum: RpcError.unavailable('timeout', 'DEADLINE', 1) });
+    await expect(book.refresh('arbitrum', USDC)).rejects.toThrow('timeout');
+    expect(book.live('arbitrum', USDC)).toEqual({ kind: 'unmanaged' });
+  });
+});
