@@ -12,6 +12,15 @@ describe('webhook address guard', () => {
     expect(prod.allows('172.32.0.1')).toBe(true); // just outside 172.16/12
   });
 
+  it('judges the IPv4 address an IPv6 one carries: compatible, mapped, translated, NAT64, 6to4 and Teredo forms', () => {
+    // As a URL's host normalises them: each carries 127.0.0.1, 169.254.169.254, 0.0.0.0 or a reserved client address.
+    for (const ip of ['::7f00:1', '::ffff:0:7f00:1', '::ffff:7f00:1', '2002:7f00:1::', '2002:a9fe:a9fe::', '2001::1', '::127.0.0.1', '2002:a00:1::1']) {
+      expect([ip, prod.allows(ip)]).toEqual([ip, false]);
+    }
+    // The same forms around a public address pass (93.184.216.34 = 5db8:d822; a Teredo client is stored inverted).
+    for (const ip of ['::ffff:5db8:d822', '2002:5db8:d822::1', '2001:0:5db8:d822::a247:27dd']) expect([ip, prod.allows(ip)]).toEqual([ip, true]);
+  });
+
   it('lets loopback through when allowed, and nothing else private', () => {
     expect(['127.0.0.1', '::1', '::ffff:127.0.0.1'].map((ip) => local.allows(ip))).toEqual([true, true, true]);
     expect(['10.0.0.1', '169.254.169.254', 'fd12::1'].map((ip) => local.allows(ip))).toEqual([false, false, false]);

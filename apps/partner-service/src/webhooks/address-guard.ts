@@ -51,6 +51,45 @@ function unmapped(ip: string): string {
   return m ? m[1]! : ip;
 }
 
+/** The 16 bytes of an IPv6 address (`::` and a trailing dotted quad included); undefined when it is not one. */
+function ipv6Bytes(ip: string): number[] | undefined {
+  if (isIP(ip) !== 6) return undefined;
+  let text = ip;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const h = groups(head);
+  const t = tail === undefined ? [] : groups(tail);
+  const words = tail === undefined ? h : [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t];
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+const v4 = (b: number[]) => b.join('.');
+const zero = (b: number[]) => b.every((x) => x === 0);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, by the standard embeddings a relay or a stack may
+ * route to: IPv4-compatible (::a.b.c.d), IPv4-mapped and -translated (::ffff:…, ::ffff:0:…), NAT64
+ * (64:ff9b::/96), 6to4 (2002:AABB:CCDD::) and Teredo (2001:0::, server and obfuscated client).
+ */
+function embeddedIPv4(ip: string): string[] {
+  const b = ipv6Bytes(ip);
+  if (!b) return [];
+  const out: string[] = [];
+  const last = b.slice(12, 16);
+  if (zero(b.slice(0, 12))) out.push(v4(last));
+  if (zero(b.slice(0, 10)) && b[10] === 0xff && b[11] === 0xff) out.push(v4(last));
+  if (zero(b.slice(0, 8)) && b[8] === 0xff && b[9] === 0xff && zero(b.slice(10, 12))) out.push(v4(last));
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(b.slice(4, 12))) out.push(v4(last));
+  if (b[0] === 0x20 && b[1] === 0x02) out.push(v4(b.slice(2, 6)));
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) out.push(v4(b.slice(4, 8)), v4(last.map((x) => x ^ 0xff)));
+  return out;
+}
+
 /** Judges addresses: public ones pass; loopback passes too only when `allowLoopback` (local stack, tests). */
 export class AddressGuard {
   constructor(private readonly allowLoopback: boolean) {}
@@ -61,7 +100,9 @@ export class AddressGuard {
     if (family === 0) return false;
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (this.allowLoopback && LOOPBACK.check(ip, type)) return true;
-    return !PRIVATE.check(ip, type);
+    if (PRIVATE.check(ip, type)) return false;
+    // An IPv6 address that carries an IPv4 one may be routed to it: that one must be public too.
+    return embeddedIPv4(ip).every((inner) => !PRIVATE.check(inner, 'ipv4'));
   }
 
   /**

@@ -14,13 +14,21 @@ const PARTNER = { access: 'partner' } as const;
 /** Longest URL accepted (the common limit of browsers and proxies). */
 export const WEBHOOK_URL_MAX_CHARS = 2048;
 
+/**
+ * What the request schema itself takes at most: well above the URL rule, so a URL that is merely too
+ * long is refused by that rule, field by field, with INVALID_WEBHOOK_URL like every other URL rule.
+ */
+const WEBHOOK_URL_SCHEMA_MAX = 4 * WEBHOOK_URL_MAX_CHARS;
+
 export const SetWebhookRequest = z
   .object({
     url: z
       .string()
       .min(1)
-      .max(WEBHOOK_URL_MAX_CHARS)
-      .meta({ description: 'HTTPS endpoint that receives the events. No credentials in the URL; a host that resolves to a private address is refused at delivery time.' }),
+      .max(WEBHOOK_URL_SCHEMA_MAX)
+      .meta({
+        description: `HTTPS endpoint that receives the events, at most ${WEBHOOK_URL_MAX_CHARS} characters (INVALID_WEBHOOK_URL). No credentials in the URL; a host that resolves to a private address is refused at delivery time.`,
+      }),
   })
   .meta({ id: 'SetWebhookRequest' });
 
