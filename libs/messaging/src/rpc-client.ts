@@ -15,6 +15,7 @@ import type { Observable } from 'rxjs';
 import type { z } from 'zod';
 import { encodeJson, okPayloadBytes, openEnvelope } from './envelope';
 import { busSpan, injectTraceContext, newHeaders } from './headers';
+import { busDown } from './bus-state';
 import { ReplyMux } from './reply-mux';
 import { busMetrics, clientOutcomeOf, type BusMetrics } from './metrics';
 
@@ -43,6 +44,7 @@ export class RpcClient extends ClientProxy {
     private readonly metrics: Pick<BusMetrics, 'clientCalls'> = busMetrics(),
   ) {
     super();
+    busDown(nc); // start following the connection now, so a disconnect before the first call is seen
   }
 
   /** The connection is made (and owned) by the service's NATS provider. */
@@ -148,8 +150,8 @@ export class RpcClient extends ClientProxy {
 
   /** Sends the request (as the contract's input form) and waits for the reply's bytes. */
   private async exchange<Req extends z.ZodType>(contract: RpcContract<Req, z.ZodType>, request: z.input<Req>, opts: RpcCallOptions): Promise<Uint8Array> {
-    if (this.nc.isClosed()) {
-      throw RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
+    if (this.nc.isClosed() || busDown(this.nc)) {
+      throw RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE', 2);
     }
     const h = newHeaders();
     injectTraceContext(h);
