@@ -10,11 +10,17 @@ export interface Anvil {
 /** Anvil's well-known first dev account (funded on every anvil start). */
 export const ANVIL_DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const;
 
-/** Starts the real anvil binary on a loopback port (`port`, else a free one) and waits until it answers. */
-export async function startAnvil(chainId = 1337, opts: { port?: number } = {}): Promise<Anvil> {
+/**
+ * Starts the real anvil binary on a loopback port (`port`, else a free one) and waits until it
+ * answers. With `stateFile` the chain is kept across starts: loaded from the file if it exists,
+ * written back every few seconds and on exit (so a restart finds the blocks, balances and nonces
+ * the services' databases remember).
+ */
+export async function startAnvil(chainId = 1337, opts: { port?: number; stateFile?: string } = {}): Promise<Anvil> {
   const port = opts.port ?? (await freePort());
   const bin = join(ROOT, 'node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
-  const proc = launch('anvil', bin, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent'], { logFile: '/dev/null' });
+  const state = opts.stateFile ? ['--state', opts.stateFile, '--state-interval', '2'] : [];
+  const proc = launch('anvil', bin, ['--port', String(port), '--host', '127.0.0.1', '--chain-id', String(chainId), '--silent', ...state], { logFile: '/dev/null' });
   const rpcUrl = `http://127.0.0.1:${port}`;
   await waitFor('anvil', async () => {
     const res = await fetch(rpcUrl, {

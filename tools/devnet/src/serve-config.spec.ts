@@ -12,6 +12,7 @@ describe('serveConfig (what npm start runs locally)', () => {
     expect(c.devRelayerKeys).toBe(DEV_RELAYER_KEYS.join(','));
     expect(c.serviceDefaults).toEqual({ CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '1000' });
     expect(c.stateFile).toBe('/tmp/x/devnet.json');
+    expect(c.chainStateDir).toBe('/tmp/x/chains'); // the chains persist beside the databases
     expect(c.voucherSigner).toBeUndefined();
     // The operator wallet that settles orders: anvil's account #5, handed to the services.
     expect(c.fillerKey).toBe(DEV_FILLER_KEY);

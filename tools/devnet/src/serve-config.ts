@@ -18,6 +18,8 @@ export interface ServeConfig {
   voucherSigner?: Address;
   partnersFile?: string;
   stateFile: string;
+  /** Where the local chains keep their state across starts (`<DATA_DIR>/chains`). */
+  chainStateDir: string;
   /**
    * The operator wallet's key (FILLER_PRIVATE_KEYS, one key; default anvil's account #5): the
    * relayer fills, cancels, refunds and claims from it, so the local routers name its address as
@@ -52,6 +54,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
     relayers,
     fillerKey,
     stateFile: devnetStateFile(env['DATA_DIR'] ?? join(ROOT, '.data')),
+    chainStateDir: join(env['DATA_DIR'] ?? join(ROOT, '.data'), 'chains'),
     // A local block comes every second or so: one confirmation is enough, and waiting 5 s per poll
     // would only slow every manual try down.
     serviceDefaults: {

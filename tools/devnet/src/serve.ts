@@ -52,6 +52,7 @@ export async function serve(args: string[]): Promise<number> {
     settler: operator,
     ports: config.ports,
     blockTimeSecs: config.blockTimeSecs,
+    stateDir: config.chainStateDir,
     fund: config.relayers,
     ...(config.voucherSigner ? { voucherSigner: config.voucherSigner } : {}),
     ...(config.partnersFile ? { partnersFile: config.partnersFile } : {}),

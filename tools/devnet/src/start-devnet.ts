@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
 import type { Managed } from '@xchain/stack';
 import { type Address, createTestClient, getAddress, http } from 'viem';
@@ -29,6 +31,12 @@ export interface DevnetOptions {
   retentionSecs?: number;
   /** Mine a block every this many seconds once set up; unset or 0: a block per transaction. */
   blockTimeSecs?: number;
+  /**
+   * Keep each chain across starts in `<stateDir>/anvil-<chain>.json` (npm start: the services'
+   * databases remember nonces, positions and orders, so the chains must too). Unset: every start
+   * is a fresh chain at block 0 (tests, benches).
+   */
+  stateDir?: string;
   onProgress?: (line: string) => void;
 }
 
@@ -62,7 +70,7 @@ const GAS_FUNDING_WEI = 100n * 10n ** 18n;
  * Starts one anvil per chain, in parallel, each with the registry's real chain id (Permit2's and
  * the tokens' EIP-712 domains depend on it), and places Permit2, our router and gasless executor,
  * every registry token and the partner routers at the addresses the registry and partners file
- * name. Nothing persists: every start is a fresh chain at block 0.
+ * name. Without `stateDir` nothing persists: every start is a fresh chain at block 0.
  */
 export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const say = opts.onProgress ?? (() => undefined);
@@ -76,6 +84,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     treasury: getAddress(opts.treasury ?? DEV_TREASURY),
   };
   const retentionSecs = opts.retentionSecs ?? DEV_RETENTION_SECS;
+  if (opts.stateDir) mkdirSync(opts.stateDir, { recursive: true });
   say('compiling the contracts');
   const contracts = compileXchainContracts();
   const started = new Map<string, DevnetChain>();
@@ -85,7 +94,10 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   // allSettled, not all: a chain that fails must not leave another one's anvil running unseen.
   const outcomes = await Promise.allSettled(
     plans.map(async (plan) => {
-      const anvil = await startAnvil(plan.chainId, { port: opts.ports?.[plan.name] });
+      const anvil = await startAnvil(plan.chainId, {
+        ...(opts.ports?.[plan.name] !== undefined ? { port: opts.ports[plan.name] } : {}),
+        ...(opts.stateDir ? { stateFile: join(opts.stateDir, `anvil-${plan.name}.json`) } : {}),
+      });
       started.set(plan.name, anvil);
       const placed = await equipChain(anvil.rpcUrl, plan, contracts, roles, retentionSecs);
       const test = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
