@@ -1,7 +1,6 @@
 import { createPartnerServiceDb } from '@xchain/partner-service-db';
 import { databaseProviders } from '@xchain/service-kit';
-import { env } from './env';
 
 export const DB = Symbol('DB');
 
-export const dbProviders = databaseProviders(DB, () => createPartnerServiceDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE));
+export const dbProviders = (databaseUrl: string, poolSize: number) => databaseProviders(DB, () => createPartnerServiceDb(databaseUrl, poolSize));

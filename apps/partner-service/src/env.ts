@@ -1,6 +1,7 @@
 import { parseRpcUrls } from '@xchain/chain-watch';
 import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
+import { parseSecretKey, parseSecretKeyList } from './webhooks/secret-cipher';
 
 /** Anvil's second public development key: fine for a local stack, never for real money. */
 export const DEV_VOUCHER_SIGNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
@@ -62,7 +63,23 @@ export const PartnerServiceEnv = BaseEnv.extend({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** How often pending deliveries whose job was lost (Redis flushed, a crash before enqueueing) are enqueued again. */
   WEBHOOK_SWEEP_MS: millis(30_000),
+  /**
+   * Key that encrypts webhook secrets at rest (AES-256-GCM): 32 random bytes, hex or base64. Required,
+   * with no development default: a published key would encrypt nothing. The local stack makes one.
+   */
+  WEBHOOK_SECRET_KEY: z
+    .string({ error: 'required: 32 random bytes as hex or base64 (e.g. `openssl rand -base64 32`)' })
+    .transform((text, ctx) => {
+      try {
+        return parseSecretKey(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
+  /** Earlier WEBHOOK_SECRET_KEYs, comma-separated: they still decrypt, and the service re-encrypts under the current one. */
+  WEBHOOK_SECRET_KEYS_OLD: parsedText(parseSecretKeyList),
 });
 export type PartnerServiceEnv = z.output<typeof PartnerServiceEnv>;
 
-export const env: PartnerServiceEnv = loadEnvOrExit('partner-service', PartnerServiceEnv);
+export const loadPartnerServiceEnv = (): PartnerServiceEnv => loadEnvOrExit('partner-service', PartnerServiceEnv);

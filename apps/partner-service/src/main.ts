@@ -7,7 +7,7 @@ import { HealthController, NATS, coreProviders, startService } from '@xchain/ser
 import { AccountsService } from './accounts/accounts.service';
 import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
 import { dbProviders } from './db.providers';
-import { env } from './env';
+import { loadPartnerServiceEnv } from './env';
 import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain/chain-watchers';
 import { rpcEvmChain } from './chain/evm-chain';
 import { FundingDepositsService } from './funding/funding-deposits.service';
@@ -29,6 +29,8 @@ import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhooks/webhook-options
 import { WebhookWorker } from './webhooks/webhook-worker';
 import { WebhooksService } from './webhooks/webhooks.service';
 
+const env = loadPartnerServiceEnv();
+
 const webhookOptions: WebhookOptions = {
   allowHttpLocalhost: env.WEBHOOK_ALLOW_HTTP_LOCALHOST,
   timeoutMs: env.WEBHOOK_TIMEOUT_MS,
@@ -37,6 +39,7 @@ const webhookOptions: WebhookOptions = {
   queuePrefix: env.WEBHOOK_QUEUE_PREFIX,
   concurrency: env.WEBHOOK_CONCURRENCY,
   sweepMs: env.WEBHOOK_SWEEP_MS,
+  secretKeys: { current: env.WEBHOOK_SECRET_KEY, old: env.WEBHOOK_SECRET_KEYS_OLD },
 };
 
 /** Partners, sessions, API keys, the sponsorship ledger, referral accruals, vouchers and webhooks. */
@@ -44,7 +47,7 @@ const webhookOptions: WebhookOptions = {
   controllers: [HealthController, PartnerHandlers, FundingEntriesHandler, WebhookHandlers],
   providers: [
     ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
-    ...dbProviders,
+    ...dbProviders(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
     { provide: PARTNERS_CONFIG, useFactory: () => loadPartnersConfig(env.PARTNERS_CONFIG_FILE) },
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     { provide: REGISTRY_CACHE_MS, useValue: env.REGISTRY_CACHE_MS },

@@ -19,8 +19,8 @@ const SCHEMA_EXPORTS: Record<AppName, string> = {
 
 /**
  * An app's env schema. Tools may not import apps (module boundaries), so the schema is loaded by path
- * as data; the quote-engine's and partner-service's env.ts also parse the test's own environment on
- * load, which is harmless (every variable has a default).
+ * as data; the quote-engine's env.ts also parses the test's own environment on load, which is
+ * harmless (every variable has a default).
  */
 export async function appEnvSchema(root: string, app: AppName): Promise<z.ZodObject> {
   const mod = (await import(join(root, 'apps', app, 'src', 'env'))) as Record<string, unknown>;

@@ -22,6 +22,8 @@ export const SECRETS: Readonly<Record<string, SecretSpec>> = {
     keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key', 'solana-filler-key', 'solana-vault-key'],
     optionalKeys: ['solana-filler-key', 'solana-vault-key'],
   },
+  // The partner-service's key for webhook secrets at rest, and the keys it replaced (during a rotation).
+  'xchain-encryption-keys': { keys: ['webhook-secret-key', 'webhook-secret-keys-old'], optionalKeys: ['webhook-secret-keys-old'] },
   'xchain-chain-rpc': { keys: ['evm-rpc-urls', 'solana-rpc-url'], optionalKeys: ['evm-rpc-urls', 'solana-rpc-url'] },
   'xchain-api-keys': { keys: ['pyth-api-key', 'zeroex-api-key'], optionalKeys: ['pyth-api-key', 'zeroex-api-key'] },
 };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type Bus, type TestUserSpec, newBus } from './bus';
 import { type Managed, freePort, tcpOpen } from './process';
 import { databaseUrl, startNats, startPostgres, startRedis, type ServerPorts } from './servers';
+import { secretKeyFile } from './secret-key-file';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
 
 export interface StackOptions {
@@ -73,6 +74,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       // stacks sharing one Redis keep their webhook queues apart.
       WEBHOOK_ALLOW_HTTP_LOCALHOST: 'true',
       ...(opts.databasePrefix ? { WEBHOOK_QUEUE_PREFIX: `wh-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}` } : {}),
+      // The partner-service's key for webhook secrets at rest, kept with the data it encrypts.
+      WEBHOOK_SECRET_KEY: inherited['WEBHOOK_SECRET_KEY'] ?? secretKeyFile(join(opts.dataDir, 'webhook-secret.key')),
       ...opts.extraEnv,
     };
     const dbUrl = (db: string) => databaseUrl(pgPort, `${opts.databasePrefix ?? ''}${db}`);

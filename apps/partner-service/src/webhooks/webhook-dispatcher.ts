@@ -2,8 +2,10 @@ import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '@xchain/contr
 import type { PrismaClient } from '@xchain/partner-service-db';
 import type { Logger } from '@xchain/telemetry';
 import { type RetryPolicy, nextAttemptAt } from './backoff';
+import type { WebhookSecretCipher } from './secret-cipher';
 import { signatureHeader } from './signing';
-import type { SendWebhook } from './webhook-sender';
+import { openSecret } from './webhook-secrets';
+import type { SendResult, SendWebhook } from './webhook-sender';
 
 /** An attempt in flight holds its delivery this much longer than its timeout, so nobody else starts one. */
 const LEASE_SLACK_MS = 30_000;
@@ -14,6 +16,8 @@ const MAX_ERROR_CHARS = 500;
 export interface DispatcherOptions {
   timeoutMs: number;
   retry: RetryPolicy;
+  /** Opens the stored secrets. */
+  cipher: WebhookSecretCipher;
 }
 
 /**
@@ -27,7 +31,7 @@ export class WebhookDispatcher {
     private readonly db: PrismaClient,
     private readonly send: SendWebhook,
     private readonly opts: DispatcherOptions,
-    private readonly log: Pick<Logger, 'info' | 'warn'>,
+    private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -53,12 +57,24 @@ export class WebhookDispatcher {
       await this.finish(id, claimed.attempts, { status: 'failed', lastError: 'the webhook was removed', nextAttemptAt: null });
       return undefined;
     }
-    const headers = {
-      'content-type': 'application/json',
-      [WEBHOOK_EVENT_ID_HEADER]: claimed.event_id,
-      [WEBHOOK_SIGNATURE_HEADER]: signatureHeader(hook.secret, claimed.body, now / 1000),
-    };
-    const result = await this.send(hook.url, claimed.body, headers);
+    let secret: string | undefined;
+    let unreadable: string | undefined;
+    try {
+      secret = openSecret(this.opts.cipher, hook);
+    } catch (err) {
+      // Not sent: a key missing here may be configured on another replica (a key rotation under
+      // way), so the attempt counts as failed and is retried like any other.
+      unreadable = `not sent: ${err instanceof Error ? err.message : String(err)}`;
+      this.log.error({ delivery: String(id), partner_id: claimed.partner_id, err: unreadable }, 'webhook secret unreadable');
+    }
+    const result: SendResult =
+      secret === undefined
+        ? { ok: false, error: unreadable }
+        : await this.send(hook.url, claimed.body, {
+            'content-type': 'application/json',
+            [WEBHOOK_EVENT_ID_HEADER]: claimed.event_id,
+            [WEBHOOK_SIGNATURE_HEADER]: signatureHeader(secret, claimed.body, now / 1000),
+          });
     const after = this.clock();
     const outcome = { lastStatusCode: result.statusCode ?? null, lastError: result.error ? result.error.slice(0, MAX_ERROR_CHARS) : null };
     if (result.ok) {

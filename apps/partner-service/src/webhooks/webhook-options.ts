@@ -1,4 +1,5 @@
 import type { RetryPolicy } from './backoff';
+import type { SecretKeys } from './secret-cipher';
 
 /** The webhook settings, from the environment (env.ts). */
 export interface WebhookOptions {
@@ -9,6 +10,8 @@ export interface WebhookOptions {
   queuePrefix: string;
   concurrency: number;
   sweepMs: number;
+  /** Encrypt webhook secrets at rest (current) and decrypt older rows (current and old). */
+  secretKeys: SecretKeys;
 }
 
 export const WEBHOOK_OPTIONS = Symbol('WEBHOOK_OPTIONS');

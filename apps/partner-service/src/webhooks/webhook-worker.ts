@@ -4,9 +4,11 @@ import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { AddressGuard } from './address-guard';
+import { WebhookSecretCipher } from './secret-cipher';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhook-options';
 import { WebhookQueue } from './webhook-queue';
+import { upgradeStoredSecrets } from './webhook-secrets';
 import { httpSender } from './webhook-sender';
 
 /** Pending deliveries found by one sweep, at most. */
@@ -16,12 +18,16 @@ const SWEEP_BATCH = 500;
  * Runs the deliveries: the BullMQ worker that attempts them, and a sweep that enqueues again every
  * pending delivery overdue by more than a grace period (its job was lost: Redis flushed, or the
  * service died between writing the row and enqueueing). Readiness reports Redis without failing
- * on it: webhooks wait for Redis, the partner API does not.
+ * on it: webhooks wait for Redis, the partner API does not. Each sweep, the first at start, also
+ * encrypts any secret still stored in clear or under an older key (upgradeStoredSecrets).
  */
 @Injectable()
 export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly queue: WebhookQueue;
   private readonly dispatcher: WebhookDispatcher;
+  private readonly cipher: WebhookSecretCipher;
+  /** Secrets this service cannot open, as last reported (logged again only when the set changes). */
+  private unreadableReported = '';
   private sweepTimer?: NodeJS.Timeout;
   private stopped = false;
 
@@ -33,7 +39,8 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   ) {
     this.queue = new WebhookQueue({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix, concurrency: opts.concurrency }, log);
     const sender = httpSender(new AddressGuard(opts.allowHttpLocalhost), opts.timeoutMs);
-    this.dispatcher = new WebhookDispatcher(db, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry }, log);
+    this.cipher = new WebhookSecretCipher(opts.secretKeys);
+    this.dispatcher = new WebhookDispatcher(db, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher }, log);
     health.register('webhook_queue', async () => {
       const ok = await this.queue.ping().catch(() => false);
       return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };
@@ -73,10 +80,27 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     return overdue.length;
   }
 
+  /** Exposed for tests: one pass of upgradeStoredSecrets, logged when it changed or found something. */
+  async upgradeSecrets(): Promise<void> {
+    const r = await upgradeStoredSecrets(this.db, this.cipher);
+    if (r.encrypted + r.rekeyed > 0) this.log.info({ encrypted: r.encrypted, rekeyed: r.rekeyed, key_id: this.cipher.keyId }, 'webhook secrets encrypted under the current key');
+    const unreadable = r.unreadable.map((u) => `${u.partnerId}:${u.keyId}`).join(',');
+    if (unreadable !== this.unreadableReported && r.unreadable.length > 0) {
+      const keyIds = [...new Set(r.unreadable.map((u) => u.keyId))];
+      this.log.error(
+        { webhooks: r.unreadable.length, key_ids: keyIds, key_id: this.cipher.keyId },
+        'webhook secrets under keys this service does not have (WEBHOOK_SECRET_KEY, WEBHOOK_SECRET_KEYS_OLD): their deliveries fail until the key is configured',
+      );
+    }
+    this.unreadableReported = unreadable;
+  }
+
   private scheduleSweep(delayMs: number): void {
     if (this.stopped) return;
     this.sweepTimer = setTimeout(() => {
-      this.sweep()
+      this.upgradeSecrets()
+        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook secret upgrade failed; next sweep retries'))
+        .then(() => this.sweep())
         .then((n) => n > 0 && this.log.info({ enqueued: n }, 'webhook sweep enqueued overdue deliveries'))
         .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook sweep failed'))
         .finally(() => this.scheduleSweep(this.opts.sweepMs));

@@ -13,6 +13,7 @@ import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
 import { OrderUpdatesConsumer } from './order-updates.consumer';
+import { WebhookSecretCipher } from './secret-cipher';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookOptions } from './webhook-options';
 import { httpSender } from './webhook-sender';
@@ -103,7 +104,9 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     queuePrefix: `wh-int-${randomBytes(4).toString('hex')}`,
     concurrency: 5,
     sweepMs: 600_000, // swept by hand below
+    secretKeys: { current: randomBytes(32), old: [] },
   };
+  const cipher = new WebhookSecretCipher(opts.secretKeys);
   const closers: (() => Promise<void>)[] = [];
 
   const newPartner = async () => {
@@ -175,7 +178,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
 
     // A job found for a delivered row does nothing (a restart, a stale job): nothing is sent again.
     const sent = r.got.length;
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry }, silent);
+    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
     await expect(dispatcher.attempt(delivered.id)).resolves.toBeUndefined();
     expect(r.got).toHaveLength(sent);
     expect((await delivery(partner, u.event_id))?.attempts).toBe(3);
@@ -215,7 +218,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const after = await delivery(partner, u.event_id);
     expect(after).toMatchObject({ status: 'failed', lastError: 'the webhook was removed', nextAttemptAt: null });
     // No claim can start on it any more, whatever job is still queued.
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry }, silent);
+    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
     await expect(dispatcher.attempt(after!.id)).resolves.toBeUndefined();
     // An update after the removal creates no delivery.
     const next = update(partner, 2, u.quote_hash);
@@ -235,7 +238,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     await webhooks.set(partner, r.url);
     const row = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-window', quoteHash: `0x${'11'.repeat(32)}`, version: 1, body: '{}', status: 'pending', nextAttemptAt: new Date() } });
     let now = Date.now();
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 } }, silent, () => now);
+    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 }, cipher }, silent, () => now);
     await expect(dispatcher.attempt(row.id)).resolves.toBeGreaterThan(900);
     expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 503, lastError: 'answered 503' });
     now += 4500; // the next wait would end past the 5 s window
@@ -245,7 +248,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     // Production rules: a name resolving to loopback is refused at delivery time, and the refusal recorded.
     await db.webhook.update({ where: { partnerId: partner }, data: { url: `http://localhost:${r.port}/hook` } });
     const second = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-private', quoteHash: `0x${'22'.repeat(32)}`, version: 1, body: '{}', status: 'pending', nextAttemptAt: new Date() } });
-    const strict = new WebhookDispatcher(db, httpSender(new AddressGuard(false), 300), { timeoutMs: 300, retry: opts.retry }, silent);
+    const strict = new WebhookDispatcher(db, httpSender(new AddressGuard(false), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
     const sent = r.got.length;
     await expect(strict.attempt(second.id)).resolves.toBeGreaterThan(0);
     expect((await db.webhookDelivery.findUnique({ where: { id: second.id } }))?.lastError).toMatch(/^refused: localhost resolves to .*a private address$/);

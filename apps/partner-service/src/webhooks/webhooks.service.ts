@@ -3,9 +3,11 @@ import { RpcError, type WebhookDelivery as WebhookDeliveryView } from '@xchain/c
 import type { PrismaClient } from '@xchain/partner-service-db';
 import { DB } from '../db.providers';
 import { decodeIdCursor, encodeIdCursor, pageSizeOf } from '../referrals/cursor';
+import { WebhookSecretCipher } from './secret-cipher';
 import { newWebhookSecret } from './signing';
 import { deliveryJobId } from './webhook-queue';
 import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhook-options';
+import { sealedColumns } from './webhook-secrets';
 import { parseWebhookUrl } from './webhook-url';
 
 type DeliveryRow = Awaited<ReturnType<PrismaClient['webhookDelivery']['findFirstOrThrow']>>;
@@ -13,20 +15,25 @@ type DeliveryRow = Awaited<ReturnType<PrismaClient['webhookDelivery']['findFirst
 /** A partner's webhook endpoint and its delivery log, for that partner only. */
 @Injectable()
 export class WebhooksService {
+  private readonly cipher: WebhookSecretCipher;
+
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(WEBHOOK_OPTIONS) private readonly opts: WebhookOptions,
-  ) {}
+  ) {
+    this.cipher = new WebhookSecretCipher(opts.secretKeys);
+  }
 
-  /** Sets (or replaces) the endpoint with a fresh secret, returned here and never again. */
+  /** Sets (or replaces) the endpoint with a fresh secret, returned here and never again (stored encrypted). */
   async set(partnerId: string, rawUrl: string) {
     const url = parseWebhookUrl(rawUrl, { allowHttpLocalhost: this.opts.allowHttpLocalhost });
     const secret = newWebhookSecret();
     const createdAt = new Date();
+    const sealed = sealedColumns(this.cipher, partnerId, secret);
     await this.db.webhook.upsert({
       where: { partnerId },
-      create: { partnerId, url, secret, createdAt },
-      update: { url, secret, createdAt },
+      create: { partnerId, url, ...sealed, createdAt },
+      update: { url, ...sealed, createdAt },
     });
     return { url, secret, created_at: createdAt.toISOString() };
   }
