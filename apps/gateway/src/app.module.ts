@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, METRICS_PATH, NATS, coreProviders } from '@xchain/service-kit';
+import { HealthController, LOGGER, METRICS_PATH, Metrics, NATS, coreProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
@@ -10,6 +10,7 @@ import { OpenApiController } from './http/openapi.controller';
 import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
 import { PartnerController } from './partner/partner.controller';
+import { sseStreamGauges } from './metrics/gateway-metrics';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
 import { QuoteRoutes } from './quote/quote.routes';
@@ -32,7 +33,15 @@ export class GatewayModule {
           useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
         },
         { provide: RouteTable, useFactory: () => gatewayRoutes(env.METRICS_ENABLED) },
-        { provide: OrderStreamHub, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new OrderStreamHub(nc, env.SSE_MAX_STREAMS_PER_CALLER, log) },
+        {
+          provide: OrderStreamHub,
+          inject: [NATS, LOGGER, Metrics],
+          useFactory: (nc: NatsConnection, log: Logger, metrics: Metrics) => {
+            const hub = new OrderStreamHub(nc, { perCaller: env.SSE_MAX_STREAMS_PER_CALLER, perReplica: env.SSE_MAX_STREAMS_PER_REPLICA }, log);
+            sseStreamGauges(metrics, hub);
+            return hub;
+          },
+        },
         ...accessProviders(env),
         ...registryProviders(env.REGISTRY_LIST_MAX_AGE_MS),
         QuoteRoutes,

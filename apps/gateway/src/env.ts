@@ -65,6 +65,11 @@ export const GatewayEnv = BaseEnv.extend({
    */
   /** Order event streams (SSE) one caller (API key, or client IP without one) may hold open at once, per replica. */
   SSE_MAX_STREAMS_PER_CALLER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /**
+   * Order event streams one gateway replica holds open at once, all callers together; beyond, 503
+   * STREAMS_EXHAUSTED. Each holds a socket and a file descriptor for up to SSE_MAX_DURATION_MS.
+   */
+  SSE_MAX_STREAMS_PER_REPLICA: z.coerce.number().int().min(1).max(100_000).default(2000),
   /** A comment line on every open stream this often, so proxies do not close an idle one. */
   SSE_HEARTBEAT_MS: millis(15_000),
   /** A stream ends after this long; the client reconnects with Last-Event-ID and loses nothing. */

@@ -1,7 +1,7 @@
 import type { Metrics } from '@xchain/service-kit';
 
 /**
- * The gateway's own metric (HTTP and bus metrics come from the service-kit and messaging): every
+ * The gateway's own metrics (HTTP and bus metrics come from the service-kit and messaging): every
  * rate-limit decision Redis did not make, by how it was made instead. A steady rate means the
  * limits are per replica, not shared (Redis slow or down; see REDIS_TIMEOUT_MS).
  */
@@ -14,4 +14,19 @@ export function rateLimitFallbackCounter(metrics: Metrics): (mode: 'insurance' |
   // Both series exist from the start, so rate() and the alert see a 0 rather than no data.
   for (const mode of ['insurance', 'fail_open'] as const) fallbacks.inc({ mode }, 0);
   return (mode) => fallbacks.inc({ mode });
+}
+
+/**
+ * Order event streams open on this replica and its cap (SSE_MAX_STREAMS_PER_REPLICA), read at
+ * scrape time: `sse_streams_open / sse_streams_max` near 1 means new streams are about to get 503.
+ */
+export function sseStreamGauges(metrics: Metrics, hub: { readonly open: number; readonly limits: { perReplica: number } }): void {
+  metrics.gauge({
+    name: 'sse_streams_open',
+    help: 'Order event streams (server-sent events) open on this gateway replica',
+    collect() {
+      this.set(hub.open);
+    },
+  });
+  metrics.gauge({ name: 'sse_streams_max', help: 'Order event streams one gateway replica holds at most (SSE_MAX_STREAMS_PER_REPLICA)' }).set(hub.limits.perReplica);
 }

@@ -19,6 +19,9 @@ import { GATEWAY_ENV } from '../tokens';
 import { streamOrderEvents } from './order-events-stream';
 import { OrderStreamHub } from './order-stream-hub';
 
+/** Retry-After of a refusal because the replica holds its most streams: streams come and go within seconds. */
+const STREAMS_FULL_RETRY_SECS = 5;
+
 /** SubmitGaslessOrder (to the gasless-relayer), the order view (from the quote-engine) and its event stream. */
 @Controller('json/v1')
 export class OrdersController implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -50,8 +53,9 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Server-sent events of one order (D13). Everything that can be refused is refused before the
-   * stream opens, in the error shape of D2: a malformed or unknown hash, and a caller (API key, or
-   * client IP without one) that already holds `SSE_MAX_STREAMS_PER_CALLER` streams.
+   * stream opens, in the error shape of D2: a malformed or unknown hash, a caller (API key, or
+   * client IP without one) that already holds `SSE_MAX_STREAMS_PER_CALLER` streams, and a replica
+   * that holds `SSE_MAX_STREAMS_PER_REPLICA` (503, as the caller did nothing wrong).
    */
   @Get('orders/:quote_hash/events')
   async events(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -62,9 +66,14 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
     const early: OrderUpdate[] = [];
     let deliver: (u: OrderUpdate) => void = (u) => void early.push(u);
     const unfollow = this.hub.follow(callerKey, params.quote_hash, (u) => deliver(u));
-    if (!unfollow) {
+    if (unfollow === 'caller_full') {
       const max = String(this.env.SSE_MAX_STREAMS_PER_CALLER);
       throw new RpcError(Code.RESOURCE_EXHAUSTED, `at most ${max} order event streams may be open at once per caller`, [errorInfo('TOO_MANY_STREAMS', { max_streams: max })]);
+    }
+    if (unfollow === 'replica_full') {
+      // Not this caller's doing: the replica is full. Another replica, or this one a little later, may admit it.
+      const max = String(this.env.SSE_MAX_STREAMS_PER_REPLICA);
+      throw RpcError.unavailable(`this gateway holds its most order event streams (${max}); retry shortly`, 'STREAMS_EXHAUSTED', STREAMS_FULL_RETRY_SECS, { max_streams: max });
     }
     const fetchView = () => this.rpc.call(GetOrderRpc, params, { caller });
     let first;

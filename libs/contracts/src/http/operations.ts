@@ -91,7 +91,7 @@ export const HTTP_OPERATIONS: readonly HttpOperation[] = [
     path: '/v1/orders/{quote_hash}/events',
     summary: "An order's view pushed on every change (server-sent events).",
     description:
-      'A `text/event-stream` (D13). Each event is `event: order` with the whole order view (the GetOrder shape) as `data` and an `id`; the first one is the view as it is now, then one per change (a step seen on a chain or withdrawn by a reorg, a relay status, expiry). Comment lines are heartbeats. Reconnect with `Last-Event-ID` set to the last id received: the current view is sent only if it changed since. A caller (API key, or client IP without one) may hold a bounded number of streams at once (429 `TOO_MANY_STREAMS` beyond); a stream ends after a bounded time and the client reconnects.',
+      'A `text/event-stream` (D13). Each event is `event: order` with the whole order view (the GetOrder shape) as `data` and an `id`; the first one is the view as it is now, then one per change (a step seen on a chain or withdrawn by a reorg, a relay status, expiry). Comment lines are heartbeats. Reconnect with `Last-Event-ID` set to the last id received: the current view is sent only if it changed since. A caller (API key, or client IP without one) may hold a bounded number of streams at once (429 `TOO_MANY_STREAMS` beyond), and a gateway replica holds a bounded number in all (503 `STREAMS_EXHAUSTED` with Retry-After beyond); a stream ends after a bounded time and the client reconnects.',
     auth: 'optional_api_key',
     tag: 'orders',
     pathParams: GetOrderPathParams,
