@@ -139,6 +139,7 @@ describe('the runtime layout of every image', () => {
       const collectorUrl = `http://127.0.0.1:${(backend.address() as { port: number }).port}`;
 
       const ports = Object.fromEntries(await Promise.all(APP_NAMES.map(async (a) => [a, await freePort()] as const)));
+      const webhookKey = randomBytes(32).toString('hex');
       const envOf = (app: (typeof APP_NAMES)[number]): NodeJS.ProcessEnv => ({
         ...base(),
         HOST: '127.0.0.1',
@@ -151,7 +152,11 @@ describe('the runtime layout of every image', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
         OTEL_BSP_SCHEDULE_DELAY: '200',
-        ...({ 'quote-engine': { DATABASE_URL: db('quote_engine') }, 'partner-service': { DATABASE_URL: db('partner_service') }, 'gasless-relayer': { DATABASE_URL: db('gasless_relayer') } } as Record<string, NodeJS.ProcessEnv>)[app],
+        ...({
+          'quote-engine': { DATABASE_URL: db('quote_engine') },
+          'partner-service': { DATABASE_URL: db('partner_service'), WEBHOOK_SECRET_KEY: webhookKey },
+          'gasless-relayer': { DATABASE_URL: db('gasless_relayer') },
+        } as Record<string, NodeJS.ProcessEnv>)[app],
       });
       const start = async (app: (typeof APP_NAMES)[number]) => {
         const log = join(dir, `${app}.log`);
