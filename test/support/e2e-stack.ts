@@ -15,6 +15,8 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 export interface E2eStack {
   stack: Stack;
   gatewayUrl: string;
+  /** Every gateway instance's URL (one unless `replicas`). */
+  gatewayUrls: string[];
   /** Every port of this stack (servers and services' health ports). */
   ports: Awaited<ReturnType<typeof freeStackPorts>> & { redis: number; postgres: number };
   logDir: string;
@@ -49,6 +51,8 @@ export interface E2eStackOptions {
   testUsers?: Record<string, TestUserSpec>;
   /** A registry to seed instead of config/registry.json (e.g. the suite's own Solana fee payer). */
   registryFile?: string;
+  /** Instances of every service (default 1): `stack.instances`, `gatewayUrls`. */
+  replicas?: number;
 }
 
 export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
@@ -80,6 +84,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
           databasePrefix: `e2e_${id}_`,
           ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
           ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
+          ...(opts.replicas ? { replicas: opts.replicas } : {}),
           logDir: join(dataDir, 'logs'),
           // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
           // out of the way unless a suite sets it to test it.
@@ -98,6 +103,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
+    gatewayUrls: stack.instancePorts.get('gateway')!.map((p) => `http://127.0.0.1:${p}`),
     ports,
     logDir: join(dataDir, 'logs'),
     admin: (...args) => runAdmin({ ...stack.env, ...stack.bus.envFor('operator') }, args),

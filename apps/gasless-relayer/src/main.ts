@@ -56,7 +56,7 @@ class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
     const events = new StatusEvents(nc, log);
     const nonces = new NonceBook(this.orders);
     const holds = new Holds(this.orders, client, log);
-    this.lanes = new Lanes(chains, env.REDIS_URL, log);
+    this.lanes = new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log);
     this.sender = new Sender(chains, this.orders, nonces, events, holds, log);
     this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log);
     this.sweeper = new Sweeper(this.orders, this.lanes, holds, this.sender, client, env.RELAY_SWEEP_MS, log);

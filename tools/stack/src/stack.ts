@@ -24,6 +24,8 @@ export interface StackOptions {
   onProgress?: (line: string) => void;
   /** Run the services, migrations and seed of another built checkout (a benchmark's "before"); default this one. */
   root?: string;
+  /** Instances of each service (default 1); the extra ones get free ports and logs `<name>-<i>.log`. */
+  replicas?: number;
 }
 
 export interface Stack {
@@ -32,7 +34,14 @@ export interface Stack {
   /** This run's NATS users and their passwords: each service got its own; the operator's is for partner-admin. */
   bus: Bus;
   servers: Managed[];
+  /** The first instance of each service. */
   services: Map<ServiceSpec['name'], Managed>;
+  /** Every instance of each service, by index (the first is also in `services`). */
+  instances: Map<ServiceSpec['name'], Managed[]>;
+  /** The port of each instance of each service, by index. */
+  instancePorts: Map<ServiceSpec['name'], number[]>;
+  /** Starts instance `index` of a service again (after a test killed it), with its port, log and environment. */
+  restart(name: ServiceSpec['name'], index?: number): Promise<Managed>;
   stop(): Promise<void>;
 }
 
@@ -43,9 +52,38 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   if (opts.logDir) mkdirSync(opts.logDir, { recursive: true });
   const servers: Managed[] = [];
   const services = new Map<ServiceSpec['name'], Managed>();
+  const instances = new Map<ServiceSpec['name'], Managed[]>();
+  const instancePorts = new Map<ServiceSpec['name'], number[]>();
+  const envs = new Map<ServiceSpec['name'], NodeJS.ProcessEnv>();
+  const replicas = opts.replicas ?? 1;
   const stop = async () => {
-    for (const s of [...services.values()].reverse()) await s.stop();
+    // In the reverse of the start order; `services` too, where a suite may have put an instance it started itself.
+    for (const { name } of [...SERVICES].reverse()) {
+      const running = new Set([...(instances.get(name) ?? []), ...(services.has(name) ? [services.get(name)!] : [])]);
+      await Promise.all([...running].map((s) => s.stop()));
+    }
     for (const s of servers.reverse()) await s.stop();
+  };
+  const startInstance = async (spec: ServiceSpec, index: number): Promise<Managed> => {
+    const proc = await startBuiltService({
+      spec,
+      port: instancePorts.get(spec.name)![index]!,
+      env: envs.get(spec.name)!,
+      logFile: log(index === 0 ? spec.name : `${spec.name}-${index}`),
+      root: opts.root,
+    });
+    const all = instances.get(spec.name) ?? [];
+    all[index] = proc;
+    instances.set(spec.name, all);
+    if (index === 0) services.set(spec.name, proc);
+    return proc;
+  };
+  const startAll = async (spec: ServiceSpec, env: NodeJS.ProcessEnv) => {
+    envs.set(spec.name, env);
+    const ports = [opts.ports[spec.name]];
+    for (let i = 1; i < replicas; i++) ports.push(await freePort());
+    instancePorts.set(spec.name, ports);
+    await Promise.all(ports.map((_, i) => startInstance(spec, i)));
   };
   try {
     await ensurePortsFree(opts);
@@ -73,7 +111,12 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       // Local receivers (a developer's, a test's) may take webhooks over plain http on loopback;
       // stacks sharing one Redis keep their webhook queues apart.
       WEBHOOK_ALLOW_HTTP_LOCALHOST: 'true',
-      ...(opts.databasePrefix ? { WEBHOOK_QUEUE_PREFIX: `wh-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}` } : {}),
+      ...(opts.databasePrefix
+        ? {
+            WEBHOOK_QUEUE_PREFIX: `wh-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}`,
+            RELAY_QUEUE_PREFIX: `rq-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}`,
+          }
+        : {}),
       // The partner-service's key for webhook secrets at rest, kept with the data it encrypts.
       WEBHOOK_SECRET_KEY: inherited['WEBHOOK_SECRET_KEY'] ?? secretKeyFile(join(opts.dataDir, 'webhook-secret.key')),
       ...opts.extraEnv,
@@ -92,13 +135,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
         const env = { ...base, ...bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}) };
-        services.set(spec.name, await startBuiltService({ spec, port: opts.ports[spec.name], env, logFile: log(spec.name), root: opts.root }));
-        say(`${spec.name} ready on 127.0.0.1:${opts.ports[spec.name]}`);
+        await startAll(spec, env);
+        say(`${spec.name} ready on 127.0.0.1:${instancePorts.get(spec.name)!.join(', ')}`);
       }),
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
-    services.set('gateway', await startBuiltService({ spec: gw, port: opts.ports.gateway, env: { ...base, ...bus.envFor('gateway') }, logFile: log('gateway'), root: opts.root }));
-    return { env: base, bus, servers, services, stop };
+    await startAll(gw, { ...base, ...bus.envFor('gateway') });
+    const restart = (name: ServiceSpec['name'], index = 0) => startInstance(SERVICES.find((s) => s.name === name)!, index);
+    return { env: base, bus, servers, services, instances, instancePorts, restart, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -8,10 +8,16 @@ import { bullmqConnection } from '@xchain/service-kit';
 export type SendOrder = (chain: string, wallet: Address, quoteHash: string) => Promise<void>;
 
 const ENQUEUE_TIMEOUT_MS = 1000;
+/**
+ * How long a lane's active job stays locked to its worker without a renewal (renewed every half of
+ * it while the job runs). A replica killed mid-job blocks its lanes for at most about twice this.
+ */
+const LOCK_MS = 5000;
 
 /**
- * One BullMQ queue per hot wallet per chain, each worked with concurrency 1, so a wallet's
- * transactions are signed and sent one at a time and their nonces go out in order. A job's id is
+ * One BullMQ queue per hot wallet per chain, each worked one job at a time across all replicas
+ * (global concurrency 1), so a wallet's transactions are signed and sent one batch at a time and
+ * their nonces go out in order. A job's id is
  * the order's key (the quote hash; `<kind>-<quote hash>` for an operator transaction): enqueuing
  * an order twice while it waits is a no-op. Jobs only schedule work;
  * the database says what is done, so a lost job costs a delay (the sweeper), never an order.
@@ -26,6 +32,7 @@ export class Lanes {
   constructor(
     private readonly chains: RelayChains,
     private readonly redisUrl: string,
+    private readonly prefix: string,
     private readonly log: Logger,
   ) {}
 
@@ -36,12 +43,26 @@ export class Lanes {
         const name = laneName(chain.name, address);
         const queue = new Queue(name, {
           connection,
+          prefix: this.prefix,
           defaultJobOptions: { attempts: 8, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: true, removeOnFail: true },
         });
         queue.on('error', () => undefined); // Redis outages show in readiness; the sweeper recovers
+        // One job of a lane at a time across every replica: the lane is owned by whichever worker
+        // holds its active job. A replica killed mid-job holds it until its lock lapses
+        // (LOCK_MS); the stalled check then hands the job to a live replica.
+        void queue.setGlobalConcurrency(1).catch(() => undefined);
         this.queues.set(name, queue);
         this.laneQueues.push({ chain: chain.name, wallet: address.toLowerCase(), queue });
-        const worker = new Worker(name, async (job) => send(chain.name, address, (job.data as { quote_hash: string }).quote_hash), { connection, concurrency: 1 });
+        const worker = new Worker(name, async (job) => send(chain.name, address, (job.data as { quote_hash: string }).quote_hash), {
+          connection,
+          prefix: this.prefix,
+          concurrency: 1,
+          lockDuration: LOCK_MS,
+          stalledInterval: LOCK_MS,
+          // A job is only a wake-up call (the database says what is done): running it again after a
+          // stall never sends anything twice, so a stalled job is never failed for stalling.
+          maxStalledCount: Number.MAX_SAFE_INTEGER,
+        });
         worker.on('error', () => undefined);
         worker.on('failed', (job, err) => this.log.warn({ lane: name, quote_hash: job?.id, err: err.message }, 'relay job failed; it is retried'));
         this.workers.push(worker);

@@ -3,9 +3,12 @@ import type { RelayChain } from '../chain/relay-chains';
 import type { OrderRepository } from '../orders/order.repository';
 
 /**
- * The next nonce of each wallet on each chain. Read from the chain (pending count) and from the
- * database (a nonce stored but not yet broadcast when the process died) at first use and after
- * any nonce error; advanced in memory in between, since a lane sends one transaction at a time.
+ * The next nonce of each wallet on each chain: the higher of what this replica last used (read
+ * from the chain's pending count at first use and after any nonce error) and one past the highest
+ * nonce stored in the database. The database is read on every take, because a lane's jobs may run
+ * on any replica in turn: another one (alive or killed mid-batch) may have stored nonces this one
+ * never saw. The unique (chain, wallet, nonce) key still guards the rare race of two replicas
+ * taking the same nonce: the loser's batch is not stored, and it takes again (see Sender).
  */
 export class NonceBook {
   private readonly next = new Map<string, bigint>();
@@ -13,16 +16,13 @@ export class NonceBook {
   constructor(private readonly orders: OrderRepository) {}
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
-    const key = `${chain.name}:${wallet}`;
-    let n = this.next.get(key);
-    if (n === undefined) {
-      const [pending, stored] = await Promise.all([
-        chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }),
-        this.orders.maxNonce(chain.name, wallet),
-      ]);
-      n = stored !== undefined && stored + 1n > BigInt(pending) ? stored + 1n : BigInt(pending);
-    }
-    return n;
+    const known = this.next.get(`${chain.name}:${wallet}`);
+    const [mine, stored] = await Promise.all([
+      known ?? chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }).then(BigInt),
+      this.orders.maxNonce(chain.name, wallet),
+    ]);
+    const afterStored = stored === undefined ? 0n : stored + 1n;
+    return mine > afterStored ? mine : afterStored;
   }
 
   /** The nonce `used` went out with a stored transaction: the next one follows it. */

@@ -70,7 +70,17 @@ export class Sender {
       }),
     );
     const kinds = new Map(ready.map(({ order }) => [order.quoteHash, order.kind]));
-    const stored = signed.slice(0, await this.orders.markSubmitted(signed));
+    let count: number;
+    try {
+      count = await this.orders.markSubmitted(signed);
+    } catch (err) {
+      if (!nonceStoredElsewhere(err)) throw err;
+      // Another replica stored one of these nonces first (two jobs of this lane at once, or one
+      // killed mid-batch): nothing of this batch was stored or sent; the retry takes fresh nonces.
+      this.nonces.reset(chainName, wallet);
+      throw new Error(`nonce ${first} of ${wallet} on ${chainName} was stored by another sender; the batch is signed again`);
+    }
+    const stored = signed.slice(0, count);
     if (stored.length === 0) return;
     this.nonces.advance(chainName, wallet, stored[stored.length - 1]!.tx.nonce);
     for (const { quoteHash: q, tx } of stored) {
@@ -112,6 +122,11 @@ export class Sender {
 }
 
 const valueOf = (order: GaslessOrder): bigint => BigInt(order.value.toFixed(0));
+
+/** The unique (chain, wallet, nonce) key refused a stored nonce (Prisma's unique-constraint error). */
+function nonceStoredElsewhere(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
+}
 
 /** An RPC that did not answer, as opposed to a call that reverted. */
 export function transient(err: unknown): boolean {
