@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
-import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, NATS, coreProviders } from '@xchain/service-kit';
+import { DependencyOutages, RpcClient, type NatsConnection } from '@xchain/messaging';
+import { HealthController, LOGGER, NATS, coreProviders } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { QuoteEngineMetrics } from './metrics/quote-engine-metrics';
@@ -48,6 +49,8 @@ import { StrayReturns } from './settlement/stray-returns';
     OrderEventsConsumer,
     GaslessEventsConsumer,
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+    // One outage per dependency (the relayer, the partner-service, a chain RPC), whichever caller notices it.
+    { provide: DependencyOutages, inject: [LOGGER], useFactory: (log: Logger) => new DependencyOutages(log) },
     SponsorFunding,
     QuotePipeline,
     QuoteService,

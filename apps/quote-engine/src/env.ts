@@ -55,8 +55,13 @@ export const QuoteEngineEnv = BaseEnv.extend({
    * the deposit watcher reads the router's (`deposit_target`) `Deposited` events.
    */
   EVM_RPC_URLS: parsedText(parseRpcUrls),
-  /** Deadline of each of those reads: past it the quote is answered without `erc2612`. */
+  /** Deadline of each of the deposit watcher's reads. */
   EVM_RPC_TIMEOUT_MS: millis(2000),
+  /**
+   * Deadline of a gasless quote's permit reads (the token's EIP-712 domain and nonce): past it the
+   * quote is answered without `erc2612`. Well inside the gateway's deadline of the quote itself.
+   */
+  QUOTE_PERMIT_READ_TIMEOUT_MS: millis(750),
   /**
    * Solana JSON-RPC endpoint: the recent blockhash of a gasless Solana quote's `svm.tx_base64`.
    * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`.

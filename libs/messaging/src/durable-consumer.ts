@@ -2,6 +2,7 @@ import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { StreamDefinition } from '@xchain/contracts';
 import type { z } from 'zod';
+import { DependencyOutage, type DependencyOutages } from './dependency-outage';
 import { busMetrics } from './metrics';
 import { Backoff } from './retry';
 import { ensureStream } from './streams';
@@ -18,9 +19,14 @@ export interface DurableConsumerOptions<T> {
   /** Resolves to acknowledge, or to 'drop' to discard for good; a throw redelivers after `retryDelayMs`. */
   handle: (message: T, subject: string) => Promise<void | 'drop'>;
   retryDelayMs: number;
-  log: { warn: (fields: object, msg: string) => void };
+  log: { warn: (fields: object, msg: string) => void; info: (fields: object, msg: string) => void };
   /** Names the consumer in its log lines. */
   label: string;
+  /**
+   * The process's dependency outages: a handling failure that says a dependency is unreachable is
+   * counted there (one warning per outage, whoever noticed it) instead of logged here.
+   */
+  outages?: Pick<DependencyOutages, 'failed'>;
 }
 
 const decoder = new TextDecoder();
@@ -34,8 +40,14 @@ export class DurableConsumer<T> {
   private messages?: ConsumerMessages;
   private stopped = false;
   private readonly handled = busMetrics().consumerMessages;
+  /** Handling failures are one warning when they start and one line when a message is handled again, not one per redelivery. */
+  private readonly failing: DependencyOutage;
 
-  constructor(private readonly opts: DurableConsumerOptions<T>) {}
+  constructor(private readonly opts: DurableConsumerOptions<T>) {
+    this.failing = new DependencyOutage(opts.log, opts.label, {
+      messages: { down: `${opts.label}: handling failed; redelivering until it succeeds`, back: `${opts.label}: handling succeeds again` },
+    });
+  }
 
   start(): void {
     void this.consumeForever();
@@ -75,9 +87,10 @@ export class DurableConsumer<T> {
             if (outcome === 'drop') m.term();
             else m.ack();
             this.handled.inc({ consumer: durable, outcome: outcome === 'drop' ? 'drop' : 'ack' });
+            this.failing.succeeded();
           } catch (err) {
             this.handled.inc({ consumer: durable, outcome: 'retry' });
-            log.warn({ err: err instanceof Error ? err.message : String(err), subject: m.subject }, `${label}: handling failed; redelivering`);
+            if (!this.opts.outages?.failed(err)) this.failing.failed(err, { subject: m.subject, err: err instanceof Error ? err.message.split('\n')[0]!.slice(0, 300) : String(err) });
             m.nak(this.opts.retryDelayMs);
           }
         }

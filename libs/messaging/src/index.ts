@@ -6,6 +6,8 @@ export * from './reply-mux';
 export * from './rpc-server';
 export * from './database-errors';
 export * from './database-outage';
+export * from './dependency-outage';
+export * from './chain-errors';
 export * from './zod-violations';
 export * from './durable-consumer';
 export * from './metrics';

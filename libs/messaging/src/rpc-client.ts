@@ -181,7 +181,7 @@ function mapTransportError(err: unknown, subject: string, timeoutMs: number): Rp
     return RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
   }
   if (err instanceof natsErrors.TimeoutError) {
-    return RpcError.deadlineExceeded(`${service} did not answer within ${timeoutMs} ms`, 'UPSTREAM_TIMEOUT');
+    return new RpcError(Code.DEADLINE_EXCEEDED, `${service} did not answer within ${timeoutMs} ms`, [errorInfo('UPSTREAM_TIMEOUT', { service })]);
   }
   return RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
 }

@@ -14,8 +14,10 @@ import {
 import type { Logger } from 'pino';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
+import { chainRpcFailure, chainRpcUnavailable, type ChainRpcFailure } from './chain-errors';
 import { databaseUnavailable, isDatabaseUnavailable } from './database-errors';
 import { DatabaseOutage } from './database-outage';
+import { DependencyOutage } from './dependency-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
 import { busSpan, extractTraceContext } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
@@ -41,13 +43,17 @@ type BoundHandler = MessageHandler<unknown, NatsRpcContext, unknown> & { extras?
  * failures become google.rpc.Status envelopes, and nothing a handler throws crashes the service.
  * A handler that fails because the database cannot be reached answers UNAVAILABLE /
  * DATABASE_UNAVAILABLE with RetryInfo (never INTERNAL), and such failures are logged once per
- * outage, not per request (see `databaseOutage`).
+ * outage, not per request (see `databaseOutage`). Likewise a handler that fails because a chain
+ * RPC did not answer (`chainRpcFailure`) answers UNAVAILABLE / CHAIN_RPC_UNAVAILABLE, and each RPC
+ * host's outage is one warning and one line when it answers again.
  */
 export class RpcServer extends Server implements CustomTransportStrategy {
   override readonly transportId = NATS_RPC_TRANSPORT;
   private readonly subs = new Map<string, Subscription>();
   /** This service's database outage tracker; its database provider gives it a probe. */
   readonly databaseOutage: DatabaseOutage;
+  /** One per chain RPC host that failed a request, probed until it answers again. */
+  private readonly chainOutages = new Map<string, DependencyOutage>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -124,12 +130,17 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       try {
         reply = okEnvelope(await this.run(contract, handler, msg));
         this.databaseOutage.requestSucceeded();
+        // An RPC whose URL the error did not give cannot be probed: a request that succeeds ends its outage.
+        for (const outage of this.chainOutages.values()) if (!outage.probed) outage.succeeded();
       } catch (err) {
         const dbDown = !(err instanceof RpcError) && isDatabaseUnavailable(err);
-        const rpcErr = err instanceof RpcError ? err : dbDown ? databaseUnavailable() : RpcError.internal();
+        const chainDown = err instanceof RpcError || dbDown ? undefined : chainRpcFailure(err);
+        const rpcErr = err instanceof RpcError ? err : dbDown ? databaseUnavailable() : chainDown ? chainRpcUnavailable(chainDown.chain) : RpcError.internal();
         outcome = codeNameOf(rpcErr);
         if (dbDown) {
           this.databaseOutage.failed(err, contract.subject);
+        } else if (chainDown) {
+          this.chainOutage(chainDown).failed(err, { subject: contract.subject, ...(chainDown.chain ? { chain: chainDown.chain } : {}), ...(chainDown.host ? { host: chainDown.host } : {}), err: chainDown.message });
         } else if (!(err instanceof RpcError)) {
           this.log.error({ err: errorText(err), subject: contract.subject }, 'handler failed');
           span?.recordException(err instanceof Error ? err : new Error(String(err)));
@@ -143,6 +154,18 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       if (msg.reply) msg.respond(reply);
       this.metrics.serverRequests.observe({ subject: contract.subject, outcome }, Number(process.hrtime.bigint() - started) / 1e9);
     });
+  }
+
+  /** The outage of one RPC host: its warning names the host and the short error, and a JSON-RPC probe notices when it answers again. */
+  private chainOutage(failure: ChainRpcFailure): DependencyOutage {
+    const key = failure.host ?? failure.chain ?? 'unknown';
+    let outage = this.chainOutages.get(key);
+    if (!outage) {
+      const url = failure.url;
+      outage = new DependencyOutage(this.log, `chain RPC ${key}`, url ? { probe: () => probeRpc(url), probeMs: 1000 } : {});
+      this.chainOutages.set(key, outage);
+    }
+    return outage;
   }
 
   private async run(contract: RpcContract<z.ZodType, z.ZodType>, handler: BoundHandler, msg: Msg): Promise<unknown> {
@@ -181,6 +204,7 @@ export class RpcServer extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.databaseOutage.stop();
+    for (const outage of this.chainOutages.values()) outage.stop();
     for (const sub of this.subs.values()) sub.unsubscribe();
     this.subs.clear();
   }
@@ -198,6 +222,21 @@ function parseCaller(msg: Msg): CallerContext | undefined {
   throw RpcError.invalidArgument([{ field: CALLER_HEADER, description: 'is not a valid caller context' }]);
 }
 
+/** Any JSON-RPC answer (even an error for the method) means the host answers again. */
+async function probeRpc(url: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+    signal: AbortSignal.timeout(2000),
+  });
+  await res.arrayBuffer();
+  if (res.status >= 500 || res.status === 429) throw new Error(`HTTP ${res.status}`);
+}
+
+/** One bounded line: viem's short message when there is one (its full message quotes the whole request). */
 function errorText(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  const short = (err as { shortMessage?: unknown } | null)?.shortMessage;
+  const text = err instanceof Error ? `${err.name}: ${typeof short === 'string' ? short : err.message}` : String(err);
+  return text.slice(0, 1000);
 }

@@ -1,5 +1,6 @@
 import { type Address, type Hex, type PublicClient, createPublicClient, http } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import type { RelayerEnv } from '../env';
 
 export interface RelayWallet {
@@ -73,12 +74,18 @@ export class RelayChains {
     return this.chains.get(name);
   }
 
-  /** The configured chain serving `chainId`; chains whose RPC does not answer are skipped. */
+  /**
+   * The configured chain serving `chainId`. Chains whose id is not known yet are asked at once, in
+   * parallel; when none serves it and one of them did not answer, that one may be it: its failure
+   * (a ChainRpcUnavailableError, so 503 CHAIN_RPC_UNAVAILABLE) is thrown rather than "not served".
+   */
   async byChainId(chainId: bigint): Promise<RelayChain | undefined> {
-    for (const chain of this.chains.values()) {
-      const id = await chain.chainId().catch(() => undefined);
-      if (id === chainId) return chain;
-    }
+    const chains = [...this.chains.values()];
+    const ids = await Promise.allSettled(chains.map((chain) => onChain(chain.name, chain.chainId())));
+    const found = chains.find((_, i) => ids[i]!.status === 'fulfilled' && (ids[i] as PromiseFulfilledResult<bigint>).value === chainId);
+    if (found) return found;
+    const unanswered = ids.find((r): r is PromiseRejectedResult => r.status === 'rejected' && isChainRpcUnavailable(r.reason));
+    if (unanswered) throw unanswered.reason;
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { Code, errorInfo, RpcError, type OperatorTxView, type SendOperatorTxRequest } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
+import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import { getAddress, isAddress, zeroAddress } from 'viem';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
@@ -63,12 +64,14 @@ export class OperatorTxs {
     const chain = this.operatorChain(chainName);
     const wallet = chain.operator!.address;
     try {
-      const balance =
+      const read =
         getAddress(token) === zeroAddress
-          ? await chain.client.getBalance({ address: wallet })
-          : await chain.client.readContract({ address: getAddress(token), abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [wallet] });
-      return { wallet, balance };
+          ? chain.client.getBalance({ address: wallet })
+          : chain.client.readContract({ address: getAddress(token), abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [wallet] });
+      return { wallet, balance: await onChain(chainName, read) };
     } catch (err) {
+      // The RPC not answering is answered (and logged once per outage) by the RPC server; a read that failed otherwise stays a 503 of its own.
+      if (isChainRpcUnavailable(err)) throw err;
       throw RpcError.unavailable(`${chainName} did not answer the balance read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'CHAIN_RPC_UNAVAILABLE', 5, { chain: chainName });
     }
   }

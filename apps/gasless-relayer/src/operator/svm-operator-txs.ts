@@ -3,6 +3,7 @@ import { type OperatorTxView, type OrderWire, RpcError } from '@xchain/contracts
 import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
+import { ChainRpcUnavailableError, isChainRpcUnavailable } from '@xchain/messaging';
 import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import type { SolanaRpc } from '../svm/solana-rpc';
 import { type SvmOperatorPlan, noWallet, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan, svmCallToken } from './svm-operator-tx';
@@ -78,7 +79,7 @@ export class SvmOperatorTxs {
         keys,
       );
     }
-    const signed = signSvmPlan(plan, await rpcStep(() => rpc.latestBlockhash()));
+    const signed = signSvmPlan(plan, await rpcStep(() => rpc.latestBlockhash(), rpc.url));
     const wallet = filler.publicKey.toBase58();
     const inserted = await this.orders.insertSvmOperatorTx({ kind, orderHash: req.quote_hash, chain: SOLANA, wallet, ...signed });
     const row = await this.orders.find(key);
@@ -109,7 +110,7 @@ export class SvmOperatorTxs {
         throw RpcError.invalidArgument([{ field: 'token', description: 'is neither the System program id nor a base58 mint' }]);
       }
     }
-    const balance = await rpcStep(() => (mint ? rpc.tokenAmount(associatedTokenAccount(filler.publicKey, mint).toBase58()) : rpc.balance(filler.publicKey.toBase58())));
+    const balance = await rpcStep(() => (mint ? rpc.tokenAmount(associatedTokenAccount(filler.publicKey, mint).toBase58()) : rpc.balance(filler.publicKey.toBase58())), rpc.url);
     return { wallet: filler.publicKey.toBase58(), balance };
   }
 
@@ -123,7 +124,7 @@ export class SvmOperatorTxs {
   private async mintDecimals(rpc: SolanaRpc, mint: string, stated: number | undefined): Promise<number> {
     let known = this.decimals.get(mint);
     if (known === undefined) {
-      known = await rpcStep(() => rpc.mintDecimals(mint));
+      known = await rpcStep(() => rpc.mintDecimals(mint), rpc.url);
       if (known === undefined) throw RpcError.invalidArgument([{ field: 'call.order', description: `moves ${mint}, which is not an SPL Token mint on this cluster` }]);
       this.decimals.set(mint, known);
     }
@@ -132,12 +133,15 @@ export class SvmOperatorTxs {
   }
 }
 
-/** A Solana RPC that does not answer: 503, the caller tries again. */
-async function rpcStep<T>(step: () => Promise<T>): Promise<T> {
+/**
+ * A Solana RPC that does not answer: 503 CHAIN_RPC_UNAVAILABLE (the RPC server answers and logs
+ * it), the caller tries again. A read the node refuses is the node's failure too.
+ */
+async function rpcStep<T>(step: () => Promise<T>, url: string): Promise<T> {
   try {
     return await step();
   } catch (err) {
-    if (err instanceof RpcError) throw err;
-    throw RpcError.unavailable(`solana did not answer: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'CHAIN_RPC_UNAVAILABLE', 5, { chain: SOLANA });
+    if (err instanceof RpcError || isChainRpcUnavailable(err)) throw err;
+    throw new ChainRpcUnavailableError(err instanceof Error ? err.message.split('\n')[0]! : String(err), url, { chain: SOLANA, cause: err });
   }
 }

@@ -63,7 +63,6 @@ export const refuse = {
     ]),
   feePayerNotServed: (feePayer: string) =>
     RpcError.unavailable(`this relayer does not hold the key of the quote's fee payer ${feePayer}`, 'FEE_PAYER_NOT_SERVED', 60, { fee_payer: feePayer }),
-  solanaRpc: () => RpcError.unavailable('the Solana RPC did not answer; try again', 'SOLANA_RPC_UNAVAILABLE', 2),
   sponsorBalance: () =>
     new RpcError(Code.FAILED_PRECONDITION, "the sponsoring partner's funding balance no longer covers this order's relay gas", [errorInfo('SPONSOR_BALANCE_INSUFFICIENT')]),
 };

@@ -8,7 +8,7 @@ import {
   type SubmitGaslessOrderRequest,
 } from '@xchain/contracts';
 import { executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
-import type { RpcClient } from '@xchain/messaging';
+import { type RpcClient, isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import { type Order, orderFromWire } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress, isAddress, isAddressEqual, isHex, recoverTypedDataAddress, size } from 'viem';
@@ -121,20 +121,23 @@ export class SubmitService {
     await this.checkSignature(quote, order, executor, body);
     if (this.nowSecs() > body.deadline) throw refuse.deadlinePassed(body.deadline);
     const token = tokenOf(order);
-    const [used, funds] = await Promise.all([permit2NonceUsed(chain.client, body.owner, body.nonce), balanceAndAllowance(chain.client, token, body.owner)]);
+    // Every chain read names its chain when the RPC does not answer: the RPC server answers 503 CHAIN_RPC_UNAVAILABLE.
+    const [used, funds] = await onChain(chain.name, Promise.all([permit2NonceUsed(chain.client, body.owner, body.nonce), balanceAndAllowance(chain.client, token, body.owner)]));
     if (used) throw refuse.nonceUsed(body.nonce);
     if (funds.balance < order.amountIn) throw refuse.balance(funds.balance, order.amountIn);
     let permitSignature: Hex = '0x';
     if (funds.allowance < order.amountIn) {
       if (!body.permitSignature) throw refuse.allowance(funds.allowance, order.amountIn, '0x000000000022D473030F116dDEE9F6B43aC78BA3');
-      await this.checkPermitSignature(chain, token, order, body);
+      await onChain(chain.name, this.checkPermitSignature(chain, token, order, body));
       permitSignature = body.permitSignature;
     }
     const calldata = executeCalldata({ order, owner: body.owner, nonce: body.nonce, deadline: body.deadline, signature: body.signature, permitSignature });
     const wallet = this.lanes.pickWallet(chain.name);
     try {
-      await chain.client.call({ account: wallet, to: executor, data: calldata });
+      await onChain(chain.name, chain.client.call({ account: wallet, to: executor, data: calldata }));
     } catch (err) {
+      // An RPC that did not answer says nothing about the call: 503, not SIMULATION_REVERTED.
+      if (isChainRpcUnavailable(err)) throw err;
       throw refuse.simulation(revertReason(err));
     }
 

@@ -1,3 +1,4 @@
+import { ChainRpcUnavailableError } from '@xchain/messaging';
 import { SVM_PROGRAMS } from '@xchain/svm-orders';
 
 const SPL_TOKEN_PROGRAM = SVM_PROGRAMS.token.toBase58();
@@ -19,9 +20,15 @@ export interface SimulationResult {
   logs: string[];
 }
 
-/** The Solana RPC did not answer (or answered nonsense): the caller retries, never concludes. */
-export class SolanaRpcUnavailable extends Error {
+/**
+ * The Solana RPC did not answer (or answered nonsense): the caller retries, never concludes. A
+ * chain RPC failure like any other, so a request it fails answers 503 CHAIN_RPC_UNAVAILABLE.
+ */
+export class SolanaRpcUnavailable extends ChainRpcUnavailableError {
   override name = 'SolanaRpcUnavailable';
+  constructor(message: string, url?: string, cause?: unknown) {
+    super(message, url, { chain: 'solana', cause });
+  }
 }
 
 /** The node refused a call (a JSON-RPC error): for sendTransaction, the transaction itself was refused. */
@@ -51,12 +58,12 @@ export class SolanaRpc {
   /** The newest blockhash at `confirmed`: what an operator transaction is signed over. */
   async latestBlockhash(): Promise<string> {
     const r = await this.call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment: 'confirmed' }]);
-    return typed(r?.value?.blockhash, 'string', 'getLatestBlockhash');
+    return typed(r?.value?.blockhash, 'string', 'getLatestBlockhash', this.url);
   }
 
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const r = await this.call<{ value: boolean }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
-    return typed(r?.value, 'boolean', 'isBlockhashValid');
+    return typed(r?.value, 'boolean', 'isBlockhashValid', this.url);
   }
 
   /** Simulates a signed transaction with its signatures verified and its own blockhash (never replaced). */
@@ -65,19 +72,19 @@ export class SolanaRpc {
       txBase64,
       { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment: 'confirmed' },
     ]);
-    if (!r || typeof r.value !== 'object' || r.value === null) throw new SolanaRpcUnavailable('simulateTransaction: unexpected answer');
+    if (!r || typeof r.value !== 'object' || r.value === null) throw new SolanaRpcUnavailable('simulateTransaction: unexpected answer', this.url);
     return { err: r.value.err ?? null, logs: r.value.logs ?? [] };
   }
 
   /** Sends a signed transaction without preflight (it was simulated) and without the node's own retries (we rebroadcast). */
   async send(txBase64: string): Promise<string> {
     const r = await this.call<string>('sendTransaction', [txBase64, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }]);
-    return typed(r, 'string', 'sendTransaction');
+    return typed(r, 'string', 'sendTransaction', this.url);
   }
 
   async signatureStatus(signature: string): Promise<SignatureStatus | undefined> {
     const r = await this.call<{ value: (SignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
-    if (!r || !Array.isArray(r.value)) throw new SolanaRpcUnavailable('getSignatureStatuses: unexpected answer');
+    if (!r || !Array.isArray(r.value)) throw new SolanaRpcUnavailable('getSignatureStatuses: unexpected answer', this.url);
     return r.value[0] ?? undefined;
   }
 
@@ -107,17 +114,17 @@ export class SolanaRpc {
    */
   async tokenAmount(account: string): Promise<bigint> {
     const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [account, { encoding: 'base64', commitment: 'confirmed' }]);
-    if (r === undefined || r === null || typeof r !== 'object' || !('value' in r)) throw new SolanaRpcUnavailable('getAccountInfo: unexpected answer');
+    if (r === undefined || r === null || typeof r !== 'object' || !('value' in r)) throw new SolanaRpcUnavailable('getAccountInfo: unexpected answer', this.url);
     const info = r.value;
     if (!info) return 0n;
     const data = Buffer.from(info.data?.[0] ?? '', 'base64');
-    if (info.owner !== SPL_TOKEN_PROGRAM || data.length !== TOKEN_ACCOUNT_SIZE) throw new SolanaRpcUnavailable(`getAccountInfo: ${account} is not an SPL Token account`);
+    if (info.owner !== SPL_TOKEN_PROGRAM || data.length !== TOKEN_ACCOUNT_SIZE) throw new SolanaRpcUnavailable(`getAccountInfo: ${account} is not an SPL Token account`, this.url);
     return data.readBigUInt64LE(64);
   }
 
   async balance(address: string): Promise<bigint> {
     const r = await this.call<{ value: number }>('getBalance', [address, { commitment: 'confirmed' }]);
-    return BigInt(typed<number>(r?.value, 'number', 'getBalance'));
+    return BigInt(typed<number>(r?.value, 'number', 'getBalance', this.url));
   }
 
   private async call<T>(method: string, params: unknown[]): Promise<T | undefined> {
@@ -132,14 +139,14 @@ export class SolanaRpc {
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       body = (await res.json()) as typeof body;
     } catch (err) {
-      throw new SolanaRpcUnavailable(`${method}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new SolanaRpcUnavailable(`${method}: ${err instanceof Error ? err.message : String(err)}`, this.url, err);
     }
     if (body.error) throw new SolanaRpcRefused(`${method}: ${body.error.message ?? 'error'}`, body.error.code ?? 0);
     return body.result;
   }
 }
 
-function typed<T>(value: unknown, type: 'string' | 'boolean' | 'number', method: string): T {
-  if (typeof value !== type) throw new SolanaRpcUnavailable(`${method}: unexpected answer`);
+function typed<T>(value: unknown, type: 'string' | 'boolean' | 'number', method: string, url: string): T {
+  if (typeof value !== type) throw new SolanaRpcUnavailable(`${method}: unexpected answer`, url);
   return value as T;
 }

@@ -1,5 +1,6 @@
 import { Keypair, Transaction } from '@solana/web3.js';
 import { RpcError } from '@xchain/contracts';
+import { chainRpcFailure, chainRpcUnavailable } from '@xchain/messaging';
 import { base58Decode, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { depositInstructions } from '@xchain/svm-orders';
 import { type SolanaRpc, SolanaRpcRefused, SolanaRpcUnavailable } from './solana-rpc';
@@ -72,9 +73,13 @@ describe('SvmSubmit', () => {
     expect(await refusal(submit().accept(quote, signedBy()))).toMatchObject({ code: 9, reason: 'SIMULATION_REVERTED' });
   });
 
-  it('answers 503 SOLANA_RPC_UNAVAILABLE when the RPC does not answer, and refuses a source that is not a mint', async () => {
+  it('fails with a chain RPC failure (503 CHAIN_RPC_UNAVAILABLE) when the RPC does not answer, and refuses a source that is not a mint', async () => {
     rpc.isBlockhashValid.mockRejectedValue(new SolanaRpcUnavailable('isBlockhashValid: timeout'));
-    expect(await refusal(submit().accept(quote, signedBy()))).toMatchObject({ code: 14, reason: 'SOLANA_RPC_UNAVAILABLE' });
+    // Not a refusal of the order: the RPC server answers it as any chain RPC failure.
+    const failure = await submit().accept(quote, signedBy()).catch((err: unknown) => err);
+    expect(failure).not.toBeInstanceOf(RpcError);
+    expect(chainRpcFailure(failure)).toEqual({ chain: 'solana', message: 'SolanaRpcUnavailable: isBlockhashValid: timeout' });
+    expect(chainRpcUnavailable(chainRpcFailure(failure)!.chain).status).toMatchObject({ code: 14, details: [expect.objectContaining({ reason: 'CHAIN_RPC_UNAVAILABLE' }), expect.anything()] });
     rpc.mintDecimals.mockResolvedValue(undefined);
     expect(await refusal(submit().accept(quote, signedBy()))).toMatchObject({ code: 9, reason: 'SIMULATION_REVERTED' });
   });

@@ -1,8 +1,9 @@
 import type { Keypair } from '@solana/web3.js';
 import { SOL, depositInstructions, svmOrderTerms } from '@xchain/svm-orders';
-import { type OrderWire, RpcError } from '@xchain/contracts';
+import type { OrderWire } from '@xchain/contracts';
+import { ChainRpcUnavailableError } from '@xchain/messaging';
 import { refuse } from '../submit/submit-errors';
-import { type SolanaRpc, SolanaRpcRefused, SolanaRpcUnavailable } from './solana-rpc';
+import { type SolanaRpc, SolanaRpcRefused } from './solana-rpc';
 import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf } from './svm-transaction';
 
 /** The parts of a stored gasless Solana quote the checks read. */
@@ -73,13 +74,12 @@ export class SvmSubmit {
     return read;
   }
 
-  /** An RPC that does not answer is the relayer's problem, never the user's: 503, try again. */
+  /** An RPC that does not answer (or refuses a read) is the relayer's problem, never the user's: 503 CHAIN_RPC_UNAVAILABLE, try again. */
   private async rpcStep<T>(step: () => Promise<T>): Promise<T> {
     try {
       return await step();
     } catch (err) {
-      if (err instanceof RpcError) throw err;
-      if (err instanceof SolanaRpcUnavailable || err instanceof SolanaRpcRefused) throw refuse.solanaRpc();
+      if (err instanceof SolanaRpcRefused) throw new ChainRpcUnavailableError(err.message, this.rpc.url, { chain: 'solana', cause: err });
       throw err;
     }
   }

@@ -1,8 +1,10 @@
 import { RpcError } from '@xchain/contracts';
+import { ChainRpcUnavailableError } from '@xchain/messaging';
 
 /**
  * The one Solana JSON-RPC call the partner-service needs: a recent blockhash for an unsigned
- * redemption transaction. A deadline on every call; any failure is UNAVAILABLE, never a hang.
+ * redemption transaction. A deadline on every call; any failure is a chain RPC failure (503
+ * CHAIN_RPC_UNAVAILABLE from the RPC server, logged once per outage), never a hang.
  */
 export class SolanaRpc {
   constructor(
@@ -23,8 +25,8 @@ export class SolanaRpc {
       const hash = body.result?.value?.blockhash;
       if (!res.ok || typeof hash !== 'string') throw new Error(`unexpected answer (HTTP ${res.status})`);
       return hash;
-    } catch {
-      throw RpcError.unavailable('the Solana RPC did not answer with a blockhash', 'SOLANA_RPC_UNAVAILABLE', 2);
+    } catch (err) {
+      throw new ChainRpcUnavailableError(`getLatestBlockhash: ${err instanceof Error ? err.message : String(err)}`, this.url, { chain: 'solana', cause: err });
     }
   }
 }

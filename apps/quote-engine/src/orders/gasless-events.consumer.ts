@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
-import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DependencyOutages, DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { OrderUpdates } from './order-updates';
@@ -14,7 +14,12 @@ import { OrderUpdates } from './order-updates';
 export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdown {
   private readonly consumer: DurableConsumer<GaslessEvent>;
 
-  constructor(@Inject(NATS) nc: NatsConnection, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger) {
+  constructor(
+    @Inject(NATS) nc: NatsConnection,
+    @Inject(OrderUpdates) updates: OrderUpdates,
+    @Inject(LOGGER) log: Logger,
+    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
+  ) {
     this.consumer = new DurableConsumer({
       nc,
       // The relayer creates this stream from the same definition, whichever starts first.
@@ -25,6 +30,7 @@ export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdow
       handle: (event) => updates.changed(event.quote_hash),
       retryDelayMs: 1000,
       log,
+      ...(outages ? { outages } : {}),
       label: 'gasless events',
     });
   }

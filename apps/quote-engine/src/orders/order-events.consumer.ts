@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
 import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
-import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DependencyOutages, DurableConsumer, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -25,6 +25,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
     @Optional() @Inject(Settler) private readonly settler?: Pick<Settler, 'kick'>,
+    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
   ) {
     this.consumer = new DurableConsumer({
       nc,
@@ -35,6 +36,7 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
       handle: (event) => this.record(event),
       retryDelayMs: 1000,
       log,
+      ...(outages ? { outages } : {}),
       label: 'order events',
     });
   }

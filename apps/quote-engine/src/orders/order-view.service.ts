@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote, type RefundReason } from '@xchain/contracts';
+import { DependencyOutage, type DependencyOutages, serviceDependency } from '@xchain/messaging';
+import { GetGaslessOrderRpc, RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote, type RefundReason } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { rfc3339 } from '../quoting/quote-wire';
@@ -55,6 +56,8 @@ export interface OrderViewDeps {
   /** The VM of a registry chain (how its bytes32 addresses read); undefined for an unknown chain. */
   vmOf: (chain: string) => 'evm' | 'svm' | undefined;
   log: Pick<Logger, 'info' | 'warn'>;
+  /** The process's dependency outages: the relayer's is shared with settlement and the consumers (one warning per outage). */
+  outages?: Pick<DependencyOutages, 'of'>;
 }
 
 export const ORDER_VIEW_DEPS = Symbol('ORDER_VIEW_DEPS');
@@ -67,9 +70,12 @@ export const ORDER_VIEW_DEPS = Symbol('ORDER_VIEW_DEPS');
  */
 @Injectable()
 export class OrderViewService {
-  private relayerDown = false;
+  private readonly relayer: Pick<DependencyOutage, 'failed' | 'succeeded'>;
 
-  constructor(@Inject(ORDER_VIEW_DEPS) private readonly deps: OrderViewDeps) {}
+  constructor(@Inject(ORDER_VIEW_DEPS) private readonly deps: OrderViewDeps) {
+    const name = serviceDependency(GetGaslessOrderRpc);
+    this.relayer = deps.outages?.of(name) ?? new DependencyOutage(deps.log, name);
+  }
 
   /**
    * `requireGasless`: a gasless order's view needs the relayer's answer (a push must not show a
@@ -143,17 +149,11 @@ export class OrderViewService {
   private async relayerView(quoteHash: string, required: boolean): Promise<GaslessOrderView | undefined> {
     try {
       const view = await this.deps.gasless.get(quoteHash);
-      if (this.relayerDown) {
-        this.relayerDown = false;
-        this.deps.log.info({}, 'order view: the gasless relayer answers again');
-      }
+      this.relayer.succeeded();
       return view;
     } catch (err) {
+      this.relayer.failed(err);
       if (required) throw RpcError.unavailable('the gasless relayer does not answer', 'RELAYER_UNAVAILABLE', 2);
-      if (!this.relayerDown) {
-        this.relayerDown = true;
-        this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'order view: the gasless relayer does not answer; serving views without gasless');
-      }
       return undefined;
     }
   }

@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { RpcClient } from '@xchain/messaging';
+import { DependencyOutages, RpcClient } from '@xchain/messaging';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { env } from '../env';
@@ -13,10 +13,11 @@ export const orderViewProviders: Provider[] = [
   OrderRepository,
   {
     provide: ORDER_VIEW_DEPS,
-    inject: [OrderRepository, RpcClient, RegistryCache, LOGGER],
-    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger): OrderViewDeps => ({
+    inject: [OrderRepository, RpcClient, RegistryCache, LOGGER, DependencyOutages],
+    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger, outages: DependencyOutages): OrderViewDeps => ({
       records,
       gasless: relayerGaslessLookup(rpc),
+      outages,
       now: () => new Date(),
       graceMs: env.QUOTE_GRACE_SECS * 1000,
       vmOf: (chain) => registry.chain(chain)?.vm,

@@ -3,6 +3,7 @@ import { RpcError, type CallerContext, type GetQuoteRequest, type PreviewQuoteRe
 import { permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { type PrismaClient } from '@xchain/quote-engine-db';
+import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/messaging';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { BaseError, getAddress } from 'viem';
@@ -42,6 +43,7 @@ export class QuoteService {
     @Inject(LOGGER) private readonly log: Logger,
     /** Blockhashes for gasless Solana quotes' `svm.tx_base64`; without it they carry none. */
     @Optional() @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
+    @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
@@ -170,9 +172,15 @@ export class QuoteService {
 
   /** erc2612 is a convenience (the user can approve Permit2 instead): a chain read that fails costs it, never the quote. */
   private async tokenPermit(p: PricedRequest, owner: string): Promise<TokenPermit | undefined> {
+    const rpc = this.outages?.of(chainRpcDependency(p.srcChain.name));
     try {
-      return await this.permits.read(p.srcChain, getAddress(p.src.address), getAddress(owner));
+      const permit = await this.permits.read(p.srcChain, getAddress(p.src.address), getAddress(owner));
+      rpc?.succeeded();
+      return permit;
     } catch (err) {
+      // An RPC that does not answer is one warning per outage, not one per quote.
+      const failure = chainRpcFailure(err);
+      if (rpc && failure) return void rpc.failed(err, { chain: p.srcChain.name, ...(failure.host ? { host: failure.host } : {}), err: failure.message });
       this.log.warn({ chain: p.srcChain.name, token: p.src.address, err: errorText(err) }, 'token permit read failed; quote without erc2612');
       return undefined;
     }

@@ -52,7 +52,7 @@ export const quotingProviders: Provider[] = [
         log,
       ),
   },
-  { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.EVM_RPC_TIMEOUT_MS)) },
+  { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.QUOTE_PERMIT_READ_TIMEOUT_MS)) },
   {
     provide: SVM_BLOCKHASH,
     inject: [LOGGER],

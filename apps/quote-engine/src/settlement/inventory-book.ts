@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
-import { RpcClient } from '@xchain/messaging';
+import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency, unreachableDependency } from '@xchain/messaging';
 import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { QuotingConfig } from '../quoting/quoting-config';
@@ -49,6 +49,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,
     @Optional() @Inject('QUOTING_CONFIG') quoting?: Pick<QuotingConfig, 'inventory_floors'>,
+    @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'watch'>,
   ) {
     this.loop = new Periodic(() => this.refreshAll(), config.refreshMs, (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'));
     // Labelled by chain and symbol, as the operator reads them and as quoting.json names floors.
@@ -105,7 +106,9 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     const t = tokenKey(vm, token);
     try {
       const [b, reserved] = await Promise.all([
-        this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
+        this.outages
+          ? this.outages.watch(this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }), serviceDependency(OperatorBalanceRpc), chainRpcDependency(chain))
+          : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
         this.repo.reservedBy(chain, t),
       ]);
       this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: Date.now() });
@@ -120,7 +123,8 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   private async refreshAll(): Promise<void> {
     const tokens = this.registry.listTokens().tokens;
     const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address)));
-    const failed = results.filter((r) => r.status === 'rejected');
+    // A dependency away (the relayer, a chain RPC) is its outage's warning, logged where it was counted.
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected' && !(this.outages && unreachableDependency(r.reason)));
     if (failed.length > 0 && !this.failing) {
       this.failing = true;
       this.log.warn({ failed: failed.length, of: tokens.length, err: String((failed[0] as PromiseRejectedResult).reason) }, 'inventory: balances not read; quotes to those tokens are refused once their reading is stale');

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Code, OperatorBalanceRpc, type OrderWire, RpcError, SendOperatorTxRpc, type OperatorTxKind, type OperatorTxView } from '@xchain/contracts';
 import { depositAmount } from '@xchain/evm-gasless';
-import { RpcClient } from '@xchain/messaging';
+import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
 import { LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -9,6 +9,7 @@ import { OrderUpdates } from '../orders/order-updates';
 import { RegistryCache } from '../registry/registry-cache';
 import { InventoryBook } from './inventory-book';
 import { type OperatorCall, claimBatchId, claimCall, dstTokenKey, operatorCall } from './operator-calls';
+import { PassWarnings } from './pass-warnings';
 import { screen } from './screen';
 import { SettlementRepository, type SettlementStep, type Undecided } from './settlement.repository';
 
@@ -44,7 +45,7 @@ const BATCH = 200;
 @Injectable()
 export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop: Periodic;
-  private readonly warned = new Set<string>();
+  private readonly warnings: PassWarnings;
   private lastBatching = 0;
 
   constructor(
@@ -55,7 +56,9 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
     @Optional() @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
+    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
   ) {
+    this.warnings = new PassWarnings(log, outages);
     this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'));
   }
 
@@ -104,7 +107,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
           this.log.warn({ chain: batch.chain, orders: orders.length, error: view.error }, 'settlement: claim failed; its orders are claimed one by one');
         }
       } catch (err) {
-        this.warnOnce(`claim:${batch.chain}:${reasonOf(err)}`, { chain: batch.chain, err: message(err) }, 'settlement: claim not sent this pass; retried');
+        this.warnings.failed(`claim:${batch.chain}:${reasonOf(err)}`, err, { chain: batch.chain, err: message(err) }, 'settlement: claim not sent this pass; retried');
       }
     }
   }
@@ -112,7 +115,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   private async decide(u: Undecided, balances: Map<string, Promise<bigint>>): Promise<void> {
     const order = orderFromWire(u.order).order;
     const [srcVm, dstVm] = [this.vmOf(u.srcChain), this.vmOf(u.dstChain)];
-    if (!srcVm || !dstVm) return this.warnOnce(`registry:${u.srcChain}:${u.dstChain}`, { src_chain: u.srcChain, dst_chain: u.dstChain }, 'settlement: a chain of a deposited order is not in the registry; it waits');
+    if (!srcVm || !dstVm) return this.warnings.once(`registry:${u.srcChain}:${u.dstChain}`, { src_chain: u.srcChain, dst_chain: u.dstChain }, 'settlement: a chain of a deposited order is not in the registry; it waits');
     const dstToken = dstTokenKey(dstVm, order, u.order);
     const step = this.refundStep(u.srcChain, u.dstChain);
     // The EVM router keeps back a gasless order's relay fee; a Solana vault receives all of amount_in.
@@ -135,13 +138,16 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       const key = `${u.dstChain}:${dstToken}`;
       let reading = balances.get(key);
       if (!reading) {
-        reading = this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs }).then((b) => BigInt(b.balance));
+        reading = this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs }).then((b) => {
+          this.warnings.answered(RELAYER, chainRpcDependency(u.dstChain));
+          return BigInt(b.balance);
+        });
         balances.set(key, reading);
       }
       balance = await reading;
     } catch (err) {
       // No decision without a fresh balance: the order waits (a refund for the relayer's outage would be wrong).
-      return this.warnOnce(`balance:${u.dstChain}:${reasonOf(err)}`, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
+      return this.warnings.failed(`balance:${u.dstChain}:${reasonOf(err)}`, err, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
     }
     const decision = await this.repo.decideFill(u, dstToken, order.amountOut, balance, step);
     this.refreshInventory(u.dstChain, u.order);
@@ -160,7 +166,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       const chain = step === 'refund' ? srcChain : dstChain;
       const info = this.registry.chain(chain);
       const call = info ? operatorCall(step, wire, info, this.registry) : undefined;
-      if (!call) return this.warnOnce(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
+      if (!call) return this.warnings.once(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
       const view = await this.send(step, quoteHash, chain, call);
       if (view.status === 'confirmed') {
         const next: SettlementStep | null = step === 'cancel' ? 'refund' : null;
@@ -180,12 +186,14 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
         }
       }
     } catch (err) {
-      this.warnOnce(`drive:${chainOf(step, srcChain, dstChain)}:${reasonOf(err)}`, { quote_hash: quoteHash, step, err: message(err) }, 'settlement: step not sent this pass; retried');
+      this.warnings.failed(`drive:${chainOf(step, srcChain, dstChain)}:${reasonOf(err)}`, err, { quote_hash: quoteHash, step, err: message(err) }, 'settlement: step not sent this pass; retried');
     }
   }
 
-  private send(kind: OperatorTxKind, quoteHash: string, chain: string, call: OperatorCall): Promise<OperatorTxView> {
-    return this.rpc.call(SendOperatorTxRpc, { kind, quote_hash: quoteHash, chain, call }, { timeoutMs: this.config.requestTimeoutMs });
+  private async send(kind: OperatorTxKind, quoteHash: string, chain: string, call: OperatorCall): Promise<OperatorTxView> {
+    const view = await this.rpc.call(SendOperatorTxRpc, { kind, quote_hash: quoteHash, chain, call }, { timeoutMs: this.config.requestTimeoutMs });
+    this.warnings.answered(RELAYER);
+    return view;
   }
 
   /**
@@ -212,13 +220,10 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.registry.chain(chain)?.vm;
   }
 
-  private warnOnce(key: string, fields: Record<string, unknown>, msg: string): void {
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
-    this.log.warn(fields, msg);
-  }
 }
 
+/** The relayer as a dependency (the name its outage has in the log). */
+const RELAYER = serviceDependency(SendOperatorTxRpc);
 const chainOf = (step: SettlementStep, src: string, dst: string) => (step === 'refund' ? src : dst);
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
 const reasonOf = (err: unknown) => (err instanceof RpcError ? (err.status.code === Code.FAILED_PRECONDITION ? 'precondition' : String(err.status.code)) : 'error');

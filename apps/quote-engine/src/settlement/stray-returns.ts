@@ -1,10 +1,11 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { type OperatorTxView, SendOperatorTxRpc } from '@xchain/contracts';
 import type { StrayDeposit } from '@xchain/quote-engine-db';
-import { RpcClient } from '@xchain/messaging';
+import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
 import { LOGGER, Periodic } from '@xchain/service-kit';
 import { strayReturnKey } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
+import { PassWarnings } from './pass-warnings';
 import { SETTLEMENT_CONFIG, type SettlementConfig } from './settler';
 import { StrayDepositRepository } from './stray-deposits.repository';
 
@@ -22,14 +23,16 @@ const BATCH = 200;
 @Injectable()
 export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop: Periodic;
-  private readonly warned = new Set<string>();
+  private readonly warnings: PassWarnings;
 
   constructor(
     @Inject(StrayDepositRepository) private readonly repo: Pick<StrayDepositRepository, 'open' | 'close'>,
     @Inject(RpcClient) private readonly rpc: Pick<RpcClient, 'call'>,
     @Inject(SETTLEMENT_CONFIG) private readonly config: Pick<SettlementConfig, 'enabled' | 'pollMs' | 'requestTimeoutMs'>,
     @Inject(LOGGER) private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
+    @Optional() @Inject(DependencyOutages) outages?: Pick<DependencyOutages, 'failed' | 'succeeded'>,
   ) {
+    this.warnings = new PassWarnings(log, outages);
     this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'stray deposit returns: pass failed; next pass retries'));
   }
 
@@ -58,13 +61,10 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
         },
         { timeoutMs: this.config.requestTimeoutMs },
       );
+      this.warnings.answered(serviceDependency(SendOperatorTxRpc), chainRpcDependency(s.chain));
     } catch (err) {
       // The relayer may be down or the deposit's return refused; the row stays open and is asked about again.
-      const key = `${s.chain}:${message(err)}`;
-      if (!this.warned.has(key)) {
-        this.warned.add(key);
-        this.log.warn({ chain: s.chain, tx_hash: s.signature, err: message(err) }, 'stray deposit return not sent this pass; retried');
-      }
+      this.warnings.failed(`${s.chain}:${message(err)}`, err, { chain: s.chain, tx_hash: s.signature, err: message(err) }, 'stray deposit return not sent this pass; retried');
       return;
     }
     const fields = { chain: s.chain, tx_hash: s.signature, log_index: s.memoIndex, sender: s.sender, mint: s.mint, amount: s.amount.toFixed(0), reason: s.reason };
