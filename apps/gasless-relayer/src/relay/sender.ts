@@ -1,6 +1,7 @@
 import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import type { Logger } from '@xchain/telemetry';
-import { type Address, BaseError, HttpRequestError, type Hex, TimeoutError, keccak256 } from 'viem';
+import { isChainRpcUnavailable } from '@xchain/messaging';
+import { type Address, type Hex, keccak256 } from 'viem';
 import { type RelayChain, RelayChains, type RelayWallet } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
 import { type OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
@@ -102,7 +103,7 @@ export class Sender {
     try {
       return await chain.client.estimateGas({ account: wallet, to: order.executor as Address, data: order.calldata as Hex, value: valueOf(order) });
     } catch (err) {
-      if (transient(err)) return 'transient';
+      if (isChainRpcUnavailable(err)) return 'transient';
       const reason = revertReason(err);
       if (await this.orders.fail(order.quoteHash, 'queued', `SIMULATION_REVERTED: ${reason}`)) {
         this.log.info({ quote_hash: order.quoteHash, reason }, 'order failed before sending');
@@ -126,9 +127,4 @@ const valueOf = (order: GaslessOrder): bigint => BigInt(order.value.toFixed(0));
 /** The unique (chain, wallet, nonce) key refused a stored nonce (Prisma's unique-constraint error). */
 function nonceStoredElsewhere(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2002';
-}
-
-/** An RPC that did not answer, as opposed to a call that reverted. */
-export function transient(err: unknown): boolean {
-  return err instanceof BaseError && err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
 }
