@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
 import type { OrderRepository } from '../orders/order.repository';
+import type { ChainReplacement } from './chain-replaced';
 
 /**
  * The next nonce of each wallet on each chain. Read from the chain (pending count) and from the
@@ -10,10 +11,15 @@ import type { OrderRepository } from '../orders/order.repository';
 export class NonceBook {
   private readonly next = new Map<string, bigint>();
 
-  constructor(private readonly orders: OrderRepository) {}
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly replaced?: ChainReplacement,
+  ) {}
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
     const key = `${chain.name}:${wallet}`;
+    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset() below forgets.
+    await this.replaced?.beforeTake(chain, wallet, this.next.get(key), () => this.orders.maxNonce(chain.name, wallet));
     let n = this.next.get(key);
     if (n === undefined) {
       const [pending, stored] = await Promise.all([
