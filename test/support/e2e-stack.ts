@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Devnet, type FundReport, fund, startDevnet } from '@xchain/devnet';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
-import { ROOT, freeStackPorts, startStack, type Stack, type TestUserSpec } from '@xchain/stack';
+import { ROOT, SERVICES, freeStackPorts, startBuiltService, startStack, type Stack, type TestUserSpec } from '@xchain/stack';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
@@ -33,6 +33,12 @@ export interface E2eStack {
   devnet?: Devnet & { fund(address: Address): Promise<FundReport> };
   /** The relayer's wallets (fresh keys per stack, funded on every local chain); empty without a devnet. */
   relayerWallets: Address[];
+  /**
+   * What a second `npm start` on fresh local chains does (the chains' state lost, the databases
+   * kept): every service stopped, each local chain replaced by a fresh one on its port (same chain
+   * id, contracts and relayer funding, block 0), then the services started again. Needs a devnet.
+   */
+  restartOnFreshChains(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,9 +69,8 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
   const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
   const relayerWallets = relayerKeys.map((k) => privateKeyToAddress(k));
-  const devnet = opts.devnet
-    ? await startDevnet({ chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 })
-    : undefined;
+  const devnetOpts = opts.devnet ? { chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 } : undefined;
+  let devnet = devnetOpts ? await startDevnet(devnetOpts) : undefined;
   const chainEnv: NodeJS.ProcessEnv = devnet
     ? { EVM_RPC_URLS: devnet.rpcUrls, RELAYER_PRIVATE_KEYS: relayerKeys.join(','), CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '250' }
     : {};
@@ -110,8 +115,23 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     connectAs: (user) =>
       connectNats({ url: stack.env['NATS_URL']!, name: `e2e-${user}`, connectTimeoutMs: 5000, ...stack.bus.credentials(user) }),
     databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
-    ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet.rpcUrls, address) } } : {}),
+    ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet!.rpcUrls, address) } } : {}),
     relayerWallets,
+    async restartOnFreshChains() {
+      if (!devnet || !devnetOpts) throw new Error('restartOnFreshChains needs a devnet');
+      for (const s of [...stack.services.values()].reverse()) await s.stop();
+      stack.services.clear();
+      const chainPorts = Object.fromEntries([...devnet.chains].map(([name, c]) => [name, Number(new URL(c.rpcUrl).port)]));
+      await devnet.stop();
+      devnet = await startDevnet({ ...devnetOpts, ports: chainPorts });
+      // As startStack starts them: the four behind the gateway, then the gateway, each on its database.
+      const start = async (spec: (typeof SERVICES)[number]) => {
+        const env = { ...stack.env, ...stack.bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${spec.database}` } : {}) };
+        stack.services.set(spec.name, await startBuiltService({ spec, port: ports[spec.name], env, logFile: join(dataDir, 'logs', `${spec.name}.log`) }));
+      };
+      await Promise.all(SERVICES.filter((s) => s.name !== 'gateway').map(start));
+      await start(SERVICES.find((s) => s.name === 'gateway')!);
+    },
     async stop() {
       await stack.stop();
       await devnet?.stop();

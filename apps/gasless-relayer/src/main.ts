@@ -15,6 +15,7 @@ import { OperatorTxs } from './operator/operator-txs';
 import { SvmOperatorTxs } from './operator/svm-operator-txs';
 import { OrderRepository, viewOf } from './orders/order.repository';
 import { StatusEvents } from './orders/status-events';
+import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
 import { Lanes } from './relay/lanes';
 import { NonceBook } from './relay/nonces';
@@ -54,11 +55,16 @@ class Relayer implements OnApplicationBootstrap, OnApplicationShutdown {
     const client = new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS);
     this.orders = new OrderRepository(db);
     const events = new StatusEvents(nc, log);
-    const nonces = new NonceBook(this.orders);
+    // A chain replaced under us (a devnet started afresh): the wallet forgets its nonces, its unmined orders are sent again.
+    const replaced = new ChainReplacement(db, log, async (chain, wallet, requeued) => {
+      nonces.reset(chain, wallet);
+      for (const q of requeued) await this.lanes.enqueue(chain, wallet, q).catch(() => undefined); // else the sweeper does
+    });
+    const nonces = new NonceBook(this.orders, replaced);
     const holds = new Holds(this.orders, client, log);
     this.lanes = new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log);
     this.sender = new Sender(chains, this.orders, nonces, events, holds, log);
-    this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log);
+    this.tracker = new Tracker(chains, this.orders, this.sender, this.lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log, replaced);
     this.sweeper = new Sweeper(this.orders, this.lanes, holds, this.sender, client, env.RELAY_SWEEP_MS, log);
     // Solana needs an RPC, and then a key: the fee payer's for gasless orders (D6), the filler's for
     // operator transactions (D15). One relay sends and follows both kinds of row.

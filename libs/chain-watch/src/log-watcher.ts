@@ -70,6 +70,17 @@ export interface WatcherDeps {
   /** The registry's chain id (decimal) for a chain name; undefined when the chain is not listed. */
   expectedChainId(chainName: string): Promise<string | undefined>;
   log: Pick<Logger, 'info' | 'warn'>;
+  /** When given, asked before each pass whether the chain under the saved position was replaced. */
+  replaced?: ReplacedChainCheck;
+}
+
+/**
+ * Notices a chain replaced under a watcher's saved position (a devnet started afresh, a reorg past
+ * the confirmation depth: a real chain does neither) and moves the position back, before the pass
+ * reads or re-checks anything.
+ */
+export interface ReplacedChainCheck {
+  beforePass(name: string, chain: ChainHead, head: bigint, safeHead: bigint): Promise<void>;
 }
 
 /**
@@ -143,6 +154,7 @@ export class LogWatcher<L extends ChainLog> {
     const head = await chain.head();
     this.progress.head = head;
     const safeHead = head - BigInt(this.opts.confirmations);
+    await this.deps.replaced?.beforePass(this.name, chain, head, safeHead);
     // The head has not moved since the last pass: the reorg re-check (block hashes of every recent
     // step) waits, up to recheckIdleMs; the saved position is still read, so a rescan asked for by
     // deleting it starts at once.

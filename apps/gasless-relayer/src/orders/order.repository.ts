@@ -254,9 +254,9 @@ export class OrderRepository {
     return this.db.gaslessOrder.findMany({ where: { status: { in: ['confirmed', 'failed'] }, holdState: 'held' }, take: limit });
   }
 
-  /** The highest nonce stored for a wallet on a chain (the chain may not have seen it yet). */
+  /** The highest nonce stored for a wallet on a chain (the chain may not have seen it yet); not those of a chain since replaced. */
   async maxNonce(chain: string, wallet: string): Promise<bigint | undefined> {
-    const r = await this.db.gaslessOrder.aggregate({ where: { chain, wallet }, _max: { txNonce: true } });
+    const r = await this.db.gaslessOrder.aggregate({ where: { chain, wallet, chainReplacedAt: null }, _max: { txNonce: true } });
     return r._max.txNonce ?? undefined;
   }
 }

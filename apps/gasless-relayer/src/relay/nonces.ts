@@ -1,6 +1,7 @@
 import type { Address } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
 import type { OrderRepository } from '../orders/order.repository';
+import type { ChainReplacement } from './chain-replaced';
 
 /**
  * The next nonce of each wallet on each chain: the higher of what this replica last used (read
@@ -13,10 +14,16 @@ import type { OrderRepository } from '../orders/order.repository';
 export class NonceBook {
   private readonly next = new Map<string, bigint>();
 
-  constructor(private readonly orders: OrderRepository) {}
+  constructor(
+    private readonly orders: OrderRepository,
+    private readonly replaced?: ChainReplacement,
+  ) {}
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
-    const known = this.next.get(`${chain.name}:${wallet}`);
+    const key = `${chain.name}:${wallet}`;
+    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset() forgets.
+    await this.replaced?.beforeTake(chain, wallet, this.next.get(key), () => this.orders.maxNonce(chain.name, wallet));
+    const known = this.next.get(key);
     const [mine, stored] = await Promise.all([
       known ?? chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }).then(BigInt),
       this.orders.maxNonce(chain.name, wallet),

@@ -4,6 +4,7 @@ import { type RelayChain, RelayChains } from '../chain/relay-chains';
 import type { OrderRepository, OrderWithTxs } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
+import type { ChainReplacement } from './chain-replaced';
 import type { Lanes } from './lanes';
 import type { NonceBook } from './nonces';
 import { Periodic } from '@xchain/service-kit';
@@ -28,6 +29,7 @@ export class Tracker {
     private readonly events: StatusEvents,
     private readonly opts: { pollMs: number; bumpPercent: number },
     private readonly log: Logger,
+    private readonly replaced?: ChainReplacement,
   ) {
     const pass = () => Promise.all(this.chains.all().map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))));
     this.loop = new Periodic(pass, opts.pollMs, () => undefined);
@@ -42,10 +44,18 @@ export class Tracker {
   }
 
   async track(chain: RelayChain): Promise<void> {
+    const seen = this.replaced?.generation(chain.name);
     const submitted = await this.orders.inStatus(chain.name, 'submitted');
     if (submitted.length === 0) return;
     const head = await chain.client.getBlockNumber({ cacheTime: 0 });
-    await Promise.all(submitted.map((o) => this.follow(chain, o, head).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'))));
+    const followAll = (orders: OrderWithTxs[]) =>
+      Promise.all(orders.map((o) => this.follow(chain, o, head).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'))));
+    if (!this.replaced || seen === undefined) return void (await followAll(submitted));
+    // Per wallet: first whether the chain was replaced under it (then its orders are signed again,
+    // not rebroadcast); its orders are followed only if no reset on the chain made these rows stale.
+    const byWallet = new Map<string, OrderWithTxs[]>();
+    for (const o of submitted) byWallet.set(o.wallet, [...(byWallet.get(o.wallet) ?? []), o]);
+    await Promise.all([...byWallet].map(([wallet, mine]) => this.replaced!.guard(chain, wallet as Address, seen, () => followAll(mine))));
   }
 
   private async follow(chain: RelayChain, order: OrderWithTxs, head: bigint): Promise<void> {

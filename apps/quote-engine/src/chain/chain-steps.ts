@@ -15,7 +15,7 @@ export interface PublishedStep extends HandledStep {
  */
 export interface ChainStepStore {
   record(watcher: string, step: PublishedStep): Promise<void>;
-  /** Not withdrawn steps of a watcher in blocks after `block`. */
+  /** Not withdrawn steps of a watcher in blocks after `block` (not those of a chain since replaced). */
   since(watcher: string, block: bigint): Promise<PublishedStep[]>;
   markWithdrawn(watcher: string, step: HandledStep): Promise<void>;
 }
@@ -32,7 +32,7 @@ export function sqlChainSteps(db: PrismaClient): ChainStepStore {
     },
     async since(watcher, block) {
       const rows = await db.chainStep.findMany({
-        where: { watcher, blockNumber: { gt: block }, withdrawnAt: null },
+        where: { watcher, blockNumber: { gt: block }, withdrawnAt: null, chainReplacedAt: null },
         orderBy: [{ blockNumber: 'asc' }, { logIndex: 'asc' }],
       });
       return rows.map((r) => ({ txHash: r.txHash as Hex, logIndex: r.logIndex, blockNumber: r.blockNumber, blockHash: r.blockHash as Hex, event: r.event as OrderEvent }));

@@ -2,12 +2,14 @@ import type { Provider } from '@nestjs/common';
 import { httpSolanaChain, sqlCursorStore } from '@xchain/chain-watch';
 import type { NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { NATS } from '@xchain/service-kit';
+import { LOGGER, NATS } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { env } from '../env';
+import { ReplacedChainGuard } from './chain-replaced';
 import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
-import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig } from './deposit-watchers';
+import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig, REPLACED_CHAINS } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
 import { prismaQuoteLookup } from './solana-quotes';
 import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
@@ -29,6 +31,7 @@ export const chainProviders: Provider[] = [
   },
   { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
   { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
+  { provide: REPLACED_CHAINS, inject: [DB, LOGGER], useFactory: (db: PrismaClient, log: Logger) => new ReplacedChainGuard(db, log) },
   { provide: ORDER_EVENT_PUBLISHER, inject: [NATS], useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS) },
   DepositWatchers,
   // Solana: deposits, fills and refunds from confirmed transactions (off without SOLANA_RPC_URL).

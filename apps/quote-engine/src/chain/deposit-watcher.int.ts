@@ -18,6 +18,7 @@ import { OrderEventsConsumer } from '../orders/order-events.consumer';
 import { OrderRepository } from '../orders/order.repository';
 import { OrderViewService } from '../orders/order-view.service';
 import type { ChainInfo } from '../registry/registry-cache';
+import { ReplacedChainGuard } from './chain-replaced';
 import { sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
@@ -80,6 +81,8 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       { register: () => undefined },
       silent,
       sqlChainSteps(db),
+      // As in the service: a reorg past the depth (below) moves the position back, and the re-check still withdraws.
+      new ReplacedChainGuard(db, silent),
     );
     watchers.push(w);
     return w;

@@ -1,5 +1,5 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type CursorStore, LogWatcher, type WatchOptions, confirmationsFor } from '@xchain/chain-watch';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { type CursorStore, LogWatcher, type ReplacedChainCheck, type WatchOptions, confirmationsFor } from '@xchain/chain-watch';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, getAddress, isAddress } from 'viem';
@@ -12,6 +12,8 @@ import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-p
 export const DEPOSIT_CHAINS = Symbol('DEPOSIT_CHAINS');
 export const DEPOSIT_WATCH_CONFIG = Symbol('DEPOSIT_WATCH_CONFIG');
 export const CHAIN_CURSORS = Symbol('CHAIN_CURSORS');
+/** Notices a chain replaced under a watcher's position (chain-replaced.ts); optional. */
+export const REPLACED_CHAINS = Symbol('REPLACED_CHAINS');
 
 export interface DepositWatchConfig {
   /** Polling, range and start block, shared by every chain; `confirmations` is the default depth. */
@@ -45,6 +47,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(CHAIN_STEPS) private readonly steps?: ChainStepStore,
+    @Optional() @Inject(REPLACED_CHAINS) private readonly replaced?: ReplacedChainCheck,
   ) {
     health.register('chain_watchers', async () => ({ ok: true, detail: this.detail() }));
   }
@@ -109,6 +112,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
           cursors: this.cursors,
           expectedChainId: async (name) => this.registry.chain(name)?.chainId.toString(),
           log: this.log,
+          ...(this.replaced ? { replaced: this.replaced } : {}),
         },
       );
       this.running.set(chainName, { router, watcher });

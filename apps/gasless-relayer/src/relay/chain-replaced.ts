@@ -1,0 +1,173 @@
+import type { PrismaClient } from '@xchain/gasless-relayer-db';
+import type { Logger } from '@xchain/telemetry';
+import { type Address, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
+import type { RelayChain } from '../chain/relay-chains';
+
+/** What the relayer must do once a wallet's state on a replaced chain was reset: forget its next nonce, send the requeued orders. */
+export type OnChainReset = (chain: string, wallet: Address, requeued: string[]) => Promise<void>;
+
+/**
+ * Notices that a chain was replaced under the relayer (a devnet started afresh while our database
+ * kept its orders, or a reorg past the confirmation depth) and resets one wallet's state on it.
+ *
+ * The evidence, per wallet, all of it required:
+ * 1. the chain's nonce (mined transactions) is at or below the highest nonce we saw mined there,
+ *    and the chain has no receipt for that transaction: the chain lost a transaction it had mined
+ *    and confirmed. A live chain never does this (a transaction of ours merely dropped from the
+ *    mempool was never mined: its nonce is at or above the chain's, which stays past every mined one);
+ * 2. the chain knows none of the transactions of our orders still `submitted` on it (neither mined
+ *    nor pending). This is what makes signing those orders again safe: a transaction the chain has
+ *    never seen, on a chain that has lost its history, can never be mined there; one it knows might
+ *    be, so while any is known nothing is reset (and a warning says so, once).
+ *
+ * The reset, in one database transaction: the submitted orders checked go back to `queued` without
+ * a nonce (their lane signs them again on the chain's real nonce), and the finished rows keep their
+ * status and nonce as history with `chain_replaced_at` set, so their nonces no longer count
+ * (next nonce, one order per nonce). One warning is logged.
+ *
+ * Detection, reset, the tracker's following of a wallet's orders (it rebroadcasts what the chain
+ * does not know) and the lane's nonce take are serialized per chain and wallet in this process
+ * (`exclusive`): a rebroadcast can never slip in between the check that the chain knows none of our
+ * transactions and the reset that signs their orders again.
+ */
+export class ChainReplacement {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly generations = new Map<string, number>();
+  private readonly warnedKnown = new Set<string>();
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly log: Pick<Logger, 'warn'>,
+    private readonly onReset: OnChainReset,
+  ) {}
+
+  /** Runs `fn` alone for this chain and wallet (detections, resets, follows, nonce takes). */
+  exclusive<T>(chain: string, wallet: string, fn: () => Promise<T>): Promise<T> {
+    const key = keyOf(chain, wallet);
+    const before = this.locks.get(key) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(key, tail);
+    void tail.then(() => {
+      if (this.locks.get(key) === tail) this.locks.delete(key);
+    });
+    return run;
+  }
+
+  /** Counts the resets of wallets' state on a chain: rows read before a reset may be stale after it. */
+  generation(chain: string): number {
+    return this.generations.get(chain) ?? 0;
+  }
+
+  /**
+   * The tracker's pass over one wallet: when the chain was replaced its state is reset (and `follow`
+   * skipped); otherwise `follow` runs, unless a reset on the chain since `seen` made its rows stale.
+   */
+  async guard(chain: RelayChain, wallet: Address, seen: number, follow: () => Promise<unknown>): Promise<void> {
+    await this.exclusive(chain.name, wallet, async () => {
+      if (this.generation(chain.name) !== seen) return;
+      if (await this.detectAndReset(chain, wallet)) return;
+      await follow();
+    });
+  }
+
+  /**
+   * Before a lane takes its next nonce: cheap unless the chain's pending nonce is behind what we
+   * would sign next (`cached`, or the highest nonce stored + 1), as on a replaced chain; then the
+   * full check runs, and resets the wallet's state when the chain was replaced.
+   */
+  async beforeTake(chain: RelayChain, wallet: Address, cached: bigint | undefined, storedMax: () => Promise<bigint | undefined>): Promise<void> {
+    await this.exclusive(chain.name, wallet, async () => {
+      const [pending, stored] = await Promise.all([chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }), storedMax()]);
+      const next = [cached, stored === undefined ? undefined : stored + 1n].reduce<bigint | undefined>((a, b) => (b !== undefined && (a === undefined || b > a) ? b : a), undefined);
+      if (next === undefined || BigInt(pending) >= next) return;
+      await this.detectAndReset(chain, wallet);
+    });
+  }
+
+  /** The check and the reset described above; true when the wallet's state was reset. Call under `exclusive`. */
+  private async detectAndReset(chain: RelayChain, wallet: Address): Promise<boolean> {
+    const key = keyOf(chain.name, wallet);
+    const mined = await this.db.gaslessOrder.findFirst({
+      where: { chain: chain.name, wallet, vm: 'evm', chainReplacedAt: null, minedTxHash: { not: null }, txNonce: { not: null } },
+      orderBy: { txNonce: 'desc' },
+      select: { txNonce: true, minedTxHash: true },
+    });
+    if (mined?.txNonce == null || !mined.minedTxHash) return false;
+    const chainNonce = BigInt(await chain.client.getTransactionCount({ address: wallet, blockTag: 'latest' }));
+    if (chainNonce > mined.txNonce) return false; // every nonce we saw mined is still used there
+    if (await receiptExists(chain, mined.minedTxHash as Hex)) return false;
+    const submitted = await this.db.gaslessOrder.findMany({
+      where: { chain: chain.name, wallet, vm: 'evm', status: 'submitted', chainReplacedAt: null },
+      select: { quoteHash: true, txNonce: true, txs: { select: { txHash: true } } },
+    });
+    for (const o of submitted) {
+      for (const t of o.txs) {
+        if (!(await txKnown(chain, t.txHash as Hex))) continue;
+        // It could still be mined: signing its order again could send it twice. Left to the tracker.
+        if (!this.warnedKnown.has(key)) {
+          this.warnedKnown.add(key);
+          this.log.warn(
+            { chain: chain.name, wallet, chain_nonce: chainNonce.toString(), mined_nonce: mined.txNonce.toString(), known_tx: t.txHash },
+            'chain lost a transaction we saw mined, but knows one still pending: its state is not reset while it does',
+          );
+        }
+        return false;
+      }
+    }
+    const now = new Date();
+    const { requeued, retired } = await this.db.$transaction(async (t) => {
+      const requeued: string[] = [];
+      for (const o of submitted) {
+        // Only as checked: still submitted on the nonce whose transactions the chain does not know.
+        const r = await t.gaslessOrder.updateMany({ where: { quoteHash: o.quoteHash, status: 'submitted', txNonce: o.txNonce }, data: { status: 'queued', txNonce: null, updatedAt: now } });
+        if (r.count === 1) requeued.push(o.quoteHash);
+      }
+      const retired = await t.gaslessOrder.updateMany({
+        where: { chain: chain.name, wallet, vm: 'evm', chainReplacedAt: null, txNonce: { not: null }, status: { in: ['confirmed', 'failed'] } },
+        data: { chainReplacedAt: now },
+      });
+      return { requeued, retired: retired.count };
+    });
+    this.generations.set(chain.name, this.generation(chain.name) + 1);
+    this.warnedKnown.delete(key);
+    this.log.warn(
+      {
+        chain: chain.name,
+        wallet,
+        chain_nonce: chainNonce.toString(),
+        mined_nonce: mined.txNonce.toString(),
+        missing_tx: mined.minedTxHash,
+        requeued: requeued.length,
+        retired: retired,
+      },
+      'chain replaced (it lost transactions we saw mined; a devnet started afresh or a reorg past the depth): this wallet forgets its nonces there and its unmined orders are signed again',
+    );
+    await this.onReset(chain.name, wallet, requeued);
+    return true;
+  }
+}
+
+const keyOf = (chain: string, wallet: string) => `${chain}:${wallet.toLowerCase()}`;
+
+/** Whether the chain has a receipt for `hash`; an RPC failure throws (it is not an answer). */
+async function receiptExists(chain: RelayChain, hash: Hex): Promise<boolean> {
+  try {
+    await chain.client.getTransactionReceipt({ hash });
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionReceiptNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Whether the chain knows `hash` (mined or pending); an RPC failure throws (it is not an answer). */
+async function txKnown(chain: RelayChain, hash: Hex): Promise<boolean> {
+  try {
+    await chain.client.getTransaction({ hash });
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionNotFoundError) return false;
+    throw err;
+  }
+}
