@@ -75,7 +75,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
       RELAY_WALLET_FLOORS: new Map(),
     } as unknown as RelayerEnv;
     const chains = new RelayChains(env);
-    const lanes = new Lanes(chains, `redis://127.0.0.1:${process.env['TEST_REDIS_PORT']}`, log);
+    const lanes = new Lanes(chains, `redis://127.0.0.1:${process.env['TEST_REDIS_PORT']}`, `rq-replaced-${process.pid}`, log);
     // Operator rows publish no status events and hold no sponsor money: neither is reached.
     const events = {} as StatusEvents;
     const holds = {} as Holds;
