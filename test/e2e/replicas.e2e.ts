@@ -303,7 +303,7 @@ describe('two instances of every service', () => {
     const ids = hook.got.map((d) => d.eventId);
     expect(ids.length).toBe(new Set(ids).size);
     const states = hook.got.map((d) => `${d.body.data.quote_hash} ${stateOf(d.body.data)}`);
-    expect(states.length).toBe(new Set(states).size);
+    expect(hook.got.filter((d, i) => states.indexOf(states[i]!) !== i).map((d) => ({ event: d.eventId, status: d.body.data.status }))).toEqual([]);
     for (const hash of partnerOrders) expect({ hash, fulfilled: hook.got.some((d) => d.body.data.quote_hash === hash && d.body.data.status === 'fulfilled') }).toEqual({ hash, fulfilled: true });
 
     // Every quote answered 200 under load is still there, whichever instance stored it.

@@ -14,11 +14,15 @@ export interface DurableConsumerOptions<T> {
   /** Durable name: the server remembers what this consumer acknowledged across restarts. */
   durable: string;
   filterSubject?: string;
-  maxDeliver: number;
   schema: z.ZodType<T>;
-  /** Resolves to acknowledge, or to 'drop' to discard for good; a throw redelivers after `retryDelayMs`. */
+  /**
+   * Resolves to acknowledge, or to 'drop' to discard for good; a throw redelivers, without limit:
+   * first after `retryDelayMs`, then after twice as long each time up to `maxRetryDelayMs`.
+   */
   handle: (message: T, subject: string) => Promise<void | 'drop'>;
   retryDelayMs: number;
+  /** The longest wait between two deliveries of a message whose handling fails (default 30 s). */
+  maxRetryDelayMs?: number;
   log: { warn: (fields: object, msg: string) => void; info: (fields: object, msg: string) => void };
   /** Names the consumer in its log lines. */
   label: string;
@@ -34,7 +38,10 @@ const decoder = new TextDecoder();
 /**
  * A JetStream durable consumer that keeps going: it (re)creates its stream and consumer, validates
  * each message, and after any failure of the connection or the server retries with a backoff
- * (250 ms doubling to 5 s). Malformed messages are discarded, never retried forever.
+ * (250 ms doubling to 5 s). Malformed messages are discarded, never retried forever. A message
+ * whose handling fails is delivered again until it succeeds (the server never gives up on it:
+ * `max_deliver` -1), less often the longer it fails: an outage of a dependency as long as it lasts
+ * delays what it carries, never drops it.
  */
 export class DurableConsumer<T> {
   private messages?: ConsumerMessages;
@@ -68,7 +75,8 @@ export class DurableConsumer<T> {
         await jsm.consumers.add(stream.name, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,
-          max_deliver: this.opts.maxDeliver,
+          // Unlimited; a durable made with a limit by an older version is updated to this.
+          max_deliver: -1,
           ...(this.opts.filterSubject ? { filter_subject: this.opts.filterSubject } : {}),
         });
         const consumer = await jetstream(nc).consumers.get(stream.name, durable);
@@ -91,7 +99,7 @@ export class DurableConsumer<T> {
           } catch (err) {
             this.handled.inc({ consumer: durable, outcome: 'retry' });
             if (!this.opts.outages?.failed(err)) this.failing.failed(err, { subject: m.subject, err: err instanceof Error ? err.message.split('\n')[0]!.slice(0, 300) : String(err) });
-            m.nak(this.opts.retryDelayMs);
+            m.nak(retryDelay(m.info.deliveryCount, this.opts.retryDelayMs, this.opts.maxRetryDelayMs ?? 30_000));
           }
         }
       } catch (err) {
@@ -101,6 +109,12 @@ export class DurableConsumer<T> {
       await new Promise((r) => setTimeout(r, backoff.next()));
     }
   }
+}
+
+/** The wait before delivery `delivered + 1`: `firstMs` doubled per failed delivery, at most `maxMs`. */
+export function retryDelay(delivered: number, firstMs: number, maxMs: number): number {
+  const doublings = Math.min(Math.max(delivered - 1, 0), 20);
+  return Math.min(firstMs * 2 ** doublings, maxMs);
 }
 
 /** JSON.parse that answers undefined for malformed text (the schema then rejects it). */

@@ -26,7 +26,6 @@ export class FulfilledOrdersConsumer implements OnModuleInit, OnApplicationShutd
       stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.referrals, // the one durable name its NATS user may use (D14)
       filterSubject: orderEventSubject('fulfilled'),
-      maxDeliver: 50,
       schema: OrderEventSchema,
       handle: (event) => this.accrue(event),
       retryDelayMs: 2000,

@@ -33,7 +33,6 @@ export class OrderUpdatesConsumer implements OnModuleInit, OnApplicationShutdown
       nc,
       stream: ORDER_UPDATES_STREAM_DEF,
       durable: ORDER_UPDATE_CONSUMERS.webhooks, // the one durable name its NATS user may use (D14)
-      maxDeliver: 50,
       schema: OrderUpdateSchema,
       handle: (update) => this.record(update),
       retryDelayMs: 2000,

@@ -25,7 +25,6 @@ export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdow
       // The relayer creates this stream from the same definition, whichever starts first.
       stream: GASLESS_EVENTS_STREAM_DEF,
       durable: GASLESS_EVENT_CONSUMERS.orderUpdates,
-      maxDeliver: 50,
       schema: GaslessEventSchema,
       handle: (event) => updates.changed(event.quote_hash),
       retryDelayMs: 1000,

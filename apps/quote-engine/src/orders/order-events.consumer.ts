@@ -31,7 +31,6 @@ export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown 
       nc,
       stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.quoteEngine, // the one durable name its NATS user may use (D14)
-      maxDeliver: 20,
       schema: OrderEventSchema,
       handle: (event) => this.record(event),
       retryDelayMs: 1000,

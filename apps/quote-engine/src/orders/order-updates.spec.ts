@@ -18,35 +18,60 @@ const view = (status: OrderStatus['status']): OrderStatus => ({
   retained_until: '2026-11-30T10:00:00Z',
 });
 
-function setup(partner?: string) {
+type Row = { version: number; digest: string; status?: string; pending?: OrderUpdate };
+
+/** A pusher over a push log kept in `rows` (several pushers may share one, as replicas share the table). */
+function setup(partner?: string, rows = new Map<string, Row>(), sent: OrderUpdate[] = []) {
   let current: OrderStatus | Error = view('quoted');
-  const rows = new Map<string, { version: number; digest: string; status?: string }>();
   const pushes: PushLog = {
     last: async (h) => rows.get(h),
-    advance: async (h, version, digest, status) => {
-      if ((rows.get(h)?.version ?? 0) !== version - 1) return false;
-      rows.set(h, { version, digest, status });
+    claim: async (h, update, digest) => {
+      await new Promise((r) => setTimeout(r, claimDelayMs));
+      if ((rows.get(h)?.version ?? 0) !== update.version - 1) return false;
+      rows.set(h, { version: update.version, digest, status: update.order.status, pending: update });
       return true;
+    },
+    published: async (h, version) => {
+      const row = rows.get(h);
+      if (row?.version === version) delete row.pending;
     },
     partnerOf: async () => partner,
   };
-  const sent: OrderUpdate[] = [];
   let sinkDelayMs = 0;
+  let viewDelayMs = 0;
+  let claimDelayMs = 0;
+  let sinkFailures = 0;
   const pusher = new OrderUpdatePusher(
     {
       get: async () => {
-        if (current instanceof Error) throw current;
-        return current;
+        const seen = current;
+        await new Promise((r) => setTimeout(r, viewDelayMs));
+        if (seen instanceof Error) throw seen;
+        return seen;
       },
     },
     pushes,
     async (u) => {
       await new Promise((r) => setTimeout(r, sinkDelayMs));
-      sent.push(u);
+      if (sinkFailures > 0) {
+        sinkFailures--;
+        throw new Error('the stream did not answer');
+      }
+      // The stream keeps one message per event id (its duplicate window), as JetStream does with msgID.
+      if (!sent.some((s) => s.event_id === u.event_id)) sent.push(u);
     },
     () => new Date('2026-11-23T10:05:00Z'),
   );
-  return { pusher, sent, rows, set: (v: OrderStatus | Error) => (current = v), slowSink: (ms: number) => (sinkDelayMs = ms) };
+  return {
+    pusher,
+    sent,
+    rows,
+    set: (v: OrderStatus | Error) => (current = v),
+    slowSink: (ms: number) => (sinkDelayMs = ms),
+    slowView: (ms: number) => (viewDelayMs = ms),
+    failSink: (n: number) => (sinkFailures = n),
+    slowClaim: (ms: number) => (claimDelayMs = ms),
+  };
 }
 
 describe('OrderUpdatePusher (D13)', () => {
@@ -88,14 +113,51 @@ describe('OrderUpdatePusher (D13)', () => {
     expect(sent).toEqual([]);
   });
 
-  it('fails when another replica pushed the same version meanwhile, so the event is retried against the new state', async () => {
-    const { pusher, sent, rows, slowSink } = setup();
-    slowSink(30);
+  it('fails when another replica claimed the same version meanwhile, so the event is retried against the new state', async () => {
+    const { pusher, sent, rows, slowView } = setup();
+    slowView(30);
     const racing = pusher.changed(HASH);
-    await new Promise((r) => setTimeout(r, 10)); // while our version 1 is being published,
-    rows.set(HASH, { version: 1, digest: 'other' }); // the other replica records its version 1
-    await expect(racing).rejects.toThrow('pushed concurrently');
+    await new Promise((r) => setTimeout(r, 10)); // while our view is being made,
+    rows.set(HASH, { version: 1, digest: 'other' }); // the other replica claims (and publishes) its version 1
+    await expect(racing).rejects.toThrow('claimed concurrently');
+    slowView(0);
     await pusher.changed(HASH);
-    expect(sent.map((u) => u.version)).toEqual([1, 2]);
+    expect(sent.map((u) => u.version)).toEqual([2]);
+  });
+
+  it('publishes a claimed update the stream did not take first, at the next push, whoever makes it', async () => {
+    const a = setup();
+    const b = setup(undefined, a.rows, a.sent);
+    a.failSink(1);
+    await expect(a.pusher.changed(HASH)).rejects.toThrow('the stream did not answer');
+    expect(a.rows.get(HASH)).toMatchObject({ version: 1, pending: { version: 1 } });
+    b.set(view('deposited'));
+    await b.pusher.changed(HASH);
+    expect(a.sent.map((u) => [u.version, u.order.status])).toEqual([
+      [1, 'quoted'],
+      [2, 'deposited'],
+    ]);
+    expect(a.rows.get(HASH)?.pending).toBeUndefined();
+  });
+
+  it('publishes the view of the replica that claimed the version, not of one that lost the claim', async () => {
+    const a = setup();
+    const b = setup(undefined, a.rows, a.sent);
+    await a.pusher.changed(HASH); // version 1: quoted
+    // Replica b made its view a moment before the order was fulfilled and is slow to the database;
+    // replica a made the current one.
+    b.set(view('deposited'));
+    a.set(view('fulfilled'));
+    b.slowClaim(30);
+    const late = b.pusher.changed(HASH);
+    await new Promise((r) => setTimeout(r, 10));
+    await a.pusher.changed(HASH);
+    await expect(late).rejects.toThrow('claimed concurrently');
+    b.set(view('fulfilled')); // its redelivery sees the order as it is now
+    await b.pusher.changed(HASH);
+    expect(a.sent.map((u) => [u.version, u.order.status])).toEqual([
+      [1, 'quoted'],
+      [2, 'fulfilled'],
+    ]);
   });
 });

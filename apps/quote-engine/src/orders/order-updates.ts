@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Inject, Injectable } from '@nestjs/common';
-import { Code, ORDER_UPDATES_STREAM_DEF, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
+import { Code, ORDER_UPDATES_STREAM_DEF, OrderUpdateSchema, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { ensureStream, type NatsConnection } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/quote-engine-db';
+import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
@@ -12,9 +12,15 @@ import { OrderViewService } from './order-view.service';
 
 /** Where pushed versions are kept; the SQL table `order_view_pushes` in the service. */
 export interface PushLog {
-  last(quoteHash: string): Promise<{ version: number; digest: string } | undefined>;
-  /** Records `version` only if the last recorded one is `version - 1` (another replica may have pushed meanwhile). */
-  advance(quoteHash: string, version: number, digest: string, status: OrderStatus['status']): Promise<boolean>;
+  /** The last version claimed, and the update claimed with it while it is not yet known published. */
+  last(quoteHash: string): Promise<{ version: number; digest: string; pending?: OrderUpdate } | undefined>;
+  /**
+   * Claims `update.version` for this view, with the update to publish, only if the last claimed
+   * one is `update.version - 1`: of two replicas pushing at once, one claims and publishes.
+   */
+  claim(quoteHash: string, update: OrderUpdate, digest: string): Promise<boolean>;
+  /** The claimed `version` is on the stream: nothing is left to publish. */
+  published(quoteHash: string, version: number): Promise<void>;
   partnerOf(quoteHash: string): Promise<string | undefined>;
 }
 
@@ -30,9 +36,12 @@ export function viewDigest(view: OrderStatus): string {
  * Pushes an order's view each time it changes (D13): after a step is recorded or withdrawn, and
  * after each relay status. The view is recomputed from the database (never from the event that
  * triggered it), compared with the last view pushed, and published with the next version on the
- * ORDER_UPDATES_V1 stream. Changes of one order are handled one at a time, in order. The stream
- * message comes first and the version after it: a crash in between republishes the same event id,
- * which the stream drops, so a change is pushed at least once and never under two versions.
+ * ORDER_UPDATES_V1 stream. Changes of one order are handled one at a time, in order, in a replica;
+ * across replicas the version is claimed in the database before anything is published, with the
+ * update itself, so only the replica that claimed a version publishes it, and never two views under
+ * one version nor one view under two. A claimed update not yet known published (a crash, an outage
+ * of the stream) is published first by the next push of that order, by any replica; its event id
+ * makes the stream drop a second copy.
  */
 export class OrderUpdatePusher {
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -57,6 +66,11 @@ export class OrderUpdatePusher {
   }
 
   private async push(quoteHash: string): Promise<void> {
+    const last = await this.pushes.last(quoteHash);
+    if (last?.pending) {
+      await this.sink(last.pending);
+      await this.pushes.published(quoteHash, last.pending.version);
+    }
     let view: OrderStatus;
     try {
       view = await this.views.get(quoteHash, { requireGasless: true });
@@ -65,19 +79,20 @@ export class OrderUpdatePusher {
       throw err;
     }
     const digest = viewDigest(view);
-    const last = await this.pushes.last(quoteHash);
     if (last?.digest === digest) return;
     const version = (last?.version ?? 0) + 1;
     const partnerId = await this.pushes.partnerOf(quoteHash);
-    await this.sink({
+    const update: OrderUpdate = {
       event_id: `${quoteHash}:${version}`,
       quote_hash: quoteHash,
       version,
       ...(partnerId ? { partner_id: partnerId } : {}),
       occurred_at: this.now().toISOString(),
       order: view,
-    });
-    if (!(await this.pushes.advance(quoteHash, version, digest, view.status))) throw new Error(`order ${quoteHash}: version ${version} was pushed concurrently; recomputing`);
+    };
+    if (!(await this.pushes.claim(quoteHash, update, digest))) throw new Error(`order ${quoteHash}: version ${version} was claimed concurrently; recomputing`);
+    await this.sink(update);
+    await this.pushes.published(quoteHash, version);
   }
 }
 
@@ -85,15 +100,22 @@ export function sqlPushLog(db: PrismaClient): PushLog {
   return {
     async last(quoteHash) {
       const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
-      return row ? { version: row.version, digest: row.digest } : undefined;
+      if (!row) return undefined;
+      const pending = row.pending === null ? undefined : OrderUpdateSchema.safeParse(row.pending);
+      return { version: row.version, digest: row.digest, ...(pending?.success ? { pending: pending.data } : {}) };
     },
-    async advance(quoteHash, version, digest, status) {
+    async claim(quoteHash, update, digest) {
+      const { version } = update;
+      const data = { version, digest, status: update.order.status, pending: update as unknown as Prisma.InputJsonValue };
       if (version === 1) {
-        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, version, digest, status }], skipDuplicates: true });
+        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, ...data }], skipDuplicates: true });
         return created.count === 1;
       }
-      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { version, digest, status, updatedAt: new Date() } });
+      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { ...data, updatedAt: new Date() } });
       return moved.count === 1;
+    },
+    async published(quoteHash, version) {
+      await db.orderViewPush.updateMany({ where: { quoteHash, version }, data: { pending: Prisma.DbNull } });
     },
     async partnerOf(quoteHash) {
       const row = await db.quote.findUnique({ where: { quoteHash }, select: { partnerId: true } });

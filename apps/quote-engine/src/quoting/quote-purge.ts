@@ -91,12 +91,12 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
 
 /** Any `limit` rows past retention and grace, deposited or told `expired` (which ones first does not matter: all of them go). */
 const PURGE_QUOTES = {
-  name: 'quotes_purge_v2',
+  name: 'quotes_purge_v3',
   text: `DELETE FROM quotes WHERE quote_hash IN (
   SELECT q.quote_hash FROM quotes q
   WHERE q.retained_until < now() - make_interval(secs => $2)
     AND (EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
-      OR EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired'))
+      OR EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired' AND p.pending IS NULL))
   LIMIT $1 FOR UPDATE OF q SKIP LOCKED)`,
 };
 
