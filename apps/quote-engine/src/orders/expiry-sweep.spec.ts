@@ -23,15 +23,19 @@ interface Row {
 function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
   let now = start;
   const table = new Map(rows.map((r) => [r.quoteHash, r]));
-  const pushes = new Map<string, { version: number; digest: string; status?: string }>();
+  const pushes = new Map<string, { version: number; digest: string; status?: string; pending?: OrderUpdate }>();
   const stream = new Map<string, OrderUpdate>();
   let failNext = 0;
   const pushLog: PushLog = {
     last: async (h) => pushes.get(h),
-    advance: async (h, version, digest, status) => {
-      if ((pushes.get(h)?.version ?? 0) !== version - 1) return false;
-      pushes.set(h, { version, digest, status });
+    claim: async (h, update, digest) => {
+      if ((pushes.get(h)?.version ?? 0) !== update.version - 1) return false;
+      pushes.set(h, { version: update.version, digest, status: update.order.status, pending: update });
       return true;
+    },
+    published: async (h, version) => {
+      const row = pushes.get(h);
+      if (row?.version === version) delete row.pending;
     },
     partnerOf: async () => undefined,
   };
@@ -59,7 +63,7 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
       quotes.pages.push(after);
       const key = (r: { retainedUntil: Date; quoteHash: string }) => `${r.retainedUntil.toISOString()} ${r.quoteHash}`;
       return [...table.values()]
-        .filter((r) => key(r) > key(after) && r.retainedUntil < until && !r.deposited && pushes.get(r.quoteHash)?.status !== 'expired')
+        .filter((r) => key(r) > key(after) && r.retainedUntil < until && !r.deposited && !(pushes.get(r.quoteHash)?.status === 'expired' && !pushes.get(r.quoteHash)?.pending))
         .sort((a, b) => (key(a) < key(b) ? -1 : 1))
         .slice(0, limit)
         .map((r) => ({ quoteHash: r.quoteHash, retainedUntil: r.retainedUntil }));
