@@ -145,7 +145,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     };
     const redisAcl: RedisUser[] = REDIS_SERVICES.map((service) => ({
       service,
-      login: newRedisLogin(`${stackTag ? `${stackTag}_` : ''}${service}`),
+      login: newRedisLogin(`${stackTag.replace(/_+$/, '')}${stackTag ? '_' : ''}${service}`),
       rules: redisServiceRules(service, prefixes),
     }));
     await provisionRedisUsers(redisPort, redisAdmin, redisAcl);

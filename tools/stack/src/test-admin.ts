@@ -6,6 +6,8 @@ import { readSecretFile } from './credentials';
 export const TEST_SERVER_VARS = {
   postgresPort: 'TEST_POSTGRES_PORT',
   postgresPasswordFile: 'TEST_POSTGRES_ADMIN_PASSWORD_FILE',
+  /** The folder of its unix socket (`.s.PGSQL.<port>`). */
+  postgresSocketDir: 'TEST_POSTGRES_SOCKET_DIR',
   redisPort: 'TEST_REDIS_PORT',
   redisPasswordFile: 'TEST_REDIS_ADMIN_PASSWORD_FILE',
 } as const;

@@ -43,6 +43,7 @@ async function main(): Promise<number> {
         ...process.env,
         [TEST_SERVER_VARS.postgresPort]: String(pgPort),
         [TEST_SERVER_VARS.postgresPasswordFile]: pgPasswordFile,
+        [TEST_SERVER_VARS.postgresSocketDir]: join(dir, 'postgres'),
         [TEST_SERVER_VARS.redisPort]: String(redisPort),
         [TEST_SERVER_VARS.redisPasswordFile]: redisPasswordFile,
       },
