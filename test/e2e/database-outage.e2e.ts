@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, freeStackPorts, startPostgres, startStack, type Stack } from '@xchain/stack';
+import { CREDENTIAL_FILES, ROOT, credentialsDir, freeStackPorts, startPostgres, startStack, type Stack } from '@xchain/stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(240_000);
@@ -123,7 +123,7 @@ describe('PostgreSQL outage', () => {
     expect(outageLines.filter((l) => l.includes('database unreachable')).length).toBe(1);
 
     // PostgreSQL back on the same port and data: the same requests answer 200 within a bounded time.
-    const restarted = await startPostgres(pgDir, pgPort, false, join(dataDir, 'logs', 'postgres.log'));
+    const restarted = await startPostgres(pgDir, pgPort, false, join(dataDir, 'logs', 'postgres.log'), join(credentialsDir(dataDir), CREDENTIAL_FILES.postgresAdmin));
     stack.servers[stack.servers.indexOf(pg)] = restarted;
     const upAt = Date.now();
     const pending = new Set(Object.keys(requests));

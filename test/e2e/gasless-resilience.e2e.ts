@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Managed, SERVICES, freePort, startBuiltService, startRedis, waitFor } from '@xchain/stack';
+import { type RedisServer, SERVICES, freePort, startBuiltService, startRedis, waitFor } from '@xchain/stack';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type Address, type Hex, encodeFunctionData, parseEventLogs } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -16,8 +16,9 @@ const RELAYER = SERVICES.find((s) => s.name === 'gasless-relayer')!;
 describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () => {
   let e2e: E2eStack;
   let g: GaslessClient;
-  let redis: Managed;
+  let redis: RedisServer;
   let redisPort: number;
+  const redisDir = () => join(process.cwd(), '.test-data', `redis-${redisPort}`);
   let router: Record<string, Address>;
 
   const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
@@ -26,7 +27,7 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
     const proc = await startBuiltService({
       spec: RELAYER,
       port: e2e.ports['gasless-relayer'],
-      env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('gasless-relayer'), DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
+      env: e2e.stack.envFor('gasless-relayer'),
       logFile: join(e2e.logDir, 'gasless-relayer.log'),
     });
     e2e.stack.services.set('gasless-relayer', proc);
@@ -41,10 +42,9 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
 
   beforeAll(async () => {
     redisPort = await freePort();
-    redis = await startRedis(join(process.cwd(), '.test-data', `redis-${redisPort}`), redisPort, false);
+    redis = await startRedis(redisDir(), redisPort, false, undefined, join(redisDir(), 'admin.password'));
     e2e = await startE2eStack(
       {
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
         PRICE_POLL_MS: '600000',
         PRICE_MAX_AGE_SECS: '7200',
         RELAY_POLL_MS: '200',
@@ -54,7 +54,7 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
         CHAIN_WATCH_POLL_MS: '300',
       },
       // A block per transaction: the tests below stop and start mining themselves.
-      { devnet: { chains: ['ethereum', 'base'], blockTimeSecs: 0 } },
+      { devnet: { chains: ['ethereum', 'base'], blockTimeSecs: 0 }, redis: { port: redisPort, admin: redis.admin } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     const listed = await gatewayClient(e2e.gatewayUrl).getChains();
@@ -163,7 +163,8 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       const r = await g.submit(body);
       expect(r.body).toEqual({ quote_hash: q['quote_hash'], status: 'queued' });
     } finally {
-      redis = await startRedis(join(process.cwd(), '.test-data', `redis-${redisPort}`), redisPort, false);
+      // The same users again (a fresh Redis knows none but its administrator).
+      redis = await startRedis(redisDir(), redisPort, false, undefined, join(redisDir(), 'admin.password'), e2e.stack.redisAcl);
     }
     const done = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited', 60_000);
     expect(done.gasless.tx_hashes).toHaveLength(1);

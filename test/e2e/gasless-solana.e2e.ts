@@ -317,7 +317,7 @@ describe('gasless Solana orders through the gateway', () => {
     const proc = await startBuiltService({
       spec: RELAYER,
       port: e2e.ports['gasless-relayer'],
-      env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('gasless-relayer'), DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
+      env: e2e.stack.envFor('gasless-relayer'),
       logFile: join(e2e.logDir, 'gasless-relayer.log'),
     });
     e2e.stack.services.set('gasless-relayer', proc);

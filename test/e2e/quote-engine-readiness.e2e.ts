@@ -58,7 +58,7 @@ describe('quote-engine readiness', () => {
       await e2e.stack.services.get('quote-engine')!.stop();
       // Launched by hand so /readyz is watched closely, not at the stack helper's pace.
       const proc = launch('quote-engine', process.execPath, [entryOf('quote-engine')], {
-        env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('quote-engine'), DATABASE_URL: e2e.databaseUrl('quote_engine'), [ENGINE.portVar]: String(e2e.ports['quote-engine']) },
+        env: { ...e2e.stack.envFor('quote-engine'), [ENGINE.portVar]: String(e2e.ports['quote-engine']) },
         logFile: join(e2e.logDir, 'quote-engine.log'),
         cwd: ROOT,
       });

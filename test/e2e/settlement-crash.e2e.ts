@@ -12,7 +12,6 @@ import { PLENTY, SETTLEMENT_ENV, type SettlementFixture, filler, startSettlement
 jest.setTimeout(180_000);
 
 type Killable = 'gasless-relayer' | 'quote-engine';
-const DATABASES: Record<Killable, string> = { 'gasless-relayer': 'gasless_relayer', 'quote-engine': 'quote_engine' };
 
 /**
  * kill -9 of the relayer or the quote-engine at each stage of a fill and of a refund (the fill, the
@@ -37,7 +36,7 @@ describe('settlement survives kill -9 at every stage', () => {
     const proc = await startBuiltService({
       spec: SERVICES.find((x) => x.name === name)!,
       port: e2e.ports[name],
-      env: { ...e2e.stack.env, ...SETTLEMENT_ENV, ...e2e.stack.bus.envFor(name), DATABASE_URL: e2e.databaseUrl(DATABASES[name]) },
+      env: { ...e2e.stack.envFor(name), ...SETTLEMENT_ENV },
       logFile: join(e2e.logDir, `${name}.log`),
     });
     e2e.stack.services.set(name, proc);

@@ -293,7 +293,7 @@ describe('partner webhooks', () => {
       await startBuiltService({
         spec,
         port: e2e.ports['partner-service'],
-        env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('partner-service'), DATABASE_URL: e2e.databaseUrl('partner_service') },
+        env: e2e.stack.envFor('partner-service'),
         logFile: join(e2e.logDir, 'partner-service.log'),
       }),
     );

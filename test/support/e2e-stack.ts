@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Devnet, type FundReport, fund, startDevnet } from '@xchain/devnet';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
-import { ROOT, SERVICES, freeStackPorts, startBuiltService, startStack, type Stack, type TestUserSpec } from '@xchain/stack';
+import { ROOT, SERVICES, freeStackPorts, startBuiltService, startStack, testPostgresAdmin, testRedisAdmin, type RedisLogin, type Stack, type TestUserSpec } from '@xchain/stack';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
@@ -27,7 +27,7 @@ export interface E2eStack {
    * service may, no more) or a test user the suite declared (`testUsers`).
    */
   connectAs(user: string): Promise<NatsConnection>;
-  /** URL of one of this stack's service databases (for operator tools such as the seed). */
+  /** URL of one of this stack's service databases as that service's own role (D17): what the service itself may do, no more. */
   databaseUrl(db: string): string;
   /** The local chains, when asked for (`devnet` option); `fund` gives an address gas and every token. */
   devnet?: Devnet & { fund(address: Address): Promise<FundReport> };
@@ -59,12 +59,16 @@ export interface E2eStackOptions {
   registryFile?: string;
   /** Instances of every service (default 1): `stack.instances`, `gatewayUrls`. */
   replicas?: number;
+  /** A Redis of the suite's own (one it stops and starts) instead of the shared one, with its administrator. */
+  redis?: { port: number; admin: RedisLogin };
 }
 
 export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
-  const pg = Number(process.env['TEST_POSTGRES_PORT']);
-  const redis = Number(process.env['TEST_REDIS_PORT']);
-  if (!pg || !redis) throw new Error('TEST_POSTGRES_PORT/TEST_REDIS_PORT unset: run the suites through `npm test`');
+  // The shared test servers and their administrators (test-servers; `npm test` starts them).
+  const pgAdmin = testPostgresAdmin();
+  const redisAdmin = opts.redis ? { port: opts.redis.port, login: opts.redis.admin } : testRedisAdmin();
+  const pg = pgAdmin.port;
+  const redis = redisAdmin.port;
   const id = randomBytes(4).toString('hex');
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
   const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
@@ -85,7 +89,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
           dataDir,
           ports,
           persistent: false,
-          external: { postgres: pg, redis },
+          external: { postgres: pg, redis, postgresAdminPassword: pgAdmin.password, redisAdmin: redisAdmin.login },
           databasePrefix: `e2e_${id}_`,
           ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
           ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
@@ -114,7 +118,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     admin: (...args) => runAdmin({ ...stack.env, ...stack.bus.envFor('operator') }, args),
     connectAs: (user) =>
       connectNats({ url: stack.env['NATS_URL']!, name: `e2e-${user}`, connectTimeoutMs: 5000, ...stack.bus.credentials(user) }),
-    databaseUrl: (db) => `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${db}`,
+    databaseUrl: (db) => stack.databaseUrl(db),
     ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet!.rpcUrls, address) } } : {}),
     relayerWallets,
     async restartOnFreshChains() {
@@ -126,8 +130,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
       devnet = await startDevnet({ ...devnetOpts, ports: chainPorts });
       // As startStack starts them: the four behind the gateway, then the gateway, each on its database.
       const start = async (spec: (typeof SERVICES)[number]) => {
-        const env = { ...stack.env, ...stack.bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: `postgresql://postgres@127.0.0.1:${pg}/e2e_${id}_${spec.database}` } : {}) };
-        stack.services.set(spec.name, await startBuiltService({ spec, port: ports[spec.name], env, logFile: join(dataDir, 'logs', `${spec.name}.log`) }));
+        stack.services.set(spec.name, await startBuiltService({ spec, port: ports[spec.name], env: stack.envFor(spec.name), logFile: join(dataDir, 'logs', `${spec.name}.log`) }));
       };
       await Promise.all(SERVICES.filter((s) => s.name !== 'gateway').map(start));
       await start(SERVICES.find((s) => s.name === 'gateway')!);

@@ -17,10 +17,11 @@ function admin(env: NodeJS.ProcessEnv, ...args: string[]): { key: { id: string }
   return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env, encoding: 'utf8', timeout: 20_000 }));
 }
 
-async function redisRoundTrips(url: string): Promise<string> {
+async function redisRoundTrips(url: string, prefix: string): Promise<string> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  // The shape of one fixed-window decision: INCRBY and a TTL on first use, in one script.
-  const script = "local n = redis.call('incrby', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('pexpire', KEYS[1], 60000) end return {n, redis.call('pttl', KEYS[1])}";
+  // The shape of one fixed-window decision: INCRBY and a TTL on first use, in one script (as the
+  // gateway's Redis user, with its commands and on its prefix).
+  const script = "local n = redis.call('incrby', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('expire', KEYS[1], 60) end return {n, redis.call('pttl', KEYS[1])}";
   const lines: string[] = [];
   for (const inFlight of [1, 32]) {
     const n = 20_000;
@@ -28,7 +29,7 @@ async function redisRoundTrips(url: string): Promise<string> {
     const t0 = process.hrtime.bigint();
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
-        while (next++ < n) await redis.eval(script, 1, 'bench:rl', '1');
+        while (next++ < n) await redis.eval(script, 1, `${prefix}:bench`, '1');
       }),
     );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
     console.log(summary.join('\n'));
     const unknown = await runLoad({ ...withKey(chains, 'xk_not-a-key'), concurrency: 32, maxRequests: 20_000, maxSeconds: 6 });
     console.log(formatLoad('GetChains, unknown key (401), 32 in flight', unknown), JSON.stringify(unknown.statuses));
-    console.log(await redisRoundTrips(env['REDIS_URL']!));
+    console.log(await redisRoundTrips(bench.stack.envFor('gateway')['REDIS_URL']!, bench.stack.env['RATE_LIMIT_PREFIX'] ?? 'rl'));
   } finally {
     await bench.stop();
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DEV_FILLER, DEV_FILLER_KEY, equipFiller, readDevnetPlan, startDevnet } from '@xchain/devnet';
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { type OrderWire, orderFromWire } from '@xchain/order-codec';
-import { ROOT, databaseUrl, freeStackPorts, startStack } from '@xchain/stack';
+import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import { Pool } from 'pg';
 import { type Address, type Hex, createWalletClient, encodeAbiParameters, encodeFunctionData, http, keccak256, maxUint256, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
@@ -55,8 +55,8 @@ async function main(): Promise<void> {
       CHAIN_WATCH_POLL_MS: String(WATCH_POLL_MS),
     },
   });
-  const qe = new Pool({ connectionString: databaseUrl(ports.postgres, 'quote_engine'), max: 2 });
-  const relayer = new Pool({ connectionString: databaseUrl(ports.postgres, 'gasless_relayer'), max: 2 });
+  const qe = new Pool({ connectionString: stack.databaseUrl('quote_engine'), max: 2 });
+  const relayer = new Pool({ connectionString: stack.databaseUrl('gasless_relayer'), max: 2 });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   try {
     const base = devnet.chains.get('base')!.rpcUrl;

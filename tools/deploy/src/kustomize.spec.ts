@@ -4,7 +4,7 @@ import { BUS_USERS } from '@xchain/contracts';
 import { ROOT } from '@xchain/stack';
 import { CONFIG_FILES } from './generated-files';
 import { OVERLAYS, type K8sObject, find, kubectlMissing, podSpecOf, refOf, renderOverlay, validateObjects } from './manifests';
-import { K8S_CLUSTER, NATS_PORTS, ROUTE_PASSWORD_VAR, clusterConfig, passwordVar, routeVar } from './nats-config';
+import { K8S_CLUSTER, MONITOR_LISTEN, NATS_PORTS, ROUTE_PASSWORD_VAR, clusterConfig, passwordVar, routeVar } from './nats-config';
 import { SECRETS } from './secrets';
 
 jest.setTimeout(60_000);
@@ -144,7 +144,17 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     expect(env.get('POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
     expect(find(objects, 'Service', nats.spec.serviceName).spec.clusterIP).toBe('None');
     const ports = Object.fromEntries(c.ports.map((p: any) => [p.name, p.containerPort]));
-    expect(ports).toEqual({ client: NATS_PORTS.client, cluster: NATS_PORTS.cluster, monitor: NATS_PORTS.monitor });
+    expect(ports).toEqual({ client: NATS_PORTS.client, cluster: NATS_PORTS.cluster });
+    // Monitoring (users, subscriptions; no login) on the pod's loopback only, probed from inside it (D17).
+    expect(clusterConfig()).toContain(`http: ${MONITOR_LISTEN}\n`);
+    expect(clusterConfig()).not.toMatch(/http: 0\.0\.0\.0/);
+    for (const probe of [c.startupProbe, c.readinessProbe, c.livenessProbe]) {
+      expect(probe.httpGet).toBeUndefined();
+      expect(probe.exec.command.at(-1)).toMatch(new RegExp(`^http://${MONITOR_LISTEN.replace(/\./g, '\\.')}/healthz`));
+    }
+    for (const svc of objects.filter((o) => o.kind === 'Service' && o.spec.selector?.['app.kubernetes.io/name'] === 'nats')) {
+      expect({ svc: svc.metadata.name, ports: svc.spec.ports.map((p: any) => p.port) }).toEqual({ svc: svc.metadata.name, ports: expect.not.arrayContaining([NATS_PORTS.monitor]) });
+    }
     // The configuration the pods mount is the generated one.
     const configVolume = nats.spec.template.spec.volumes.find((v: any) => v.configMap);
     const mount = c.volumeMounts.find((m: any) => m.name === configVolume.name);

@@ -5,7 +5,28 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { BUS_USERS } from '@xchain/contracts';
-import { type Managed, ROOT, SERVICE_NODE_FLAGS, databaseUrl, freePort, httpOk, launch, waitFor } from '@xchain/stack';
+import {
+  type DatabaseAccess,
+  DEFAULT_REDIS_PREFIXES,
+  type Managed,
+  REDIS_SERVICES,
+  ROOT,
+  type RedisService,
+  SERVICE_NODE_FLAGS,
+  freePort,
+  httpOk,
+  launch,
+  newDatabaseAccess,
+  newRedisLogin,
+  pgUrl,
+  provisionDatabase,
+  provisionRedisUsers,
+  redisServiceRules,
+  redisUrl,
+  testPostgresAdmin,
+  testRedisAdmin,
+  waitFor,
+} from '@xchain/stack';
 import { APP_NAMES, IMAGE_NAMES, IMAGES, type ImageName } from './images';
 import { passwordVar } from './nats-config';
 import { type RuntimeLayout, assembleRuntime } from './runtime-layout';
@@ -80,12 +101,19 @@ describe('the runtime layout of every image', () => {
 
   describe('run', () => {
     const id = randomBytes(4).toString('hex');
-    const db = (name: string) => databaseUrl(pg, `rt_${id}_${name}`);
+    // As a database administrator would provision them (k8s/README.md): each database with its
+    // service's role and its migrator (D17); the migrate image runs as the migrators, the apps as
+    // their own roles, each with its own Redis user.
+    const databases = new Map<string, DatabaseAccess>(['quote_engine', 'partner_service', 'gasless_relayer'].map((n) => [n, newDatabaseAccess(`rt_${id}_${n}`)]));
+    const db = (name: string) => pgUrl(pg, databases.get(name)!.service, databases.get(name)!.database);
+    const migrator = (name: string) => pgUrl(pg, databases.get(name)!.migrator, databases.get(name)!.database);
+    const prefixes = { rateLimit: `rl-rt-${id}`, relayQueue: `rq-rt-${id}`, webhookQueue: `wh-rt-${id}` };
+    const redisUsers = new Map(REDIS_SERVICES.map((s) => [s, newRedisLogin(`rt_${id}_${s}`)] as const));
     const migrateEnv = () => ({
       ...base(),
-      QUOTE_ENGINE_DATABASE_URL: db('quote_engine'),
-      PARTNER_SERVICE_DATABASE_URL: db('partner_service'),
-      GASLESS_RELAYER_DATABASE_URL: db('gasless_relayer'),
+      QUOTE_ENGINE_DATABASE_URL: migrator('quote_engine'),
+      PARTNER_SERVICE_DATABASE_URL: migrator('partner_service'),
+      GASLESS_RELAYER_DATABASE_URL: migrator('gasless_relayer'),
     });
     const passwords = Object.fromEntries(BUS_USERS.map((u) => [u, `p${randomBytes(24).toString('hex')}`])) as Record<string, string>;
     const running: Managed[] = [];
@@ -96,9 +124,15 @@ describe('the runtime layout of every image', () => {
       collector?.close();
     });
 
-    it('migrate: creates and migrates every database and seeds the registry, and does it again harmlessly', async () => {
+    beforeAll(async () => {
+      for (const access of databases.values()) await provisionDatabase(testPostgresAdmin(), access);
+      const admin = testRedisAdmin();
+      await provisionRedisUsers(admin.port, admin.login, REDIS_SERVICES.map((s: RedisService) => ({ login: redisUsers.get(s)!, rules: redisServiceRules(s, { ...DEFAULT_REDIS_PREFIXES, ...prefixes }) })));
+    });
+
+    it('migrate: migrates every database as its migrator and seeds the registry, and does it again harmlessly', async () => {
       const first = await runImage(layouts.migrate.out, migrateEnv());
-      expect(first).toEqual({ code: 0, out: expect.stringContaining('"database_created":true') });
+      expect(first).toEqual({ code: 0, out: expect.stringContaining('"applied":["2026') });
       expect(first.out).toMatch(/"seeded":/);
       const again = await runImage(layouts.migrate.out, migrateEnv());
       expect(again).toEqual({ code: 0, out: expect.stringContaining('"applied":[]') });
@@ -147,8 +181,10 @@ describe('the runtime layout of every image', () => {
         NATS_URL: `nats://127.0.0.1:${natsPort}`,
         NATS_USER: app,
         NATS_PASSWORD: passwords[app],
-        REDIS_URL: `redis://127.0.0.1:${redis}`,
-        RATE_LIMIT_PREFIX: `rl-rt-${id}`,
+        ...(redisUsers.has(app as RedisService) ? { REDIS_URL: redisUrl(redis, redisUsers.get(app as RedisService)!) } : {}),
+        RATE_LIMIT_PREFIX: prefixes.rateLimit,
+        RELAY_QUEUE_PREFIX: prefixes.relayQueue,
+        WEBHOOK_QUEUE_PREFIX: prefixes.webhookQueue,
         OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
         OTEL_BSP_SCHEDULE_DELAY: '200',

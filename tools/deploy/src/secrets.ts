@@ -14,9 +14,12 @@ export interface SecretSpec {
 export const SECRETS: Readonly<Record<string, SecretSpec>> = {
   // Each bus user's password (the service's NATS_PASSWORD and nats-server's variable), and the cluster routes'.
   'xchain-nats-users': { keys: [...BUS_USERS, 'route'] },
-  // Each service's own PostgreSQL database URL.
+  // Each service's own PostgreSQL database URL, as the service's own role (D17: rows of its tables, nothing else).
   'xchain-databases': { keys: ['quote-engine', 'partner-service', 'gasless-relayer'] },
-  'xchain-redis': { keys: ['url'] },
+  // Each database's URL as its migrator (the owner of its schema): the migrations Job's only.
+  'xchain-database-migrators': { keys: ['quote-engine', 'partner-service', 'gasless-relayer'] },
+  // Each Redis-using service's URL with its own ACL user (redis://<user>:<password>@host:port).
+  'xchain-redis': { keys: ['gateway', 'gasless-relayer', 'partner-service'] },
   // The Solana operator keys are optional: without them Solana is simply not settled by the system.
   'xchain-signing-keys': {
     keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key', 'solana-filler-key', 'solana-vault-key'],

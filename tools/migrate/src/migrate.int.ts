@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { newDatabaseAccess, pgUrl, provisionDatabase, testPostgresAdmin, testPostgresAdminUrl } from '@xchain/stack';
 import { ensureDatabase, migrate } from './migrate';
 
-const port = Number(process.env['TEST_POSTGRES_PORT']);
-const url = (db: string) => `postgresql://postgres@127.0.0.1:${port}/${db}`;
+const url = (db: string) => testPostgresAdminUrl(db);
 
 describe('migration runner against PostgreSQL', () => {
   let dir: string;
@@ -51,5 +51,28 @@ describe('migration runner against PostgreSQL', () => {
     const z = await c.query(`SELECT to_regclass('z') AS t`);
     await c.end();
     expect(z.rows[0].t).toBeNull();
+  });
+
+  it('migrates a provisioned database as its migrator; the service role gets the rows of the new tables and nothing else (D17)', async () => {
+    const admin = testPostgresAdmin();
+    const access = newDatabaseAccess(db);
+    await provisionDatabase(admin, access);
+    const asMigrator = pgUrl(admin.port, access.migrator, db);
+    // The migrator may not even connect to `postgres`: the database is found by connecting to it.
+    expect(await ensureDatabase(asMigrator)).toBe(false);
+    expect(await migrate(asMigrator, dir)).toEqual({ applied: ['20260101000000_first'], skipped: [] });
+    const c = new Client({ connectionString: pgUrl(admin.port, access.service, db) });
+    await c.connect();
+    try {
+      await c.query('INSERT INTO a (id) VALUES (1)');
+      await c.query('UPDATE a SET id = 2');
+      expect((await c.query('SELECT id FROM a')).rows).toEqual([{ id: 2 }]);
+      await c.query('DELETE FROM a');
+      for (const sql of ['TRUNCATE a', 'DROP TABLE a', 'ALTER TABLE a ADD COLUMN x INT', 'CREATE TABLE b (id INT)']) {
+        await expect(c.query(sql)).rejects.toMatchObject({ code: expect.stringMatching(/^42501$/) });
+      }
+    } finally {
+      await c.end();
+    }
   });
 });

@@ -16,10 +16,24 @@ export interface MigrationResult {
 
 const LOCK_KEY = 72707369; // any constant: serialises concurrent runners on one database
 
+/**
+ * Creates the database unless it exists; true when it created it. A database provisioned with its
+ * roles (D17) is found by connecting to it, which needs no right on any other database; only a
+ * missing one is created, through `postgres`, which needs a role that may create databases.
+ */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) throw new Error(`unsupported database name ${name}`);
+  const probe = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await probe.connect();
+    await probe.end();
+    return false;
+  } catch (err) {
+    await probe.end().catch(() => undefined);
+    if ((err as { code?: string }).code !== INVALID_CATALOG_NAME) throw err;
+  }
   url.pathname = '/postgres';
   const admin = new Client({ connectionString: url.toString(), connectionTimeoutMillis: 5000 });
   await admin.connect();
@@ -32,6 +46,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
     await admin.end();
   }
 }
+
+/** SQLSTATE of "database does not exist". */
+const INVALID_CATALOG_NAME = '3D000';
 
 export async function migrate(databaseUrl: string, migrationsDir: string): Promise<MigrationResult> {
   // A service without migrations yet still gets its own (empty) database.

@@ -1,12 +1,16 @@
+import { join } from 'node:path';
 import { RpcError } from '@xchain/contracts';
 import { RpcClient, connectNats } from '@xchain/messaging';
+import { CREDENTIAL_FILES, ROOT, credentialsDir, readSecretFile } from '@xchain/stack';
 import { COMMANDS, compact, parseFlags } from './commands';
 
 /**
  * partner-admin: the operator's tool. It talks to the partner-service (and, for `settlement`, the
  * quote-engine) over NATS (NATS_URL) as the
  * `operator` NATS user (NATS_USER, NATS_PASSWORD), the only user allowed on operator subjects
- * (D14), never to its tables. Output is JSON on stdout; errors go to stderr.
+ * (D14), never to its tables. Without NATS_PASSWORD it reads the password that `npm start` wrote
+ * for this run (`<DATA_DIR>/credentials/nats-operator.password`, 0600; D17). Output is JSON on
+ * stdout; errors go to stderr.
  */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -22,9 +26,10 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n`);
     return 2;
   }
-  const password = process.env['NATS_PASSWORD'];
+  const localFile = join(credentialsDir(process.env['DATA_DIR'] ?? join(ROOT, '.data')), CREDENTIAL_FILES.natsOperator);
+  const password = process.env['NATS_PASSWORD'] || readSecretFile(localFile);
   if (!password) {
-    process.stderr.write('NATS_PASSWORD is required: the operator connects to NATS as its own user (NATS_USER, default operator)\n');
+    process.stderr.write(`NATS_PASSWORD is required: the operator connects to NATS as its own user (NATS_USER, default operator); a running npm start leaves it in ${localFile}\n`);
     return 2;
   }
   const nc = await connectNats({

@@ -2,6 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Managed, launch, waitFor } from './process';
 import { startDevPrometheus } from './prometheus-dev';
+import { CREDENTIAL_FILES, credentialsDir, writeSecretFile } from './credentials';
 import { ROOT } from './services';
 import { type Stack, startStack } from './stack';
 
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const ports = {
     nats: num('NATS_PORT', 4222),
-    natsMonitor: num('NATS_MONITOR_PORT', 8222),
+    // NATS monitoring lists every user and subscription and takes no login: only when asked for (D17).
+    ...(process.env['NATS_MONITOR_PORT'] ? { natsMonitor: num('NATS_MONITOR_PORT', 8222) } : {}),
     redis: num('REDIS_PORT', 6379),
     postgres: num('POSTGRES_PORT', 5432),
     gateway: num('GATEWAY_PORT', 8080),
@@ -90,9 +92,14 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`[stack] ready in ${secs}s; logs in ${join(dataDir, 'logs')}`);
   console.log(`[stack] gateway: http://127.0.0.1:${ports.gateway}/json/v1  (try: curl http://127.0.0.1:${ports.gateway}/json/v1/tokens)`);
-  // The operator's NATS user for this run (D14): its password changes with every start.
-  const natsEnv = `${ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `}NATS_USER=operator NATS_PASSWORD=${stack.bus.credentials('operator').password} `;
-  console.log(`[stack] partners: ${natsEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
+  // The operator's NATS user for this run (D14): its password changes with every start and is
+  // never printed (D17); partner-admin reads it from this 0600 file by itself.
+  writeSecretFile(join(credentialsDir(dataDir), CREDENTIAL_FILES.natsOperator), stack.bus.credentials('operator').password);
+  const natsEnv = ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `;
+  const dataEnv = process.env['DATA_DIR'] ? `DATA_DIR=${dataDir} ` : '';
+  console.log(`[stack] partners: ${natsEnv}${dataEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
+  console.log(`[stack] passwords of this run (0600 files, never printed): ${credentialsDir(dataDir)}  (psql: PGPASSFILE=${join(credentialsDir(dataDir), CREDENTIAL_FILES.pgpass)} psql -h 127.0.0.1 -p ${ports.postgres} -U postgres)`);
+  if (ports.natsMonitor !== undefined) console.log(`[stack] NATS monitoring: http://127.0.0.1:${ports.natsMonitor}  (loopback, no login: any local user can read it)`);
   if (chains) {
     for (const [name, url] of Object.entries(chains.state.rpcUrls)) console.log(`[stack] ${name} (chain ${chains.state.chainIds[name]}): ${url}`);
     console.log('[stack] fund a wallet on every local chain: npm run -s devnet -- fund <address>');

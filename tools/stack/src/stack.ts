@@ -1,9 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Bus, type TestUserSpec, newBus } from './bus';
+import { CREDENTIAL_FILES, credentialsDir, writeSecretFile } from './credentials';
+import { type DatabaseAccess, PG_SUPERUSER, type PgAdmin, newDatabaseAccess, pgUrl, provisionDatabase } from './postgres-roles';
 import { type Managed, freePort, tcpOpen } from './process';
-import { databaseUrl, startNats, startPostgres, startRedis, type ServerPorts } from './servers';
+import { DEFAULT_REDIS_PREFIXES, REDIS_SERVICES, type RedisLogin, type RedisUser, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl } from './redis-acl';
 import { secretKeyFile } from './secret-key-file';
+import { startNats, startPostgres, startRedis, type ServerPorts } from './servers';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
 
 export interface StackOptions {
@@ -14,8 +17,11 @@ export interface StackOptions {
   /** Service logs go here (one file each); undefined → inherit this terminal. */
   logDir?: string;
   registryFile?: string;
-  /** Use these already running PostgreSQL/Redis (tests share one of each) instead of starting them. */
-  external?: { postgres: number; redis: number };
+  /**
+   * Use these already running PostgreSQL/Redis (tests share one of each) instead of starting them,
+   * with their administrators' passwords: the stack adds its own roles and ACL users (D17).
+   */
+  external?: { postgres: number; redis: number; postgresAdminPassword: string; redisAdmin: RedisLogin };
   /** Prefix of the services' database names, so several stacks can share one PostgreSQL. */
   databasePrefix?: string;
   extraEnv?: NodeJS.ProcessEnv;
@@ -29,10 +35,18 @@ export interface StackOptions {
 }
 
 export interface Stack {
-  /** The environment shared by the services, without any NATS credentials (see `bus`). */
+  /** The environment shared by the services, without any credentials (see `envFor`, `bus`). */
   env: NodeJS.ProcessEnv;
   /** This run's NATS users and their passwords: each service got its own; the operator's is for partner-admin. */
   bus: Bus;
+  /** Everything `service` was started with: the shared env plus its own NATS user, database role and Redis user. */
+  envFor(service: ServiceSpec['name']): NodeJS.ProcessEnv;
+  /** The URL of a service database (`quote_engine`, …) as that service's own role (D17). */
+  databaseUrl(db: string): string;
+  /** Each service database's roles (its service's and its migrator's) of this run. */
+  databases: Map<string, DatabaseAccess>;
+  /** Each Redis-using service's ACL user of this run with its rules (to define them again on a Redis a test restarts). */
+  redisAcl: RedisUser[];
   servers: Managed[];
   /** The first instance of each service. */
   services: Map<ServiceSpec['name'], Managed>;
@@ -89,60 +103,90 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     await ensurePortsFree(opts);
     const pgPort = opts.external?.postgres ?? opts.ports.postgres;
     const redisPort = opts.external?.redis ?? opts.ports.redis;
+    const secrets = credentialsDir(opts.dataDir);
     say(opts.external ? 'starting NATS' : 'starting NATS, Redis and PostgreSQL');
     // A fresh password per user per run; each service gets only its own (D14).
     const bus = newBus(opts.testUsers);
-    servers.push(
-      ...(await Promise.all([
-        startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats'), bus.users),
-        ...(opts.external
-          ? []
-          : [
-              startRedis(join(opts.dataDir, 'redis'), redisPort, opts.persistent, log('redis')),
-              startPostgres(join(opts.dataDir, 'postgres'), pgPort, opts.persistent, log('postgres')),
-            ]),
-      ])),
-    );
-    const { NATS_USER: _user, NATS_PASSWORD: _password, ...inherited } = process.env;
+    let pgAdmin: PgAdmin;
+    let redisAdmin: RedisLogin;
+    const nats = startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats'), bus.users);
+    if (opts.external) {
+      servers.push(await nats);
+      pgAdmin = { port: pgPort, password: opts.external.postgresAdminPassword };
+      redisAdmin = opts.external.redisAdmin;
+    } else {
+      const [n, redis, pg] = await Promise.all([
+        nats,
+        startRedis(join(opts.dataDir, 'redis'), redisPort, opts.persistent, log('redis'), join(secrets, CREDENTIAL_FILES.redisAdmin)),
+        startPostgres(join(opts.dataDir, 'postgres'), pgPort, opts.persistent, log('postgres'), join(secrets, CREDENTIAL_FILES.postgresAdmin)),
+      ]);
+      servers.push(n, redis, pg);
+      pgAdmin = pg.admin;
+      redisAdmin = redis.admin;
+    }
+    const { NATS_USER: _user, NATS_PASSWORD: _password, DATABASE_URL: _db, REDIS_URL: _redis, ...inherited } = process.env;
+    const stackTag = (opts.databasePrefix ?? '').replace(/[^a-zA-Z0-9_-]/g, '');
     const base: NodeJS.ProcessEnv = {
       ...inherited,
       NATS_URL: `nats://127.0.0.1:${opts.ports.nats}`,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       // Local receivers (a developer's, a test's) may take webhooks over plain http on loopback;
-      // stacks sharing one Redis keep their webhook queues apart.
+      // stacks sharing one Redis keep their queues apart.
       WEBHOOK_ALLOW_HTTP_LOCALHOST: 'true',
-      ...(opts.databasePrefix
-        ? {
-            WEBHOOK_QUEUE_PREFIX: `wh-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}`,
-            RELAY_QUEUE_PREFIX: `rq-${opts.databasePrefix.replace(/[^a-zA-Z0-9_-]/g, '')}`,
-          }
-        : {}),
+      ...(stackTag ? { WEBHOOK_QUEUE_PREFIX: `wh-${stackTag}`, RELAY_QUEUE_PREFIX: `rq-${stackTag}` } : {}),
       // The partner-service's key for webhook secrets at rest, kept with the data it encrypts.
       WEBHOOK_SECRET_KEY: inherited['WEBHOOK_SECRET_KEY'] ?? secretKeyFile(join(opts.dataDir, 'webhook-secret.key')),
       ...opts.extraEnv,
     };
-    const dbUrl = (db: string) => databaseUrl(pgPort, `${opts.databasePrefix ?? ''}${db}`);
+    // Each service's own Redis user, limited to its key prefixes and commands (D17).
+    const prefixes = {
+      rateLimit: base['RATE_LIMIT_PREFIX'] ?? DEFAULT_REDIS_PREFIXES.rateLimit,
+      relayQueue: base['RELAY_QUEUE_PREFIX'] ?? DEFAULT_REDIS_PREFIXES.relayQueue,
+      webhookQueue: base['WEBHOOK_QUEUE_PREFIX'] ?? DEFAULT_REDIS_PREFIXES.webhookQueue,
+    };
+    const redisAcl: RedisUser[] = REDIS_SERVICES.map((service) => ({
+      service,
+      login: newRedisLogin(`${stackTag.replace(/_+$/, '')}${stackTag ? '_' : ''}${service}`),
+      rules: redisServiceRules(service, prefixes),
+    }));
+    await provisionRedisUsers(redisPort, redisAdmin, redisAcl);
+    // Each service database with its own role and its migrator (D17), fresh passwords every run.
+    const databases = new Map<string, DatabaseAccess>();
     for (const spec of SERVICES.filter((s) => s.database)) {
-      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, dbUrl(spec.database!)], base, opts.root)}`);
+      const access = newDatabaseAccess(`${opts.databasePrefix ?? ''}${spec.database!}`);
+      await provisionDatabase(pgAdmin, access);
+      databases.set(spec.database!, access);
     }
-    const qeDb = dbUrl('quote_engine');
+    writeCredentials(secrets, pgPort, pgAdmin, [...databases.values()]);
+    const dbUrl = (db: string) => {
+      const access = databases.get(db);
+      if (!access) throw new Error(`no service database ${db}`);
+      return pgUrl(pgPort, access.service, access.database);
+    };
+    const envFor = (name: ServiceSpec['name']): NodeJS.ProcessEnv => {
+      const spec = SERVICES.find((s) => s.name === name)!;
+      const redis = redisAcl.find((u) => u.service === name);
+      return { ...base, ...bus.envFor(name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}), ...(redis ? { REDIS_URL: redisUrl(redisPort, redis.login) } : {}) };
+    };
+    for (const spec of SERVICES.filter((s) => s.database)) {
+      const access = databases.get(spec.database!)!;
+      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, pgUrl(pgPort, access.migrator, access.database)], base, opts.root)}`);
+    }
     const seeded = await runTool(
       'dist/apps/quote-engine/src/seed.js',
       [opts.registryFile ?? join(opts.root ?? ROOT, 'config/registry.json')],
-      { ...base, DATABASE_URL: qeDb },
+      { ...base, DATABASE_URL: dbUrl('quote_engine') },
     );
     say(`registry: ${seeded}`);
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
-        const env = { ...base, ...bus.envFor(spec.name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}) };
-        await startAll(spec, env);
+        await startAll(spec, envFor(spec.name));
         say(`${spec.name} ready on 127.0.0.1:${instancePorts.get(spec.name)!.join(', ')}`);
       }),
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
-    await startAll(gw, { ...base, ...bus.envFor('gateway') });
+    await startAll(gw, envFor('gateway'));
     const restart = (name: ServiceSpec['name'], index = 0) => startInstance(SERVICES.find((s) => s.name === name)!, index);
-    return { env: base, bus, servers, services, instances, instancePorts, restart, stop };
+    return { env: base, bus, envFor, databaseUrl: dbUrl, databases, redisAcl, servers, services, instances, instancePorts, restart, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -151,7 +195,6 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
 
 const PORT_VARS: Record<string, string> = {
   nats: 'NATS_PORT',
-  natsMonitor: 'NATS_MONITOR_PORT',
   redis: 'REDIS_PORT',
   postgres: 'POSTGRES_PORT',
   gateway: 'GATEWAY_PORT',
@@ -166,7 +209,7 @@ async function ensurePortsFree(opts: StackOptions): Promise<void> {
   const skip = opts.external ? new Set(['redis', 'postgres']) : new Set<string>();
   const taken: string[] = [];
   for (const [name, port] of Object.entries(opts.ports)) {
-    if (!skip.has(name) && (await tcpOpen(port))) taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
+    if (port !== undefined && !skip.has(name) && (await tcpOpen(port))) taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
   }
   if (taken.length > 0) throw new Error(taken.join('\n'));
 }
@@ -176,4 +219,16 @@ export async function freeStackPorts(): Promise<StackOptions['ports']> {
   const ports: Record<string, number> = {};
   for (const name of Object.keys(PORT_VARS)) ports[name] = await freePort();
   return ports as StackOptions['ports'];
+}
+
+/**
+ * The credentials a person needs to look inside (D17), each in a 0600 file: a libpq password file
+ * with every role of this run (`PGPASSFILE=<dataDir>/credentials/pgpass psql -h 127.0.0.1 -U postgres`).
+ */
+function writeCredentials(dir: string, pgPort: number, admin: PgAdmin, databases: DatabaseAccess[]): void {
+  const esc = (v: string) => v.replace(/[\\:]/g, (c) => `\\${c}`);
+  const line = (db: string, user: string, password: string) => `127.0.0.1:${pgPort}:${esc(db)}:${esc(user)}:${esc(password)}`;
+  const lines = [line('*', PG_SUPERUSER, admin.password)];
+  for (const d of databases) lines.push(line(d.database, d.service.user, d.service.password), line(d.database, d.migrator.user, d.migrator.password));
+  writeSecretFile(join(dir, CREDENTIAL_FILES.pgpass), `${lines.join('\n')}\n`);
 }

@@ -2,28 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { newDatabaseAccess, pgUrl, provisionDatabase } from './postgres-roles';
 import { ROOT } from './services';
+import { testPostgresAdmin } from './test-admin';
 
 /** A service with a database of its own, by the folder of its migrations under prisma/. */
 export type MigratedService = 'quote-engine' | 'partner-service' | 'gasless-relayer';
 
 /**
  * A new database on the test PostgreSQL (TEST_POSTGRES_PORT) with every migration of `service`
- * applied in order, as tools/migrate applies them; its URL. For integration tests that need a
+ * applied in order, as tools/migrate applies them; its URL as the service's own role (D17: the
+ * database belongs to its migrator, which applied the migrations; the role may read and write
+ * rows and nothing else, exactly as the service in a stack). For integration tests that need a
  * service's real schema without starting the service.
  */
-export async function freshMigratedDatabase(service: MigratedService, prefix: string, pgPort = Number(process.env['TEST_POSTGRES_PORT'])): Promise<string> {
-  if (!Number.isInteger(pgPort) || pgPort <= 0) throw new Error('TEST_POSTGRES_PORT is not set: run the test under tools/stack test-servers');
-  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: `postgresql://postgres@127.0.0.1:${pgPort}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = `postgresql://postgres@127.0.0.1:${pgPort}/${name}`;
-  const c = new Client({ connectionString: url });
+export async function freshMigratedDatabase(service: MigratedService, prefix: string): Promise<string> {
+  const admin = testPostgresAdmin();
+  const access = newDatabaseAccess(`${prefix}_${randomBytes(4).toString('hex')}`);
+  await provisionDatabase(admin, access);
+  const c = new Client({ connectionString: pgUrl(admin.port, access.migrator, access.database) });
   await c.connect();
   try {
     const dir = join(ROOT, 'prisma', service, 'migrations');
@@ -31,5 +28,25 @@ export async function freshMigratedDatabase(service: MigratedService, prefix: st
   } finally {
     await c.end();
   }
-  return url;
+  return pgUrl(admin.port, access.service, access.database);
+}
+
+/**
+ * The same database as the superuser: for a test's own housekeeping that a service may not do
+ * (TRUNCATE between cases), never for the code under test.
+ */
+export function adminUrlOf(url: string): string {
+  const admin = testPostgresAdmin();
+  return pgUrl(admin.port, { user: 'postgres', password: admin.password }, decodeURIComponent(new URL(url).pathname.slice(1)));
+}
+
+/** TRUNCATE `tables` (comma-separated) of the database at `url`, as the superuser (see adminUrlOf). */
+export async function truncate(url: string, tables: string): Promise<void> {
+  const c = new Client({ connectionString: adminUrlOf(url) });
+  await c.connect();
+  try {
+    await c.query(`TRUNCATE ${tables}`);
+  } finally {
+    await c.end();
+  }
 }

@@ -1,14 +1,18 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CREDENTIAL_FILES, credentialsDir } from './credentials';
 import { freePort } from './process';
 import { startPostgres, startRedis } from './servers';
 import { ROOT } from './services';
+import { TEST_SERVER_VARS } from './test-admin';
 
 /**
  * `test-servers -- <command…>`: starts a throwaway PostgreSQL and Redis on free loopback ports,
- * runs the command with TEST_POSTGRES_PORT and TEST_REDIS_PORT set, then stops both and deletes
- * their data, whatever the command's outcome. Exits with the command's exit code.
+ * runs the command with TEST_POSTGRES_PORT and TEST_REDIS_PORT set, and where their
+ * administrators' passwords are (TEST_POSTGRES_ADMIN_PASSWORD_FILE, TEST_REDIS_ADMIN_PASSWORD_FILE:
+ * 0600 files; read them with `testPostgresAdmin()`, `testRedisAdmin()`), then stops both and
+ * deletes their data, whatever the command's outcome. Exits with the command's exit code.
  */
 async function main(): Promise<number> {
   const sep = process.argv.indexOf('--');
@@ -21,9 +25,11 @@ async function main(): Promise<number> {
   mkdirSync(dir, { recursive: true });
   const [pgPort, redisPort] = [await freePort(), await freePort()];
   const started = Date.now();
+  const pgPasswordFile = join(credentialsDir(dir), CREDENTIAL_FILES.postgresAdmin);
+  const redisPasswordFile = join(credentialsDir(dir), CREDENTIAL_FILES.redisAdmin);
   const [pg, redis] = await Promise.all([
-    startPostgres(join(dir, 'postgres'), pgPort, false, join(dir, 'postgres.log')),
-    startRedis(join(dir, 'redis'), redisPort, false, join(dir, 'redis.log')),
+    startPostgres(join(dir, 'postgres'), pgPort, false, join(dir, 'postgres.log'), pgPasswordFile),
+    startRedis(join(dir, 'redis'), redisPort, false, join(dir, 'redis.log'), redisPasswordFile),
   ]);
   console.log(`[test-servers] PostgreSQL :${pgPort} and Redis :${redisPort} ready in ${Date.now() - started} ms`);
   const stopAll = async () => {
@@ -33,7 +39,14 @@ async function main(): Promise<number> {
   const code = await new Promise<number>((resolve) => {
     const child = spawn(cmd[0]!, cmd.slice(1), {
       stdio: 'inherit',
-      env: { ...process.env, TEST_POSTGRES_PORT: String(pgPort), TEST_REDIS_PORT: String(redisPort) },
+      env: {
+        ...process.env,
+        [TEST_SERVER_VARS.postgresPort]: String(pgPort),
+        [TEST_SERVER_VARS.postgresPasswordFile]: pgPasswordFile,
+        [TEST_SERVER_VARS.postgresSocketDir]: join(dir, 'postgres'),
+        [TEST_SERVER_VARS.redisPort]: String(redisPort),
+        [TEST_SERVER_VARS.redisPasswordFile]: redisPasswordFile,
+      },
     });
     const forward = (sig: NodeJS.Signals) => child.kill(sig);
     process.on('SIGINT', forward);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Anvil, startAnvil } from '@xchain/chain-tools';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
-import { freshMigratedDatabase } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, freshMigratedDatabase, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, testRedisAdmin } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Hex, type PublicClient, createPublicClient, getAddress, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -61,7 +61,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
   };
 
   /** One relayer process's worth of parts, as main.ts wires them; stop() ends it. */
-  const startRelayer = () => {
+  const startRelayer = async () => {
     const env = {
       FILLER_PRIVATE_KEYS: new Map(),
       EVM_RPC_URLS: new Map([['base', anvil.rpcUrl]]),
@@ -75,7 +75,12 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
       RELAY_WALLET_FLOORS: new Map(),
     } as unknown as RelayerEnv;
     const chains = new RelayChains(env);
-    const lanes = new Lanes(chains, `redis://127.0.0.1:${process.env['TEST_REDIS_PORT']}`, `rq-replaced-${process.pid}`, log);
+    // The relayer's own Redis user (D17), limited to this test's lane prefix.
+    const prefix = `rq-replaced-${process.pid}`;
+    const redisAdmin = testRedisAdmin();
+    const login = newRedisLogin(`int_relayer_${randomBytes(4).toString('hex')}`);
+    await provisionRedisUsers(redisAdmin.port, redisAdmin.login, [{ login, rules: redisServiceRules('gasless-relayer', { ...DEFAULT_REDIS_PREFIXES, relayQueue: prefix }) }]);
+    const lanes = new Lanes(chains, redisUrl(redisAdmin.port, login), prefix, log);
     // Operator rows publish no status events and hold no sponsor money: neither is reached.
     const events = {} as StatusEvents;
     const holds = {} as Holds;
@@ -132,7 +137,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
   });
 
   it('does not reset when a transaction of ours was only dropped from the mempool: it is broadcast again, once', async () => {
-    const relayer = startRelayer();
+    const relayer = await startRelayer();
     try {
       for (let i = 0; i < 3; i++) await confirmed(await relayer.send());
       await rpc('evm_setAutomine', [false]);
@@ -166,7 +171,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
   });
 
   it('under a running relayer: resets once, signs the order that was in flight again and relays new ones, confirmed on the new chain', async () => {
-    const relayer = startRelayer();
+    const relayer = await startRelayer();
     try {
       await confirmed(await relayer.send()); // nonce 5 on the first chain
       await rpc('evm_setAutomine', [false]);
@@ -194,7 +199,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
 
   it('after a restart on a replaced chain: the first nonce take resets once, and the new order is confirmed', async () => {
     await replaceChain(); // the relayer is down: nothing in flight, only what it saw mined (nonces 0 and 1)
-    const relayer = startRelayer();
+    const relayer = await startRelayer();
     try {
       const row = await confirmed(await relayer.send());
       expect(row!.txNonce).toBe(0n);

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { freePort } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, freePort, newRedisLogin, provisionRedisUsers, redisServiceRules, testRedisAdmin } from '@xchain/stack';
 import { Redis, type RedisOptions } from 'ioredis';
 import { RateLimits, type LimitDecision, type RateLimitOptions } from './rate-limits';
 
 const redisPort = Number(process.env.TEST_REDIS_PORT);
+/** The gateway's own Redis user (D17): the limits run with exactly the rights the gateway gets, on the `rl-test-…` prefixes. */
+const gatewayLogin = newRedisLogin(`int_gateway_${randomUUID().slice(0, 8)}`);
 // Above the generous "does not hang" bounds below, so they, not Jest, report a hang.
 jest.setTimeout(30_000);
 
@@ -23,6 +25,8 @@ async function close(c: Redis): Promise<void> {
 describe('RateLimits against a real Redis', () => {
   const clients: Redis[] = [];
   let redis: Redis;
+  /** The administrator, for what the test looks at (the gateway's user may not GET or list keys). */
+  let admin: Redis;
 
   const client = (port: number, extra: RedisOptions = {}): Redis => {
     const c = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 1000, ...extra });
@@ -42,8 +46,11 @@ describe('RateLimits against a real Redis', () => {
 
   beforeAll(async () => {
     if (!redisPort) throw new Error('TEST_REDIS_PORT is not set: run through test-servers');
-    redis = client(redisPort);
-    await redis.connect();
+    const root = testRedisAdmin();
+    await provisionRedisUsers(redisPort, root.login, [{ login: gatewayLogin, rules: redisServiceRules('gateway', { ...DEFAULT_REDIS_PREFIXES, rateLimit: 'rl-test-*' }) }]);
+    redis = client(redisPort, { username: gatewayLogin.user, password: gatewayLogin.password });
+    admin = client(redisPort, { username: root.login.user, password: root.login.password });
+    await Promise.all([redis.connect(), admin.connect()]);
   });
 
   afterAll(async () => {
@@ -104,17 +111,17 @@ describe('RateLimits against a real Redis', () => {
     const opts = options();
     const limits = new RateLimits(redis, opts);
     // A window another replica started: 4 points already spent, 30 s left.
-    await redis.set(`${opts.keyPrefix}:ip:198.51.100.77`, 4, 'EX', 30);
+    await admin.set(`${opts.keyPrefix}:ip:198.51.100.77`, 4, 'EX', 30);
     const d = await limits.consume({ kind: 'ip', ip: '198.51.100.77' }, 2);
     expect(d).toMatchObject({ allowed: true, remaining: 4, degraded: false });
     expect(d.resetSecs).toBeGreaterThan(25);
     expect(d.resetSecs).toBeLessThanOrEqual(30);
-    expect(await redis.get(`${opts.keyPrefix}:ip:198.51.100.77`)).toBe('6');
+    expect(await admin.get(`${opts.keyPrefix}:ip:198.51.100.77`)).toBe('6');
     // A counter that lost its expiry gets the window's back.
-    await redis.set(`${opts.keyPrefix}:ip:198.51.100.78`, 1);
+    await admin.set(`${opts.keyPrefix}:ip:198.51.100.78`, 1);
     const e = await limits.consume({ kind: 'ip', ip: '198.51.100.78' }, 1);
     expect(e).toMatchObject({ allowed: true, remaining: 8, resetSecs: 60 });
-    const ttl = await redis.pttl(`${opts.keyPrefix}:ip:198.51.100.78`);
+    const ttl = await admin.pttl(`${opts.keyPrefix}:ip:198.51.100.78`);
     expect(ttl).toBeGreaterThan(55_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
@@ -172,17 +179,17 @@ describe('RateLimits against a real Redis', () => {
 
     // The counters live in Redis, one per bucket kind (and points value), each expiring with its window.
     const p = opts.keyPrefix;
-    expect((await redis.keys(`${p}:*`)).sort()).toEqual(
+    expect((await admin.keys(`${p}:*`)).sort()).toEqual(
       [`${p}:ip:${ip}`, `${p}:key:10:${ip}`, `${p}:key:20:key-large`, `${p}:key:5:key-small`, `${p}:partner:${ip}`].sort(),
     );
-    const ttl = await redis.pttl(`${p}:key:5:key-small`);
+    const ttl = await admin.pttl(`${p}:key:5:key-small`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
   it('shares one budget between two gateway replicas on the same Redis', async () => {
     const opts = options();
-    const other = client(redisPort);
+    const other = client(redisPort, { username: gatewayLogin.user, password: gatewayLogin.password });
     await other.connect();
     const a = new RateLimits(redis, opts);
     const b = new RateLimits(other, opts);

@@ -9,7 +9,7 @@ import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry } from '@xchain/service-kit';
-import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, type Managed, freePort, newBus, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, startNats, freshMigratedDatabase, testRedisAdmin } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
 import { OrderUpdatesConsumer } from './order-updates.consumer';
@@ -21,6 +21,8 @@ import { WebhookWorker } from './webhook-worker';
 import { WebhooksService } from './webhooks.service';
 
 const redisPort = Number(process.env['TEST_REDIS_PORT']);
+/** The partner-service's own Redis user (D17), limited to this suite's queue prefix. */
+const redisLogin = newRedisLogin(`int_partner_${randomBytes(4).toString('hex')}`);
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 const PUBLISHER = 'updates-publisher';
 
@@ -100,7 +102,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     allowHttpLocalhost: true,
     timeoutMs: 300,
     retry: { baseMs: 200, maxMs: 400, windowMs: 3_600_000 },
-    redisUrl: `redis://127.0.0.1:${redisPort}`,
+    redisUrl: redisUrl(redisPort, redisLogin),
     queuePrefix: `wh-int-${randomBytes(4).toString('hex')}`,
     concurrency: 5,
     sweepMs: 600_000, // swept by hand below
@@ -130,6 +132,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     serviceConn = await connectNats({ url, name: 'partner-service', connectTimeoutMs: 5000, ...bus.credentials('partner-service') });
     publisherConn = await connectNats({ url, name: PUBLISHER, connectTimeoutMs: 5000, ...bus.credentials(PUBLISHER) });
     db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_webhooks'), 4);
+    await provisionRedisUsers(redisPort, testRedisAdmin().login, [{ login: redisLogin, rules: redisServiceRules('partner-service', { ...DEFAULT_REDIS_PREFIXES, webhookQueue: opts.queuePrefix }) }]);
     worker = new WebhookWorker(db, opts, new HealthRegistry('partner-service'), silent);
     worker.onApplicationBootstrap();
     consumer = new OrderUpdatesConsumer(serviceConn, db, worker, silent);

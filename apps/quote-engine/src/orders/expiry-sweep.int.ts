@@ -1,7 +1,7 @@
 import type { OrderUpdate } from '@xchain/contracts';
 import { orderToWire, sampleOrder } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { freshMigratedDatabase } from '@xchain/stack';
+import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import { Pool } from 'pg';
 import { ExpirySweep, sqlExpiredQuotes } from './expiry-sweep';
 import { OrderUpdatePusher, sqlPushLog } from './order-updates';
@@ -43,7 +43,7 @@ describe('expiry sweep on PostgreSQL', () => {
     await db?.end();
   });
 
-  beforeEach(() => db.query('TRUNCATE quotes, order_events, order_view_pushes'));
+  beforeEach(() => truncate(url, 'quotes, order_events, order_view_pushes'));
 
   it('selects the quotes past retention, never deposited, whose last pushed view is not expired, in (retained_until, quote_hash) pages', async () => {
     await insert(hash(1), minutes(-10));

@@ -1,4 +1,4 @@
-import { freshMigratedDatabase } from '@xchain/stack';
+import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
 import { type PurgeRun, type QuotePurge, postgresQuotePurge } from './quote-purge';
@@ -62,7 +62,7 @@ describe('quote purge on PostgreSQL', () => {
   });
 
   beforeEach(async () => {
-    await db.query('TRUNCATE quotes, order_events, order_view_pushes, fulfillment_samples');
+    await truncate(url, 'quotes, order_events, order_view_pushes, fulfillment_samples');
     lines.length = 0;
   });
 

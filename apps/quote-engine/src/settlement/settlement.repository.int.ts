@@ -1,5 +1,5 @@
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { freshMigratedDatabase } from '@xchain/stack';
+import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import { Pool } from 'pg';
 import { SettlementRepository } from './settlement.repository';
 
@@ -24,7 +24,7 @@ describe('settlement decisions on PostgreSQL', () => {
   });
 
   beforeEach(async () => {
-    await pool.query('TRUNCATE settlements, quotes, order_events, order_view_pushes, fulfillment_samples');
+    await truncate(url, 'settlements, quotes, order_events, order_view_pushes, fulfillment_samples');
   });
 
   /** A repository on its own connections, as another replica of the quote-engine would have. */
