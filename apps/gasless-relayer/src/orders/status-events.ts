@@ -1,6 +1,6 @@
 import { GASLESS_EVENTS_STREAM_DEF, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureStream, type NatsConnection } from '@xchain/messaging';
+import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 
 /**
@@ -33,6 +33,6 @@ export class StatusEvents {
 
   private async ensureStream(): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
-    await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, this.log);
+    await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, this.log, { replicas: streamReplicasOf(this.nc) });
   }
 }
