@@ -17,7 +17,7 @@ export interface NatsOptions {
   password: string;
   /**
    * Copies of each JetStream stream (and KV bucket) the services keep on this bus
-   * (NATS_STREAM_REPLICAS): 1 on a single server, 3 on the three-member cluster. Whatever creates or
+   * (NATS_STREAM_REPLICAS): 3 on the three-member cluster, unset on a single server. Whatever creates or
    * checks a stream through this connection uses it (`streamReplicasOf`); unset, streams are
    * created with the server's default and their count is left alone.
    */
