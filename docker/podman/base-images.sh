@@ -77,11 +77,11 @@ for w in "${what[@]}"; do
     node) node_image ;;
     services)
       # compose reads these (docker/compose.yaml: ${NATS_IMAGE:-…}); written for compose.sh to source.
-      {
-        echo "NATS_IMAGE=$(service_image nats docker.io/library/nats:2.10-alpine)"
-        echo "REDIS_IMAGE=$(service_image redis docker.io/library/redis:7-alpine)"
-        echo "POSTGRES_IMAGE=$(service_image postgres docker.io/library/postgres:17-alpine)"
-      } >"$XCHAIN_CONTAINERS_DIR/service-images.env"
+      # Assigned first: a failed build stops the script (set -e does not see into an echo's arguments).
+      nats=$(service_image nats docker.io/library/nats:2.10-alpine)
+      redis=$(service_image redis docker.io/library/redis:7-alpine)
+      postgres=$(service_image postgres docker.io/library/postgres:17-alpine)
+      printf 'NATS_IMAGE=%s\nREDIS_IMAGE=%s\nPOSTGRES_IMAGE=%s\n' "$nats" "$redis" "$postgres" >"$XCHAIN_CONTAINERS_DIR/service-images.env"
       cat "$XCHAIN_CONTAINERS_DIR/service-images.env" >&2
       ;;
     *) echo "base-images.sh: unknown $w (node, services)" >&2; exit 2 ;;

@@ -31,6 +31,7 @@ default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
 runtime = "runc"
 tmp_dir = "$d/tmp"
 [network]
+network_backend = "netavark"
 network_config_dir = "$d/networks"
 CONF
   cat >"$d/storage.conf" <<CONF
