@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { IMAGE_NAMES, IMAGES, type ImageName } from './images';
+import { ROOT } from '@xchain/stack';
+import { APP_NAMES, IMAGE_NAMES, IMAGES, type ImageName } from './images';
+import { type Loose, OVERLAYS, podSpecOf, refOf, renderOverlay } from './manifests';
 
 /**
  * The images `npm run images` built (docker/podman/images.sh), opened with podman: what each one's
@@ -54,7 +56,9 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
 
   beforeAll(() => {
     if (!process.env['CONTAINERS_STORAGE_CONF']) throw new Error('podman storage is not set: run through docker/podman/check.sh (npm run release:check)');
-    [info] = JSON.parse(podman('image', 'inspect', tag(image))) as (typeof info)[];
+    const [found] = JSON.parse(podman('image', 'inspect', tag(image))) as (typeof info)[];
+    if (!found) throw new Error(`no image ${tag(image)}: npm run images`);
+    info = found;
     root = podman('image', 'mount', tag(image));
     files = walk(root);
     const size = info.Size;
@@ -108,5 +112,93 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
     const debs = [...readFileSync(join(root, 'var/lib/dpkg/status'), 'utf8').matchAll(/^Package: (.+)$/gm)].map((m) => m[1] ?? '');
     expect(debs.filter((d) => DEV_DEBS.test(d))).toEqual([]);
     expect(files.filter((f) => f.path.startsWith('/app/dist/') && /\.(ts|map)$|\.(spec|int|e2e|ctr)\.js$/.test(f.path)).map((f) => f.path)).toEqual([]);
+  });
+});
+
+/**
+ * The manifests against the built images (what kube play and a cluster would run): every workload
+ * of both overlays that runs one of our images asks only for what that image really has. Its user
+ * is the image's, every variable it sets is read somewhere in the image's code (its compiled files
+ * or its packages, e.g. the OpenTelemetry SDK's OTEL_*), its container port is the one the app
+ * listens on with the variables set, the image's own health check probes that same port, its probe
+ * paths are routes the image's code serves, and the files its variables name are in its ConfigMaps.
+ * (test/containers/kube.ctr.ts fetches each probe of the dev overlay from the running pods.)
+ */
+describe.each(OVERLAYS)('the %s overlay against the built images', (overlay) => {
+  const objects = renderOverlay(ROOT, overlay);
+  const workloads = objects.flatMap((o) => {
+    const spec = podSpecOf(o) as Loose;
+    const containers = (spec?.containers ?? []) as Loose[];
+    return containers
+      .map((c) => ({ ref: refOf(o), spec, c, image: IMAGE_NAMES.find((i) => String(c.image).split(':')[0] === `xchain/${i}`) }))
+      .filter((w): w is typeof w & { image: ImageName } => w.image !== undefined);
+  });
+  const mounted = new Map<ImageName, string>();
+  const code = new Map<ImageName, string>();
+  const rootOf = (image: ImageName): string => {
+    const root = mounted.get(image) ?? podman('image', 'mount', tag(image));
+    mounted.set(image, root);
+    return root;
+  };
+  /** Every text file of the image's /app, concatenated (the variables and routes its code names). */
+  const codeOf = (image: ImageName): string => {
+    const cached = code.get(image);
+    if (cached !== undefined) return cached;
+    const app = join(rootOf(image), 'app');
+    const text = walk(app)
+      .filter((f) => !f.dir && /\.(c?js|mjs|json)$/.test(f.path))
+      .map((f) => readFileSync(join(app, f.path), 'utf8'))
+      .join('\n');
+    code.set(image, text);
+    return text;
+  };
+  afterAll(() => {
+    for (const image of mounted.keys()) podman('image', 'unmount', tag(image));
+  });
+
+  it('runs every one of the six images somewhere', () => {
+    expect([...new Set(workloads.map((w) => w.image))].sort()).toEqual([...IMAGE_NAMES].sort());
+  });
+
+  it.each(IMAGE_NAMES)('%s: as the image’s user, setting only variables the image reads', (image) => {
+    const [info] = JSON.parse(podman('image', 'inspect', tag(image))) as { Config: { User: string } }[];
+    for (const w of workloads.filter((x) => x.image === image)) {
+      const sc = w.spec.securityContext ?? {};
+      expect({ ref: w.ref, user: `${sc.runAsUser}:${sc.runAsGroup}` }).toEqual({ ref: w.ref, user: info?.Config.User });
+      const text = codeOf(image);
+      const unread = ((w.c.env ?? []) as { name: string }[]).map((e) => e.name).filter((n) => !text.includes(n));
+      expect({ ref: w.ref, unread }).toEqual({ ref: w.ref, unread: [] });
+    }
+  });
+
+  it.each(APP_NAMES)('%s: its container port is where the app listens and where the image’s health check looks', (app) => {
+    const health = IMAGES[app].health;
+    if (!health) throw new Error(`${app} has no health port`);
+    const healthcheck = readFileSync(join(rootOf(app), 'app/healthcheck.js'), 'utf8');
+    expect(healthcheck).toContain(`process.env.${health.portVar} || '${health.port}'`);
+    for (const w of workloads.filter((x) => x.image === app)) {
+      const env = new Map(((w.c.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
+      const listens = Number(env.get(health.portVar) ?? health.port);
+      const ports = ((w.c.ports ?? []) as { name?: string; containerPort: number }[]);
+      expect({ ref: w.ref, ports: ports.map((p) => p.containerPort) }).toEqual({ ref: w.ref, ports: [listens] });
+      for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+        const get = w.c[probe]?.httpGet as { path: string; port: number | string } | undefined;
+        if (!get) continue;
+        const port = typeof get.port === 'number' ? get.port : ports.find((p) => p.name === get.port)?.containerPort;
+        expect({ ref: w.ref, probe, port, served: codeOf(app).includes(`'${get.path}'`) || codeOf(app).includes(`"${get.path}"`) }).toEqual({ ref: w.ref, probe, port: listens, served: true });
+      }
+    }
+  });
+
+  it('points every *_FILE variable at a file its ConfigMap mount holds', () => {
+    for (const w of workloads) {
+      for (const e of (w.c.env ?? []) as { name: string; value?: string }[]) {
+        if (!e.name.endsWith('_FILE') || !e.value?.startsWith('/')) continue;
+        const mount = ((w.c.volumeMounts ?? []) as { name: string; mountPath: string }[]).find((m) => e.value?.startsWith(`${m.mountPath}/`));
+        const cm = ((w.spec.volumes ?? []) as Loose[]).find((v) => v.name === mount?.name)?.configMap?.name;
+        const data = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === cm)?.data ?? {};
+        expect({ ref: w.ref, file: e.value, held: e.value.slice((mount?.mountPath.length ?? 0) + 1) in data }).toEqual({ ref: w.ref, file: e.value, held: true });
+      }
+    }
   });
 });
