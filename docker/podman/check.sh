@@ -5,7 +5,8 @@
 #   2. tools/deploy/src/images.ctr.ts      each image's files and settings
 #   3. npm run compose:up                  the whole system from them, with the local chains
 #   4. test/containers/compose.ctr.ts      end to end through the published gateway port
-#   5. npm run compose:down -- --volumes
+#   5. test/containers/kube.ctr.ts         the dev overlay's Deployments under podman kube play
+#   6. npm run compose:down -- --volumes
 # then removes every image, container and volume (the whole of XCHAIN_CONTAINERS_DIR) unless
 # --keep is given. Prints how long each step took. Extra arguments after -- go to Jest.
 set -euo pipefail
@@ -41,3 +42,6 @@ t=$SECONDS; bash docker/podman/compose.sh up; step 'compose up' $t
 t=$SECONDS
 XCHAIN_GATEWAY_URL="http://127.0.0.1:$GATEWAY_PUBLISH_PORT" jest -c test/containers/jest.config.js --runInBand --testPathPatterns 'test/containers/compose\.ctr\.ts' "$@"
 step 'compose suite' $t
+t=$SECONDS
+jest -c test/containers/jest.config.js --runInBand --testPathPatterns 'test/containers/kube\.ctr\.ts' "$@"
+step 'kube play suite' $t
