@@ -8,7 +8,7 @@
 #          gateway's /readyz answers on 127.0.0.1:$GATEWAY_PUBLISH_PORT (default 8080).
 #   down   stops and removes the containers (volumes kept; `down --volumes` deletes them too), then
 #          podman's service and the health-check runner.
-#   ps | logs [service] | exec …   passed to docker-compose with the same settings.
+#   ps | logs [service] | port | exec | stop | start …   passed to docker-compose with the same settings.
 # Podman runs health checks only through systemd timers, which these machines lack: a small runner
 # calls `podman healthcheck run` for each container every 2 s while the system is up, so compose's
 # `condition: service_healthy` and `podman ps` see real health.
@@ -92,12 +92,13 @@ case "${1:-}" in
     ;;
   down)
     shift
-    if alive "$d/podman-service.pid"; then "${compose[@]}" down --remove-orphans "$@"; fi
+    start_service
+    "${compose[@]}" down --remove-orphans "$@"
     [[ " $* " == *" --volumes "* || " $* " == *" -v "* ]] && rm -f "$d/compose.env"
     stop_pid "$d/health-runner.pid"
     stop_pid "$d/podman-service.pid"
     ;;
-  ps | logs | exec | top | restart | kill | stop | start)
+  ps | logs | exec | top | port | restart | kill | stop | start)
     start_service
     "${compose[@]}" "$@"
     ;;

@@ -17,7 +17,7 @@ const podman = (...args: string[]): string => execFileSync('podman', args, { enc
 const tag = (image: ImageName) => `localhost/xchain/${image}:local`;
 
 /** Packages of the build stage (devDependencies, tools) that no runtime image may carry. */
-const DEV_PACKAGES = ['jest', 'typescript', 'prisma', 'nx', '@swc/core', '@swc/cli', 'eslint', 'solc', 'node', 'kubernetes-models', 'litesvm', '@foundry-rs/anvil-linux-amd64', '@nestjs/testing', 'fast-check', 'yaml'];
+const DEV_PACKAGES = ['jest', 'typescript', 'prisma', 'nx', '@swc/core', '@swc/cli', 'eslint', 'solc', 'node', 'kubernetes-models', 'litesvm', '@foundry-rs/anvil-linux-amd64', '@nestjs/testing', 'fast-check'];
 /** Debian packages a runtime image has no use for: compilers, build tools, interpreters, fetchers. */
 const DEV_DEBS = /^(gcc(-[0-9]+)?|g\+\+(-[0-9]+)?|cpp(-[0-9]+)?|make|build-essential|python3.*|git|curl|wget|.*-dev)$/;
 
