@@ -11,13 +11,19 @@ xc_log() { echo "[containers] $*" >&2; }
 
 xc_install() {
   local missing=()
+  # netavark drives the firewall through iptables, which nothing pulls in without recommends.
   command -v podman >/dev/null || missing+=(podman buildah runc netavark aardvark-dns slirp4netns catatonit fuse-overlayfs uidmap)
+  command -v iptables >/dev/null || missing+=(iptables)
   command -v debootstrap >/dev/null || missing+=(debootstrap)
   command -v docker-compose >/dev/null || missing+=(docker-compose)
   if ((${#missing[@]} > 0)); then
     xc_log "installing from Debian: ${missing[*]}"
+    local log="/tmp/xchain-containers-apt.$$.log" t=$SECONDS
     # --no-install-recommends: docker-compose recommends the Docker daemon, which is not wanted.
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}") >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}") >"$log" 2>&1 \
+      || { tail -20 "$log" >&2; rm -f "$log"; return 1; }
+    rm -f "$log"
+    xc_log "installed in $((SECONDS - t)) s"
   fi
 }
 
