@@ -92,11 +92,16 @@ case "${1:-}" in
     ;;
   down)
     shift
-    start_service
-    "${compose[@]}" down --remove-orphans "$@"
-    [[ " $* " == *" --volumes "* || " $* " == *" -v "* ]] && rm -f "$d/compose.env"
+    status=0
+    # Nothing was ever brought up without the env file (compose refuses to start without it).
+    if [[ -f $d/compose.env ]]; then
+      start_service
+      "${compose[@]}" down --remove-orphans "$@" || status=$?
+    fi
+    if ((status == 0)) && [[ " $* " == *" --volumes "* || " $* " == *" -v "* ]]; then rm -f "$d/compose.env"; fi
     stop_pid "$d/health-runner.pid"
     stop_pid "$d/podman-service.pid"
+    exit $status
     ;;
   ps | logs | exec | top | port | restart | kill | stop | start)
     start_service

@@ -166,6 +166,21 @@ describe('the system in containers (npm run compose:up)', () => {
       expect(sig?.[2]).toBe(createHmac('sha256', secret).update(`${sig?.[1]}.${delivered.body}`).digest('hex'));
       expect(JSON.parse(delivered.body)).toMatchObject({ type: 'order.updated', data: { quote_hash: q['quote_hash'], status: 'fulfilled' } });
     });
+
+    it('fills an order whose relayer crashed right after taking it: the restarted relayer and its queue finish the work', async () => {
+      const user = g.newUser();
+      await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 100_000_000n);
+      const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '100000000');
+      const id = container('gasless-relayer');
+      const restarts = Number(podman('inspect', '--format', '{{.RestartCount}}', id));
+      const r = await g.submit(await g.evmBody(user, q, true));
+      expect(r).toMatchObject({ status: 200, body: { status: 'queued' } });
+      process.kill(Number(podman('inspect', '--format', '{{.State.Pid}}', id)), 'SIGKILL');
+      await until('the relayer restarted', async () => Number(inspect(id).RestartCount) > restarts && inspect(id).State.Running);
+      const view = await g.waitOrder(q['quote_hash'], (v) => v.status === 'fulfilled', 180_000);
+      expect(view.gasless).toMatchObject({ status: 'confirmed' });
+      expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, user.address)).toBe(0n);
+    });
   });
 
   it('restarts a killed app container by its restart policy, and nothing it stored is lost', async () => {
