@@ -1,13 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICES, startBuiltService } from '@xchain/stack';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { PLENTY, type SettlementFixture, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(180_000);
-
-const RELAYER = SERVICES.find((s) => s.name === 'gasless-relayer')!;
 
 interface LogLine {
   level: string;
@@ -99,13 +96,8 @@ describe('quote-engine: the relayer away and back', () => {
     expect(warnings.map((w) => w.msg).length).toBeLessThanOrEqual(3);
     expect(warnings.map((w) => w.msg)).toContain('gasless unreachable; calls to it fail until it is back');
 
-    const proc = await startBuiltService({
-      spec: RELAYER,
-      port: e2e.ports['gasless-relayer'],
-      env: { ...e2e.stack.env, ...e2e.stack.bus.envFor('gasless-relayer'), DATABASE_URL: e2e.databaseUrl('gasless_relayer') },
-      logFile: join(e2e.logDir, 'gasless-relayer.log'),
-    });
-    e2e.stack.services.set('gasless-relayer', proc);
+    // The same relayer again: its port, log and environment (its own database and Redis users).
+    await e2e.stack.restart('gasless-relayer');
     const back = await until('the relayer logged as back', () => quoteEngineLog(e2e, from).find((l) => l.msg === 'gasless reachable again'));
     expect(back['failures']).toBeGreaterThanOrEqual(15);
     expect(back['down_ms']).toBeGreaterThan(0);

@@ -61,6 +61,8 @@ export interface E2eStackOptions {
   replicas?: number;
   /** A Redis of the suite's own (one it stops and starts) instead of the shared one, with its administrator. */
   redis?: { port: number; admin: RedisLogin };
+  /** NATS as a three-member JetStream cluster, streams at three replicas (`stack.natsCluster` has the members). */
+  natsCluster?: boolean;
 }
 
 export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<E2eStack> {
@@ -94,6 +96,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
           ...(opts.testUsers ? { testUsers: opts.testUsers } : {}),
           ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
           ...(opts.replicas ? { replicas: opts.replicas } : {}),
+          ...(opts.natsCluster ? { natsCluster: true } : {}),
           logDir: join(dataDir, 'logs'),
           // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
           // out of the way unless a suite sets it to test it.

@@ -48,7 +48,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
       warnUncovered(feeds, sources, log);
       this.poller.poke();
     });
-    this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc), log, {
+    this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc, log), log, {
       pollMs: env.PRICE_POLL_MS,
       maxAgeSecs: env.PRICE_MAX_AGE_SECS,
       now,
@@ -80,7 +80,7 @@ export class PriceOracleModule {
       module: PriceOracleModule,
       controllers: [HealthController],
       providers: [
-        ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD }),
+        ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
         { provide: ORACLE_ENV, useValue: env },
         { provide: CLOCK, useValue: opts.now ?? Date.now },
         OracleRunner,

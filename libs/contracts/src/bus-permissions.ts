@@ -152,7 +152,7 @@ interface StreamUse {
   stream: string;
   /** Subjects this user publishes into the stream. */
   publish?: string[];
-  /** Creates the stream when missing (and reads its info). */
+  /** Creates the stream when missing (and reads its info, and moves it to the configured replica count). */
   create?: boolean;
   /** Reads the stream's info (opening a KV bucket). */
   info?: boolean;
@@ -205,7 +205,7 @@ function jetStreamSubjects(use: StreamUse): { publish: string[]; subscribe: stri
   const api = '$JS.API';
   const s = use.stream;
   const publish = [...(use.publish ?? [])];
-  if (use.create) publish.push(`${api}.STREAM.CREATE.${s}`, `${api}.STREAM.INFO.${s}`);
+  if (use.create) publish.push(`${api}.STREAM.CREATE.${s}`, `${api}.STREAM.INFO.${s}`, `${api}.STREAM.UPDATE.${s}`);
   if (use.info) publish.push(`${api}.STREAM.INFO.${s}`);
   if (use.durable) {
     const d = use.durable;

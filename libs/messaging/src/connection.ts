@@ -15,12 +15,30 @@ export interface NatsOptions {
    */
   user: string;
   password: string;
+  /**
+   * Copies of each JetStream stream (and KV bucket) the services keep on this bus
+   * (NATS_STREAM_REPLICAS): 3 on the three-member cluster, unset on a single server. Whatever creates or
+   * checks a stream through this connection uses it (`streamReplicasOf`); unset, streams are
+   * created with the server's default and their count is left alone.
+   */
+  streamReplicas?: number | undefined;
 }
 
-/** Connects with endless reconnects: a NATS restart must not take a service down. */
+const replicasByConnection = new WeakMap<NatsConnection, number>();
+
+/** The stream replica count this connection was opened with (`NatsOptions.streamReplicas`), if any. */
+export function streamReplicasOf(nc: NatsConnection): number | undefined {
+  return replicasByConnection.get(nc);
+}
+
+/**
+ * Connects with endless reconnects: a NATS restart must not take a service down. `url` may list
+ * several servers, comma-separated (the members of a cluster): the client picks one at random and,
+ * when it goes away, reconnects to another (the members also tell it of each other).
+ */
 export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
-  return connect({
-    servers: opts.url.split(','),
+  const nc = await connect({
+    servers: opts.url.split(',').map((u) => u.trim()).filter((u) => u !== ''),
     name: opts.name,
     user: opts.user,
     pass: opts.password,
@@ -35,6 +53,8 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
     // subject and deadline instead (RpcClient maps every transport failure).
     noAsyncTraces: true,
   });
+  if (opts.streamReplicas !== undefined) replicasByConnection.set(nc, opts.streamReplicas);
+  return nc;
 }
 
 /** Readiness check: connected, and the server answers a round trip. */

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { DependencyOutage, type DependencyOutages } from './dependency-outage';
 import { busMetrics } from './metrics';
 import { Backoff } from './retry';
+import { streamReplicasOf } from './connection';
 import { ensureStream } from './streams';
 
 export interface DurableConsumerOptions<T> {
@@ -71,7 +72,7 @@ export class DurableConsumer<T> {
     while (!this.stopped) {
       try {
         const jsm = await jetstreamManager(nc);
-        await ensureStream(jsm, stream, log);
+        await ensureStream(jsm, stream, log, { replicas: streamReplicasOf(nc) });
         await jsm.consumers.add(stream.name, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,

@@ -43,12 +43,12 @@ describe('ensureStream on a real NATS server, as the services connect', () => {
     const jsm = await jetstreamManager(await connect('quote-engine'));
     const log = logger();
     const registry = new Registry();
-    await expect(ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log, registry)).resolves.toEqual({ stream: 'ORDER_UPDATES_V1', outcome: 'ok', differences: [] });
+    await expect(ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log, { registry })).resolves.toEqual({ stream: 'ORDER_UPDATES_V1', outcome: 'ok', differences: [] });
     const info = await jsm.streams.info('ORDER_UPDATES_V1');
     expect(info.config).toMatchObject({ subjects: ['orders.v1.updated.*'], max_age: 7 * 24 * 3600 * 1e9, storage: 'file' });
     // Another service (its own user) starting later finds the same stream and says nothing.
     const other = await jetstreamManager(await connect('partner-service'));
-    await expect(ensureStream(other, ORDER_UPDATES_STREAM_DEF, log, registry)).resolves.toMatchObject({ outcome: 'ok' });
+    await expect(ensureStream(other, ORDER_UPDATES_STREAM_DEF, log, { registry })).resolves.toMatchObject({ outcome: 'ok' });
     expect(log.lines).toEqual([]);
     expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([{ labels: { stream: 'ORDER_UPDATES_V1' }, value: 0 }]);
   });
@@ -59,7 +59,7 @@ describe('ensureStream on a real NATS server, as the services connect', () => {
     const jsm = await jetstreamManager(await connect('gasless-relayer'));
     const log = logger();
     const registry = new Registry();
-    const check = await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, log, registry);
+    const check = await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, log, { registry });
     expect(check).toEqual({
       stream: 'GASLESS_EVENTS_V1',
       outcome: 'mismatch',
@@ -77,7 +77,7 @@ describe('ensureStream on a real NATS server, as the services connect', () => {
   it('a user that may not create the stream gets the error, not a report of a mismatch', async () => {
     const jsm = await jetstreamManager(await connect('gateway'), { checkAPI: false });
     const log = logger();
-    await expect(ensureStream(jsm, { ...GASLESS_EVENTS_STREAM_DEF, name: 'NOT_A_STREAM_OF_OURS' }, log, new Registry())).rejects.toThrow();
+    await expect(ensureStream(jsm, { ...GASLESS_EVENTS_STREAM_DEF, name: 'NOT_A_STREAM_OF_OURS' }, log, { registry: new Registry() })).rejects.toThrow();
     expect(log.lines).toEqual([]);
   });
 });

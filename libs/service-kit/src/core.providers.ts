@@ -29,6 +29,8 @@ export interface CoreOptions {
   /** The service's NATS user (default: its name) and password (D14). */
   natsUser?: string | undefined;
   natsPassword: string;
+  /** Replicas of the streams and buckets this service creates (NATS_STREAM_REPLICAS). */
+  natsStreamReplicas?: number | undefined;
 }
 
 /** Logger, NATS connection, RPC server (queue group = service name), readiness registry and the process's metrics. */
@@ -46,6 +48,7 @@ export function coreProviders(opts: CoreOptions): Provider[] {
           connectTimeoutMs: opts.natsConnectTimeoutMs,
           user: opts.natsUser ?? opts.service,
           password: opts.natsPassword,
+          streamReplicas: opts.natsStreamReplicas,
         });
       },
     },

@@ -51,6 +51,14 @@ export const BaseEnv = z.object({
   /** Its password (a Kubernetes Secret in production; the local stack makes one per run). */
   NATS_PASSWORD: z.string().default(''),
   NATS_CONNECT_TIMEOUT_MS: millis(5000),
+  /**
+   * Copies the server keeps of each JetStream stream and of the prices bucket: 3 on the
+   * three-member cluster (Kubernetes, the e2e stack's `natsCluster`); streams made earlier with
+   * another count are moved to it. Unset (one server: the local stack, docker compose): streams
+   * are created with the server's default, one, and their count is never changed, so a service
+   * started without it never moves a cluster's streams down to one copy.
+   */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
   HOST: z.string().default('127.0.0.1'),
   SHUTDOWN_GRACE_MS: millis(10_000),
   /** Serve Prometheus metrics at `/metrics` on the service's HTTP port (scraped in-cluster in production). */

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PATH_METADATA } from '@nestjs/common/constants';
+import { busPermissions } from '@xchain/contracts';
 import { HealthController, METRICS_PATH } from '@xchain/service-kit';
 import { ROOT, SERVICES } from '@xchain/stack';
 import { type EnvContract, appEnvSchema, envContract, envProblems, telemetryReads } from './app-env';
@@ -86,6 +87,14 @@ describe.each(OVERLAYS)('k8s/overlays/%s against the code', (overlay) => {
       expect(password.valueFrom.secretKeyRef).toEqual({ name: 'xchain-nats-users', key: app });
       expect(env.get('NATS_URL')).toMatch(/^nats:\/\/nats:4222$/);
       expect(find(objects, 'Service', 'nats').spec.ports[0].port).toBe(4222);
+    });
+
+    it('keeps the streams it creates on every member of the NATS StatefulSet', () => {
+      const creates = busPermissions()[app].publish.some((s) => s.startsWith('$JS.API.STREAM.CREATE.'));
+      const members = find(objects, 'StatefulSet', 'nats').spec.replicas;
+      expect(members).toBe(3);
+      // Derived from the bus permissions: the apps that may create a stream or bucket say how many copies.
+      expect({ app, replicas: env.get('NATS_STREAM_REPLICAS') }).toEqual({ app, replicas: creates ? String(members) : undefined });
     });
 
     it('probes the paths the app serves, on the port it listens on', () => {

@@ -2,6 +2,7 @@ export * from './bus';
 export * from './credentials';
 export * from './log-file';
 export * from './postgres-roles';
+export * from './nats-cluster';
 export * from './process';
 export * from './redis-acl';
 export * from './servers';

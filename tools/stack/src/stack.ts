@@ -6,6 +6,7 @@ import { type DatabaseAccess, PG_SUPERUSER, type PgAdmin, newDatabaseAccess, pgU
 import { type Managed, freePort, tcpOpen } from './process';
 import { DEFAULT_REDIS_PREFIXES, REDIS_SERVICES, type RedisLogin, type RedisUser, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl } from './redis-acl';
 import { secretKeyFile } from './secret-key-file';
+import { type NatsCluster, NATS_CLUSTER_SIZE, startNatsCluster } from './nats-cluster';
 import { startNats, startPostgres, startRedis, type ServerPorts } from './servers';
 import { ROOT, SERVICES, runTool, startBuiltService, type ServiceSpec } from './services';
 
@@ -32,6 +33,11 @@ export interface StackOptions {
   root?: string;
   /** Instances of each service (default 1); the extra ones get free ports and logs `<name>-<i>.log`. */
   replicas?: number;
+  /**
+   * NATS as a three-member JetStream cluster (see nats-cluster.ts), the first member on NATS_PORT:
+   * the services get every member's URL and keep streams and the prices bucket at three replicas.
+   */
+  natsCluster?: boolean;
 }
 
 export interface Stack {
@@ -56,6 +62,8 @@ export interface Stack {
   instancePorts: Map<ServiceSpec['name'], number[]>;
   /** Starts instance `index` of a service again (after a test killed it), with its port, log and environment. */
   restart(name: ServiceSpec['name'], index?: number): Promise<Managed>;
+  /** The members, when started as a cluster (`natsCluster`): each can be killed and restarted. */
+  natsCluster?: NatsCluster;
   stop(): Promise<void>;
 }
 
@@ -109,9 +117,15 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const bus = newBus(opts.testUsers);
     let pgAdmin: PgAdmin;
     let redisAdmin: RedisLogin;
-    const nats = startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats'), bus.users);
+    let natsCluster: NatsCluster | undefined;
+    const nats: Promise<Managed[]> = opts.natsCluster
+      ? startNatsCluster({ dir: join(opts.dataDir, 'nats'), port: opts.ports.nats, users: bus.users, logFile: log }).then((c) => {
+          natsCluster = c;
+          return c.members;
+        })
+      : startNats(join(opts.dataDir, 'nats'), opts.ports.nats, opts.ports.natsMonitor, log('nats'), bus.users).then((n) => [n]);
     if (opts.external) {
-      servers.push(await nats);
+      servers.push(...(await nats));
       pgAdmin = { port: pgPort, password: opts.external.postgresAdminPassword };
       redisAdmin = opts.external.redisAdmin;
     } else {
@@ -120,7 +134,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
         startRedis(join(opts.dataDir, 'redis'), redisPort, opts.persistent, log('redis'), join(secrets, CREDENTIAL_FILES.redisAdmin)),
         startPostgres(join(opts.dataDir, 'postgres'), pgPort, opts.persistent, log('postgres'), join(secrets, CREDENTIAL_FILES.postgresAdmin)),
       ]);
-      servers.push(n, redis, pg);
+      servers.push(...n, redis, pg);
       pgAdmin = pg.admin;
       redisAdmin = redis.admin;
     }
@@ -128,7 +142,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const stackTag = (opts.databasePrefix ?? '').replace(/[^a-zA-Z0-9_-]/g, '');
     const base: NodeJS.ProcessEnv = {
       ...inherited,
-      NATS_URL: `nats://127.0.0.1:${opts.ports.nats}`,
+      NATS_URL: natsCluster?.url ?? `nats://127.0.0.1:${opts.ports.nats}`,
+      ...(natsCluster ? { NATS_STREAM_REPLICAS: String(NATS_CLUSTER_SIZE) } : {}),
       // Local receivers (a developer's, a test's) may take webhooks over plain http on loopback;
       // stacks sharing one Redis keep their queues apart.
       WEBHOOK_ALLOW_HTTP_LOCALHOST: 'true',
@@ -186,7 +201,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
     await startAll(gw, envFor('gateway'));
     const restart = (name: ServiceSpec['name'], index = 0) => startInstance(SERVICES.find((s) => s.name === name)!, index);
-    return { env: base, bus, envFor, databaseUrl: dbUrl, databases, redisAcl, servers, services, instances, instancePorts, restart, stop };
+    return { env: base, bus, envFor, databaseUrl: dbUrl, databases, redisAcl, servers, services, instances, instancePorts, restart, ...(natsCluster ? { natsCluster } : {}), stop };
   } catch (err) {
     await stop();
     throw err;

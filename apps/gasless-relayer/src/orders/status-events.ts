@@ -1,12 +1,23 @@
 import { GASLESS_EVENTS_STREAM_DEF, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureStream, type NatsConnection } from '@xchain/messaging';
+import { Backoff, ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 
 /**
+ * How long an event that cannot be published is tried again: the outage of a NATS member and the
+ * election of a stream's new leader take seconds. Below the stream's duplicate window (2 minutes),
+ * so a publish that was stored but whose acknowledgement was lost is dropped by the server when
+ * tried again, never kept twice.
+ */
+export const STATUS_EVENT_RETRY_MS = 60_000;
+
+/**
  * Publishes every status change on JetStream (`gasless.v1.events.<status>`) for the rest of the
- * system. The database is the truth; an event that cannot be published is logged, never retried
- * into a second copy (the message id deduplicates a repeat within the stream's window).
+ * system (the quote-engine pushes the order's view on each, D13). The database is the truth; an
+ * event that cannot be published is tried again with a backoff for `STATUS_EVENT_RETRY_MS` (same
+ * message id, so a repeat within the stream's window is not stored twice), then logged as lost.
+ * Without the retry, a `confirmed` due while the stream elected a new leader was lost, and the
+ * order's last pushed view said `submitted` for good.
  */
 export class StatusEvents {
   private ready?: Promise<void>;
@@ -14,14 +25,36 @@ export class StatusEvents {
   constructor(
     private readonly nc: NatsConnection,
     private readonly log: Logger,
+    private readonly retryForMs = STATUS_EVENT_RETRY_MS,
   ) {}
 
   publish(chain: string, view: GaslessOrderView): void {
     const event: GaslessEvent = { ...view, chain, at: new Date().toISOString() };
-    void this.send(event).catch((err: unknown) => {
-      this.ready = undefined;
-      this.log.warn({ quote_hash: view.quote_hash, status: view.status, err: err instanceof Error ? err.message : String(err) }, 'status event not published');
-    });
+    void this.sendUntilDone(event);
+  }
+
+  private async sendUntilDone(event: GaslessEvent): Promise<void> {
+    const backoff = new Backoff({ initialMs: 250, maxMs: 5000, jitter: 0.2 });
+    const giveUpAt = Date.now() + this.retryForMs;
+    const fields = { quote_hash: event.quote_hash, status: event.status };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.send(event);
+        if (attempt > 1) this.log.info({ ...fields, attempts: attempt }, 'status event published after a retry');
+        return;
+      } catch (err) {
+        this.ready = undefined;
+        const reason = err instanceof Error ? err.message : String(err);
+        const wait = backoff.next();
+        // Closed: the service is stopping (a running one reconnects, never closes).
+        if (Date.now() + wait > giveUpAt || this.nc.isClosed()) {
+          this.log.error({ ...fields, attempts: attempt, err: reason }, `status event not published after ${attempt} attempts; given up`);
+          return;
+        }
+        if (attempt === 1) this.log.warn({ ...fields, err: reason }, 'status event not published; retrying');
+        await new Promise((r) => setTimeout(r, wait).unref());
+      }
+    }
   }
 
   private async send(event: GaslessEvent): Promise<void> {
@@ -33,6 +66,6 @@ export class StatusEvents {
 
   private async ensureStream(): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
-    await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, this.log);
+    await ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, this.log, { replicas: streamReplicasOf(this.nc) });
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, ORDER_UPDATES_STREAM_DEF, OrderUpdateSchema, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
-import { ensureStream, type NatsConnection } from '@xchain/messaging';
+import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -129,7 +129,7 @@ export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: 
   let ready: Promise<void> | undefined;
   const ensure = async () => {
     const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
-    await ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log);
+    await ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log, { replicas: streamReplicasOf(nc) });
   };
   const js = jetstream(nc, { timeout: timeoutMs });
   return async (update) => {
