@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT, SERVICE_NODE_FLAGS } from '@xchain/stack';
-import { healthcheckScript, packageClosure, productionPackages, requireClosure } from './runtime-layout';
+import { healthcheckScript, neverLoaded, packageClosure, productionPackages, requireClosure } from './runtime-layout';
 
 /** A Dockerfile's instructions, continuation lines joined, comments dropped. */
 function instructions(text: string): { op: string; args: string }[] {
@@ -138,6 +138,15 @@ describe('the runtime layout', () => {
     ]);
     write('dist/y.js', 'require("nowhere");\n');
     expect(() => packageClosure(dir, ['dist/y.js'])).toThrow('nowhere (needed by the compiled code) is not an installed production package');
+  });
+
+  it('leaves out of the packages what the app never loads: source maps, types, TypeScript sources, docs, other databases’ Prisma compilers', () => {
+    for (const p of ['node_modules/viem/_cjs/index.js.map', 'node_modules/viem/_types/index.d.ts', 'node_modules/x/index.d.mts', 'node_modules/viem/utils/abi.ts', 'node_modules/zod/README.md', 'node_modules/@prisma/client/runtime/query_compiler_fast_bg.mysql.wasm-base64.js']) {
+      expect({ p, left: neverLoaded(p) }).toEqual({ p, left: true });
+    }
+    for (const p of ['node_modules/viem/_cjs/index.js', 'node_modules/@nestjs/core/index.mjs', 'node_modules/x/package.json', 'node_modules/zod/LICENSE.md', 'node_modules/x/LICENSE', 'node_modules/@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js', 'node_modules/@prisma/client/runtime/client.js']) {
+      expect({ p, left: neverLoaded(p) }).toEqual({ p, left: false });
+    }
   });
 
   it('writes a health check that passes only while /readyz answers 200', async () => {

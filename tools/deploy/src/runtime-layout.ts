@@ -41,7 +41,7 @@ export function assembleRuntime(root: string, image: ImageName, out: string): Ru
     cpSync(join(root, key), join(out, key), {
       recursive: true,
       // Nested node_modules are lockfile keys of their own, copied only if the closure has them.
-      filter: (src) => relative(join(root, key), src) !== 'node_modules',
+      filter: (src) => relative(join(root, key), src) !== 'node_modules' && !neverLoaded(relative(root, src)),
     });
   }
   writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: `xchain-${image}`, private: true, type: 'commonjs' }, null, 2)}\n`);
@@ -64,6 +64,25 @@ export function healthcheckScript(image: ImageName): string {
     ');',
     '',
   ].join('\n');
+}
+
+/** Files of a package the running app never loads. Licences stay, whatever their extension. */
+const NEVER_LOADED = [
+  // Source maps (Node reads them only with --enable-source-maps, which the images do not set).
+  /\.map$/,
+  // Type declarations and TypeScript sources some packages ship beside their compiled files.
+  /\.d\.[cm]?ts$/,
+  /\.[cm]?ts$/,
+  // Documentation.
+  /\.md$/i,
+  // Prisma's query compilers for the databases we do not use (the generated clients load PostgreSQL's).
+  /^node_modules\/@prisma\/client\/runtime\/.*\.(cockroachdb|mysql|sqlite|sqlserver)\./,
+];
+const LICENCE = /(^|\/)(licen[cs]e|notice|copying)[^/]*$/i;
+
+/** Whether a package file (path from the root) is one the app never loads, so the image leaves it out. */
+export function neverLoaded(path: string): boolean {
+  return !LICENCE.test(path) && NEVER_LOADED.some((re) => re.test(path));
 }
 
 const RELATIVE_REQUIRE = /require\("(\.{1,2}\/[^"]*)"\)/g;

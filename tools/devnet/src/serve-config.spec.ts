@@ -7,6 +7,8 @@ describe('serveConfig (what npm start runs locally)', () => {
   it('defaults to ethereum, base and arbitrum on 8545 onwards, the dev relayer wallets and one-second blocks', () => {
     const c = serveConfig({ DATA_DIR: '/tmp/x' });
     expect(c.ports).toEqual({ ethereum: 8545, base: 8546, arbitrum: 8547 });
+    expect(c.host).toBe('127.0.0.1');
+    expect(serveConfig({ DEVNET_HOST: '0.0.0.0' }).host).toBe('0.0.0.0'); // the chains' container
     expect(c.blockTimeSecs).toBe(1);
     expect(c.relayers).toEqual(['0x14dC79964da2C08b23698B3D3cc7Ca32193d9955', '0x23618e81E3f5cdF7f54C3d65f7FBc0aBf5B21E8f']);
     expect(c.devRelayerKeys).toBe(DEV_RELAYER_KEYS.join(','));

@@ -10,6 +10,8 @@ export interface ServeConfig {
   chains: string[];
   /** chain → port: ANVIL_BASE_PORT, then one up per chain. */
   ports: Record<string, number>;
+  /** DEVNET_HOST: the address the chains listen on (default 127.0.0.1; 0.0.0.0 in a container). */
+  host: string;
   blockTimeSecs: number;
   /** The relayer's wallets, given gas on every chain. */
   relayers: Address[];
@@ -50,6 +52,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
   const config: ServeConfig = {
     chains,
     ports: Object.fromEntries(chains.map((c, i) => [c, basePort + i])),
+    host: env['DEVNET_HOST'] ?? '127.0.0.1',
     blockTimeSecs,
     relayers,
     fillerKey,

@@ -51,6 +51,7 @@ export async function serve(args: string[]): Promise<number> {
     refunder: operator,
     settler: operator,
     ports: config.ports,
+    host: config.host,
     blockTimeSecs: config.blockTimeSecs,
     stateDir: config.chainStateDir,
     fund: config.relayers,

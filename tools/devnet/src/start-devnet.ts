@@ -15,6 +15,8 @@ export interface DevnetOptions {
   partnersFile?: string;
   /** Port per chain name; a chain not named here gets a free port. */
   ports?: Record<string, number>;
+  /** The address every anvil listens on (default loopback). */
+  host?: string;
   /** Receives the gasless executors' fees; default DEV_FEE_RECIPIENT (anvil account #9). */
   feeRecipient?: Address;
   /** Wallets given native gas on every chain (the relayer's). */
@@ -96,6 +98,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     plans.map(async (plan) => {
       const anvil = await startAnvil(plan.chainId, {
         ...(opts.ports?.[plan.name] !== undefined ? { port: opts.ports[plan.name] } : {}),
+        ...(opts.host ? { host: opts.host } : {}),
         ...(opts.stateDir ? { stateFile: join(opts.stateDir, `anvil-${plan.name}.json`) } : {}),
       });
       started.set(plan.name, anvil);

@@ -22,6 +22,7 @@ export interface DevSolanaOptions {
   chain?: string;
   registryFile?: string;
   port?: number;
+  host?: string;
   slotMs?: number;
   onProgress?: (line: string) => void;
 }
@@ -54,7 +55,7 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
   const name = opts.chain ?? 'solana';
   const chain = registry.chains.find((c) => c.chain === name && c.vm === 'svm');
   if (!chain) throw new Error(`the registry has no svm chain named ${name}`);
-  const standin = await startSolanaStandin({ ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.slotMs !== undefined ? { slotMs: opts.slotMs } : {}) });
+  const standin = await startSolanaStandin({ ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.host ? { host: opts.host } : {}), ...(opts.slotMs !== undefined ? { slotMs: opts.slotMs } : {}) });
   try {
     const fillerKey = devKeypair(DEV_SOLANA_FILLER_SEED);
     const filler = fillerKey.publicKey;
@@ -108,7 +109,8 @@ export async function startLocalSolana(env: NodeJS.ProcessEnv, say: (line: strin
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`SOLANA_STANDIN_PORT=${raw} is not a port number`);
   try {
-    return await startDevSolana({ port, onProgress: say });
+    // SOLANA_STANDIN_HOST: the address it listens on (default loopback; 0.0.0.0 in a container).
+    return await startDevSolana({ port, ...(env['SOLANA_STANDIN_HOST'] ? { host: env['SOLANA_STANDIN_HOST'] } : {}), onProgress: say });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(/already in use/.test(message) ? `${message}; set SOLANA_STANDIN_PORT to a free port` : message);

@@ -10,6 +10,8 @@ import { rpcServer } from './rpc-server';
 export interface SolanaStandinOptions {
   /** Loopback port; 0 or unset: a free one. */
   port?: number;
+  /** The address it listens on (default 127.0.0.1); `url` stays loopback's. */
+  host?: string;
   /** Milliseconds per slot (a validator's ~400). */
   slotMs?: number;
   /** Slots a blockhash stays usable (a validator's 150). */
@@ -56,7 +58,7 @@ export async function startSolanaStandin(opts: SolanaStandinOptions = {}): Promi
     server.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new Error(`port ${opts.port} for the Solana stand-in is already in use`) : err),
     );
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
   });
   const timer = setInterval(() => ledger.advance(), slotMs);
   timer.unref();
