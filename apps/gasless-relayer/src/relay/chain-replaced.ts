@@ -74,14 +74,22 @@ export class ChainReplacement {
   /**
    * Before a lane takes its next nonce: cheap unless the chain's pending nonce is behind what we
    * would sign next (`cached`, or the highest nonce stored + 1), as on a replaced chain; then the
-   * full check runs, and resets the wallet's state when the chain was replaced.
+   * full check runs, and resets the wallet's state when the chain was replaced. Answers what it
+   * read (the chain's pending nonce, the highest stored) for the take to use, or undefined after a
+   * reset (what it read is stale then).
    */
-  async beforeTake(chain: RelayChain, wallet: Address, cached: bigint | undefined, storedMax: () => Promise<bigint | undefined>): Promise<void> {
-    await this.exclusive(chain.name, wallet, async () => {
-      const [pending, stored] = await Promise.all([chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }), storedMax()]);
+  async beforeTake(
+    chain: RelayChain,
+    wallet: Address,
+    cached: bigint | undefined,
+    storedMax: () => Promise<bigint | undefined>,
+  ): Promise<{ pending: bigint; stored: bigint | undefined } | undefined> {
+    return this.exclusive(chain.name, wallet, async () => {
+      const [count, stored] = await Promise.all([chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }), storedMax()]);
+      const pending = BigInt(count);
       const next = [cached, stored === undefined ? undefined : stored + 1n].reduce<bigint | undefined>((a, b) => (b !== undefined && (a === undefined || b > a) ? b : a), undefined);
-      if (next === undefined || BigInt(pending) >= next) return;
-      await this.detectAndReset(chain, wallet);
+      if (next === undefined || pending >= next) return { pending, stored };
+      return (await this.detectAndReset(chain, wallet)) ? undefined : { pending, stored };
     });
   }
 

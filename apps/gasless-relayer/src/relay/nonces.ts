@@ -21,13 +21,16 @@ export class NonceBook {
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
     const key = `${chain.name}:${wallet}`;
-    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset() forgets.
-    await this.replaced?.beforeTake(chain, wallet, this.next.get(key), () => this.orders.maxNonce(chain.name, wallet));
+    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset()
+    // forgets. Otherwise the check's own reads of the chain and the database serve the take too.
+    const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(key), () => this.orders.maxNonce(chain.name, wallet));
     const known = this.next.get(key);
-    const [mine, stored] = await Promise.all([
-      known ?? chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }).then(BigInt),
-      this.orders.maxNonce(chain.name, wallet),
-    ]);
+    const [mine, stored] = read
+      ? [known ?? read.pending, read.stored]
+      : await Promise.all([
+          known ?? chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }).then(BigInt),
+          this.orders.maxNonce(chain.name, wallet),
+        ]);
     const afterStored = stored === undefined ? 0n : stored + 1n;
     return mine > afterStored ? mine : afterStored;
   }
