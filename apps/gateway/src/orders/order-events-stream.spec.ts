@@ -118,6 +118,37 @@ describe('streamOrderEvents (SSE of one order)', () => {
     }
   });
 
+  it('reads the view again when a read fails (the instance that took it died), and gives up after readAttempts', async () => {
+    // Updates arrived while the first view was read; the second read goes to an instance that dies.
+    const dying = fakeResponse();
+    let reads = 0;
+    let push: (u: OrderUpdate) => void = () => undefined;
+    const over = streamOrderEvents(dying.raw, {
+      ...base,
+      follow: (l) => ((push = l), () => undefined),
+      fetchView: async () => {
+        reads++;
+        if (reads === 1) {
+          push(update(2, view('deposited')));
+          return view('quoted');
+        }
+        if (reads === 2) throw new Error('quote-engine did not answer within 5000 ms');
+        return view('deposited');
+      },
+    });
+    await new Promise((r) => setImmediate(r));
+    expect({ reads, statuses: dying.events().map((v) => v.status), errors: dying.res.chunks.filter((c) => c.startsWith('event: error')) }).toEqual({ reads: 3, statuses: ['deposited'], errors: [] });
+    expect(dying.res.writableEnded).toBe(false);
+    dying.res.emit('close');
+    await over;
+
+    const down = fakeResponse();
+    let tries = 0;
+    await streamOrderEvents(down.raw, { ...base, readAttempts: 2, fetchView: async () => (tries++, Promise.reject(new Error('late'))), follow: () => () => undefined });
+    expect(tries).toBe(2);
+    expect(down.res.chunks.at(-1)).toMatch(/^event: error\n/);
+  });
+
   it('ends with an error event when the first view cannot be read, and at once on shutdown', async () => {
     const failing = fakeResponse();
     await streamOrderEvents(failing.raw, { ...base, fetchView: async () => Promise.reject(new Error('late')), follow: () => () => undefined });

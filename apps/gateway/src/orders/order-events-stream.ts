@@ -8,8 +8,10 @@ export function sseEventId(view: OrderStatus): string {
 }
 
 export interface OrderStreamOptions {
-  /** The order view as it is now (order.v1.get). */
+  /** The order view as it is now (order.v1.get). A read: a failed one is tried again (`readAttempts`). */
   fetchView: () => Promise<OrderStatus>;
+  /** Tries of one read before the stream gives up on it (default 3): an instance dying mid-read costs one. */
+  readAttempts?: number;
   /** Subscribes to the order's pushed updates; returns the unsubscribe. */
   follow: (listener: (u: OrderUpdate) => void) => () => void;
   /** Last-Event-ID of a resuming client. */
@@ -44,6 +46,17 @@ export async function streamOrderEvents(res: ServerResponse, opts: OrderStreamOp
   let finish: () => void = () => undefined;
   const over = new Promise<void>((resolve) => (finish = resolve));
 
+  /** The view, read again on a failure (the read went to an instance that died, or was late) while the stream lives. */
+  const readView = async (): Promise<OrderStatus> => {
+    const attempts = Math.max(1, opts.readAttempts ?? 3);
+    for (let i = 1; ; i++) {
+      try {
+        return await opts.fetchView();
+      } catch (err) {
+        if (i >= attempts || closed) throw err;
+      }
+    }
+  };
   const write = (chunk: string) => {
     if (!closed && !res.writableEnded) res.write(chunk);
   };
@@ -61,7 +74,7 @@ export async function streamOrderEvents(res: ServerResponse, opts: OrderStreamOp
     // Not at expires_at: a quote stays open (quoted) until its retention ends.
     const inMs = Date.parse(view.retained_until) - now() + 1000;
     if (inMs > opts.maxDurationMs) return;
-    expiryTimer = setTimeout(() => void opts.fetchView().then(send, () => undefined), Math.max(0, inMs));
+    expiryTimer = setTimeout(() => void readView().then(send, () => undefined), Math.max(0, inMs));
   };
   const close = () => {
     if (closed) return;
@@ -85,13 +98,13 @@ export async function streamOrderEvents(res: ServerResponse, opts: OrderStreamOp
 
   write(`retry: ${opts.retryMs}\n\n`);
   try {
-    let view = await opts.fetchView();
-    if (buffered.length > 0) view = await opts.fetchView(); // changed while it was read: the newest
+    let view = await readView();
+    if (buffered.length > 0) view = await readView(); // changed while it was read: the newest
     for (const u of buffered) maxVersion = Math.max(maxVersion, u.version);
     initialDone = true;
     send(view);
   } catch {
-    // The first view cannot be read (the quote-engine is late): the client retries with its id.
+    // The first view cannot be read, even tried again (the quote-engine is down or late): the client retries with its id.
     write(`event: error\ndata: ${JSON.stringify({ message: 'the order view is unavailable; reconnecting will retry' })}\n\n`);
     close();
     return over;
