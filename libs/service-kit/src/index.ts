@@ -9,3 +9,4 @@ export * from './metrics-http';
 export * from './metrics-watchers';
 export * from './bullmq-connection';
 export * from './periodic';
+export * from './clock';

@@ -1,0 +1,21 @@
+import { FakeClock, SequentialIds, SystemClock } from './clock';
+
+describe('Clock and Ids', () => {
+  it('a fake clock stands still until moved, and reads whole seconds rounded down', () => {
+    const clock = new FakeClock(Date.parse('2026-11-27T10:00:00.999Z'));
+    expect(clock.nowSecs()).toBe(Date.parse('2026-11-27T10:00:00Z') / 1000);
+    clock.advance(1);
+    expect(clock.now().toISOString()).toBe('2026-11-27T10:00:01.000Z');
+    clock.set(new Date('2027-01-01T00:00:00Z'));
+    expect(clock.nowMs()).toBe(Date.parse('2027-01-01T00:00:00Z'));
+  });
+
+  it('the system clock follows Date.now, and sequential ids count in UUID form', () => {
+    const before = Date.now();
+    const at = new SystemClock().nowMs();
+    expect(at).toBeGreaterThanOrEqual(before);
+    expect(at).toBeLessThanOrEqual(Date.now());
+    const ids = new SequentialIds();
+    expect([ids.uuid(), ids.uuid()]).toEqual(['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']);
+  });
+});
