@@ -9,7 +9,7 @@ export interface EnvVariable {
   /** The default, as a literal; undefined when there is none. */
   default?: string;
   optional: boolean;
-  /** The JSDoc comment right above the variable, if any. */
+  /** The JSDoc comment right above the variable, else its `.describe()`/`.meta({ description })` text. */
   doc?: string;
 }
 
@@ -26,6 +26,8 @@ interface Info {
   range: [string?, string?];
   default?: string;
   optional: boolean;
+  /** From `.describe(text)` or `.meta({ description })` in the chain. */
+  description?: string;
 }
 
 type Scope = ReadonlyMap<string, ts.Expression>;
@@ -59,7 +61,8 @@ export function readEnvSchemas(file: string): EnvSchema[] {
           const info = reader.read(prop.initializer, new Map());
           const [min, max] = info.range;
           const range = min !== undefined && max !== undefined ? ` ${min}–${max}` : min !== undefined ? ` ≥ ${min}` : max !== undefined ? ` ≤ ${max}` : '';
-          return { name: prop.name.getText(source), type: `${info.type}${range}`, default: info.default, optional: info.optional, doc: docOf(prop) };
+          const doc = docOf(prop) ?? info.description;
+          return { name: prop.name.getText(source), type: `${info.type}${range}`, default: info.default, optional: info.optional, ...(doc ? { doc } : {}) };
         }),
       });
     }
@@ -131,6 +134,13 @@ class ChainReader {
         return { ...info, optional: true };
       case 'url':
         return { ...info, type: 'URL' };
+      case 'describe':
+        return args[0] && ts.isStringLiteralLike(args[0]) ? { ...info, description: args[0].text } : info;
+      case 'meta': {
+        const meta = args[0];
+        const prop = meta && ts.isObjectLiteralExpression(meta) ? meta.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText(this.source) === 'description') : undefined;
+        return prop && ts.isPropertyAssignment(prop) && ts.isStringLiteralLike(prop.initializer) ? { ...info, description: prop.initializer.text } : info;
+      }
       case 'regex':
         return { ...info, type: args[0] && ts.isRegularExpressionLiteral(args[0]) ? `text matching \`${args[0].text}\`` : info.type };
       default:
