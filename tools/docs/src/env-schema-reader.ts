@@ -202,7 +202,7 @@ class ChainReader {
     if (ts.isStringLiteralLike(node)) return `\`${node.text}\``;
     if (ts.isIdentifier(node)) {
       const bound = scope.get(node.text) ?? this.consts.get(node.text);
-      if (bound && ts.isStringLiteralLike(bound)) return bound.text.length > 48 ? `\`${node.text}\` (published development keys: never for real money)` : `\`${bound.text}\``;
+      if (bound && ts.isStringLiteralLike(bound)) return bound.text.length > 48 ? `\`${node.text}\` (published for development: never for real money)` : `\`${bound.text}\``;
       if (bound) return this.value(bound, scope);
     }
     return `\`${node.getText(this.source)}\``;
