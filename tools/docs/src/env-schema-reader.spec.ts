@@ -42,6 +42,11 @@ describe('readEnvSchemas', () => {
     ]);
   });
 
+  it('skips a spread of another shape', () => {
+    const [schema] = read(`export const E = z.object({ ...BaseEnv.shape, /** A. */ A_VAR: z.string().default('x') });`);
+    expect(schema!.variables).toEqual([{ name: 'A_VAR', type: 'text', default: '`x`', optional: false, doc: 'A.' }]);
+  });
+
   it('finds no schema in a file without an exported object of variables', () => {
     expect(read(`export const x = z.object({ a: z.string() });`)).toEqual([]);
   });

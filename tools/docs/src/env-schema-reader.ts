@@ -88,8 +88,10 @@ function findObjectSchema(expr: ts.Expression): { shape: ts.ObjectLiteralExpress
   return found;
 }
 
+/** An object of variables: UPPER_CASE keys only (a spread of another shape, `...BaseEnv.shape`, is allowed and skipped). */
 const isEnvShape = (obj: ts.ObjectLiteralExpression) =>
-  obj.properties.length > 0 && obj.properties.every((p) => ts.isPropertyAssignment(p) && /^[A-Z][A-Z0-9_]*$/.test(p.name.getText()));
+  obj.properties.some(ts.isPropertyAssignment) &&
+  obj.properties.every((p) => ts.isSpreadAssignment(p) || (ts.isPropertyAssignment(p) && /^[A-Z][A-Z0-9_]*$/.test(p.name.getText())));
 
 /** The last JSDoc block above a property (a stray earlier block belongs to nobody). */
 function docOf(node: ts.Node): string | undefined {
