@@ -43,7 +43,11 @@ describe('readEnvSchemas', () => {
   });
 
   it('skips a spread of another shape', () => {
-    const [schema] = read(`export const E = z.object({ ...BaseEnv.shape, /** A. */ A_VAR: z.string().default('x') });`);
+    const [schema] = read(`export const E = z.object({
+      ...BaseEnv.shape,
+      /** A. */
+      A_VAR: z.string().default('x'),
+    });`);
     expect(schema!.variables).toEqual([{ name: 'A_VAR', type: 'text', default: '`x`', optional: false, doc: 'A.' }]);
   });
 
