@@ -26,7 +26,7 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
     host: env.HOST,
     port: env.GATEWAY_PORT,
     metrics: env.METRICS_ENABLED,
-    // The API is JSON only (415 otherwise, README): Nest's parsers would also take urlencoded forms.
+    // The API is JSON only (415 otherwise, docs/api.md): Nest's parsers would also take urlencoded forms.
     bodyParser: false,
     fastify: {
       bodyLimit: env.BODY_LIMIT_BYTES,

@@ -154,7 +154,7 @@ class XchainClientCore {
 }
 
 export type XchainClient = XchainClientCore & XchainMethods;
-/** A typed client of the public and partner HTTP API (see the README's "Typed client"). */
+/** A typed client of the public and partner HTTP API (the README's walkthrough uses it; docs/api.md lists the operations). */
 export const XchainClient = XchainClientCore as new (options: XchainClientOptions) => XchainClient;
 
 function splitArgs(op: HttpOperation, args: unknown[]): { params: Record<string, unknown>; body: unknown; options: CallOptions } {

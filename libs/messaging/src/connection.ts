@@ -49,7 +49,7 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
     reconnectTimeWait: 500,
     waitOnFirstConnect: false,
     // The client would otherwise build two Error objects (stack traces) per request up front, in
-    // case it times out: 13 % of the gateway's CPU under load, measured. Our errors name the
+    // case it times out, a large share of the gateway's CPU under load. Our errors name the
     // subject and deadline instead (RpcClient maps every transport failure).
     noAsyncTraces: true,
   });

@@ -39,7 +39,7 @@ export function busSpan(subject: string, side: 'send' | 'process', parent: Conte
  * holds a valid parent that was not sampled and this process's sampler follows its parent: the
  * span would not be recorded, so it would only cost ids and a context. That is every request when
  * nothing is exported (`startTelemetry` installs the always-off sampler) and, with an exporter
- * and the `parentbased_*` samplers the README recommends, every request the edge did not sample.
+ * and the `parentbased_*` samplers docs/operations.md recommends, every request the edge did not sample.
  * The handler then runs in the parent's context: same trace id in log lines, same `traceparent`
  * on the bus. Without a parent (a call from a background job) a span is made, so a trace starts.
  */

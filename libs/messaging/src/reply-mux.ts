@@ -11,8 +11,8 @@ interface Pending {
 /**
  * Request/reply over one wildcard inbox subscription per connection, as nats.js's own `request`
  * does, without its per-request bookkeeping: nats.js builds an Error (a stack trace) on every
- * completed request to reject a promise that is already settled, 4 % of the gateway's CPU under
- * PreviewQuote load (a CPU profile). Failures are nats.js's own error classes, so callers map them
+ * completed request to reject a promise that is already settled, a cost on every bus call of the
+ * hot path. Failures are nats.js's own error classes, so callers map them
  * the same way:
  * - nobody subscribed: the server's 503 status reply → `NoRespondersError`;
  * - no reply within the deadline → `TimeoutError`;

@@ -6,12 +6,12 @@ import type { Order } from './order';
  *
  * Why: every quote encodes its order twice (the quote hash and the `deposit` calldata), and viem's
  * `encodeAbiParameters` (parameter preparation, hex padding, concatenation, hex → bytes for the
- * hash) was about a tenth of the quote-engine's CPU under load. Order is fully static (uintN,
+ * hash) was a large share of the quote-engine's CPU under load. Order is fully static (uintN,
  * bytes32, bool), so its encoding is simply one left-padded 32-byte word per field in struct order
  * (ORDER_ABI_COMPONENTS), and a static tuple argument sits in place after a function's selector.
  *
- * The words are written as bytes (what keccak256 takes); the hex form is derived from them, which
- * measured faster per quote than writing hex and parsing it back for the hash. viem stays the
+ * The words are written as bytes (what keccak256 takes); the hex form is derived from them, rather
+ * than writing hex and parsing it back for the hash. viem stays the
  * reference: order-abi.spec.ts checks every field across its full range against
  * `encodeAbiParameters`, and that whatever we reject viem rejects too.
  */

@@ -96,7 +96,7 @@ const hexText = new Uint8Array(40);
  * EIP-55 form of an EVM address (any case in): each letter of the lowercase hex is upper-cased
  * where the keccak256 of that lowercase hex text has a nibble of 8 or more. The same result as
  * viem's `getAddress`, which hashes with a JavaScript Keccak behind an LRU cache; this uses the
- * WebAssembly one (`keccak256Hex`), about 1–2 µs per address.
+ * WebAssembly one (`keccak256Hex`), cheaper per address.
  */
 export function checksumEvmAddress(address: string): string {
   const lower = address.slice(2).toLowerCase();

@@ -35,8 +35,8 @@ export function startTelemetry(serviceName: string, opts: TelemetryOptions = {})
   // With no exporter the SDK would install no tracer provider at all, and trace ids (in logs and
   // in x-request-id) would vanish; a no-op processor keeps real ids while exporting nothing. Spans
   // that nobody exports are not recorded either (the sampler says no: ids and propagation stay,
-  // attributes and events are never built), which measured +5 points of the ceiling on
-  // PreviewQuote. With an exporter, OTEL_TRACES_SAMPLER decides (see the README).
+  // attributes and events are never built). With an exporter, OTEL_TRACES_SAMPLER decides
+  // (docs/operations.md, Traces).
   const exportNothing = process.env['OTEL_TRACES_EXPORTER'] === 'none';
   process.env['OTEL_METRICS_EXPORTER'] ??= 'none';
   process.env['OTEL_LOGS_EXPORTER'] ??= 'none';
@@ -45,11 +45,8 @@ export function startTelemetry(serviceName: string, opts: TelemetryOptions = {})
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env['OTEL_SERVICE_NAME'] ?? serviceName }),
     // With nothing to export, node:http is not instrumented: it would wrap every call for spans the
     // sampler then drops, and trace ids and their propagation on the bus do not depend on it. The
-    // pg instrumentation stays: without it the quote-engine often promoted ten times more under
-    // GetQuote (`BENCH_OP=quote BENCH_RATE=1500 BENCH_SECS=20 npm run bench:promotion`: 13 to 30 MB
-    // in 9 of 14 runs without it; 1.3 to 1.6 MB in 9 of 10 runs with it, 6.5 MB in one). In those
-    // runs V8 had tenured the allocation sites of per-quote objects (README, "What tracing costs");
-    // why the instrumentation changes the odds was not found.
+    // pg instrumentation stays even then: without it the quote-engine's old generation grew far
+    // more under GetQuote (`npm run bench:promotion`, docs/benchmarks.md), for reasons not found.
     instrumentations: [
       ...(opts.instrumentHttp === false || exportNothing
         ? []

@@ -1,9 +1,8 @@
 /**
  * Garbage collections in each service over a run, read from the services' own `/metrics`
  * (prom-client's `nodejs_gc_duration_seconds`, which every service exports: libs/service-kit).
- * A benchmark prints them beside open-loop latency: on this machine a run's p99 is set by a few
- * stalls of 35 to 80 ms rather than by the spread of ordinary requests, and a full (major) GC in
- * the gateway is one of the stalls found under them (see the README's benchmark section).
+ * A benchmark prints them beside open-loop latency: a run's p99 is set by a few stalls rather than
+ * by the spread of ordinary requests, and a full (major) GC in the gateway is one such stall.
  */
 
 /** Collections of one kind (major, minor, incremental, weakcb): how many, and their pauses' sum in seconds. */

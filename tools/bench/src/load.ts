@@ -27,7 +27,7 @@ interface Client {
 
 /**
  * The load generator's client: `raw` (default; raw-http.ts) or `node-http` (BENCH_CLIENT=node-http:
- * `node:http` with a keep-alive Agent, which every figure measured before raw-http.ts used).
+ * `node:http` with a keep-alive Agent, what the generator used before raw-http.ts).
  */
 export function loadClientName(): string {
   return process.env['BENCH_CLIENT'] ?? 'raw';
@@ -153,8 +153,7 @@ export interface OpenLoopOptions extends Omit<LoadOptions, 'concurrency' | 'maxR
   maxInFlight: number;
   /**
    * Seconds of the same schedule run first and not counted (default 2). A run starts on a new
-   * connection pool and code the generator has not yet optimised: on this machine the bare
-   * ceiling's p99 at 2,300 req/s was 21 ms counting its first second and 5.5 ms without it.
+   * connection pool and code the generator has not yet optimised, which would set the p99.
    */
   warmSeconds?: number;
   /** Called once, when the first counted request is due: where a caller starts measuring what the counted part costs. */

@@ -19,12 +19,9 @@ export interface ObservedRun {
  * group's CPU and, given a probe, the stalls of an idle process; over the whole run, the services'
  * garbage collections. The speed and transport benches print these beside each run's latency.
  *
- * The collections are read from every service's /metrics, and a scrape is work for the service
- * (1.7 to 15 ms per answer on an idle stack), all five at once. Scraped as the counted part began,
- * that burst held up the first requests counted: GetQuote at 2,768/s, six runs each way, had 27
- * to 416 requests over 10 ms in its first 300 ms with the scrape and 0 to 20 without it, and the
- * run with 416 had a p99 of 37 ms against 7.7 to 9.3 ms for the other eleven. So the first scrape
- * is made as the warm-up starts.
+ * The collections are read from every service's /metrics, and a scrape is work for the service,
+ * all five at once: scraped as the counted part began, that burst would hold up the first requests
+ * counted and raise the p99. So the first scrape is made as the warm-up starts.
  */
 export async function observedOpenLoop(opts: OpenLoopOptions, serviceUrls: ReadonlyMap<string, string>, probe?: StallProbe): Promise<ObservedRun> {
   const gcs = gcOverRun(serviceUrls);

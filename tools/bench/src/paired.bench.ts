@@ -21,16 +21,12 @@ import type { RawRequestSpec } from './raw-http';
  * BENCH_BEFORE_ENV / BENCH_AFTER_ENV as bench:transport (`-- .` compares two configurations).
  * Prints figures; asserts nothing.
  *
- * Two stacks of one build are not quite alike, and the difference holds for the whole run: with
- * the same build on both sides one side spent 1.3 to 5.4 µs less per PreviewQuote (3,000 and
- * 4,000/s), lower in up to 7 of 10 pairs, and a change run twice with the sides swapped showed
- * about 3 µs of the quote-engine's difference following the stack rather than the build. So
- * the pairs won within one run overstate how sure a result is: count a change only if it shows
- * both ways (BENCH_AFTER_FIRST=1 starts the after side's stack first).
+ * Two stacks of one build are not quite alike, and the difference holds for the whole run, so the
+ * pairs won within one run overstate how sure a result is: count a change only if it shows both
+ * ways (BENCH_AFTER_FIRST=1 starts the after side's stack first).
  *
- * Why not bench:transport for this: on the 2-core machine a fresh stack's CPU per request moved by
- * a third from one round to the next (the gateway 73, 106 and 99 µs per PreviewQuote in three
- * rounds of one build), which buries a change of a few µs. Slices a few seconds apart drift less.
+ * Why not bench:transport for this: a fresh stack's CPU per request drifts from one round to the
+ * next by more than a small change; slices a few seconds apart drift less.
  */
 const SECS = Number(process.env['BENCH_SECS'] ?? 3);
 const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 10);

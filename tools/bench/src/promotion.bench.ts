@@ -7,14 +7,14 @@ import { gcs, oldGenerationGrowth } from './promotion';
 
 /**
  * `npm run bench:promotion`: how much each service adds to its old generation under a fixed
- * quote load, the figure behind its full GCs (README, "Open-loop p99"). A throwaway stack with
+ * quote load, the figure behind its full GCs. A throwaway stack with
  * `--trace-gc-nvp` on every service; BENCH_WARM_SECS (8) of closed loop at 32 in flight, then
  * BENCH_SECS (10) of open loop at BENCH_RATE (2000) of BENCH_OP (`preview` or `quote`); prints,
  * for each service during the open loop, the bytes its scavenges promoted, what its old generation
  * gained in all (promoted, or allocated there directly for a pretenured site) and its full GCs.
  * BENCH_BEFORE (e.g. `chains,tokens`) runs 5 s of closed loop at 32 in flight of each of those
- * reads (GetChains, ListTokens) after the warm-up: until `248179c` they left the gateway promoting
- * whole requests (README, "Open-loop p99"). BENCH_ROOT runs another built checkout's services. Prints figures;
+ * reads (GetChains, ListTokens) after the warm-up, to check that they do not leave the gateway
+ * promoting whole requests (pending-table.ts says why they once did). BENCH_ROOT runs another built checkout's services. Prints figures;
  * asserts nothing. Promotion varies between runs: run it a few times.
  */
 const OP = process.env['BENCH_OP'] ?? 'preview';

@@ -3,9 +3,9 @@ import { connect, type Socket } from 'node:net';
 /**
  * A lean HTTP/1.1 client for the load generator: one request at a time per keep-alive connection,
  * the request's bytes built once per run, and only what a load generator needs from the answer
- * (its status, and where it ends). `node:http` spent about 70 µs of CPU per request in the
- * generator, as much as the gateway spends serving a PreviewQuote, and the generator shares the
- * cores with what it measures.
+ * (its status, and where it ends). `node:http` costs the generator about as much CPU per request
+ * as the gateway spends serving a PreviewQuote, and the generator shares the cores with what it
+ * measures.
  */
 export interface RawTarget {
   host: string;

@@ -82,8 +82,8 @@ async function serveHttp(): Promise<void> {
   const nc = await natsFromEnv();
   const subject = process.env['BENCH_SUBJECT']!;
   const app = Fastify({ logger: false });
-  // The services' own request/reply client. With it the ceiling served 1.20 and 1.27 times what
-  // nats.js's `request` did (means of two sets of alternating rounds; README, on the ceiling).
+  // The services' own request/reply client, so the ceiling rides the same path as the services
+  // (docs/benchmarks.md, reading the figures).
   const mux = ReplyMux.of(nc);
   app.post('/echo', async (req, reply) => {
     const answer = await mux.request(subject, Buffer.from(JSON.stringify(req.body)), 5000);

@@ -87,8 +87,7 @@ async function openLoopSection(serviceUrls: Map<string, string>, probe: StallPro
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
     const dropped = runs.reduce((n, r) => n + r.result.dropped, 0);
     // Each run's p99 with the full GCs the services made during it (its warm-up included): a full
-    // GC (the gateway's above all) is one stall that sets the p99 here, not the only one (see the
-    // README's benchmark section). And the longest stall of an idle process's timer
+    // GC (the gateway's above all) is one stall that sets the p99 here, not the only one. And the longest stall of an idle process's timer
     // (stall-probe.ts): a whole-machine stall, which no service of ours caused, shows there and not
     // in the GCs.
     const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)}; ${r.stalls.longestMs.toFixed(0)})`).join(', ');
@@ -160,8 +159,7 @@ async function main(): Promise<void> {
     const short = rss();
     // RSS is sampled after a saturating warm-up of the soak's own mix. V8 sizes its young
     // generation to the load and its pages only count once allocation has swept them, which a few
-    // thousand requests do not do: that is the heap settling, not a leak (a forced full GC after
-    // 30 s of load left 37 MiB of heap used in the gateway, 63 MiB in the quote-engine).
+    // thousand requests do not do: that is the heap settling, not a leak.
     await soakMix(targets, WARM_SECS);
     const warm = rss();
 
@@ -200,9 +198,8 @@ async function main(): Promise<void> {
 
     const half = new Map(targets.map(([label]) => [label, Math.max(1, Math.round(saturating.get(label)! / 2))]));
     await openLoopSection(bench.serviceUrls, probe, targets, half, 'open loop at half the saturating rate');
-    // Issue 12 states its p99 aims "at half the saturating rate", with the rates it measured then
-    // (PreviewQuote 2,950/s, GetQuote 860/s). Both got faster since, so half of today's rate is a
-    // higher load than the aims were written for; this section reads them at the issue's own rates.
+    // Issue 12 states its p99 aims at half the saturating rates of its day (DEFAULT_FIXED_RATES);
+    // half of today's rate is a higher load, so this section reads the aims at the issue's own rates.
     if (fixed.size > 0) await openLoopSection(bench.serviceUrls, probe, targets, fixed, 'open loop at fixed rates (BENCH_FIXED_RATES)');
 
     console.log(`\nsaturating run: ${SOAK_SECS} s, 32 in flight over PreviewQuote, GetQuote, GetChains, ListTokens (8 each)`);

@@ -5,8 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
  * apart from our services'. The probe does no work, so its timer runs late only when it waits for
  * a core (the machine saturated, or its host paused it). A run whose slow requests line up with a
  * long gap here was stalled as a whole machine; one with no gap but a high p99 was stalled by what
- * it measures (a full GC, a queue). On the 2-core machines here an idle probe alone saw no gap over
- * 6 ms in 60 s, and one gap of 48 ms under a 4,000 PreviewQuote/s open loop (README, "Benchmarks").
+ * it measures (a full GC, a queue).
  */
 export interface StallProbe {
   /** The probe's process. */

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
  */
 export const credentialsDir = (dataDir: string): string => join(dataDir, 'credentials');
 
-/** The files under `credentialsDir` that people and tools read (README, Operating it). */
+/** The files under `credentialsDir` that people and tools read (docs/operations.md). */
 export const CREDENTIAL_FILES = {
   /** The PostgreSQL superuser's password (`postgres`); kept across runs with the data. */
   postgresAdmin: 'postgres-admin.password',

@@ -3,7 +3,7 @@ import { newPassword } from './credentials';
 
 /**
  * Redis ACL users of least privilege (D17): each service that uses Redis has its own user, limited
- * to its own key prefixes and to the commands its client really sends (measured with MONITOR on a
+ * to its own key prefixes and to the commands its client really sends (as MONITOR shows them on a
  * real Redis, BullMQ's scripts included: Redis checks every command and key a script touches too).
  * No user may list keys (KEYS, SCAN), read the server's configuration, or publish.
  */

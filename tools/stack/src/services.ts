@@ -31,10 +31,8 @@ const NODE = process.execPath;
 /**
  * The Node flags every service runs with, here and in its image (docker/Dockerfile's ENTRYPOINT,
  * held equal by dockerfile.spec.ts). `--max-semi-space-size=16` caps V8's young generation at
- * 2 × 16 MiB. Node 24 otherwise grows it to 2 × 64 MiB under load whatever the heap limit (the
- * same with --max-old-space-size 256 or 1024): in `npm run bench:speed` the gateway's RSS then
- * rose from 324 to 392 MiB after its warm-up, and each scavenge of the bigger space paused it
- * longer.
+ * 2 × 16 MiB. Node 24 otherwise grows it to 2 × 64 MiB under load whatever the heap limit, which
+ * raises each service's RSS and lengthens every scavenge's pause (`npm run bench:speed` shows both).
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 

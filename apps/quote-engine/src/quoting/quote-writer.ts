@@ -163,8 +163,8 @@ export class QuoteWriter implements OnApplicationShutdown {
  * One statement text for any batch size, prepared once per connection and only bound after that:
  * the whole batch is one JSON array, turned into rows by PostgreSQL (`jsonb_to_recordset`). Each
  * quote's order and response travel as JSON inside it, encoded once. (Arrays unnested into rows
- * cost the driver an array-literal escape of every JSON text: 3 % of the engine's CPU under
- * GetQuote load, measured; a VALUES list per batch size binds n × 14 parameters.)
+ * would cost the driver an array-literal escape of every JSON text; a VALUES list per batch size
+ * binds n × 14 parameters.)
  */
 const INSERT_QUOTES = {
   name: 'quotes_insert_v2',
