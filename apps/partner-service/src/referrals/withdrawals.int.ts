@@ -7,6 +7,7 @@ import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import type { RegistryClient } from '../registry-client';
 import { FulfilledOrdersConsumer } from './fulfilled-orders.consumer';
+import { ReferralsRepository } from './referrals.repository';
 import { ReferralsService } from './referrals.service';
 
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
@@ -61,7 +62,7 @@ describe('referral accruals withdrawn by a reorg', () => {
       chainById: async () => ({ chain: 'ethereum', chain_id: '1', vm: 'evm' }),
       token: async () => ({ symbol: 'USDC', decimals: 6 }),
     } as unknown as RegistryClient;
-    referrals = new ReferralsService(db, rpc, registry);
+    referrals = new ReferralsService(new ReferralsRepository(db), rpc, registry);
     consumer = new FulfilledOrdersConsumer({} as never, referrals, log);
   }, 60_000);
 
