@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ListChainsRpc, ListTokensRpc, RpcError, type ListChainsResponse, type ListTokensResponse } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
+import { token } from '@xchain/service-kit';
 type Token = ListTokensResponse['tokens'][number];
 type Chain = ListChainsResponse['chains'][number];
 
-export const REGISTRY_CACHE_MS = Symbol('REGISTRY_CACHE_MS');
+export const REGISTRY_CACHE_MS = token<number>('REGISTRY_CACHE_MS');
 
 /**
  * Token and chain metadata, asked of the quote-engine (which owns the registry) and cached for a
