@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
 import { Clock, FakeClock, Ids, SequentialIds } from '@xchain/service-kit';
-import type { LedgerEntry } from '@xchain/partner-service-db';
+import type { Chain, Token } from '@xchain/contracts';
+import { type LedgerEntry, Prisma, type Voucher } from '@xchain/partner-service-db';
 import type { Tx } from './db.providers';
 
 /* Unit-test support: a service built with every collaborator faked, no database, no bus. */
@@ -81,4 +82,19 @@ export const refusal = (code: number, reason: string) => ({ status: expect.objec
 /** A stored ledger entry, as the repository returns it. */
 export function ledgerEntry(e: Partial<LedgerEntry> & Pick<LedgerEntry, 'kind' | 'deltaUsdMicros' | 'amountUsdMicros'>): LedgerEntry {
   return { id: 1n, partnerId: 'ptn_a', quoteHash: null, reason: '', chain: null, token: null, tokenAmount: null, createdAt: new Date(0), ...e };
+}
+
+/** A stored voucher, as the repository returns it after `create`. */
+export function voucherRow(v: Omit<Voucher, 'amount' | 'redeemed' | 'redeemTx' | 'redeemedAt' | 'createdAt'> & { amount: string } & Partial<Pick<Voucher, 'redeemed' | 'redeemTx' | 'redeemedAt'>>): Voucher {
+  return { redeemed: false, redeemTx: null, redeemedAt: null, createdAt: new Date(0), ...v, amount: new Prisma.Decimal(v.amount) };
+}
+
+/** A registry chain (what the quote-engine lists). */
+export function chainRef(chain: string, chainId: string, vm: 'evm' | 'svm'): Chain {
+  return { chain, chain_id: chainId, vm, native_symbol: 'ETH', native_decimals: 18, enabled: true, gasless: false, max_gas_drop: '0', deposit_target: '' };
+}
+
+/** A registry token. */
+export function tokenRef(chain: string, address: string, symbol: string, decimals: number): Token {
+  return { chain, chain_id: '1', address, tier: 'major', symbol, decimals, logo_url: '', permit: false };
 }
