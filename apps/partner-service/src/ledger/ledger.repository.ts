@@ -20,6 +20,13 @@ export interface NewLedgerEntry {
   tokenAmount?: string | null;
 }
 
+export interface OutstandingHolds {
+  count: bigint;
+  usdMicros: bigint;
+  /** Unix milliseconds of the oldest open hold; undefined when none is open. */
+  oldestAt?: number;
+}
+
 /** The ledger's rows: entries are only ever inserted; a partner's balance is their sum. */
 @Injectable()
 export class LedgerRepository {
@@ -87,5 +94,29 @@ export class LedgerRepository {
         FROM ledger_entries
        WHERE partner_id = ${partnerId} AND chain = ${chain} AND token IS NOT NULL AND kind IN ('credit', 'debit')
        GROUP BY token ORDER BY token`;
+  }
+
+  /**
+   * Sponsorship holds reserved and neither settled nor released. The statement carries its own
+   * timeout, so a slow database ends the query instead of leaving it running after the metrics
+   * scrape gave up on it.
+   */
+  async outstandingHolds(timeoutMs: number): Promise<OutstandingHolds> {
+    const [row] = await this.db.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`);
+        return tx.$queryRaw<{ count: string; usd_micros: string; oldest: Date | null }[]>`
+          SELECT count(*)::text AS count, COALESCE(SUM(h.amount_usd_micros), 0)::text AS usd_micros, MIN(h.created_at) AS oldest
+          FROM ledger_entries h
+          WHERE h.kind = 'hold'
+            AND NOT EXISTS (SELECT 1 FROM ledger_entries d WHERE d.quote_hash = h.quote_hash AND d.kind IN ('settle', 'release'))`;
+      },
+      { maxWait: timeoutMs, timeout: timeoutMs + 500 },
+    );
+    return {
+      count: BigInt(row?.count ?? '0'),
+      usdMicros: BigInt(row?.usd_micros ?? '0'),
+      ...(row?.oldest ? { oldestAt: row.oldest.getTime() } : {}),
+    };
   }
 }
