@@ -1,5 +1,6 @@
 import { RpcError } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
+import { type FundingDeposit, Prisma } from '@xchain/partner-service-db';
 import { type Address, pad, zeroAddress } from 'viem';
 import type { FundedLog } from '../chain/evm-chain';
 import { LedgerService } from '../ledger/ledger.service';
@@ -11,13 +12,34 @@ import { FundingService } from './funding.service';
 const FUNDING_ID = pad('0xf1');
 const log: FundedLog = { txHash: pad('0xaa'), logIndex: 3, blockNumber: 10n, fundingId: FUNDING_ID, token: zeroAddress, payer: zeroAddress as Address, amount: 10n ** 15n };
 
+/** What the table holds once the event is recorded. */
+const recorded: FundingDeposit = {
+  id: 1n,
+  chain: 'base',
+  txHash: log.txHash,
+  logIndex: log.logIndex,
+  blockNumber: log.blockNumber,
+  fundingId: FUNDING_ID,
+  token: log.token,
+  payer: log.payer,
+  amount: new Prisma.Decimal(log.amount.toString()),
+  status: 'credited',
+  detail: null,
+  partnerId: 'ptn_a',
+  usdMicros: null,
+  priceE18: null,
+  pricePublishTime: null,
+  ledgerEntryId: 7n,
+  createdAt: new Date(0),
+};
+
 /** The service over in-memory stand-ins for its table, the ledger and the quote-engine's valuation. */
 function service(value: () => Promise<unknown>) {
   const rows: NewFundingDeposit[] = [];
   const credits: unknown[] = [];
   const t = newTestService(FundingDepositsService);
   const repo = t.mock(FundingRepository);
-  repo.depositAt.mockImplementation(async () => (rows[0] ? ({ ...rows[0] } as never) : null));
+  repo.depositAt.mockImplementation(async () => (rows[0] ? recorded : null));
   repo.insertDeposit.mockImplementation(async (data) => void rows.push(data));
   repo.intent.mockImplementation(async (id) => (id === FUNDING_ID ? { partnerId: 'ptn_a', chain: 'base' } : null));
   t.mock(LedgerService).adjust.mockImplementation(async (a, within) => {
