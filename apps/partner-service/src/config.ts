@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
+import { token } from '@xchain/service-kit';
 import { z } from 'zod';
 
 const PartnersConfigSchema = z
@@ -15,7 +16,7 @@ const PartnersConfigSchema = z
   .refine((c) => c.default_tier in c.tiers, { message: 'default_tier must be one of tiers' });
 export type PartnersConfig = z.infer<typeof PartnersConfigSchema>;
 
-export const PARTNERS_CONFIG = Symbol('PARTNERS_CONFIG');
+export const PARTNERS_CONFIG = token<PartnersConfig>('PARTNERS_CONFIG');
 
 /** Relative paths resolve from the repository root (or the working directory outside a checkout). */
 export function loadPartnersConfig(path: string): PartnersConfig {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ListChainsRpc, ListTokensRpc, RpcError, type ListChainsResponse, type ListTokensResponse } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
+import { Clock, token } from '@xchain/service-kit';
 type Token = ListTokensResponse['tokens'][number];
 type Chain = ListChainsResponse['chains'][number];
 
-export const REGISTRY_CACHE_MS = Symbol('REGISTRY_CACHE_MS');
+export const REGISTRY_CACHE_MS = token<number>('REGISTRY_CACHE_MS');
 
 /**
  * Token and chain metadata, asked of the quote-engine (which owns the registry) and cached for a
@@ -18,6 +19,7 @@ export class RegistryClient {
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(REGISTRY_CACHE_MS) private readonly ttlMs: number,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   async chain(name: string): Promise<Chain | undefined> {
@@ -33,7 +35,7 @@ export class RegistryClient {
   }
 
   private async load() {
-    if (this.cached && Date.now() - this.cached.at < this.ttlMs) return this.cached;
+    if (this.cached && this.clock.nowMs() - this.cached.at < this.ttlMs) return this.cached;
     this.inflight ??= this.fetch().finally(() => (this.inflight = undefined));
     try {
       return await this.inflight;
@@ -47,7 +49,7 @@ export class RegistryClient {
   private async fetch() {
     const [chains, tokens] = await Promise.all([this.rpc.call(ListChainsRpc, {}), this.rpc.call(ListTokensRpc, {})]);
     this.cached = {
-      at: Date.now(),
+      at: this.clock.nowMs(),
       chains: new Map(chains.chains.map((c) => [c.chain, c])),
       tokens: new Map(tokens.tokens.map((t) => [tokenKey(t.chain, t.address), t])),
     };

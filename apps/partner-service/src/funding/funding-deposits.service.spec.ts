@@ -1,35 +1,55 @@
 import { RpcError } from '@xchain/contracts';
-import type { RpcClient } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/partner-service-db';
+import { RpcClient } from '@xchain/messaging';
+import { type FundingDeposit, Prisma } from '@xchain/partner-service-db';
 import { type Address, pad, zeroAddress } from 'viem';
 import type { FundedLog } from '../chain/evm-chain';
-import type { LedgerService } from '../ledger/ledger.service';
+import { LedgerService } from '../ledger/ledger.service';
+import { FAKE_TX, newTestService } from '../test-support';
 import { FundingDepositsService } from './funding-deposits.service';
-import type { FundingService } from './funding.service';
+import { FundingRepository, type NewFundingDeposit } from './funding.repository';
+import { FundingService } from './funding.service';
 
 const FUNDING_ID = pad('0xf1');
 const log: FundedLog = { txHash: pad('0xaa'), logIndex: 3, blockNumber: 10n, fundingId: FUNDING_ID, token: zeroAddress, payer: zeroAddress as Address, amount: 10n ** 15n };
 
+/** What the table holds once the event is recorded. */
+const recorded: FundingDeposit = {
+  id: 1n,
+  chain: 'base',
+  txHash: log.txHash,
+  logIndex: log.logIndex,
+  blockNumber: log.blockNumber,
+  fundingId: FUNDING_ID,
+  token: log.token,
+  payer: log.payer,
+  amount: new Prisma.Decimal(log.amount.toString()),
+  status: 'credited',
+  detail: null,
+  partnerId: 'ptn_a',
+  usdMicros: null,
+  priceE18: null,
+  pricePublishTime: null,
+  ledgerEntryId: 7n,
+  createdAt: new Date(0),
+};
+
 /** The service over in-memory stand-ins for its table, the ledger and the quote-engine's valuation. */
 function service(value: () => Promise<unknown>) {
-  const rows: Record<string, unknown>[] = [];
+  const rows: NewFundingDeposit[] = [];
   const credits: unknown[] = [];
-  const db = {
-    fundingDeposit: {
-      findUnique: async () => rows[0] ?? null,
-      create: async ({ data }: { data: Record<string, unknown> }) => (rows.push(data), data),
-    },
-    fundingIntent: { findUnique: async ({ where }: { where: { id: string } }) => (where.id === FUNDING_ID ? { partnerId: 'ptn_a', chain: 'base' } : null) },
-  } as unknown as PrismaClient;
-  const ledger = {
-    adjust: async (a: unknown, within: (tx: unknown, id: bigint) => Promise<void>) => {
-      credits.push(a);
-      await within(db, 7n);
-    },
-  } as unknown as LedgerService;
-  const funding = { fundingToken: async () => ({ chain: 'base', token: zeroAddress }) } as unknown as FundingService;
-  const rpc = { call: value } as unknown as RpcClient;
-  return { svc: new FundingDepositsService(db, ledger, funding, rpc), rows, credits };
+  const t = newTestService(FundingDepositsService);
+  const repo = t.mock(FundingRepository);
+  repo.depositAt.mockImplementation(async () => (rows[0] ? recorded : null));
+  repo.insertDeposit.mockImplementation(async (data) => void rows.push(data));
+  repo.intent.mockImplementation(async (id) => (id === FUNDING_ID ? { partnerId: 'ptn_a', chain: 'base' } : null));
+  t.mock(LedgerService).adjust.mockImplementation(async (a, within) => {
+    credits.push(a);
+    await within?.(FAKE_TX, 7n);
+    return { id: '7', kind: 'credit', delta_usd_micros: '0', balance_usd_micros: '0', reason: '', created_at: '' };
+  });
+  t.mock(FundingService).fundingToken.mockResolvedValue({ chain: 'base', token: zeroAddress });
+  t.mock(RpcClient).call.mockImplementation(value as never);
+  return { svc: t.sut, rows, credits };
 }
 
 describe('FundingDepositsService.record', () => {

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, RpcError, ValueUsdRpc, type FundingDeposit as FundingDepositView } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
-import { Prisma, type PrismaClient } from '@xchain/partner-service-db';
-import { DB } from '../db.providers';
+import { UniqueViolation } from '../db.providers';
 import { LedgerService } from '../ledger/ledger.service';
 import type { FundedLog } from '../chain/evm-chain';
 import { depositView } from './deposit-view';
+import { FundingRepository, type NewFundingDeposit } from './funding.repository';
 import { FundingService } from './funding.service';
 
 export type DepositOutcome = 'credited' | 'unmatched' | 'duplicate';
@@ -21,10 +21,10 @@ const PERMANENT = new Set<number>([Code.INVALID_ARGUMENT, Code.NOT_FOUND, Code.F
 @Injectable()
 export class FundingDepositsService {
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
-    @Inject(LedgerService) private readonly ledger: LedgerService,
-    @Inject(FundingService) private readonly funding: FundingService,
-    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(FundingRepository) private readonly repo: FundingRepository,
+    @Inject(LedgerService) private readonly ledger: Pick<LedgerService, 'adjust'>,
+    @Inject(FundingService) private readonly funding: Pick<FundingService, 'fundingToken'>,
+    @Inject(RpcClient) private readonly rpc: Pick<RpcClient, 'call'>,
   ) {}
 
   /** Throws (and records nothing) when the deposit cannot be valued yet; the watcher retries it. */
@@ -39,10 +39,10 @@ export class FundingDepositsService {
       payer: log.payer,
       amount: log.amount.toString(),
     };
-    const seen = await this.db.fundingDeposit.findUnique({ where: { chain_txHash_logIndex: { chain, txHash: base.txHash, logIndex: base.logIndex } } });
+    const seen = await this.repo.depositAt(chain, base.txHash, base.logIndex);
     if (seen) return 'duplicate';
 
-    const intent = await this.db.fundingIntent.findUnique({ where: { id: base.fundingId } });
+    const intent = await this.repo.intent(base.fundingId);
     if (!intent) return this.insertUnmatched({ ...base, partnerId: null }, 'no funding transaction was built with this funding id');
     const accepted = await this.funding.fundingToken(log.token).then(
       () => true,
@@ -76,37 +76,28 @@ export class FundingDepositsService {
       await this.ledger.adjust(
         { partnerId: intent.partnerId, direction: 'credit', usdMicros, reason: `funding deposit ${base.txHash}:${base.logIndex}`, chain, token: log.token, tokenAmount: log.amount },
         async (tx, entryId) => {
-          await tx.fundingDeposit.create({ data: { ...base, ...priced, status: 'credited', partnerId: intent.partnerId, ledgerEntryId: entryId } });
+          await this.repo.insertDeposit({ ...base, ...priced, status: 'credited', partnerId: intent.partnerId, ledgerEntryId: entryId }, tx);
         },
       );
       return 'credited';
     } catch (err) {
-      if (isUniqueViolation(err)) return 'duplicate';
+      if (err instanceof UniqueViolation) return 'duplicate';
       throw err;
     }
   }
 
   async list(filter: { partnerId?: string; status?: 'credited' | 'unmatched'; limit: number }): Promise<FundingDepositView[]> {
-    const rows = await this.db.fundingDeposit.findMany({
-      where: { ...(filter.partnerId ? { partnerId: filter.partnerId } : {}), ...(filter.status ? { status: filter.status } : {}) },
-      orderBy: { id: 'desc' },
-      take: filter.limit,
-      include: { partner: { select: { email: true } } },
-    });
+    const rows = await this.repo.deposits(filter);
     return rows.map((d) => depositView(d, d.partner?.email));
   }
 
-  private async insertUnmatched(data: Omit<Prisma.FundingDepositUncheckedCreateInput, 'status' | 'detail'>, detail: string): Promise<DepositOutcome> {
+  private async insertUnmatched(data: Omit<NewFundingDeposit, 'status' | 'detail'>, detail: string): Promise<DepositOutcome> {
     try {
-      await this.db.fundingDeposit.create({ data: { ...data, status: 'unmatched', detail } });
+      await this.repo.insertDeposit({ ...data, status: 'unmatched', detail });
       return 'unmatched';
     } catch (err) {
-      if (isUniqueViolation(err)) return 'duplicate';
+      if (err instanceof UniqueViolation) return 'duplicate';
       throw err;
     }
   }
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 }

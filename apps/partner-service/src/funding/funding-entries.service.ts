@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { PrismaClient } from '@xchain/partner-service-db';
-import { DB } from '../db.providers';
+import { LedgerRepository } from '../ledger/ledger.repository';
 import { decodeIdCursor, encodeIdCursor, pageSizeOf } from '../referrals/cursor';
 import { partnerDepositView } from './deposit-view';
 
@@ -13,27 +12,17 @@ type Kind = 'credit' | 'debit' | 'hold' | 'settle' | 'release';
  */
 @Injectable()
 export class FundingEntriesService {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(@Inject(LedgerRepository) private readonly ledger: LedgerRepository) {}
 
   async list(partnerId: string, cursor: string | undefined, pageSize: number | undefined) {
     const size = pageSizeOf(pageSize);
     const before = cursor ? decodeIdCursor('e1', cursor) : undefined;
-    const rows = await this.db.ledgerEntry.findMany({
-      where: { partnerId, ...(before !== undefined ? { id: { lt: before } } : {}) },
-      orderBy: { id: 'desc' },
-      take: size + 1,
-      include: { deposit: true },
-    });
+    const rows = await this.ledger.page(partnerId, before, size + 1);
     const page = rows.slice(0, size);
     const first = page[0];
     const last = page[page.length - 1];
     // The balance after the page's newest entry (one sum), then walked back entry by entry.
-    let balance = 0n;
-    if (first) {
-      const [row] = await this.db.$queryRaw<{ b: string }[]>`
-        SELECT COALESCE(SUM(delta_usd_micros), 0)::text AS b FROM ledger_entries WHERE partner_id = ${partnerId} AND id <= ${first.id}`;
-      balance = BigInt(row?.b ?? '0');
-    }
+    let balance = first ? await this.ledger.balanceUpTo(partnerId, first.id) : 0n;
     const entries = page.map((e) => {
       const view = {
         id: String(e.id),

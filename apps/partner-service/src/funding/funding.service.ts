@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RpcError } from '@xchain/contracts';
 import { buildFundingCall } from '@xchain/partner-chain';
-import type { PrismaClient } from '@xchain/partner-service-db';
 import { getAddress, type Address } from 'viem';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
-import { DB } from '../db.providers';
+import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { RegistryClient } from '../registry-client';
 import { newBytes32 } from '../secrets';
+import { FundingRepository } from './funding.repository';
 
 /**
  * The funding view and funding transactions. Partners top up through the funding router on one
@@ -17,7 +17,8 @@ import { newBytes32 } from '../secrets';
 @Injectable()
 export class FundingService {
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(FundingRepository) private readonly repo: FundingRepository,
+    @Inject(LedgerRepository) private readonly ledgerRows: LedgerRepository,
     @Inject(PARTNERS_CONFIG) private readonly config: PartnersConfig,
     @Inject(LedgerService) private readonly ledger: LedgerService,
     @Inject(RegistryClient) private readonly registry: RegistryClient,
@@ -28,14 +29,7 @@ export class FundingService {
     const chainInfo = await this.registry.chain(chain);
     const tokens = await this.tokenRefs();
     const balance = await this.ledger.balance(partnerId);
-    // What each token brought in: credits that named a token, net of debits that named it.
-    const rows = await this.db.$queryRaw<{ token: string; amount: string; usd_micros: string }[]>`
-      SELECT token,
-             COALESCE(SUM(CASE WHEN kind = 'credit' THEN token_amount ELSE -token_amount END), 0)::text AS amount,
-             COALESCE(SUM(delta_usd_micros), 0)::text AS usd_micros
-        FROM ledger_entries
-       WHERE partner_id = ${partnerId} AND chain = ${chain} AND token IS NOT NULL AND kind IN ('credit', 'debit')
-       GROUP BY token ORDER BY token`;
+    const rows = await this.ledgerRows.tokenTotals(partnerId, chain);
     const byAddress = new Map(tokens.map((t) => [t.address.toLowerCase(), t]));
     return {
       balance_usd_micros: balance.toString(),
@@ -63,7 +57,7 @@ export class FundingService {
     if (value === 0n) throw RpcError.invalidArgument([{ field: 'amount', description: 'must be positive' }], 'INVALID_AMOUNT');
     const fundingId = newBytes32();
     const call = buildFundingCall({ fundingId, token: token.address as Address, amount: value });
-    await this.db.fundingIntent.create({ data: { id: fundingId, partnerId, chain, token: token.address, amount: amount } });
+    await this.repo.createIntent({ id: fundingId, partnerId, chain, token: token.address, amount: amount });
     const chainInfo = await this.registry.chain(chain);
     return {
       funding_id: fundingId,

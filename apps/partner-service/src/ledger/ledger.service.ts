@@ -1,12 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RpcError, type LedgerHold } from '@xchain/contracts';
-import type { LedgerEntry, Prisma, PrismaClient } from '@xchain/partner-service-db';
+import type { LedgerEntry } from '@xchain/partner-service-db';
 import { failedPrecondition } from '../caller-guard';
-import { DB } from '../db.providers';
-
-type Tx = Prisma.TransactionClient;
-/** 100 concurrent holds queue on one partner's row lock; each waits its turn rather than failing. */
-const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 };
+import type { Tx } from '../db.providers';
+import { LedgerRepository } from './ledger.repository';
 
 export interface Adjustment {
   partnerId: string;
@@ -28,17 +25,17 @@ export type WithinAdjustment = (tx: Tx, entryId: bigint) => Promise<void>;
  */
 @Injectable()
 export class LedgerService {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(@Inject(LedgerRepository) private readonly repo: LedgerRepository) {}
 
   async balance(partnerId: string): Promise<bigint> {
-    return balanceOf(this.db, partnerId);
+    return this.repo.balance(partnerId);
   }
 
   async adjust(a: Adjustment, within?: WithinAdjustment) {
     if (a.usdMicros <= 0n) throw RpcError.invalidArgument([{ field: 'usd_micros', description: 'must be positive' }]);
-    return this.db.$transaction(async (tx) => {
-      await lockPartner(tx, a.partnerId);
-      const before = await balanceOf(tx, a.partnerId);
+    return this.repo.transaction(async (tx) => {
+      await this.repo.lockPartner(tx, a.partnerId);
+      const before = await this.repo.balance(a.partnerId, tx);
       if (a.direction === 'debit' && a.usdMicros > before) {
         throw failedPrecondition('the funding balance is lower than the debit', 'INSUFFICIENT_FUNDING', {
           balance_usd_micros: String(before),
@@ -46,17 +43,15 @@ export class LedgerService {
         });
       }
       const delta = a.direction === 'credit' ? a.usdMicros : -a.usdMicros;
-      const e = await tx.ledgerEntry.create({
-        data: {
-          partnerId: a.partnerId,
-          kind: a.direction,
-          deltaUsdMicros: delta,
-          amountUsdMicros: a.usdMicros,
-          reason: a.reason,
-          chain: a.chain ?? null,
-          token: a.token ?? null,
-          tokenAmount: a.tokenAmount !== undefined ? a.tokenAmount.toString() : null,
-        },
+      const e = await this.repo.insert(tx, {
+        partnerId: a.partnerId,
+        kind: a.direction,
+        deltaUsdMicros: delta,
+        amountUsdMicros: a.usdMicros,
+        reason: a.reason,
+        chain: a.chain ?? null,
+        token: a.token ?? null,
+        tokenAmount: a.tokenAmount !== undefined ? a.tokenAmount.toString() : null,
       });
       await within?.(tx, e.id);
       return {
@@ -67,32 +62,30 @@ export class LedgerService {
         reason: e.reason,
         created_at: e.createdAt.toISOString(),
       };
-    }, TX_OPTIONS);
+    });
   }
 
   /** Reserves `amount` for a quote. Repeating it for the same quote returns the existing hold. */
   async hold(partnerId: string, quoteHash: string, amount: bigint): Promise<LedgerHold> {
     const qh = quoteHash.toLowerCase();
-    return this.db.$transaction(async (tx) => {
-      await lockPartner(tx, partnerId);
-      const entries = await tx.ledgerEntry.findMany({ where: { quoteHash: qh } });
+    return this.repo.transaction(async (tx) => {
+      await this.repo.lockPartner(tx, partnerId);
+      const entries = await this.repo.entriesOfQuote(tx, qh);
       const existing = entries.find((e) => e.kind === 'hold');
       if (existing) {
         if (existing.partnerId !== partnerId) throw failedPrecondition('this quote is held for another partner', 'HOLD_CONFLICT');
-        return view(entries, await balanceOf(tx, partnerId));
+        return view(entries, await this.repo.balance(partnerId, tx));
       }
-      const balance = await balanceOf(tx, partnerId);
+      const balance = await this.repo.balance(partnerId, tx);
       if (amount > balance) {
         throw failedPrecondition('the funding balance cannot cover the relay gas of this quote', 'INSUFFICIENT_FUNDING', {
           balance_usd_micros: String(balance),
           required_usd_micros: String(amount),
         });
       }
-      const hold = await tx.ledgerEntry.create({
-        data: { partnerId, kind: 'hold', deltaUsdMicros: -amount, amountUsdMicros: amount, quoteHash: qh, reason: 'relay gas reserved' },
-      });
+      const hold = await this.repo.insert(tx, { partnerId, kind: 'hold', deltaUsdMicros: -amount, amountUsdMicros: amount, quoteHash: qh, reason: 'relay gas reserved' });
       return view([hold], balance - amount);
-    }, TX_OPTIONS);
+    });
   }
 
   /** Charges the actual cost, at most the amount held, and returns the rest. Idempotent. */
@@ -114,32 +107,19 @@ export class LedgerService {
     entry: (held: bigint) => { delta: bigint; amount: bigint; reason: string },
   ): Promise<LedgerHold> {
     const qh = quoteHash.toLowerCase();
-    const hold = await this.db.ledgerEntry.findUnique({ where: { quoteHash_kind: { quoteHash: qh, kind: 'hold' } } });
+    const hold = await this.repo.holdOf(qh);
     if (!hold) throw RpcError.notFound(`no hold for quote ${quoteHash}`, 'HOLD_NOT_FOUND');
-    return this.db.$transaction(async (tx) => {
-      await lockPartner(tx, hold.partnerId);
-      const entries = await tx.ledgerEntry.findMany({ where: { quoteHash: qh } });
+    return this.repo.transaction(async (tx) => {
+      await this.repo.lockPartner(tx, hold.partnerId);
+      const entries = await this.repo.entriesOfQuote(tx, qh);
       const done = entries.find((e) => e.kind === 'settle' || e.kind === 'release');
-      if (done && done.kind === kind) return view(entries, await balanceOf(tx, hold.partnerId));
+      if (done && done.kind === kind) return view(entries, await this.repo.balance(hold.partnerId, tx));
       if (done) throw failedPrecondition(`the hold was already ${done.kind === 'settle' ? 'settled' : 'released'}`, done.kind === 'settle' ? 'HOLD_SETTLED' : 'HOLD_RELEASED');
       const e = entry(hold.amountUsdMicros);
-      const created = await tx.ledgerEntry.create({
-        data: { partnerId: hold.partnerId, kind, deltaUsdMicros: e.delta, amountUsdMicros: e.amount, quoteHash: qh, reason: e.reason },
-      });
-      return view([...entries, created], await balanceOf(tx, hold.partnerId));
-    }, TX_OPTIONS);
+      const created = await this.repo.insert(tx, { partnerId: hold.partnerId, kind, deltaUsdMicros: e.delta, amountUsdMicros: e.amount, quoteHash: qh, reason: e.reason });
+      return view([...entries, created], await this.repo.balance(hold.partnerId, tx));
+    });
   }
-}
-
-async function lockPartner(tx: Tx, partnerId: string): Promise<void> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM partners WHERE id = ${partnerId} FOR UPDATE`;
-  if (rows.length === 0) throw RpcError.notFound(`no partner ${partnerId}`, 'PARTNER_NOT_FOUND');
-}
-
-async function balanceOf(db: Tx | PrismaClient, partnerId: string): Promise<bigint> {
-  const [row] = await db.$queryRaw<{ balance: string }[]>`
-    SELECT COALESCE(SUM(delta_usd_micros), 0)::text AS balance FROM ledger_entries WHERE partner_id = ${partnerId}`;
-  return BigInt(row?.balance ?? '0');
 }
 
 function view(entries: LedgerEntry[], balance: bigint): LedgerHold {

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FetchQuoteRpc, RpcError, type OrderEvent, type Quote } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import { fromBytes32, type Hex } from '@xchain/order-codec';
-import { Prisma, type PrismaClient } from '@xchain/partner-service-db';
-import { DB } from '../db.providers';
+import type { Tx } from '../db.providers';
 import { RegistryClient } from '../registry-client';
 import { decodeCursor, encodeCursor, pageSizeOf } from './cursor';
 import { type FulfilmentStep, sameStep, stepOf } from './fulfilment-step';
+import { type FulfilColumns, ReferralsRepository } from './referrals.repository';
 
 const BPS = 10_000n;
 const INTERNAL = { kind: 'internal', service: 'partner-service' } as const;
@@ -25,8 +25,6 @@ export interface WithdrawalOutcome {
   repeated: boolean;
 }
 
-type Tx = Prisma.TransactionClient;
-
 /**
  * Referral accruals: when an order is fulfilled, each referrer of its quote earns its bps of the
  * deposit, in the source token, floored (the rounding stays with the operator). Accruals belong to
@@ -35,9 +33,9 @@ type Tx = Prisma.TransactionClient;
 @Injectable()
 export class ReferralsService {
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
-    @Inject(RpcClient) private readonly rpc: RpcClient,
-    @Inject(RegistryClient) private readonly registry: RegistryClient,
+    @Inject(ReferralsRepository) private readonly repo: ReferralsRepository,
+    @Inject(RpcClient) private readonly rpc: Pick<RpcClient, 'call'>,
+    @Inject(RegistryClient) private readonly registry: Pick<RegistryClient, 'chainById' | 'token'>,
   ) {}
 
   /**
@@ -48,7 +46,7 @@ export class ReferralsService {
    */
   async accrue(event: OrderEvent): Promise<AccrualOutcome> {
     const step = stepOf(event);
-    if (await this.wasWithdrawn(this.db, event.quote_hash, step)) return 'withdrawn';
+    if (await this.wasWithdrawn(event.quote_hash, step)) return 'withdrawn';
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: event.quote_hash }, { caller: INTERNAL });
     if (!stored.partner_id) return 'no_partner';
     const content = contentOf(stored.quote);
@@ -73,12 +71,12 @@ export class ReferralsService {
       amount: ((amountIn * BigInt(r.bps)) / BPS).toString(),
       ...fulfilColumns(step),
     }));
-    return this.db.$transaction(async (tx) => {
-      await lockOrder(tx, event.quote_hash);
-      if (await this.wasWithdrawn(tx, event.quote_hash, step)) return 'withdrawn';
-      const created = await tx.referralAccrual.createMany({ data: rows.filter((r) => r.amount !== '0'), skipDuplicates: true });
-      if (created.count > 0) return 'accrued';
-      await tx.referralAccrual.updateMany({ where: { quoteHash: stored.quote_hash }, data: fulfilColumns(step) });
+    return this.repo.transaction(async (tx) => {
+      await this.repo.lockOrder(tx, event.quote_hash);
+      if (await this.wasWithdrawn(event.quote_hash, step, tx)) return 'withdrawn';
+      const created = await this.repo.insertAccruals(tx, rows.filter((r) => r.amount !== '0'));
+      if (created > 0) return 'accrued';
+      await this.repo.moveAccruals(tx, stored.quote_hash, fulfilColumns(step));
       return 'already_accrued';
     });
   }
@@ -91,25 +89,31 @@ export class ReferralsService {
    */
   async withdraw(event: OrderEvent): Promise<WithdrawalOutcome> {
     const step = stepOf(event);
-    return this.db.$transaction(async (tx) => {
-      await lockOrder(tx, event.quote_hash);
-      if (await this.wasWithdrawn(tx, event.quote_hash, step)) return { reversed: 0, kept: 0, other: 0, repeated: true };
-      const accruals = await tx.referralAccrual.findMany({ where: { quoteHash: event.quote_hash } });
+    return this.repo.transaction(async (tx) => {
+      await this.repo.lockOrder(tx, event.quote_hash);
+      if (await this.wasWithdrawn(event.quote_hash, step, tx)) return { reversed: 0, kept: 0, other: 0, repeated: true };
+      const accruals = await this.repo.accrualsOfOrder(tx, event.quote_hash);
       // Accruals from before fulfilments were recorded on them stand on the only one there was.
       const ours = accruals.filter((a) => a.fulfilTxHash === null || sameStep(accrualStep(a), step));
       const open = ours.filter((a) => a.voucherId === null).map((a) => a.id);
       // `voucher_id IS NULL` again: a voucher issued meanwhile keeps what it took.
-      const removed = open.length > 0 ? await tx.referralAccrual.deleteMany({ where: { id: { in: open }, voucherId: null } }) : { count: 0 };
-      const kept = ours.length - removed.count;
-      await tx.referralWithdrawal.create({
-        data: { quoteHash: event.quote_hash, chain: step.chain, txHash: step.txHash, logIndex: step.logIndex, blockHash: step.blockHash, reversed: removed.count, kept },
+      const removed = open.length > 0 ? await this.repo.deleteOpenAccruals(tx, open) : 0;
+      const kept = ours.length - removed;
+      await this.repo.recordWithdrawal(tx, {
+        quoteHash: event.quote_hash,
+        chain: step.chain,
+        txHash: step.txHash,
+        logIndex: step.logIndex,
+        blockHash: step.blockHash,
+        reversed: removed,
+        kept,
       });
-      return { reversed: removed.count, kept, other: accruals.length - ours.length, repeated: false };
+      return { reversed: removed, kept, other: accruals.length - ours.length, repeated: false };
     });
   }
 
-  private async wasWithdrawn(db: Tx | PrismaClient, quoteHash: string, step: FulfilmentStep): Promise<boolean> {
-    const withdrawn = await db.referralWithdrawal.findMany({ where: { quoteHash } });
+  private async wasWithdrawn(quoteHash: string, step: FulfilmentStep, tx?: Tx): Promise<boolean> {
+    const withdrawn = await this.repo.withdrawals(quoteHash, tx);
     return withdrawn.some((w) => sameStep({ chain: w.chain, txHash: w.txHash, logIndex: w.logIndex, blockHash: w.blockHash }, step));
   }
 
@@ -117,17 +121,7 @@ export class ReferralsService {
   async groups(partnerId: string, cursor: string | undefined, pageSize: number | undefined) {
     const size = pageSizeOf(pageSize);
     const after = cursor ? decodeCursor(cursor) : undefined;
-    const position = after ? Prisma.sql`AND (referrer, chain, token) > (${after.referrer}, ${after.chain}, ${after.token})` : Prisma.empty;
-    const rows = await this.db.$queryRaw<
-      { referrer: string; chain: string; chain_id: string; token: string; token_symbol: string; decimals: number; amount: string; count: string }[]
-    >`
-      SELECT referrer, chain, MIN(chain_id) AS chain_id, token, MIN(token_symbol) AS token_symbol, MIN(decimals) AS decimals,
-             SUM(amount)::text AS amount, COUNT(*)::text AS count
-        FROM referral_accruals
-       WHERE partner_id = ${partnerId} ${position}
-       GROUP BY referrer, chain, token
-       ORDER BY referrer, chain, token
-       LIMIT ${size + 1}`;
+    const rows = await this.repo.groups(partnerId, after, size + 1);
     const page = rows.slice(0, size);
     const last = page[page.length - 1];
     return {
@@ -137,12 +131,7 @@ export class ReferralsService {
   }
 }
 
-/** Accruals and withdrawals of one order are written one at a time (replicas share the consumer). */
-async function lockOrder(tx: Tx, quoteHash: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`referrals:${quoteHash}`}))`;
-}
-
-function fulfilColumns(step: FulfilmentStep) {
+function fulfilColumns(step: FulfilmentStep): FulfilColumns {
   return { fulfilChain: step.chain, fulfilTxHash: step.txHash, fulfilLogIndex: step.logIndex, fulfilBlockHash: step.blockHash };
 }
 

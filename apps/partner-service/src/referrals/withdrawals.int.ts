@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { OrderEvent } from '@xchain/contracts';
-import type { RpcClient } from '@xchain/messaging';
+import { RpcClient } from '@xchain/messaging';
 import { toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import type { RegistryClient } from '../registry-client';
+import { RegistryClient } from '../registry-client';
+import { chainRef, mockOf, tokenRef } from '../test-support';
 import { FulfilledOrdersConsumer } from './fulfilled-orders.consumer';
+import { ReferralsRepository } from './referrals.repository';
 import { ReferralsService } from './referrals.service';
 
 const USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
@@ -56,12 +58,12 @@ describe('referral accruals withdrawn by a reorg', () => {
   beforeAll(async () => {
     db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_withdrawals'), 4);
     await db.partner.create({ data: { id: partnerId, email: 'reorg@example.com' } });
-    const rpc = { call: async (_c: unknown, req: { quote_hash: string }) => quotes.get(req.quote_hash) } as unknown as RpcClient;
-    const registry = {
-      chainById: async () => ({ chain: 'ethereum', chain_id: '1', vm: 'evm' }),
-      token: async () => ({ symbol: 'USDC', decimals: 6 }),
-    } as unknown as RegistryClient;
-    referrals = new ReferralsService(db, rpc, registry);
+    const rpc = mockOf(RpcClient);
+    rpc.call.mockImplementation((async (_c: unknown, req: { quote_hash: string }) => quotes.get(req.quote_hash)) as never);
+    const registry = mockOf(RegistryClient);
+    registry.chainById.mockResolvedValue(chainRef('ethereum', '1', 'evm'));
+    registry.token.mockResolvedValue(tokenRef('ethereum', USDC, 'USDC', 6));
+    referrals = new ReferralsService(new ReferralsRepository(db), rpc, registry);
     consumer = new FulfilledOrdersConsumer({} as never, referrals, log);
   }, 60_000);
 

@@ -15,6 +15,7 @@ import { TestSolanaRpc } from './solana-redemptions-test-rpc';
 import { SolanaRedemptionsWatcher } from './solana-redemptions-watcher';
 import { SolanaRpc } from './solana-rpc';
 import { VouchersService } from './vouchers.service';
+import { VouchersRepository } from './vouchers.repository';
 
 const SIGNER_KEY: Hex = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const key = (n: number) => Keypair.fromSeed(new Uint8Array(32).fill(n));
@@ -80,7 +81,7 @@ describe('Solana voucher redemptions', () => {
     const registry = {
       chain: async (name: string) => (name === 'solana' ? { vm: 'svm', chain_id: '900' } : name === 'base' ? { vm: 'evm', chain_id: '8453' } : undefined),
     } as unknown as RegistryClient;
-    vouchers = new VouchersService(db, config, registry, SIGNER_KEY, new SolanaRpc(rpc.url, 2000));
+    vouchers = new VouchersService(new VouchersRepository(db), config, registry, SIGNER_KEY, new SolanaRpc(rpc.url, 2000));
     const issued = await vouchers.issue(partnerId);
     expect(issued.vouchers.map((v) => [v.chain, v.referrer, v.redeemed])).toEqual(
       expect.arrayContaining(REFERRERS.map((r) => ['solana', r, false])),

@@ -2,18 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RpcError } from '@xchain/contracts';
 import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { buildSolanaVoucherRedemption, encodeVoucherRedemption, signVoucher, type VoucherStruct } from '@xchain/partner-chain';
-import type { PrismaClient, Voucher } from '@xchain/partner-service-db';
+import type { Voucher } from '@xchain/partner-service-db';
+import { token as typedToken } from '@xchain/service-kit';
 import { isAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { failedPrecondition } from '../caller-guard';
 import type { VoucherRedeemedLog } from '../chain/evm-chain';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
-import { DB } from '../db.providers';
 import { RegistryClient } from '../registry-client';
 import { newBytes32 } from '../secrets';
 import { SolanaRpc } from './solana-rpc';
+import { VouchersRepository } from './vouchers.repository';
 
-export const VOUCHER_SIGNER_KEY = Symbol('VOUCHER_SIGNER_KEY');
+export const VOUCHER_SIGNER_KEY = typedToken<Hex>('VOUCHER_SIGNER_KEY');
 const U64_MAX = (1n << 64n) - 1n;
 const SOLANA_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
@@ -25,11 +26,11 @@ const SOLANA_KEY = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 @Injectable()
 export class VouchersService {
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(VouchersRepository) private readonly repo: VouchersRepository,
     @Inject(PARTNERS_CONFIG) private readonly config: PartnersConfig,
     @Inject(RegistryClient) private readonly registry: RegistryClient,
     @Inject(VOUCHER_SIGNER_KEY) private readonly signerKey: Hex,
-    @Inject(SolanaRpc) private readonly solana: SolanaRpc,
+    @Inject(SolanaRpc) private readonly solana: Pick<SolanaRpc, 'latestBlockhash'>,
   ) {}
 
   async issue(partnerId: string) {
@@ -38,63 +39,55 @@ export class VouchersService {
       const c = await this.registry.chain(name);
       if (c) chains.set(name, { vm: c.vm, chainId: c.chain_id, router: this.config.voucher_routers[name]! });
     }
-    const issued = await this.db.$transaction(
-      async (tx) => {
-        // One issuer per partner at a time; the row locks below make each accrual count once.
-        await tx.$queryRaw`SELECT id FROM partners WHERE id = ${partnerId} FOR UPDATE`;
-        const open = await tx.$queryRaw<{ id: bigint; referrer: string; chain: string; token: string; token_symbol: string; decimals: number; amount: string }[]>`
-          SELECT id, referrer, chain, token, token_symbol, decimals, amount::text AS amount
-            FROM referral_accruals WHERE partner_id = ${partnerId} AND voucher_id IS NULL
-           ORDER BY referrer, chain, token, id FOR UPDATE`;
-        const groups = new Map<string, typeof open>();
-        for (const a of open) {
-          const k = `${a.referrer}|${a.chain}|${a.token}`;
-          groups.set(k, [...(groups.get(k) ?? []), a]);
-        }
-        const out: Voucher[] = [];
-        for (const items of groups.values()) {
-          const first = items[0]!;
-          const chain = chains.get(first.chain);
-          if (!chain) continue; // no redeeming router on this chain yet: the accruals wait
-          const amount = items.reduce((s, a) => s + BigInt(a.amount), 0n);
-          if (chain.vm === 'svm' && amount > U64_MAX) throw failedPrecondition('a Solana voucher amount exceeds u64', 'VOUCHER_TOO_LARGE');
-          const struct: VoucherStruct = {
-            id: newBytes32(),
-            chainId: BigInt(chain.chainId),
-            router: toBytes32(chain.vm, chain.router),
-            token: toBytes32(chain.vm, first.token),
-            referrer: toBytes32(chain.vm, first.referrer),
-            amount,
-          };
-          const signature = await signVoucher(struct, this.signerKey);
-          const v = await tx.voucher.create({
-            data: {
-              id: struct.id,
-              partnerId,
-              chain: first.chain,
-              chainId: chain.chainId,
-              routerAddress: chain.router,
-              token: first.token,
-              tokenSymbol: first.token_symbol,
-              decimals: Number(first.decimals),
-              referrer: first.referrer,
-              amount: amount.toString(),
-              signature,
-              calldata: chain.vm === 'evm' ? encodeVoucherRedemption(struct, signature) : '',
-            },
-          });
-          await tx.referralAccrual.updateMany({ where: { id: { in: items.map((a) => a.id) }, voucherId: null }, data: { voucherId: v.id } });
-          out.push(v);
-        }
-        return out;
-      },
-      { maxWait: 15_000, timeout: 30_000 },
-    );
+    const issued = await this.repo.transaction(async (tx) => {
+      // One issuer per partner at a time; the row locks below make each accrual count once.
+      await this.repo.lockPartner(tx, partnerId);
+      const open = await this.repo.openAccruals(tx, partnerId);
+      const groups = new Map<string, typeof open>();
+      for (const a of open) {
+        const k = `${a.referrer}|${a.chain}|${a.token}`;
+        groups.set(k, [...(groups.get(k) ?? []), a]);
+      }
+      const out: Voucher[] = [];
+      for (const items of groups.values()) {
+        const first = items[0]!;
+        const chain = chains.get(first.chain);
+        if (!chain) continue; // no redeeming router on this chain yet: the accruals wait
+        const amount = items.reduce((s, a) => s + BigInt(a.amount), 0n);
+        if (chain.vm === 'svm' && amount > U64_MAX) throw failedPrecondition('a Solana voucher amount exceeds u64', 'VOUCHER_TOO_LARGE');
+        const struct: VoucherStruct = {
+          id: newBytes32(),
+          chainId: BigInt(chain.chainId),
+          router: toBytes32(chain.vm, chain.router),
+          token: toBytes32(chain.vm, first.token),
+          referrer: toBytes32(chain.vm, first.referrer),
+          amount,
+        };
+        const signature = await signVoucher(struct, this.signerKey);
+        const v = await this.repo.create(tx, {
+          id: struct.id,
+          partnerId,
+          chain: first.chain,
+          chainId: chain.chainId,
+          routerAddress: chain.router,
+          token: first.token,
+          tokenSymbol: first.token_symbol,
+          decimals: Number(first.decimals),
+          referrer: first.referrer,
+          amount: amount.toString(),
+          signature,
+          calldata: chain.vm === 'evm' ? encodeVoucherRedemption(struct, signature) : '',
+        });
+        await this.repo.assignAccruals(tx, items.map((a) => a.id), v.id);
+        out.push(v);
+      }
+      return out;
+    });
     return { vouchers: issued.map(voucherView) };
   }
 
   async list(partnerId: string) {
-    const rows = await this.db.voucher.findMany({ where: { partnerId }, orderBy: [{ createdAt: 'desc' }, { id: 'asc' }], take: 1000 });
+    const rows = await this.repo.list(partnerId);
     return { vouchers: rows.map(voucherView) };
   }
 
@@ -104,19 +97,15 @@ export class VouchersService {
    * router's address, changes nothing.
    */
   async markRedeemed(chain: string, log: VoucherRedeemedLog, blockTime: () => Promise<Date>): Promise<'redeemed' | 'duplicate' | 'unknown'> {
-    const v = await this.db.voucher.findUnique({ where: { id: log.voucherId.toLowerCase() } });
+    const v = await this.repo.byId(log.voucherId.toLowerCase());
     if (!v || v.chain !== chain || v.routerAddress.toLowerCase() !== log.router.toLowerCase()) return 'unknown';
     if (v.redeemed) return 'duplicate';
-    const done = await this.db.voucher.updateMany({
-      where: { id: v.id, redeemed: false },
-      data: { redeemed: true, redeemTx: log.txHash.toLowerCase(), redeemedAt: await blockTime() },
-    });
-    return done.count === 1 ? 'redeemed' : 'duplicate';
+    return (await this.repo.markRedeemed(v.id, log.txHash.toLowerCase(), await blockTime())) ? 'redeemed' : 'duplicate';
   }
 
   /** Another partner's voucher is NOT_FOUND, like one that does not exist. */
   async buildRedemption(partnerId: string, voucherId: string, payer: string) {
-    const v = await this.db.voucher.findFirst({ where: { id: voucherId.toLowerCase(), partnerId } });
+    const v = await this.repo.owned(partnerId, voucherId.toLowerCase());
     if (!v) throw RpcError.notFound('no such voucher', 'VOUCHER_NOT_FOUND');
     if (v.redeemed) throw failedPrecondition('the voucher is already redeemed', 'VOUCHER_REDEEMED');
     const chain = await this.registry.chain(v.chain);

@@ -1,3 +1,4 @@
+import { token } from '@xchain/service-kit';
 import type { RetryPolicy } from './backoff';
 import type { SecretKeys } from './secret-cipher';
 
@@ -14,4 +15,4 @@ export interface WebhookOptions {
   secretKeys: SecretKeys;
 }
 
-export const WEBHOOK_OPTIONS = Symbol('WEBHOOK_OPTIONS');
+export const WEBHOOK_OPTIONS = token<WebhookOptions>('WEBHOOK_OPTIONS');

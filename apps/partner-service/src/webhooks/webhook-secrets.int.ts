@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
+import { SystemClock } from '@xchain/service-kit';
 import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
@@ -11,6 +12,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookOptions } from './webhook-options';
 import { upgradeStoredSecrets } from './webhook-secrets';
 import { httpSender } from './webhook-sender';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
@@ -88,7 +90,7 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
 
   it('stores a new secret encrypted, never in clear, and a delivery is signed with it', async () => {
     const partner = await newPartner();
-    const { secret } = await new WebhooksService(db, opts(k1)).set(partner, url);
+    const { secret } = await new WebhooksService(new WebhooksRepository(db), opts(k1), new SystemClock()).set(partner, url);
     const row = await rawRow(partner);
     expect(row).toMatchObject({ secret: '', secret_key_id: keyIdOf(k1) });
     expect(row['secret_ciphertext']).toBeInstanceOf(Uint8Array);
@@ -102,7 +104,7 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
 
   it('with a key that is not the one it was stored under, sends nothing and records why; given the old key, moves it to the new one', async () => {
     const partner = await newPartner();
-    const { secret } = await new WebhooksService(db, opts(k1)).set(partner, url);
+    const { secret } = await new WebhooksService(new WebhooksRepository(db), opts(k1), new SystemClock()).set(partner, url);
     const d = await dueDelivery(partner);
     const sentBefore = got.length;
 
@@ -163,7 +165,7 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
   it('signs with a clear secret an earlier replica wrote over an encrypted one (a rolling update), then encrypts it', async () => {
     const cipher = new WebhookSecretCipher({ current: k2, old: [] });
     const partner = await newPartner();
-    await new WebhooksService(db, opts(k2)).set(partner, url);
+    await new WebhooksService(new WebhooksRepository(db), opts(k2), new SystemClock()).set(partner, url);
     const replaced = WEBHOOK_SECRET_PREFIX + randomBytes(32).toString('base64url');
     await db.$executeRaw`UPDATE webhooks SET secret = ${replaced} WHERE partner_id = ${partner}`; // the old version's PUT
     const d = await dueDelivery(partner);

@@ -8,7 +8,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
-import { HealthRegistry } from '@xchain/service-kit';
+import { HealthRegistry, SystemClock } from '@xchain/service-kit';
 import { DEFAULT_REDIS_PREFIXES, type Managed, freePort, newBus, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, startNats, freshMigratedDatabase, testRedisAdmin } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
@@ -18,6 +18,7 @@ import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookOptions } from './webhook-options';
 import { httpSender } from './webhook-sender';
 import { WebhookWorker } from './webhook-worker';
+import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 const redisPort = Number(process.env['TEST_REDIS_PORT']);
@@ -137,7 +138,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     worker.onApplicationBootstrap();
     consumer = new OrderUpdatesConsumer(serviceConn, db, worker, silent);
     consumer.onModuleInit();
-    webhooks = new WebhooksService(db, opts);
+    webhooks = new WebhooksService(new WebhooksRepository(db), opts, new SystemClock());
   }, 60_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { WebhooksService } from './webhooks.service';
 
 /** The webhook operations, each for the partner of the caller's session only (D14). */
 @Controller()
-export class WebhookHandlers {
+export class WebhooksHandlers {
   constructor(@Inject(WebhooksService) private readonly webhooks: WebhooksService) {}
 
   @Rpc(SetPartnerWebhookRpc)
