@@ -7,13 +7,12 @@ import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
 import { OpenApiController } from './http/openapi.controller';
+import { OperationRoutes } from './http/operation-routes';
 import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
-import { PartnerController } from './partner/partner.controller';
 import { sseStreamGauges } from './metrics/gateway-metrics';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
-import { QuoteRoutes } from './quote/quote.routes';
 import { registryProviders } from './registry/registry-change-listener';
 import { GATEWAY_ENV } from './tokens';
 
@@ -23,7 +22,7 @@ export class GatewayModule {
   static forEnv(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, OrdersController, PartnerController, OpenApiController],
+      controllers: [HealthController, OrdersController, OpenApiController],
       providers: [
         { provide: GATEWAY_ENV, useValue: env },
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
@@ -44,7 +43,7 @@ export class GatewayModule {
         },
         ...accessProviders(env),
         ...registryProviders(env.REGISTRY_LIST_MAX_AGE_MS),
-        QuoteRoutes,
+        OperationRoutes,
         { provide: APP_FILTER, useClass: StatusExceptionFilter },
       ],
     };

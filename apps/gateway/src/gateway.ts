@@ -1,6 +1,5 @@
 import { STATUS_CODES } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
-import { HTTP_OPERATIONS } from '@xchain/contracts';
 import { LOGGER, startService } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { GatewayModule } from './app.module';
@@ -10,10 +9,8 @@ import { installAccessHook } from './access/access-hook';
 import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
-import { routeOf } from './http/route-of';
 import { httpErrors, sendStatus } from './http/status-reply';
-import { QuoteRoutes } from './quote/quote.routes';
-import { RegistryRoutes } from './registry/registry.routes';
+import { OperationRoutes } from './http/operation-routes';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */
 const MAX_PARAM_LENGTH = 100;
@@ -65,17 +62,8 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       installCors(fastify, env.CORS_ALLOWED_ORIGINS);
       installHttpHooks(fastify, app.get<Logger>(LOGGER));
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
-      // PreviewQuote, GetQuote, ListTokens and GetChains on Fastify directly, not through Nest's
-      // router (quote.routes.ts, registry.routes.ts).
-      app.get(QuoteRoutes).register(fastify);
-      app.get(RegistryRoutes).register(fastify);
-      for (const op of HTTP_OPERATIONS.filter((o) => !o.served)) {
-        fastify.route({
-          method: op.method,
-          url: routeOf(op),
-          handler: (_req, reply) => sendStatus(reply, httpErrors.unimplemented(op.operationId)),
-        });
-      }
+      // Every operation's route, built from HTTP_OPERATIONS on Fastify directly (operation-routes.ts).
+      app.get(OperationRoutes).register(fastify);
     },
   });
 }

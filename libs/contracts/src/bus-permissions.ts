@@ -1,8 +1,8 @@
 import { ORDER_EVENTS_STREAM, orderEventSubject } from './events/order-events';
 import { ORDER_UPDATES_STREAM, ORDER_UPDATE_CONSUMERS, ORDER_UPDATE_SUBJECTS } from './events/order-updates';
 import { OperatorBalanceRpc, SendOperatorTxRpc } from './gasless/operator';
-import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, GetGaslessOrderRpc, SubmitGaslessOrderRpc } from './gasless/subjects';
-import { GetOrderRpc } from './http/schemas/order-status';
+import { GASLESS_EVENTS_STREAM, GASLESS_EVENT_SUBJECTS, GetGaslessOrderRpc } from './gasless/subjects';
+import { HTTP_OPERATIONS } from './http/operations';
 import {
   AdminAdjustFundingRpc,
   AdminCreateKeyRpc,
@@ -15,26 +15,11 @@ import {
   AdminShowPartnerRpc,
 } from './partners/admin';
 import { LedgerBalanceRpc, LedgerHoldRpc, LedgerReleaseRpc, LedgerSettleRpc } from './partners/ledger';
-import {
-  AuthenticateKeyRpc,
-  AuthenticateSessionRpc,
-  BuildPartnerFundingRpc,
-  BuildVoucherRedemptionRpc,
-  CreatePartnerKeyRpc,
-  DisablePartnerKeyRpc,
-  GetPartnerFundingRpc,
-  GetPartnerReferralsRpc,
-  GetPartnerRpc,
-  KEY_CHANGED_SUBJECT,
-  ListPartnerFundingEntriesRpc,
-  ListPartnerVouchersRpc,
-  RevokePartnerSessionRpc,
-} from './partners/subjects';
-import { DeletePartnerWebhookRpc, GetPartnerWebhookRpc, ListWebhookDeliveriesRpc, SetPartnerWebhookRpc } from './partners/webhooks';
+import { AuthenticateKeyRpc, AuthenticateSessionRpc, KEY_CHANGED_SUBJECT } from './partners/subjects';
 import { PRICES_BUCKET } from './prices/price';
 import { SettlementReportRpc } from './settlement/admin';
-import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from './quoting/subjects';
-import { ListChainsRpc, ListPriceFeedsRpc, ListTokensRpc, REGISTRY_CHANGED_SUBJECT } from './registry/subjects';
+import { FetchQuoteRpc, ValueUsdRpc } from './quoting/subjects';
+import { ListPriceFeedsRpc, REGISTRY_CHANGED_SUBJECT } from './registry/subjects';
 import { SERVICE_NAMES, type RpcContract, type ServiceName } from './rpc';
 
 /**
@@ -73,36 +58,16 @@ export function serverOf(subject: string): ServiceName {
   return server;
 }
 
-/** Every request/reply operation on the bus (a spec checks that each exported contract is here). */
-export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
-  PreviewQuoteRpc,
-  GetQuoteRpc,
+/** Request/reply operations that no HTTP operation forwards to: service to service, and the operator's. */
+const BUS_ONLY_RPCS = [
   FetchQuoteRpc,
   ValueUsdRpc,
-  ListTokensRpc,
-  ListChainsRpc,
   ListPriceFeedsRpc,
-  GetOrderRpc,
-  SubmitGaslessOrderRpc,
   GetGaslessOrderRpc,
   SendOperatorTxRpc,
   OperatorBalanceRpc,
   AuthenticateSessionRpc,
   AuthenticateKeyRpc,
-  GetPartnerRpc,
-  GetPartnerFundingRpc,
-  BuildPartnerFundingRpc,
-  ListPartnerVouchersRpc,
-  BuildVoucherRedemptionRpc,
-  GetPartnerReferralsRpc,
-  RevokePartnerSessionRpc,
-  CreatePartnerKeyRpc,
-  DisablePartnerKeyRpc,
-  ListPartnerFundingEntriesRpc,
-  SetPartnerWebhookRpc,
-  GetPartnerWebhookRpc,
-  DeletePartnerWebhookRpc,
-  ListWebhookDeliveriesRpc,
   LedgerHoldRpc,
   LedgerSettleRpc,
   LedgerReleaseRpc,
@@ -117,7 +82,15 @@ export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
   AdminIssueVouchersRpc,
   AdminListFundingDepositsRpc,
   SettlementReportRpc,
-] as unknown as readonly RpcContract<never, never>[];
+];
+
+/**
+ * Every request/reply operation on the bus: the RPC each HTTP operation names (HTTP_OPERATIONS),
+ * then the bus-only ones (a spec checks that each exported contract is here).
+ */
+export const RPC_CATALOGUE: readonly RpcContract<never, never>[] = [
+  ...new Set<unknown>([...HTTP_OPERATIONS.map((op) => op.rpc), ...BUS_ONLY_RPCS]),
+] as readonly RpcContract<never, never>[];
 
 /** The bus users that may publish (call) a contract's subject. */
 export function callersOf(contract: Pick<RpcContract<never, never>, 'access'>): BusUser[] {

@@ -1,19 +1,9 @@
-import { Controller, Get, HttpCode, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Param, Post, Req, Res } from '@nestjs/common';
-import {
-  Code,
-  GetOrderPathParams,
-  GetOrderRpc,
-  type OrderUpdate,
-  RpcError,
-  SubmitGaslessOrderRequest,
-  SubmitGaslessOrderRpc,
-  errorInfo,
-} from '@xchain/contracts';
+import { Controller, Get, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Param, Req, Res } from '@nestjs/common';
+import { Code, GetOrderPathParams, GetOrderRpc, type OrderUpdate, RpcError, errorInfo } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayEnv } from '../env';
 import { callerOf } from '../http/caller';
-import { jsonBytes } from '../http/json-bytes';
 import { validateBody } from '../http/validate';
 import { GATEWAY_ENV } from '../tokens';
 import { streamOrderEvents } from './order-events-stream';
@@ -22,7 +12,10 @@ import { OrderStreamHub } from './order-stream-hub';
 /** Retry-After of a refusal because the replica holds its most streams: streams come and go within seconds. */
 const STREAMS_FULL_RETRY_SECS = 5;
 
-/** SubmitGaslessOrder (to the gasless-relayer), the order view (from the quote-engine) and its event stream. */
+/**
+ * StreamOrderEvents: the one operation that is not one JSON answer, so the one route not built from
+ * HTTP_OPERATIONS by OperationRoutes (its path and access still come from the table).
+ */
 @Controller('json/v1')
 export class OrdersController implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
@@ -37,18 +30,6 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationShutdown(): void {
     this.hub.stop();
-  }
-
-  @Post('gasless/orders')
-  @HttpCode(200)
-  submit(@Req() req: FastifyRequest) {
-    return this.rpc.call(SubmitGaslessOrderRpc, validateBody(SubmitGaslessOrderRequest, req.body), { caller: callerOf(req), timeoutMs: this.env.GASLESS_SUBMIT_TIMEOUT_MS });
-  }
-
-  /** The order view, passed on as the bytes the quote-engine sent (RpcClient.forward). */
-  @Get('orders/:quote_hash')
-  async order(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return jsonBytes(reply, await this.rpc.forward(GetOrderRpc, validateBody(GetOrderPathParams, { quote_hash: quoteHash }), { caller: callerOf(req) }));
   }
 
   /**

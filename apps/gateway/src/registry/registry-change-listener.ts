@@ -37,7 +37,7 @@ export class RegistryChangeListener implements OnModuleInit, OnApplicationShutdo
   }
 }
 
-/** The gateway's registry reads: the kept lists, the listener that drops them, the routes that serve them. */
+/** The gateway's registry reads: the kept lists, the listener that drops them, the handler that serves them. */
 export function registryProviders(maxAgeMs: number): Provider[] {
   return [{ provide: RegistryLists, useFactory: () => new RegistryLists(maxAgeMs) }, RegistryChangeListener, RegistryRoutes];
 }

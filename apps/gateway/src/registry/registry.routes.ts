@@ -1,25 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GetChainsOp, ListChainsRpc, ListTokensOp, ListTokensRpc, type HttpOperation, type RpcContract } from '@xchain/contracts';
+import type { RpcContract } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { z } from 'zod';
 import { callerOf } from '../http/caller';
 import { ifNoneMatchHits } from '../http/etag';
-import { routeOf } from '../http/route-of';
 import { RegistryLists } from './registry-lists';
 
 /** A list read: no request fields; its answer is kept serialised, with its ETag (RegistryLists). */
-type ListContract = RpcContract<z.ZodType<Record<string, never>>, z.ZodType>;
+type ListContract = RpcContract<z.ZodType, z.ZodType>;
 
 /**
- * ListTokens and GetChains: read-only, cacheable by ETag, served from the lists this gateway keeps
- * (RegistryLists): the quote-engine is asked when a list is missing, older than
- * REGISTRY_LIST_MAX_AGE_MS, or dropped because a quote-engine said it changed.
- *
- * Routes of the gateway's Fastify instance, not a Nest controller, for the reason quote.routes.ts
- * gives: Nest's router does work on every request that these handlers do not need. Served from
- * memory, these two are the cheapest reads the gateway has, so that work was a large part of them
- * (README, "Benchmarks").
+ * ListTokens and GetChains (the cacheable operations): read-only, cacheable by ETag, served from
+ * the lists this gateway keeps (RegistryLists): the quote-engine is asked when a list is missing,
+ * older than REGISTRY_LIST_MAX_AGE_MS, or dropped because a quote-engine said it changed. Their
+ * routes are built with every other one (OperationRoutes); this is how they answer.
  */
 @Injectable()
 export class RegistryRoutes {
@@ -28,14 +23,9 @@ export class RegistryRoutes {
     @Inject(RegistryLists) private readonly lists: RegistryLists,
   ) {}
 
-  /** Adds the routes to the gateway's Fastify instance, at the method and path their operations declare. */
-  register(fastify: FastifyInstance): void {
-    this.serveAt(fastify, ListTokensOp, ListTokensRpc);
-    this.serveAt(fastify, GetChainsOp, ListChainsRpc);
-  }
-
-  private serveAt(fastify: FastifyInstance, op: HttpOperation, contract: ListContract): void {
-    fastify.route({ method: op.method, url: routeOf(op), handler: (req, reply) => this.cacheable(contract, req, reply) });
+  /** The handler of a list read. */
+  handler(contract: ListContract): RouteHandlerMethod {
+    return (req, reply) => this.cacheable(contract, req, reply);
   }
 
   private async cacheable(contract: ListContract, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -1,0 +1,97 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId } from '@xchain/contracts';
+import { RpcClient } from '@xchain/messaging';
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { GatewayEnv } from '../env';
+import { RegistryRoutes } from '../registry/registry.routes';
+import { GATEWAY_ENV } from '../tokens';
+import { callerOf } from './caller';
+import { jsonBytes } from './json-bytes';
+import { routeOf } from './route-of';
+import { httpErrors, sendStatus } from './status-reply';
+import { validateBody } from './validate';
+
+/** How the gateway serves an operation beyond what its entry in HTTP_OPERATIONS says. */
+interface RouteOptions {
+  /**
+   * Answer with the bytes the service sent (RpcClient.forward) instead of parsing and serialising
+   * the reply again: the quotes and the order view, which integrators call in tight loops.
+   */
+  readonly bytes?: boolean;
+  /** A deadline other than NATS_REQUEST_TIMEOUT_MS. */
+  readonly timeoutMs?: (env: GatewayEnv) => number;
+}
+
+const ROUTE_OPTIONS: Partial<Record<HttpOperationId, RouteOptions>> = {
+  PreviewQuote: { bytes: true },
+  GetQuote: { bytes: true },
+  GetOrder: { bytes: true },
+  // The relayer simulates and sends before it answers.
+  SubmitGaslessOrder: { timeoutMs: (env) => env.GASLESS_SUBMIT_TIMEOUT_MS },
+};
+
+type Input = (req: FastifyRequest) => unknown;
+
+/**
+ * The RPC request of an operation: its path parameters, query and body, each parsed with the
+ * operation's schema (INVALID_ARGUMENT naming every bad field), merged; `{}` when it has none.
+ * `defineOperation` checks at compile time that this fits the RPC's request schema.
+ */
+export function inputOf(op: HttpOperation): Input {
+  const parts: Input[] = [];
+  const { pathParams, query, body } = op;
+  if (pathParams) parts.push((req) => validateBody(pathParams, req.params));
+  if (query) parts.push((req) => validateBody(query, req.query ?? {}));
+  if (body) parts.push((req) => validateBody(body, req.body));
+  const [only] = parts;
+  if (!only) return () => ({});
+  if (parts.length === 1) return only;
+  return (req) => Object.assign({}, ...parts.map((part) => part(req)));
+}
+
+/**
+ * Every route of HTTP_OPERATIONS, built here from the table: the method and path it declares (which
+ * is also what the access hook finds the operation by), its inputs validated with its schemas, the
+ * caller the access hook established, and its RPC called. The exceptions are the order event stream,
+ * which is not one JSON answer (OrdersController), and the cacheable lists, served from what this
+ * gateway keeps (RegistryRoutes).
+ *
+ * Routes of the gateway's Fastify instance, not Nest controllers: Nest's router does work on every
+ * request that these handlers do not need (no guard, interceptor or pipe applies to them). Nothing
+ * else about a request changes: tracing, CORS, the access check, the rate limit and metrics are
+ * Fastify hooks, which run for every route, and what a handler throws reaches Fastify's error
+ * handler, which Nest points at its exception filters, so `StatusExceptionFilter` answers it.
+ */
+@Injectable()
+export class OperationRoutes {
+  constructor(
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
+    @Inject(RegistryRoutes) private readonly registry: RegistryRoutes,
+  ) {}
+
+  /** Adds the routes to the gateway's Fastify instance, before it starts listening. */
+  register(fastify: FastifyInstance): void {
+    for (const op of HTTP_OPERATIONS as readonly HttpOperation[]) {
+      if (op.eventStream) continue;
+      fastify.route({ method: op.method, url: routeOf(op), handler: this.handlerOf(op) });
+    }
+  }
+
+  private handlerOf(op: HttpOperation): RouteHandlerMethod {
+    if (!op.served) return (_req, reply) => sendStatus(reply, httpErrors.unimplemented(op.operationId));
+    if (op.cacheable) {
+      if (op.pathParams || op.query || op.body) throw new Error(`${op.operationId}: a cacheable list takes no input`);
+      return this.registry.handler(op.rpc);
+    }
+    const { rpc } = this;
+    const contract = op.rpc;
+    const input = inputOf(op);
+    const options = ROUTE_OPTIONS[op.operationId as HttpOperationId] ?? {};
+    const timeoutMs = options.timeoutMs?.(this.env);
+    if (options.bytes) {
+      return async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }));
+    }
+    return async (req) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+  }
+}
