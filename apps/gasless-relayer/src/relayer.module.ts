@@ -10,7 +10,7 @@ import type { RelayerEnv } from './env';
 import { OperatorTxs } from './operator/operator-txs';
 import { SvmOperatorTxs } from './operator/svm-operator-txs';
 import { OrderRepository } from './orders/order.repository';
-import { StatusEvents } from './orders/status-events';
+import { STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
 import { Lanes } from './relay/lanes';
@@ -51,7 +51,7 @@ function relayerProviders(env: RelayerEnv): Provider[] {
     { provide: RelayChains, useFactory: () => new RelayChains(env) },
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     { provide: OrderRepository, inject: [DB], useFactory: (db: PrismaClient) => new OrderRepository(db) },
-    { provide: StatusEvents, inject: [NATS, LOGGER], useFactory: (nc: NatsConnection, log: Logger) => new StatusEvents(nc, log) },
+    { provide: StatusEvents, inject: [NATS, LOGGER, Clock], useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock) },
     {
       provide: ChainReplacement,
       inject: [DB, LOGGER, Lanes, ModuleRef],
