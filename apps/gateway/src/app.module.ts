@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, METRICS_PATH, Metrics, NATS, coreProviders } from '@xchain/service-kit';
+import { HealthController, LOGGER, METRICS_PATH, Metrics, NATS, coreProviders, provideValue, timeProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
@@ -24,7 +24,8 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [HealthController, OrdersController, OpenApiController],
       providers: [
-        { provide: GATEWAY_ENV, useValue: env },
+        provideValue(GATEWAY_ENV, env),
+        ...timeProviders(),
         ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
         {
           provide: RpcClient,

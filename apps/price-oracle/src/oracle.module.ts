@@ -7,7 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, HealthRegistry, LOGGER, NATS, coreProviders } from '@xchain/service-kit';
+import { Clock, HealthController, HealthRegistry, LOGGER, NATS, coreProviders, provideValue, timeProviders, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { PriceOracleEnv } from './env';
 import { FeedDirectory } from './feed-directory';
@@ -18,12 +18,11 @@ import { SourceMonitor } from './source-health';
 import { buildSources } from './sources/build-sources';
 import type { Feed, PriceSource } from './sources/source';
 
-const ORACLE_ENV = Symbol('ORACLE_ENV');
-const CLOCK = Symbol('CLOCK');
+const ORACLE_ENV = token<PriceOracleEnv>('ORACLE_ENV');
 
 export interface OracleModuleOptions {
-  /** Milliseconds since the epoch; tests replaying recorded prices set it to the recording's time. */
-  now?: () => number;
+  /** Instead of the system clock: tests replaying recorded prices set it to the recording's time. */
+  clock?: Clock;
 }
 
 /** Wires sources, feed list, poller and readiness, and runs them for the app's lifetime. */
@@ -34,7 +33,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
 
   constructor(
     @Inject(ORACLE_ENV) env: PriceOracleEnv,
-    @Inject(CLOCK) now: () => number,
+    @Inject(Clock) clock: Clock,
     @Inject(NATS) nc: NatsConnection,
     @Inject(LOGGER) log: Logger,
     @Inject(HealthRegistry) health: HealthRegistry,
@@ -43,7 +42,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
     // A source is never judged silent before it has had two polls to speak.
     const silenceMs = Math.max(env.PRICE_SOURCE_MAX_SILENCE_MS, 2 * env.PRICE_POLL_MS);
     const monitored = sources.map((source) => ({ source, monitor: new SourceMonitor(source.name, silenceMs, log) }));
-    registerSourceChecks(health, monitored.map((m) => m.monitor), now);
+    registerSourceChecks(health, monitored.map((m) => m.monitor), clock);
     this.directory = new FeedDirectory(new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS), log, { refreshMs: env.PRICE_FEEDS_REFRESH_MS }, (feeds) => {
       warnUncovered(feeds, sources, log);
       this.poller.poke();
@@ -51,7 +50,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
     this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc, log), log, {
       pollMs: env.PRICE_POLL_MS,
       maxAgeSecs: env.PRICE_MAX_AGE_SECS,
-      now,
+      clock,
     });
     log.info({ sources: env.PRICE_SOURCES }, 'price sources configured');
   }
@@ -75,14 +74,15 @@ function warnUncovered(feeds: readonly Feed[], sources: readonly PriceSource[], 
 
 @Module({})
 export class PriceOracleModule {
-  static forRoot(env: PriceOracleEnv, opts: OracleModuleOptions = {}): DynamicModule {
+  static forEnv(env: PriceOracleEnv, opts: OracleModuleOptions = {}): DynamicModule {
     return {
       module: PriceOracleModule,
       controllers: [HealthController],
       providers: [
         ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
-        { provide: ORACLE_ENV, useValue: env },
-        { provide: CLOCK, useValue: opts.now ?? Date.now },
+        ...timeProviders(),
+        ...(opts.clock ? [{ provide: Clock, useValue: opts.clock }] : []),
+        provideValue(ORACLE_ENV, env),
         OracleRunner,
       ],
     };

@@ -1,4 +1,5 @@
 import type { Price } from '@xchain/contracts';
+import { FakeClock } from '@xchain/service-kit';
 import pino from 'pino';
 import { PricePoller } from './price-poller';
 import { SourceMonitor } from './source-health';
@@ -33,22 +34,22 @@ const price = (source: SourceName, price_id: string, value: string, publish_time
 });
 
 function setup(order: SourceName[]) {
-  let nowMs = 1_795_372_260_000;
+  const clock = new FakeClock(1_795_372_260_000);
   const sources = order.map((name) => new FakeSource(name));
   const monitored = sources.map((source) => ({ source, monitor: new SourceMonitor(source.name, 5000, log) }));
   const sink: Price[] = [];
   const poller = new PricePoller(monitored, () => feeds, { put: async (p) => void sink.push(p) }, log, {
     pollMs: 1000,
     maxAgeSecs: 60,
-    now: () => nowMs,
+    clock,
   });
   return {
     poller,
     sink,
     source: (name: SourceName) => sources.find((s) => s.name === name)!,
     monitor: (name: SourceName) => monitored.find((m) => m.source.name === name)!.monitor,
-    secs: () => Math.floor(nowMs / 1000),
-    advance: (ms: number) => (nowMs += ms),
+    secs: () => clock.nowSecs(),
+    advance: (ms: number) => clock.advance(ms),
   };
 }
 
@@ -105,7 +106,7 @@ describe('PricePoller', () => {
       () => feeds,
       { put: async (p) => void sink.push(p), current: async () => [newer] },
       log,
-      { pollMs: 1000, maxAgeSecs: 60, now: () => t.secs() * 1000 },
+      { pollMs: 1000, maxAgeSecs: 60, clock: new FakeClock(t.secs() * 1000) },
     );
     await poller.tick();
     expect(sink.map((p) => p.price_id)).toEqual(['usd-coin']);
@@ -127,7 +128,7 @@ describe('PricePoller', () => {
         },
       },
       log,
-      { pollMs: 1000, maxAgeSecs: 60, now: () => t.secs() * 1000 },
+      { pollMs: 1000, maxAgeSecs: 60, clock: new FakeClock(t.secs() * 1000) },
     );
     expect(await poller.tick()).toEqual([]);
     fail = false;

@@ -1,4 +1,5 @@
 import type { Price } from '@xchain/contracts';
+import { type Clock, SystemClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { PriceSink } from './price-store';
 import { MAX_FUTURE_SKEW_SECS, isFresh, selectPrices, supersedes } from './selection';
@@ -8,7 +9,8 @@ import { describeError, type Feed, type PriceSource } from './sources/source';
 export interface PollerOptions {
   pollMs: number;
   maxAgeSecs: number;
-  now?: () => number;
+  /** The oracle's clock (tests replaying recorded prices set it to the recording's time). */
+  clock?: Clock;
 }
 
 export interface MonitoredSource {
@@ -23,7 +25,7 @@ export interface MonitoredSource {
  */
 export class PricePoller {
   private readonly published = new Map<string, Price>();
-  private readonly now: () => number;
+  private readonly clock: Clock;
   private stopped = false;
   private poked = false;
   private wake?: () => void;
@@ -38,7 +40,7 @@ export class PricePoller {
     private readonly log: Logger,
     private readonly opts: PollerOptions,
   ) {
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? new SystemClock();
   }
 
   start(): void {
@@ -60,7 +62,7 @@ export class PricePoller {
   /** One poll and publication; returns what was published. */
   async tick(): Promise<Price[]> {
     const feeds = this.feeds();
-    const nowSecs = Math.floor(this.now() / 1000);
+    const nowSecs = this.clock.nowSecs();
     const bySource = await Promise.all(this.sources.map((s) => this.ask(s, feeds, nowSecs)));
     const chosen = [...selectPrices(bySource, nowSecs, this.opts.maxAgeSecs).values()];
     let done: Price[] = [];
@@ -98,17 +100,17 @@ export class PricePoller {
   private async ask({ source, monitor }: MonitoredSource, feeds: readonly Feed[], nowSecs: number): Promise<Price[]> {
     try {
       const prices = await source.fetch(feeds, nowSecs);
-      monitor.recordSuccess(prices.filter((p) => isFresh(p, nowSecs, this.opts.maxAgeSecs)).length, this.now());
+      monitor.recordSuccess(prices.filter((p) => isFresh(p, nowSecs, this.opts.maxAgeSecs)).length, this.clock.nowMs());
       return prices;
     } catch (err) {
-      monitor.recordFailure(describeError(err), this.now());
+      monitor.recordFailure(describeError(err), this.clock.nowMs());
       return [];
     }
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const started = this.now();
+      const started = this.clock.nowMs();
       const ready = this.feeds().length > 0;
       this.poked = false;
       if (ready) {
@@ -120,7 +122,7 @@ export class PricePoller {
       }
       // Keep the cadence: the poll's own duration counts against the interval. With no feeds
       // yet, sleep until the feed list arrives (poke).
-      await this.sleep(ready ? Math.max(0, this.opts.pollMs - (this.now() - started)) : undefined);
+      await this.sleep(ready ? Math.max(0, this.opts.pollMs - (this.clock.nowMs() - started)) : undefined);
     }
   }
 

@@ -1,4 +1,4 @@
-import { HealthRegistry } from '@xchain/service-kit';
+import { FakeClock, HealthRegistry } from '@xchain/service-kit';
 import pino from 'pino';
 import { registerSourceChecks } from './readiness';
 import { SourceMonitor } from './source-health';
@@ -11,7 +11,7 @@ describe('registerSourceChecks', () => {
     const pyth = new SourceMonitor('pyth', 10_000, log);
     const file = new SourceMonitor('file', 10_000, log);
     const health = new HealthRegistry('price-oracle');
-    registerSourceChecks(health, [pyth, file], () => T);
+    registerSourceChecks(health, [pyth, file], new FakeClock(T));
     return { pyth, file, health };
   }
 

@@ -21,7 +21,7 @@ export interface RunningOracle {
 export async function bootOracle(env: Record<string, string>, opts: OracleModuleOptions = {}): Promise<RunningOracle> {
   process.env['LOG_LEVEL'] ??= 'silent';
   const parsed = PriceOracleEnv.parse({ ...env, PRICE_ORACLE_PORT: '0' });
-  const app = await NestFactory.create(PriceOracleModule.forRoot(parsed, opts), new FastifyAdapter(), { logger: false });
+  const app = await NestFactory.create(PriceOracleModule.forEnv(parsed, opts), new FastifyAdapter(), { logger: false });
   app.enableShutdownHooks();
   await app.listen(0, '127.0.0.1');
   const url = await app.getUrl();

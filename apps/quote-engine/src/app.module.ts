@@ -1,12 +1,13 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { DependencyOutages, RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, NATS, coreProviders } from '@xchain/service-kit';
+import { HealthController, LOGGER, NATS, coreProviders, provideValue, timeProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { QuoteEngineMetrics } from './metrics/quote-engine-metrics';
 import { QuoteOutcomes } from './metrics/quote-outcomes';
-import { env } from './env';
+import { ETA_CONFIG, EXPIRY_SWEEP_TIMES, NATS_REQUEST_TIMEOUT_MS, PRICE_MAX_AGE_SECS, PRICE_MAX_FUTURE_SKEW_SECS, QUOTE_RETENTION_SECS, REGISTRY_REFRESH_MS } from './config.tokens';
+import type { QuoteEngineEnv } from './env';
 import { EtaService } from './orders/eta.service';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
@@ -25,63 +26,71 @@ import { RegistryChangePublisher } from './registry/registry-change-publisher';
 import { RegistryHandlers } from './registry/registry.handlers';
 import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
-import { INVENTORY_CONFIG, InventoryBook, type InventoryConfig } from './settlement/inventory-book';
+import { INVENTORY_CONFIG, InventoryBook } from './settlement/inventory-book';
 import { SettlementReportHandlers } from './settlement/settlement-report';
 import { SettlementRepository } from './settlement/settlement.repository';
-import { SETTLEMENT_CONFIG, Settler, type SettlementConfig } from './settlement/settler';
+import { SETTLEMENT_CONFIG, Settler } from './settlement/settler';
 import { StrayDepositRepository } from './settlement/stray-deposits.repository';
 import { StrayReturns } from './settlement/stray-returns';
 
-@Module({
-  controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
-  providers: [
-    ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
-    ...dbProviders,
-    ...quotingProviders,
-    RegistryRepository,
-    RegistryCache,
-    RegistryChangePublisher,
-    PriceBook,
-    Valuation,
-    EtaService,
-    OrderUpdates,
-    OrderExpirySweep,
-    OrderEventsConsumer,
-    GaslessEventsConsumer,
-    { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
-    // One outage per dependency (the relayer, the partner-service, a chain RPC), whichever caller notices it.
-    { provide: DependencyOutages, inject: [LOGGER], useFactory: (log: Logger) => new DependencyOutages(log) },
-    SponsorFunding,
-    QuotePipeline,
-    QuoteService,
-    ...orderViewProviders,
-    ...chainProviders,
-    QuoteOutcomes,
-    QuoteEngineMetrics,
-    SettlementRepository,
-    {
-      provide: SETTLEMENT_CONFIG,
-      useValue: {
-        enabled: env.SETTLEMENT_ENABLED,
-        pollMs: env.SETTLEMENT_POLL_MS,
-        fillMarginSecs: env.SETTLEMENT_FILL_MARGIN_SECS,
-        requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
-        claimEveryMs: env.SETTLEMENT_CLAIM_EVERY_MS,
-      } satisfies SettlementConfig,
-    },
-    Settler,
-    StrayDepositRepository,
-    StrayReturns,
-    {
-      provide: INVENTORY_CONFIG,
-      useValue: {
-        enabled: env.SETTLEMENT_ENABLED,
-        refreshMs: env.INVENTORY_REFRESH_MS,
-        maxAgeMs: env.INVENTORY_MAX_AGE_MS,
-        requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
-      } satisfies InventoryConfig,
-    },
-    InventoryBook,
-  ],
-})
-export class AppModule {}
+/** The quote-engine: quotes, the registry, order views and settlement, built from one parsed environment. */
+@Module({})
+export class QuoteEngineModule {
+  static forEnv(env: QuoteEngineEnv): DynamicModule {
+    return {
+      module: QuoteEngineModule,
+      controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
+      providers: [
+        ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...timeProviders(),
+        provideValue(PRICE_MAX_AGE_SECS, env.PRICE_MAX_AGE_SECS),
+        provideValue(PRICE_MAX_FUTURE_SKEW_SECS, env.PRICE_MAX_FUTURE_SKEW_SECS),
+        provideValue(REGISTRY_REFRESH_MS, env.REGISTRY_REFRESH_MS),
+        provideValue(QUOTE_RETENTION_SECS, env.QUOTE_RETENTION_SECS),
+        provideValue(ETA_CONFIG, { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS }),
+        provideValue(NATS_REQUEST_TIMEOUT_MS, env.NATS_REQUEST_TIMEOUT_MS),
+        provideValue(EXPIRY_SWEEP_TIMES, { intervalMs: env.QUOTE_EXPIRY_SWEEP_MS, graceMs: env.QUOTE_GRACE_SECS * 1000 }),
+        ...dbProviders(env),
+        ...quotingProviders(env),
+        RegistryRepository,
+        RegistryCache,
+        RegistryChangePublisher,
+        PriceBook,
+        Valuation,
+        EtaService,
+        OrderUpdates,
+        OrderExpirySweep,
+        OrderEventsConsumer,
+        GaslessEventsConsumer,
+        { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+        // One outage per dependency (the relayer, the partner-service, a chain RPC), whichever caller notices it.
+        { provide: DependencyOutages, inject: [LOGGER], useFactory: (log: Logger) => new DependencyOutages(log) },
+        SponsorFunding,
+        QuotePipeline,
+        QuoteService,
+        ...orderViewProviders(env),
+        ...chainProviders(env),
+        QuoteOutcomes,
+        QuoteEngineMetrics,
+        SettlementRepository,
+        provideValue(SETTLEMENT_CONFIG, {
+          enabled: env.SETTLEMENT_ENABLED,
+          pollMs: env.SETTLEMENT_POLL_MS,
+          fillMarginSecs: env.SETTLEMENT_FILL_MARGIN_SECS,
+          requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+          claimEveryMs: env.SETTLEMENT_CLAIM_EVERY_MS,
+        }),
+        Settler,
+        StrayDepositRepository,
+        StrayReturns,
+        provideValue(INVENTORY_CONFIG, {
+          enabled: env.SETTLEMENT_ENABLED,
+          refreshMs: env.INVENTORY_REFRESH_MS,
+          maxAgeMs: env.INVENTORY_MAX_AGE_MS,
+          requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+        }),
+        InventoryBook,
+      ],
+    };
+  }
+}

@@ -1,7 +1,8 @@
-import { createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { databaseProviders } from '@xchain/service-kit';
-import { env } from './env';
+import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { databaseProviders, token } from '@xchain/service-kit';
+import type { QuoteEngineEnv } from './env';
 
-export const DB = Symbol('DB');
+export const DB = token<PrismaClient>('DB');
 
-export const dbProviders = databaseProviders(DB, () => createQuoteEngineDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE));
+export const dbProviders = (env: Pick<QuoteEngineEnv, 'DATABASE_URL' | 'DATABASE_POOL_SIZE'>) =>
+  databaseProviders(DB, () => createQuoteEngineDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE));

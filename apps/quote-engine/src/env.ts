@@ -110,4 +110,4 @@ export const QuoteEngineEnv = BaseEnv.extend({
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 
-export const env: QuoteEngineEnv = loadEnvOrExit('quote-engine', QuoteEngineEnv);
+export const loadQuoteEngineEnv = (): QuoteEngineEnv => loadEnvOrExit('quote-engine', QuoteEngineEnv);

@@ -1,7 +1,9 @@
 import './instrument';
 import 'reflect-metadata';
 import { startService } from '@xchain/service-kit';
-import { AppModule } from './app.module';
-import { env } from './env';
+import { QuoteEngineModule } from './app.module';
+import { loadQuoteEngineEnv } from './env';
 
-void startService({ service: 'quote-engine', module: AppModule, host: env.HOST, port: env.QUOTE_ENGINE_PORT, metrics: env.METRICS_ENABLED });
+const env = loadQuoteEngineEnv();
+
+void startService({ service: 'quote-engine', module: QuoteEngineModule.forEnv(env), host: env.HOST, port: env.QUOTE_ENGINE_PORT, metrics: env.METRICS_ENABLED });

@@ -1,6 +1,7 @@
 import { GASLESS_EVENTS_STREAM_DEF, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Backoff, ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
+import { type Clock, SystemClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 
 /**
@@ -26,10 +27,12 @@ export class StatusEvents {
     private readonly nc: NatsConnection,
     private readonly log: Logger,
     private readonly retryForMs = STATUS_EVENT_RETRY_MS,
+    /** Stamps each event's `at`. */
+    private readonly clock: Clock = new SystemClock(),
   ) {}
 
   publish(chain: string, view: GaslessOrderView): void {
-    const event: GaslessEvent = { ...view, chain, at: new Date().toISOString() };
+    const event: GaslessEvent = { ...view, chain, at: this.clock.now().toISOString() };
     void this.sendUntilDone(event);
   }
 

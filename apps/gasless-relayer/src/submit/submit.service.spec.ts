@@ -1,6 +1,7 @@
 import { type StoredQuote, RpcError } from '@xchain/contracts';
 import { PERMIT2_ADDRESS, erc2612TypedData, permit2TypedData } from '@xchain/evm-gasless';
 import { type Order, orderToWire, sampleOrder } from '@xchain/order-codec';
+import { FakeClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -46,7 +47,7 @@ describe('SubmitService', () => {
   let simulate: jest.Mock;
   let insert: jest.Mock;
   let enqueue: jest.Mock;
-  let now: bigint;
+  const clock = new FakeClock();
   const chain = {
     name: 'base',
     chainId: async () => 8453n,
@@ -66,7 +67,7 @@ describe('SubmitService', () => {
       { pickWallet: () => WALLET, enqueue } as unknown as Lanes,
       { publish: jest.fn() } as unknown as StatusEvents,
       { warn: jest.fn(), info: jest.fn() } as unknown as Logger,
-      () => now,
+      clock,
     );
   const body = async (over: Record<string, unknown> = {}) => ({
     quote_hash: stored.quote_hash,
@@ -83,7 +84,7 @@ describe('SubmitService', () => {
     simulate = jest.fn(async () => ({ data: '0x' }));
     insert = jest.fn(async () => true);
     enqueue = jest.fn(async () => undefined);
-    now = 1_900_000_000n;
+    clock.set(1_900_000_000_000);
   });
 
   it('accepts a valid order: simulated from the lane wallet, stored, enqueued, queued', async () => {
@@ -103,9 +104,9 @@ describe('SubmitService', () => {
     const other = privateKeyToAccount(generatePrivateKey());
     expect(await reasonOf(service().submit(await body({ signature: await other.signTypedData(JSON.parse(JSON.stringify(typed))) })))).toEqual({ code: 3, reason: 'INVALID_SIGNATURE' });
     expect(await reasonOf(service().submit(await body({ deadline: '1' })))).toEqual({ code: 3, reason: 'INVALID_SIGNATURE' });
-    now = order.expiresAt + 1n;
+    clock.set(Number(order.expiresAt + 1n) * 1000);
     expect(await reasonOf(service().submit(await body()))).toEqual({ code: 9, reason: 'DEADLINE_PASSED' });
-    now = 1_900_000_000n;
+    clock.set(1_900_000_000_000);
     reads['nonceBitmap'] = 1n << (NONCE & 0xffn);
     expect(await reasonOf(service().submit(await body()))).toEqual({ code: 6, reason: 'PERMIT2_NONCE_USED' });
     reads['nonceBitmap'] = 0n;

@@ -10,6 +10,7 @@ import {
 import { executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
 import { type RpcClient, isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import { type Order, orderFromWire } from '@xchain/order-codec';
+import { type Clock, SystemClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress, isAddress, isAddressEqual, isHex, recoverTypedDataAddress, size } from 'viem';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
@@ -48,7 +49,7 @@ export class SubmitService {
     private readonly lanes: Lanes,
     private readonly events: StatusEvents,
     private readonly log: Logger,
-    private readonly nowSecs: () => bigint = () => BigInt(Math.floor(Date.now() / 1000)),
+    private readonly clock: Clock = new SystemClock(),
     /** Solana (D6): absent when SOLANA_RPC_URL or SOLANA_FEE_PAYER_KEY is not set. */
     private readonly svm?: { submit: SvmSubmit; relay: Pick<SvmRelay, 'wake'> },
   ) {}
@@ -119,7 +120,7 @@ export class SubmitService {
     if (!chain) throw refuse.chainNotServed(String(order.srcChainId));
 
     await this.checkSignature(quote, order, executor, body);
-    if (this.nowSecs() > body.deadline) throw refuse.deadlinePassed(body.deadline);
+    if (BigInt(this.clock.nowSecs()) > body.deadline) throw refuse.deadlinePassed(body.deadline);
     const token = tokenOf(order);
     // Every chain read names its chain when the RPC does not answer: the RPC server answers 503 CHAIN_RPC_UNAVAILABLE.
     const [used, funds] = await onChain(chain.name, Promise.all([permit2NonceUsed(chain.client, body.owner, body.nonce), balanceAndAllowance(chain.client, token, body.owner)]));

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { KEY_CHANGED_SUBJECT, KeyChangedEventSchema } from '@xchain/contracts';
 import { RpcClient, type NatsConnection, type Subscription } from '@xchain/messaging';
-import { LOGGER, Metrics, NATS } from '@xchain/service-kit';
+import { Clock, LOGGER, Metrics, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import type { GatewayEnv } from '../env';
@@ -82,8 +82,8 @@ export function accessProviders(env: GatewayEnv): Provider[] {
     },
     {
       provide: KeyCache,
-      inject: [LOGGER],
-      useFactory: (log: Logger) => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, Date.now, { staleMs: env.KEY_CACHE_STALE_MS, log }),
+      inject: [LOGGER, Clock],
+      useFactory: (log: Logger, clock: Clock) => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, () => clock.nowMs(), { staleMs: env.KEY_CACHE_STALE_MS, log }),
     },
     {
       provide: AccessControl,

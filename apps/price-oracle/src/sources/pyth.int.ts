@@ -7,6 +7,7 @@ import { type KV, Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema } from '@xchain/contracts';
 import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
 import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
+import { Clock } from '@xchain/service-kit';
 import { PRICE_READER, type RunningOracle, bootOracle, eventually, serveFeeds } from '../testing';
 import type { Feed } from './source';
 
@@ -45,7 +46,11 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
   let kv: KV;
   // The oracle's clock runs from two seconds after the recording, so its values are fresh.
   const offset = Date.now() - (RECORDED_AT * 1000 + 2000);
-  const now = () => Date.now() - offset;
+  const clock = new (class extends Clock {
+    nowMs(): number {
+      return Date.now() - offset;
+    }
+  })();
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'oracle-pyth-'));
@@ -99,7 +104,7 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
     });
 
     it('publishes the recorded values exactly, mapping feed ids back to price ids', async () => {
-      oracle = await bootOracle(env('pyth'), { now });
+      oracle = await bootOracle(env('pyth'), { clock });
       const [eth, usdc] = await eventually('two prices', async () => {
         const got = await Promise.all([entry('ethereum'), entry('usd-coin')]);
         return got.every(Boolean) ? got : undefined;
@@ -156,7 +161,7 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
   describe('ahead of the file source', () => {
     it('takes Pyth where it has a fresh value and the file elsewhere; falls back when Hermes fails, staying ready', async () => {
       mode = { kind: 'replay', body: FIXTURE };
-      oracle = await bootOracle(env('pyth,file'), { now });
+      oracle = await bootOracle(env('pyth,file'), { clock });
       const btc = await eventually('file price for bitcoin', () => entry('bitcoin'));
       expect(btc.price.source).toBe('file');
       // The recorded ETH value is older than the one published before: it must not replace it.

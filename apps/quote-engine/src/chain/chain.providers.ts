@@ -5,7 +5,7 @@ import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
-import { env } from '../env';
+import type { QuoteEngineEnv } from '../env';
 import { ReplacedChainGuard } from './chain-replaced';
 import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
@@ -15,7 +15,7 @@ import { prismaQuoteLookup } from './solana-quotes';
 import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
-export const chainProviders: Provider[] = [
+export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
   { provide: DEPOSIT_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcDepositChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
   {
     provide: DEPOSIT_WATCH_CONFIG,

@@ -3,6 +3,7 @@ import { Metrics, watchChainWatchers } from '@xchain/service-kit';
 import { DepositWatchers } from '../chain/deposit-watchers';
 import { SolanaWatcher } from '../chain/solana-watcher';
 import { PriceBook } from '../prices/price-book';
+import { PRICE_MAX_AGE_SECS } from '../config.tokens';
 
 /**
  * The quote-engine's scrape-time gauges: the age of every price it holds (a price older than
@@ -14,7 +15,7 @@ export class QuoteEngineMetrics {
   constructor(
     @Inject(Metrics) metrics: Metrics,
     @Inject(PriceBook) prices: Pick<PriceBook, 'held'>,
-    @Inject('PRICE_MAX_AGE_SECS') maxAgeSecs: number,
+    @Inject(PRICE_MAX_AGE_SECS) maxAgeSecs: number,
     @Inject(DepositWatchers) watchers: Pick<DepositWatchers, 'watchers'>,
     @Inject(SolanaWatcher) solana: Pick<SolanaWatcher, 'watchers'>,
   ) {

@@ -1,9 +1,10 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { type EtaEstimate, estimateEta } from './eta-stats';
+import { ETA_CONFIG } from '../config.tokens';
 
 export type RouteType = 'same_chain_swap' | 'cross_chain';
 
@@ -26,7 +27,8 @@ export class EtaService implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(LOGGER) private readonly log: Logger,
-    @Inject('ETA_CONFIG') private readonly config: EtaConfig,
+    @Inject(ETA_CONFIG) private readonly config: EtaConfig,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -52,7 +54,7 @@ export class EtaService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async load(): Promise<void> {
-    const since = new Date(Date.now() - this.config.windowHours * 3600_000);
+    const since = new Date(this.clock.nowMs() - this.config.windowHours * 3600_000);
     const rows = await this.db.fulfillmentSample.findMany({
       where: { fulfilledAt: { gte: since } },
       select: { srcChain: true, dstChain: true, routeType: true, secs: true },

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
-import { env } from '../env';
+import { EXPIRY_SWEEP_TIMES } from '../config.tokens';
 import { OrderUpdates, type OrderUpdatePusher } from './order-updates';
 
 /** A position in (retained_until, quote_hash) order: a page starts after it. */
@@ -137,7 +137,7 @@ export function sqlExpiredQuotes(db: PrismaClient): ExpiredQuotes {
 /** The sweep as the quote-engine runs it. */
 @Injectable()
 export class OrderExpirySweep extends ExpirySweep {
-  constructor(@Inject(DB) db: PrismaClient, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger) {
-    super(sqlExpiredQuotes(db), updates, { intervalMs: env.QUOTE_EXPIRY_SWEEP_MS, batch: 500, graceMs: env.QUOTE_GRACE_SECS * 1000 }, log);
+  constructor(@Inject(DB) db: PrismaClient, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger, @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number }, @Inject(Clock) clock: Clock) {
+    super(sqlExpiredQuotes(db), updates, { ...times, batch: 500 }, log, () => clock.now());
   }
 }

@@ -4,10 +4,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Code, ORDER_UPDATES_STREAM_DEF, OrderUpdateSchema, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
-import { LOGGER, NATS } from '@xchain/service-kit';
+import { Clock, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
-import { env } from '../env';
+import { NATS_REQUEST_TIMEOUT_MS } from '../config.tokens';
 import { OrderViewService } from './order-view.service';
 
 /** Where pushed versions are kept; the SQL table `order_view_pushes` in the service. */
@@ -145,7 +145,7 @@ export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: 
 /** The pusher as the quote-engine runs it. */
 @Injectable()
 export class OrderUpdates extends OrderUpdatePusher {
-  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection, @Inject(LOGGER) log: Logger) {
-    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, env.NATS_REQUEST_TIMEOUT_MS, log));
+  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection, @Inject(LOGGER) log: Logger, @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number, @Inject(Clock) clock: Clock) {
+    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
   }
 }

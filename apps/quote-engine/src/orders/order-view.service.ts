@@ -3,6 +3,7 @@ import { DependencyOutage, type DependencyOutages, serviceDependency } from '@xc
 import { GetGaslessOrderRpc, RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote, type RefundReason } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
+import { token } from '@xchain/service-kit';
 import { rfc3339 } from '../quoting/quote-wire';
 
 /** A stored quote as the order view needs it. */
@@ -60,7 +61,7 @@ export interface OrderViewDeps {
   outages?: Pick<DependencyOutages, 'of'>;
 }
 
-export const ORDER_VIEW_DEPS = Symbol('ORDER_VIEW_DEPS');
+export const ORDER_VIEW_DEPS = token<OrderViewDeps>('ORDER_VIEW_DEPS');
 
 /**
  * The order view (D12): the terms of a stored quote, what the chains showed of it (deposit,

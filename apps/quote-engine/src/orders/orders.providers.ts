@@ -1,24 +1,24 @@
 import type { Provider } from '@nestjs/common';
 import { DependencyOutages, RpcClient } from '@xchain/messaging';
-import { LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { env } from '../env';
+import type { QuoteEngineEnv } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { relayerGaslessLookup } from './gasless-lookup';
 import { OrderRepository } from './order.repository';
 import { ORDER_VIEW_DEPS, OrderViewService, type OrderViewDeps } from './order-view.service';
 
 /** The order view (`order.v1.get`) and its collaborators. */
-export const orderViewProviders: Provider[] = [
+export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>): Provider[] => [
   OrderRepository,
   {
     provide: ORDER_VIEW_DEPS,
-    inject: [OrderRepository, RpcClient, RegistryCache, LOGGER, DependencyOutages],
-    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger, outages: DependencyOutages): OrderViewDeps => ({
+    inject: [OrderRepository, RpcClient, RegistryCache, LOGGER, DependencyOutages, Clock],
+    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger, outages: DependencyOutages, clock: Clock): OrderViewDeps => ({
       records,
       gasless: relayerGaslessLookup(rpc),
       outages,
-      now: () => new Date(),
+      now: () => clock.now(),
       graceMs: env.QUOTE_GRACE_SECS * 1000,
       vmOf: (chain) => registry.chain(chain)?.vm,
       log,

@@ -2,8 +2,9 @@ import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Opti
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
 import { Backoff, parseJson, sleep, type NatsConnection } from '@xchain/messaging';
-import { HealthRegistry, LOGGER, NATS } from '@xchain/service-kit';
+import { Clock, HealthRegistry, LOGGER, NATS, SystemClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
+import { PRICE_BUCKET_GRACE_MS, PRICE_MAX_AGE_SECS, PRICE_MAX_FUTURE_SKEW_SECS } from '../config.tokens';
 
 const decoder = new TextDecoder();
 
@@ -42,12 +43,13 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(HealthRegistry) health: HealthRegistry,
-    @Inject('PRICE_MAX_AGE_SECS') private readonly maxAgeSecs: number,
-    @Inject('PRICE_MAX_FUTURE_SKEW_SECS') private readonly maxFutureSkewSecs: number,
+    @Inject(PRICE_MAX_AGE_SECS) private readonly maxAgeSecs: number,
+    @Inject(PRICE_MAX_FUTURE_SKEW_SECS) private readonly maxFutureSkewSecs: number,
     /** How long a bucket the price-oracle has not made yet is waited for before each retry warns. */
-    @Optional() @Inject('PRICE_BUCKET_GRACE_MS') private readonly bucketGraceMs: number = BUCKET_GRACE_MS,
+    @Optional() @Inject(PRICE_BUCKET_GRACE_MS) private readonly bucketGraceMs: number = BUCKET_GRACE_MS,
+    @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
-    health.register('prices', async () => this.health(Math.floor(Date.now() / 1000)));
+    health.register('prices', async () => this.health(this.clock.nowSecs()));
   }
 
   /** The readiness check: see the class comment. */
@@ -135,7 +137,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
         for await (const entry of iter) {
           if (entry.operation === 'PUT') {
             const parsed = PriceSchema.safeParse(parseJson(decoder.decode(entry.value)));
-            if (parsed.success) this.apply(parsed.data, Math.floor(Date.now() / 1000));
+            if (parsed.success) this.apply(parsed.data, this.clock.nowSecs());
             else this.log.warn({ key: entry.key }, 'ignored a malformed price');
           }
           // `delta` counts the values still to replay; 0 (or a live update) means all of them are in.

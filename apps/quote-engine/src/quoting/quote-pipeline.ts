@@ -18,6 +18,7 @@ import { type QuotingConfig, feeConfigOf } from './quoting-config';
 import { InventoryBook } from '../settlement/inventory-book';
 import { SponsorFunding } from './sponsor-funding';
 import { SWAP_PRICING, type SwapPricing } from './swap-pricing';
+import { QUOTING_CONFIG } from '../config.tokens';
 
 export interface PricedRequest {
   input: QuoteInput;
@@ -41,7 +42,7 @@ export class QuotePipeline {
   constructor(
     @Inject(RegistryCache) private readonly registry: RegistryCache,
     @Inject(PriceBook) private readonly prices: PriceBook,
-    @Inject('QUOTING_CONFIG') private readonly config: QuotingConfig,
+    @Inject(QUOTING_CONFIG) private readonly config: QuotingConfig,
     @Inject(SWAP_PRICING) private readonly swaps: SwapPricing,
     @Inject(SponsorFunding) private readonly sponsors: SponsorFunding,
     @Optional() @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,

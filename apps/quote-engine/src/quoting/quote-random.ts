@@ -1,9 +1,10 @@
 import { randomFillSync } from 'node:crypto';
 import type { Hex } from '@xchain/order-codec';
+import { token } from '@xchain/service-kit';
 
 /** 32 random bytes as hex, for order salts and Permit2 nonces; injected so a test can fix them. */
 export type RandomWord = () => Hex;
-export const RANDOM_WORD = Symbol('RANDOM_WORD');
+export const RANDOM_WORD = token<RandomWord>('RANDOM_WORD');
 
 const WORD = 32;
 

@@ -3,6 +3,7 @@ import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
 import type { Hex } from '@xchain/order-codec';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import type { QuoteResult } from '@xchain/pricing-core';
+import { FakeClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { hexToBigInt, zeroAddress } from 'viem';
 import type { EtaService } from '../orders/eta.service';
@@ -82,6 +83,7 @@ function newTestService(p: PricedRequest, read: TokenPermitReader['read']) {
     () => RANDOM,
     reader,
     { warn } as unknown as Logger,
+    new FakeClock(),
   );
   const request = { recipient: REFUND, refund_address: REFUND.toLowerCase() } as GetQuoteRequest;
   return { service, create, warn, reader, request };

@@ -4,7 +4,7 @@ import { permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { type PrismaClient } from '@xchain/quote-engine-db';
 import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/messaging';
-import { LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { BaseError, getAddress } from 'viem';
 import { DB } from '../db.providers';
@@ -20,6 +20,7 @@ import { svmDepositFieldsFrom } from './svm-deposit-fields';
 import { QuoteWriter } from './quote-writer';
 import { pricedFields, rfc3339 } from './quote-wire';
 import { responseForStorage, storedResponse } from './stored-response';
+import { QUOTE_RETENTION_SECS } from '../config.tokens';
 
 const TRADE_TYPE_NUMBER = {
   TRADE_TYPE_EXACT_INPUT: 1,
@@ -37,22 +38,23 @@ export class QuoteService {
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(QuoteWriter) private readonly writer: QuoteWriter,
-    @Inject('QUOTE_RETENTION_SECS') private readonly retentionSecs: number,
+    @Inject(QUOTE_RETENTION_SECS) private readonly retentionSecs: number,
     @Inject(RANDOM_WORD) private readonly random: RandomWord,
     @Inject(TOKEN_PERMIT_READER) private readonly permits: TokenPermitReader,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(Clock) private readonly clock: Clock,
     /** Blockhashes for gasless Solana quotes' `svm.tx_base64`; without it they carry none. */
     @Optional() @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
     @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
-    const p = await this.pipeline.price(req, caller, nowSecs());
+    const p = await this.pipeline.price(req, caller, this.clock.nowSecs());
     return { ...pricedFields(p.result, this.estimate(p)), same_chain_swap: p.result.sameChainSwap };
   }
 
   async quote(req: GetQuoteRequest, caller: CallerContext | undefined): Promise<Quote> {
-    const now = nowSecs();
+    const now = this.clock.nowSecs();
     const p = await this.pipeline.price(req, caller, now);
     const recipient = normaliseAddress(p.dstChain.vm, req.recipient);
     if (!recipient) throw invalid('recipient', `is not a ${p.dstChain.name} address`, 'INVALID_ADDRESS');
@@ -144,7 +146,7 @@ export class QuoteService {
   /** A stored quote while it is retained; NOT_FOUND otherwise. */
   async fetch(quoteHash: string): Promise<StoredQuote> {
     const row = await this.db.quote.findUnique({ where: { quoteHash: quoteHash.toLowerCase() } });
-    if (!row || row.retainedUntil.getTime() < Date.now()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    if (!row || row.retainedUntil.getTime() < this.clock.nowMs()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {
       quote_hash: row.quoteHash,
       quote: storedResponse(row.response, row.order, row.retainedUntil),
@@ -194,8 +196,4 @@ export class QuoteService {
 /** viem's short message leaves out the request body; other errors by their message. */
 function errorText(err: unknown): string {
   return err instanceof BaseError ? err.shortMessage : err instanceof Error ? err.message : String(err);
-}
-
-function nowSecs(): number {
-  return Math.floor(Date.now() / 1000);
 }

@@ -2,7 +2,8 @@ import type { Provider } from '@nestjs/common';
 import { OraclePoolPricer } from '@xchain/pricing-core';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { env } from '../env';
+import { QUOTING_CONFIG } from '../config.tokens';
+import type { QuoteEngineEnv } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
@@ -13,13 +14,9 @@ import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-co
 import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 
-export const quotingProviders: Provider[] = [
-  { provide: 'QUOTING_CONFIG', useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
-  { provide: 'PRICE_MAX_AGE_SECS', useValue: env.PRICE_MAX_AGE_SECS },
-  { provide: 'PRICE_MAX_FUTURE_SKEW_SECS', useValue: env.PRICE_MAX_FUTURE_SKEW_SECS },
-  { provide: 'REGISTRY_REFRESH_MS', useValue: env.REGISTRY_REFRESH_MS },
-  { provide: 'QUOTE_RETENTION_SECS', useValue: env.QUOTE_RETENTION_SECS },
-  { provide: 'ETA_CONFIG', useValue: { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS } },
+/** Quoting: its settings, the stored-quote writer and purge, and what a quote reads (permits, blockhashes, swap prices). */
+export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
+  { provide: QUOTING_CONFIG, useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
   // QUOTE_WRITE_CONNECTIONS statements in flight at most (2 by default). Fewer statements carry
   // more rows each, and PostgreSQL's cost per row falls with the batch. Measured with
@@ -61,7 +58,7 @@ export const quotingProviders: Provider[] = [
   },
   {
     provide: SWAP_PRICING,
-    inject: ['QUOTING_CONFIG', RegistryCache],
+    inject: [QUOTING_CONFIG, RegistryCache],
     useFactory: (config: QuotingConfig, registry: RegistryCache) => {
       const zeroEx = env.SWAP_PRICER === '0x'
         ? new ZeroExClient({ baseUrl: env.ZEROEX_API_URL, timeoutMs: env.ZEROEX_TIMEOUT_MS, ...(env.ZEROEX_API_KEY ? { apiKey: env.ZEROEX_API_KEY } : {}) })

@@ -1,7 +1,8 @@
 import { FixedRatePricer, type OraclePoolPricer, type PricedToken, type RouteLeg, type SwapLegPricer } from '@xchain/pricing-core';
+import { token } from '@xchain/service-kit';
 import type { ZeroExClient } from '../swap/zero-ex.client';
 
-export const SWAP_PRICING = Symbol('SWAP_PRICING');
+export const SWAP_PRICING = token<SwapPricing>('SWAP_PRICING');
 
 /**
  * Chooses how swap legs are priced. The oracle pool model always gives a first answer (it also

@@ -5,6 +5,7 @@ import type { PrismaClient } from '@xchain/quote-engine-db';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
+import { REGISTRY_REFRESH_MS } from '../config.tokens';
 
 export interface ChainInfo {
   name: string;
@@ -62,7 +63,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(LOGGER) private readonly log: Logger,
-    @Inject('REGISTRY_REFRESH_MS') private readonly refreshMs: number,
+    @Inject(REGISTRY_REFRESH_MS) private readonly refreshMs: number,
     @Inject(HealthRegistry) health: HealthRegistry,
   ) {
     health.register('registry', async () => this.health());

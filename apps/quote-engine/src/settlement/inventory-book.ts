@@ -1,14 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency, unreachableDependency } from '@xchain/messaging';
-import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
+import { Clock, LOGGER, Metrics, Periodic, SystemClock, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { QuotingConfig } from '../quoting/quoting-config';
 import { RegistryCache } from '../registry/registry-cache';
 import { tokenKey } from './operator-calls';
 import { SettlementRepository } from './settlement.repository';
+import { QUOTING_CONFIG } from '../config.tokens';
 
-export const INVENTORY_CONFIG = Symbol('INVENTORY_CONFIG');
+export const INVENTORY_CONFIG = token<InventoryConfig>('INVENTORY_CONFIG');
 
 export interface InventoryConfig {
   enabled: boolean;
@@ -48,8 +49,9 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,
-    @Optional() @Inject('QUOTING_CONFIG') quoting?: Pick<QuotingConfig, 'inventory_floors'>,
+    @Optional() @Inject(QUOTING_CONFIG) quoting?: Pick<QuotingConfig, 'inventory_floors'>,
     @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'watch'>,
+    @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     this.loop = new Periodic(() => this.refreshAll(), config.refreshMs, (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'));
     // Labelled by chain and symbol, as the operator reads them and as quoting.json names floors.
@@ -66,7 +68,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
       available.reset();
       reserved.reset();
       age.reset();
-      const now = Date.now();
+      const now = this.clock.nowMs();
       for (const [k, r] of this.readings) {
         const [chain, address] = k.split(':') as [string, string];
         const info = this.registry.chain(chain);
@@ -94,7 +96,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     const r = vm ? this.readings.get(key(chain, tokenKey(vm, token))) : undefined;
     // Never read yet (the relayer not up, a token just listed): the configured caps alone, as before settlement.
     if (!r) return { kind: 'unmanaged' };
-    const ageMs = Date.now() - r.readAt;
+    const ageMs = this.clock.nowMs() - r.readAt;
     if (ageMs > this.config.maxAgeMs) return { kind: 'stale', ageMs };
     return { kind: 'available', amount: r.balance > r.reserved ? r.balance - r.reserved : 0n };
   }
@@ -111,7 +113,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
           : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
         this.repo.reservedBy(chain, t),
       ]);
-      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: Date.now() });
+      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: this.clock.nowMs() });
       this.unmanaged.delete(chain);
     } catch (err) {
       // No operator wallet there, or no RPC for the chain at all: the system does not settle it.

@@ -1,4 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
+import { Clock } from '@xchain/service-kit';
 import { OperatorBalanceRpc, type SettlementReport, SettlementReportRpc } from '@xchain/contracts';
 import { Rpc, type RpcBody, RpcClient } from '@xchain/messaging';
 import { fromBytes32 } from '@xchain/order-codec';
@@ -18,6 +19,7 @@ export class SettlementReportHandlers {
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
     @Inject(StrayDepositRepository) private readonly strays: Pick<StrayDepositRepository, 'reportRows'>,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   /** An order's bytes32 token as the registry writes it (EIP-55 or base58). */
@@ -28,7 +30,7 @@ export class SettlementReportHandlers {
 
   @Rpc(SettlementReportRpc)
   async report(req: RpcBody<typeof SettlementReportRpc>): Promise<SettlementReport> {
-    const since = req.since ? new Date(req.since) : new Date(Date.now() - 7 * 86_400_000);
+    const since = req.since ? new Date(req.since) : new Date(this.clock.nowMs() - 7 * 86_400_000);
     const [rows, reconciliation, strays] = await Promise.all([this.repo.reportRows(), this.repo.reconciliation(since), this.strays.reportRows()]);
     const inventory = await Promise.all(
       rows.reservations.map(async (r) => {
@@ -48,7 +50,7 @@ export class SettlementReportHandlers {
     );
     const count = <K extends string>(groups: { _count: { _all: number } }[], key: (g: never) => string | null, names: readonly K[]) =>
       Object.fromEntries(names.map((n) => [n, groups.filter((g) => key(g as never) === n).reduce((a, g) => a + g._count._all, 0)])) as Record<K, number>;
-    const now = Date.now();
+    const now = this.clock.nowMs();
     return {
       inventory,
       open: count(rows.open, (g: { step: string | null }) => g.step, ['fill', 'cancel', 'refund'] as const),

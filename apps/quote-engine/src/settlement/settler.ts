@@ -3,7 +3,7 @@ import { Code, OperatorBalanceRpc, type OrderWire, RpcError, SendOperatorTxRpc, 
 import { depositAmount } from '@xchain/evm-gasless';
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
-import { LOGGER, Periodic } from '@xchain/service-kit';
+import { Clock, LOGGER, Periodic, SystemClock, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { OrderUpdates } from '../orders/order-updates';
 import { RegistryCache } from '../registry/registry-cache';
@@ -13,7 +13,7 @@ import { PassWarnings } from './pass-warnings';
 import { screen } from './screen';
 import { SettlementRepository, type SettlementStep, type Undecided } from './settlement.repository';
 
-export const SETTLEMENT_CONFIG = Symbol('SETTLEMENT_CONFIG');
+export const SETTLEMENT_CONFIG = token<SettlementConfig>('SETTLEMENT_CONFIG');
 
 export interface SettlementConfig {
   enabled: boolean;
@@ -57,6 +57,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
     @Optional() @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
     @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
+    @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     this.warnings = new PassWarnings(log, outages);
     this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'));
@@ -91,8 +92,8 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
    * fails is split into claims of one order each, so one bad order holds up no other.
    */
   private async claim(): Promise<void> {
-    if (Date.now() - this.lastBatching >= this.config.claimEveryMs) {
-      this.lastBatching = Date.now();
+    if (this.clock.nowMs() - this.lastBatching >= this.config.claimEveryMs) {
+      this.lastBatching = this.clock.nowMs();
       for (const chain of await this.repo.claimChains()) await this.repo.formClaimBatches(chain, CLAIM_BATCH, claimBatchId);
     }
     for (const batch of await this.repo.claimBatches()) {
@@ -121,7 +122,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     // The EVM router keeps back a gasless order's relay fee; a Solana vault receives all of amount_in.
     const expected = srcVm === 'evm' ? depositAmount(order) : order.amountIn;
     const refused = screen({
-      now: new Date(),
+      now: this.clock.now(),
       retainedUntil: u.retainedUntil,
       marginSecs: this.config.fillMarginSecs,
       expectedDeposit: expected,

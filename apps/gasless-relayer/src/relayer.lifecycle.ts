@@ -1,0 +1,49 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { HealthRegistry, Metrics } from '@xchain/service-kit';
+import { Redis } from 'ioredis';
+import { chainHealth } from './chain/chain-health';
+import { RelayChains } from './chain/relay-chains';
+import { walletBalanceGauges, watchLanes } from './metrics/relayer-metrics';
+import { Lanes } from './relay/lanes';
+import { Sender } from './relay/sender';
+import { Sweeper } from './relay/sweeper';
+import { Tracker } from './relay/tracker';
+import { SVM_PARTS, type SvmParts } from './relayer.tokens';
+
+/** Registers the relayer's readiness checks and gauges, starts its loops, and stops them on shutdown. */
+@Injectable()
+export class RelayerLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(Lanes) private readonly lanes: Lanes,
+    @Inject(Sender) private readonly sender: Sender,
+    @Inject(Tracker) private readonly tracker: Tracker,
+    @Inject(Sweeper) private readonly sweeper: Sweeper,
+    @Inject(SVM_PARTS) private readonly svm: SvmParts,
+    @Inject(Redis) private readonly redis: Redis,
+    @Inject(RelayChains) chains: RelayChains,
+    @Inject(HealthRegistry) health: HealthRegistry,
+    @Inject(Metrics) metrics: Metrics,
+  ) {
+    if (svm.health) health.register('solana', svm.health);
+    health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
+    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics)));
+    watchLanes(metrics, () => this.lanes.laneQueues);
+    health.register('relay_queue', async () => {
+      const d = await this.lanes.depth();
+      return { ok: true, detail: `${d.waiting} waiting, oldest ${Math.round(d.oldestMs / 1000)} s` };
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.lanes.start((chain, wallet, quoteHash) => this.sender.send(chain, wallet, quoteHash));
+    this.tracker.start();
+    this.sweeper.start();
+    this.svm.relay?.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([this.tracker.stop(), this.sweeper.stop(), this.svm.relay?.stop()]);
+    await this.lanes.close();
+    await this.redis.quit().catch(() => undefined);
+  }
+}
