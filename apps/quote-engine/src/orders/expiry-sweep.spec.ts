@@ -42,6 +42,7 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
   const order = orderToWire(sampleOrder({}), []);
   const views = new OrderViewService({
     records: {
+      partnerPage: async () => [],
       find: async (h) => {
         const r = table.get(h);
         if (!r) return undefined;

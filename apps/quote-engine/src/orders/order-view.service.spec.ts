@@ -1,6 +1,6 @@
 import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { OrderViewService, type OrderViewDeps, type RecordedOrderEvent, type RecordedSettlement, type StoredOrder } from './order-view.service';
+import { OrderViewService, decodeOrderCursor, encodeOrderCursor, type OrderRecord, type OrderViewDeps, type RecordedOrderEvent, type RecordedSettlement, type StoredOrder } from './order-view.service';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -36,7 +36,7 @@ const event = (type: RecordedOrderEvent['type'], chain: string, block: bigint | 
   occurredAt: new Date(at),
 });
 
-function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; settlement?: RecordedSettlement; now?: string; gasless?: GaslessOrderViewOrFailure } = {}) {
+function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; settlement?: RecordedSettlement; now?: string; gasless?: GaslessOrderViewOrFailure; page?: OrderRecord[] } = {}) {
   const warn = jest.fn();
   const info = jest.fn();
   const gaslessGet = jest.fn(async (): Promise<GaslessOrderView | undefined> => {
@@ -47,15 +47,16 @@ function newTestService(opts: { order?: StoredOrder | undefined; events?: Record
   const find = jest.fn(async (hash: string) =>
     opts.order && hash === opts.order.quoteHash ? { order: opts.order, events: opts.events ?? [], ...(opts.settlement ? { settlement: opts.settlement } : {}) } : undefined,
   );
+  const partnerPage = jest.fn(async (q: { limit: number }) => (opts.page ?? []).slice(0, q.limit));
   const deps: OrderViewDeps = {
-    records: { find },
+    records: { find, partnerPage },
     gasless: { get: gaslessGet },
     now: () => new Date(opts.now ?? '2026-11-22T10:05:00Z'),
     graceMs: GRACE_MS,
     vmOf: (chain) => VMS.get(chain),
     log: { warn, info },
   };
-  return { service: new OrderViewService(deps), gaslessGet, find, warn, info };
+  return { service: new OrderViewService(deps), gaslessGet, find, partnerPage, warn, info };
 }
 type GaslessOrderViewOrFailure = GaslessOrderView | undefined | Error;
 
@@ -195,6 +196,38 @@ describe('OrderViewService', () => {
       t.gaslessGet.mockRejectedValue(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT'));
       await t.service.get(HASH);
       expect(t.warn).toHaveBeenCalledTimes(2); // a new outage is logged again
+    });
+  });
+
+  describe('a partner\'s orders', () => {
+    const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    const rows = (n: number): OrderRecord[] =>
+      Array.from({ length: n }, (_, i) => ({ order: stored({ quoteHash: hash(n - i), createdAt: new Date(CREATED.getTime() - i * 1000) }), events: [] }));
+
+    it('pages newest first: a full page ends with a cursor after its last order, the last page with none', async () => {
+      const { service, partnerPage } = newTestService({ page: rows(3) });
+      const first = await service.listForPartner('ptn_1', { page_size: 2, chain: 'base' });
+      expect(first.orders.map((o) => [o.quote_hash, o.status])).toEqual([[hash(3), 'quoted'], [hash(2), 'quoted']]);
+      expect(decodeOrderCursor(first.next_cursor)).toEqual({ createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) });
+      // One more than the page is read to know whether another follows; retention plus the grace bounds it.
+      expect(partnerPage).toHaveBeenLastCalledWith({ partnerId: 'ptn_1', chain: 'base', retainedAfter: new Date(Date.parse('2026-11-22T10:05:00Z') - GRACE_MS), limit: 3 });
+
+      const last = await service.listForPartner('ptn_1', { page_size: 3, cursor: first.next_cursor });
+      expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ after: { createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) }, limit: 4 }));
+      expect(last.next_cursor).toBe('');
+    });
+
+    it('serves 50 by default and at most 200, and refuses a cursor it did not make', async () => {
+      const { service, partnerPage } = newTestService({ page: [] });
+      await service.listForPartner('ptn_1', {});
+      expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 51 }));
+      await service.listForPartner('ptn_1', { page_size: 5000 });
+      expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 201 }));
+      for (const cursor of ['x', encodeOrderCursor({ createdAt: CREATED, quoteHash: 'not-a-hash' }), Buffer.from('["e1","5"]').toString('base64url')]) {
+        const err = await service.listForPartner('ptn_1', { cursor }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(RpcError);
+        expect((err as RpcError).status.code).toBe(Code.INVALID_ARGUMENT);
+      }
     });
   });
 });

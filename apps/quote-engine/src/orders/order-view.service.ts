@@ -38,9 +38,44 @@ export interface RecordedSettlement {
   reason?: RefundReason;
 }
 
+/** A stored quote with what was recorded of it. */
+export interface OrderRecord {
+  order: StoredOrder;
+  events: RecordedOrderEvent[];
+  settlement?: RecordedSettlement;
+}
+
+/** Where a page of a partner's orders starts: after this quote, in (created_at, quote_hash) descending order. */
+export interface OrderPosition {
+  createdAt: Date;
+  quoteHash: string;
+}
+
 export interface OrderRecords {
   /** The stored quote, its recorded events and its settlement decision; undefined when there is no such quote. */
-  find(quoteHash: string): Promise<{ order: StoredOrder; events: RecordedOrderEvent[]; settlement?: RecordedSettlement } | undefined>;
+  find(quoteHash: string): Promise<OrderRecord | undefined>;
+  /** Up to `limit` of a partner's quotes retained past `retainedAfter`, newest first, after `after`; `chain` as source or destination. */
+  partnerPage(query: { partnerId: string; chain?: string; after?: OrderPosition; retainedAfter: Date; limit: number }): Promise<OrderRecord[]>;
+}
+
+export const DEFAULT_ORDERS_PAGE = 50;
+export const MAX_ORDERS_PAGE = 200;
+
+/** Opaque to clients: base64url of `['o1', created_at ms, quote_hash]`. */
+export function encodeOrderCursor(p: OrderPosition): string {
+  return Buffer.from(JSON.stringify(['o1', p.createdAt.getTime(), p.quoteHash]), 'utf8').toString('base64url');
+}
+
+export function decodeOrderCursor(cursor: string): OrderPosition {
+  try {
+    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 3 && v[0] === 'o1' && Number.isSafeInteger(v[1]) && typeof v[2] === 'string' && /^0x[0-9a-f]{64}$/.test(v[2])) {
+      return { createdAt: new Date(v[1] as number), quoteHash: v[2] };
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw RpcError.invalidArgument([{ field: 'cursor', description: 'is not a cursor this API returned' }], 'INVALID_CURSOR');
 }
 
 /** The relayer's view of a gasless order: undefined when it was never submitted; throws when the relayer cannot answer. */
@@ -87,6 +122,31 @@ export class OrderViewService {
     const found = await this.deps.records.find(quoteHash.toLowerCase());
     // Past the grace the quote is gone, even if the purge has not deleted it yet.
     if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    return this.view(found, now, opts.requireGasless ?? false);
+  }
+
+  /**
+   * A partner's orders (quoted with its API keys), newest first, each as its view; a page ends
+   * with a cursor when more follow. Served while a view is (retention plus the grace).
+   */
+  async listForPartner(partnerId: string, query: { chain?: string | undefined; cursor?: string | undefined; page_size?: number | undefined }): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
+    const now = this.deps.now().getTime();
+    const limit = Math.min(Math.max(query.page_size || DEFAULT_ORDERS_PAGE, 1), MAX_ORDERS_PAGE);
+    const after = query.cursor ? decodeOrderCursor(query.cursor) : undefined;
+    const rows = await this.deps.records.partnerPage({
+      partnerId,
+      ...(query.chain ? { chain: query.chain } : {}),
+      ...(after ? { after } : {}),
+      retainedAfter: new Date(now - this.deps.graceMs),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const orders = await Promise.all(page.map((r) => this.view(r, now, false)));
+    const last = page.at(-1);
+    return { orders, next_cursor: rows.length > limit && last ? encodeOrderCursor(last.order) : '' };
+  }
+
+  private async view(found: OrderRecord, now: number, requireGasless: boolean): Promise<OrderStatus> {
     const { order: stored, events, settlement } = found;
     const content = 'cross_chain' in stored.response ? stored.response.cross_chain : stored.response.same_chain_swap;
     const step = (type: OrderEventType) => {
@@ -116,7 +176,7 @@ export class OrderViewService {
             now > stored.retainedUntil.getTime()
             ? 'expired'
             : 'quoted';
-    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, opts.requireGasless ?? false) : undefined;
+    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, requireGasless) : undefined;
     return {
       quote_hash: stored.quoteHash,
       status,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRpc } from '../../rpc';
-import { AmountString, ChainName, Rfc3339, Uint64String } from '../../wire';
+import { AmountString, ChainName, Rfc3339, Uint32Input, Uint64String } from '../../wire';
 import { GaslessOrderViewSchema } from './gasless';
 
 const ChainStep = z
@@ -67,3 +67,17 @@ export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
 /** The order view (D12), served by the quote-engine. */
 export const GetOrderRpc = defineRpc('order.v1.get', GetOrderPathParams, OrderStatusSchema, { access: 'public' });
+
+/** Filters and page of ListPartnerOrders. */
+export const PartnerOrdersQuery = z.object({
+  chain: ChainName.optional().meta({ description: 'Only orders whose source or destination is this chain.' }),
+  cursor: z.string().optional().meta({ description: 'Opaque cursor from a previous page.' }),
+  page_size: Uint32Input.optional().meta({ description: 'Orders per page (default 50, at most 200).' }),
+});
+
+export const PartnerOrdersResponse = z
+  .object({ orders: z.array(OrderStatusSchema), next_cursor: z.string() })
+  .meta({ id: 'ListPartnerOrdersResponse' });
+
+/** The orders quoted with a partner's API keys, newest first, each as its order view; served by the quote-engine. */
+export const ListPartnerOrdersRpc = defineRpc('order.v1.list_partner_orders', PartnerOrdersQuery, PartnerOrdersResponse, { access: 'partner' });

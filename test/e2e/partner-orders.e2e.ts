@@ -1,0 +1,70 @@
+import { type E2eStack, startE2eStack } from '../support/e2e-stack';
+import { expectApiError, gatewayClient } from '../support/http';
+import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
+
+jest.setTimeout(120_000);
+
+/** GET /v1/partner/orders: the orders quoted with a partner's own keys, newest first, paged and filtered by chain. */
+describe('a partner lists its orders through the gateway', () => {
+  let e2e: E2eStack;
+  const admin = async (...args: string[]) => {
+    const r = await e2e.admin(...args);
+    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
+    return r.out;
+  };
+  /** A partner with a session and one API key: the client of each. */
+  const partner = async (email: string) => {
+    await admin('create-partner', '--email', email);
+    const { token } = await admin('issue-session', '--email', email);
+    const session = gatewayClient(e2e.gatewayUrl, { sessionToken: token });
+    const { secret } = await session.createPartnerKey({ name: 'orders' });
+    return { session, withKey: gatewayClient(e2e.gatewayUrl, { apiKey: secret }) };
+  };
+  const ethToArb = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
+  const baseToArb = { ...ethToArb, src_chain: 'base', src_token: T.base.USDC, amount: '2000000' };
+  const hashOf = (q: unknown) => (q as { cross_chain: { quote_hash: string } }).cross_chain.quote_hash;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+  }, 180_000);
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it('lists only its own orders, newest first, each as its order view, in pages and by chain', async () => {
+    const alice = await partner('orders-alice@example.com');
+    const bob = await partner('orders-bob@example.com');
+    const mine: string[] = [];
+    for (const body of [ethToArb, baseToArb, ethToArb]) mine.push(hashOf(await alice.withKey.getQuote(body)));
+    // Neither another partner's quote nor a keyless one is Alice's.
+    await bob.withKey.getQuote(ethToArb);
+    await gatewayClient(e2e.gatewayUrl).getQuote(ethToArb);
+    const newestFirst = [...mine].reverse();
+
+    const all = await alice.session.listPartnerOrders({});
+    expect(all.orders.map((o) => o.quote_hash)).toEqual(newestFirst);
+    expect(all.next_cursor).toBe('');
+    const view = await gatewayClient(e2e.gatewayUrl).getOrder({ quote_hash: mine[1]! });
+    expect(all.orders[1]).toEqual(view);
+    expect(all.orders[1]).toMatchObject({ status: 'quoted', src_chain: 'base', dst_chain: 'arbitrum', amount_in: '2000000' });
+
+    const first = await alice.session.listPartnerOrders({ page_size: 2 });
+    expect(first.orders.map((o) => o.quote_hash)).toEqual(newestFirst.slice(0, 2));
+    expect(first.next_cursor).not.toBe('');
+    const second = await alice.session.listPartnerOrders({ page_size: 2, cursor: first.next_cursor });
+    expect(second.orders.map((o) => o.quote_hash)).toEqual(newestFirst.slice(2));
+    expect(second.next_cursor).toBe('');
+
+    expect((await alice.session.listPartnerOrders({ chain: 'base' })).orders.map((o) => o.quote_hash)).toEqual([mine[1]]);
+    expect((await alice.session.listPartnerOrders({ chain: 'arbitrum' })).orders).toHaveLength(3);
+    expect((await bob.session.listPartnerOrders({})).orders).toHaveLength(1);
+  });
+
+  it('needs a partner session, and refuses a cursor it did not make', async () => {
+    const carol = await partner('orders-carol@example.com');
+    await expectApiError(gatewayClient(e2e.gatewayUrl).listPartnerOrders({}), { http: 401 });
+    await expectApiError(carol.withKey.listPartnerOrders({}), { http: 401 });
+    await expectApiError(carol.session.listPartnerOrders({ cursor: 'bm90LWEtY3Vyc29y' }), { http: 400, reason: 'INVALID_CURSOR' });
+    await expectApiError(carol.session.listPartnerOrders({ chain: 'nowhere!' }), { http: 400 });
+  });
+});
