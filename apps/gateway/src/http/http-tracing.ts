@@ -32,8 +32,8 @@ type Traced = FastifyRequest & { [TRACE]?: RequestTrace | null };
  * spans and headers carry it, decisions D2) and the access log.
  *
  * Why not the instrumentation: it wraps every request and response emitter and builds its
- * attributes even for spans that are never recorded; without it PreviewQuote measured 61.9 →
- * 65.9 % of the ceiling and its open-loop p99 45 → 24 ms (see the README's tracing section).
+ * attributes even for spans that are never recorded, which cost the quote path a measurable share
+ * (docs/benchmarks.md, "Settings chosen by measurement").
  *
  * How the context is kept: a callback-style hook that calls `done` inside `context.with` runs the
  * rest of the request (later hooks, the body read, which Fastify binds to the context it started

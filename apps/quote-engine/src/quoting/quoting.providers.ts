@@ -18,22 +18,10 @@ import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   { provide: QUOTING_CONFIG, useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
-  // QUOTE_WRITE_CONNECTIONS statements in flight at most (2 by default). Fewer statements carry
-  // more rows each, and PostgreSQL's cost per row falls with the batch. Measured with
-  // `BENCH_OP=quote npm run bench:transport` (BENCH_BEFORE_ENV / BENCH_AFTER_ENV), 3 rounds, GetQuote
-  // at 32 in flight as a share of the ceiling: 4 → 2 gave 28.5 → 35.7 %, 2 → 1 gave 34.9 → 36.4 %,
-  // 4 → 8 nothing. Two rather than one: a statement that stalls does not hold up every quote behind
-  // it. The second connection takes them only after QUOTE_WRITE_OVERFLOW_MS (10 by default): until
-  // then they go together in the next statement, as with one connection. Measured the same way,
-  // 5 rounds, overflow at once → after 10 ms: 34.3 → 35.4 % (never lower in a round), CPU per
-  // quote of the whole machine 575 → 533 µs and of PostgreSQL 76 → 62 µs, open-loop p99 at
-  // 1,514/s 38.9 → 29.1 ms.
-  // QUOTE_WRITE_GATHER (on by default): an idle writer sent the first quote of a burst alone, and
-  // the rest waited for that one-row INSERT; at 32 in flight half the statements carried one row.
-  // Waiting out the event-loop turn first: statements 398 → 298 per second, rows per statement
-  // 9.6 → 13.7 (median 1 → 13), and in 5 rounds of the A/B above (load generator raw-http.ts)
-  // GetQuote 2,297 → 2,617 req/s, 28.3 → 30.7 % of the ceiling, PostgreSQL 88 → 79 µs per quote,
-  // open-loop p99 at 991/s 43.8 → 36.4 ms.
+  // Stored quotes are written in batches: at most QUOTE_WRITE_CONNECTIONS statements in flight (a
+  // stalled one does not hold up every quote), the second taking rows only after
+  // QUOTE_WRITE_OVERFLOW_MS, and an idle writer first waits out the event-loop turn so a burst goes
+  // in one statement (QUOTE_WRITE_GATHER). Why these defaults: docs/benchmarks.md.
   {
     provide: QuoteWriter,
     inject: [LOGGER],
