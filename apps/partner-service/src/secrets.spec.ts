@@ -1,4 +1,4 @@
-import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX, newApiKey, newBytes32, newId, newSessionToken, sha256Hex } from './secrets';
+import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX, newApiKey, newSessionToken, sha256Hex } from './secrets';
 
 describe('secrets', () => {
   it('makes session tokens and API keys of 256 random bits, never twice the same', () => {
@@ -19,11 +19,5 @@ describe('secrets', () => {
     expect(sha256Hex('xk_abc')).toMatch(/^[0-9a-f]{64}$/);
     expect(sha256Hex('xk_abc')).not.toBe(sha256Hex('xk_abd'));
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-  });
-
-  it('makes public ids with their kind and bytes32 funding and voucher ids', () => {
-    expect(newId('ses')).toMatch(/^ses_[A-Za-z0-9_-]{16}$/);
-    expect(newId('key')).not.toBe(newId('key'));
-    expect(newBytes32()).toMatch(/^0x[0-9a-f]{64}$/);
   });
 });

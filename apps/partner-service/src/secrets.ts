@@ -22,12 +22,3 @@ export function newApiKey(): { secret: string; shown: string } {
   const secret = API_KEY_PREFIX + randomBytes(32).toString('base64url');
   return { secret, shown: secret.slice(0, SHOWN_KEY_CHARS) };
 }
-
-/** Public ids: a kind prefix and 96 random bits (not secrets, but not guessable either). */
-export function newId(kind: 'ptn' | 'ses' | 'key'): string {
-  return `${kind}_${randomBytes(12).toString('base64url')}`;
-}
-
-export function newBytes32(): `0x${string}` {
-  return `0x${randomBytes(32).toString('hex')}`;
-}

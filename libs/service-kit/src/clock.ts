@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /**
  * The time, injected (class token `Clock`) wherever a service reads it, so tests move it by hand.
@@ -38,23 +38,45 @@ export class FakeClock extends Clock {
   }
 }
 
-/** New identifiers (class token `Ids`): random UUIDs in production, a counter in tests. */
+/**
+ * New identifiers (class token `Ids`): random in production, counting in tests. Public ids, not
+ * secrets (session tokens and API keys come from their own CSPRNG calls and never from here).
+ */
 export abstract class Ids {
   abstract uuid(): string;
+  /** `n` fresh bytes. */
+  abstract bytes(n: number): Buffer;
+  /** A public id with a kind prefix: `ptn_` and 96 bits in base64url by default. */
+  id(kind: string, bytes = 12): string {
+    return `${kind}_${this.bytes(bytes).toString('base64url')}`;
+  }
+  /** 32 bytes as 0x-hex (a bytes32 on chain). */
+  bytes32(): `0x${string}` {
+    return `0x${this.bytes(32).toString('hex')}`;
+  }
 }
 
 export class RandomIds extends Ids {
   uuid(): string {
     return randomUUID();
   }
+  bytes(n: number): Buffer {
+    return randomBytes(n);
+  }
 }
 
-/** Counting ids (`00000000-0000-4000-8000-000000000001`, …): for unit tests. */
+/** Counting ids (`00000000-0000-4000-8000-000000000001`, …; bytes end in the count): for unit tests. */
 export class SequentialIds extends Ids {
   private n = 0;
   uuid(): string {
     this.n += 1;
     return `00000000-0000-4000-8000-${this.n.toString(16).padStart(12, '0')}`;
+  }
+  bytes(size: number): Buffer {
+    this.n += 1;
+    const out = Buffer.alloc(size);
+    out.writeUInt32BE(this.n, Math.max(0, size - 4));
+    return out;
   }
 }
 

@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Code, KEY_CHANGED_SUBJECT, RpcError, errorInfo, type KeyChangedEvent } from '@xchain/contracts';
 import type { NatsConnection } from '@xchain/messaging';
 import type { ApiKey } from '@xchain/partner-service-db';
-import { Clock, NATS } from '@xchain/service-kit';
+import { Clock, Ids, NATS } from '@xchain/service-kit';
 import { failedPrecondition } from '../caller-guard';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { UniqueViolation } from '../db.providers';
 import { LedgerRepository } from '../ledger/ledger.repository';
-import { newApiKey, newId, newSessionToken, sha256Hex } from '../secrets';
+import { newApiKey, newSessionToken, sha256Hex } from '../secrets';
 import { AccountsRepository } from './accounts.repository';
 import { KeysRepository } from './keys.repository';
 
@@ -33,11 +33,12 @@ export class AccountsService {
     @Inject(PARTNERS_CONFIG) private readonly config: PartnersConfig,
     @Inject(NATS) private readonly nc: Pick<NatsConnection, 'publish'>,
     @Inject(Clock) private readonly clock: Clock,
+    @Inject(Ids) private readonly ids: Ids,
   ) {}
 
   async createPartner(email: string, maxKeys?: number) {
     try {
-      const p = await this.accounts.createPartner({ id: newId('ptn'), email: email.toLowerCase(), maxKeys: maxKeys ?? this.config.default_max_keys });
+      const p = await this.accounts.createPartner({ id: this.ids.id('ptn'), email: email.toLowerCase(), maxKeys: maxKeys ?? this.config.default_max_keys });
       return { partner_id: p.id, email: p.email, max_keys: String(p.maxKeys), created_at: p.createdAt.toISOString() };
     } catch (err) {
       if (err instanceof UniqueViolation) {
@@ -57,7 +58,7 @@ export class AccountsService {
     const partner = await this.partnerByEmail(email);
     const token = newSessionToken();
     const s = await this.accounts.createSession({
-      id: newId('ses'),
+      id: this.ids.id('ses'),
       partnerId: partner.id,
       tokenHash: sha256Hex(token),
       expiresAt: new Date(this.clock.nowMs() + (ttlSecs ?? this.config.session_ttl_secs) * 1000),
@@ -101,7 +102,7 @@ export class AccountsService {
       if (count >= maxKeys) {
         throw failedPrecondition(`the partner already holds its ${maxKeys} keys`, 'MAX_KEYS_REACHED', { max_keys: String(maxKeys) });
       }
-      return this.keys.create(tx, { id: newId('key'), partnerId, prefix: shown, secretHash: sha256Hex(secret), name, tier: tierName, pointsPerMin: points });
+      return this.keys.create(tx, { id: this.ids.id('key'), partnerId, prefix: shown, secretHash: sha256Hex(secret), name, tier: tierName, pointsPerMin: points });
     });
     return { key: keyView(key), secret };
   }

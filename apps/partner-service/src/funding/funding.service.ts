@@ -6,7 +6,7 @@ import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { LedgerService } from '../ledger/ledger.service';
 import { RegistryClient } from '../registry-client';
-import { newBytes32 } from '../secrets';
+import { Ids } from '@xchain/service-kit';
 import { FundingRepository } from './funding.repository';
 
 /**
@@ -22,6 +22,7 @@ export class FundingService {
     @Inject(PARTNERS_CONFIG) private readonly config: PartnersConfig,
     @Inject(LedgerService) private readonly ledger: LedgerService,
     @Inject(RegistryClient) private readonly registry: RegistryClient,
+    @Inject(Ids) private readonly ids: Ids,
   ) {}
 
   async view(partnerId: string) {
@@ -55,7 +56,7 @@ export class FundingService {
     }
     const value = BigInt(amount);
     if (value === 0n) throw RpcError.invalidArgument([{ field: 'amount', description: 'must be positive' }], 'INVALID_AMOUNT');
-    const fundingId = newBytes32();
+    const fundingId = this.ids.bytes32();
     const call = buildFundingCall({ fundingId, token: token.address as Address, amount: value });
     await this.repo.createIntent({ id: fundingId, partnerId, chain, token: token.address, amount: amount });
     const chainInfo = await this.registry.chain(chain);

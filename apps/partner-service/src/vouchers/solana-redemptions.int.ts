@@ -3,7 +3,7 @@ import { Keypair, Transaction } from '@solana/web3.js';
 import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { type VoucherStruct, buildSolanaVoucherRedemption, signVoucher } from '@xchain/partner-chain';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
-import { HealthRegistry } from '@xchain/service-kit';
+import { HealthRegistry, RandomIds } from '@xchain/service-kit';
 import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { privateKeyToAddress } from 'viem/accounts';
@@ -81,7 +81,7 @@ describe('Solana voucher redemptions', () => {
     const registry = {
       chain: async (name: string) => (name === 'solana' ? { vm: 'svm', chain_id: '900' } : name === 'base' ? { vm: 'evm', chain_id: '8453' } : undefined),
     } as unknown as RegistryClient;
-    vouchers = new VouchersService(new VouchersRepository(db), config, registry, SIGNER_KEY, new SolanaRpc(rpc.url, 2000));
+    vouchers = new VouchersService(new VouchersRepository(db), config, registry, SIGNER_KEY, new SolanaRpc(rpc.url, 2000), new RandomIds());
     const issued = await vouchers.issue(partnerId);
     expect(issued.vouchers.map((v) => [v.chain, v.referrer, v.redeemed])).toEqual(
       expect.arrayContaining(REFERRERS.map((r) => ['solana', r, false])),

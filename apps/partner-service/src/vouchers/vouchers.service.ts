@@ -3,14 +3,13 @@ import { RpcError } from '@xchain/contracts';
 import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { buildSolanaVoucherRedemption, encodeVoucherRedemption, signVoucher, type VoucherStruct } from '@xchain/partner-chain';
 import type { Voucher } from '@xchain/partner-service-db';
-import { token as typedToken } from '@xchain/service-kit';
+import { Ids, token as typedToken } from '@xchain/service-kit';
 import { isAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { failedPrecondition } from '../caller-guard';
 import type { VoucherRedeemedLog } from '../chain/evm-chain';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { RegistryClient } from '../registry-client';
-import { newBytes32 } from '../secrets';
 import { SolanaRpc } from './solana-rpc';
 import { VouchersRepository } from './vouchers.repository';
 
@@ -31,6 +30,7 @@ export class VouchersService {
     @Inject(RegistryClient) private readonly registry: RegistryClient,
     @Inject(VOUCHER_SIGNER_KEY) private readonly signerKey: Hex,
     @Inject(SolanaRpc) private readonly solana: Pick<SolanaRpc, 'latestBlockhash'>,
+    @Inject(Ids) private readonly ids: Ids,
   ) {}
 
   async issue(partnerId: string) {
@@ -56,7 +56,7 @@ export class VouchersService {
         const amount = items.reduce((s, a) => s + BigInt(a.amount), 0n);
         if (chain.vm === 'svm' && amount > U64_MAX) throw failedPrecondition('a Solana voucher amount exceeds u64', 'VOUCHER_TOO_LARGE');
         const struct: VoucherStruct = {
-          id: newBytes32(),
+          id: this.ids.bytes32(),
           chainId: BigInt(chain.chainId),
           router: toBytes32(chain.vm, chain.router),
           token: toBytes32(chain.vm, first.token),
