@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { XchainClient } from '@xchain/client';
-import { ROOT } from '@xchain/stack';
+import { ROOT, until, type UntilOptions } from '@xchain/stack';
 import { type Address, type Hex, getAddress } from 'viem';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -14,15 +14,7 @@ type Entry = Entries['entries'][number];
 const NATIVE = '0x0000000000000000000000000000000000000000';
 const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address } };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const POLL: UntilOptions = { everyMs: 200, failOnError: true };
 
 /**
  * A partner reads its own funding ledger through the gateway: operator credits and debits, a
@@ -92,7 +84,7 @@ describe('partner funding entries', () => {
     expect(getAddress(tx.router_address)).toBe(getAddress(partners.funding.router_address));
     const receipt = await g.send('base', { to: tx.router_address as Address, data: tx.calldata as Hex, value: BigInt(tx.value) }, payer);
     expect(receipt.status).toBe('success');
-    const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined));
+    const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined), POLL);
     expect(credit).toMatchObject({
       kind: 'credit',
       chain: 'base',
@@ -126,7 +118,7 @@ describe('partner funding entries', () => {
     const settled = await until('the relay gas to be charged', async () => {
       const list = (await entries(carol.token)).entries.filter((e) => e.quote_hash === q['quote_hash']);
       return list.some((e) => e.kind === 'settle') ? list : undefined;
-    }, 60_000);
+    }, { ...POLL, timeoutMs: 60_000 });
     const hold = settled.find((e) => e.kind === 'hold')!;
     const settle = settled.find((e) => e.kind === 'settle')!;
     expect(hold).toMatchObject({ delta_usd_micros: `-${hold.amount_usd_micros}`, reason: 'relay gas reserved' });
