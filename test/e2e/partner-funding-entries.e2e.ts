@@ -6,6 +6,7 @@ import { type Address, type Hex, getAddress } from 'viem';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession, partnerAdmin } from '../support/partner-session';
 
 jest.setTimeout(120_000);
 
@@ -24,15 +25,11 @@ const POLL: UntilOptions = { everyMs: 200, failOnError: true };
 describe('partner funding entries', () => {
   let e2e: E2eStack;
   let g: GaslessClient;
-  let carol: { token: string; key: string };
-  let dan: { token: string };
+  let carol: PartnerSession;
+  let dan: PartnerSession;
   /** The gateway as a partner session sees it. */
   const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
+  const admin = (...args: string[]) => partnerAdmin(e2e)(...args);
   const entries = (token: string, query: Parameters<XchainClient['listPartnerFundingEntries']>[0] = {}): Promise<Entries> =>
     as(token).listPartnerFundingEntries(query);
 
@@ -42,10 +39,8 @@ describe('partner funding entries', () => {
       { devnet: { chains: ['base'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    for (const email of ['carol@example.com', 'dan@example.com']) await admin('create-partner', '--email', email);
-    const carolToken = (await admin('issue-session', '--email', 'carol@example.com')).token as string;
-    carol = { token: carolToken, key: (await as(carolToken).createPartnerKey({ name: 'wallet' })).secret };
-    dan = { token: (await admin('issue-session', '--email', 'dan@example.com')).token };
+    carol = await PartnerSession.create(e2e, 'carol@example.com', { key: 'wallet' });
+    dan = await PartnerSession.create(e2e, 'dan@example.com');
   }, 180_000);
 
   afterAll(async () => {

@@ -11,6 +11,7 @@ import { SERVICES, startBuiltService, until, type UntilOptions } from '@xchain/s
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { apiErrorView, crossChainOf, expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession } from '../support/partner-session';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -75,18 +76,8 @@ describe('partner webhooks', () => {
   type WebhookBody = Parameters<XchainClient['setPartnerWebhook']>[0];
   /** Sets the webhook; the answer carries its secret (shown only here). */
   const setWebhook = (token: string, url: string) => as(token).setPartnerWebhook({ url });
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
   /** A partner with a session and an API key. */
-  const partner = async (email: string) => {
-    const { partner_id } = await admin('create-partner', '--email', email);
-    const { token } = await admin('issue-session', '--email', email);
-    const key = await as(token).createPartnerKey({ name: 'main' });
-    return { id: partner_id as string, token: token as string, key: key.secret };
-  };
+  const partner = (email: string) => PartnerSession.create(e2e, email, { key: 'main' });
   /** A quote made with the partner's key, and its order view as the gateway serves it. */
   const quoted = async (apiKey: string) => {
     const api = gatewayClient(e2e.gatewayUrl, { apiKey });
@@ -107,8 +98,8 @@ describe('partner webhooks', () => {
   const deliveries = (token: string, query: Parameters<XchainClient['listPartnerWebhookDeliveries']>[0] = {}) => as(token).listPartnerWebhookDeliveries(query);
   const deliveryOf = async (token: string, eventId: string) => (await deliveries(token, { page_size: 200 })).deliveries.find((d) => d.event_id === eventId);
 
-  let alice: Awaited<ReturnType<typeof partner>>;
-  let bob: Awaited<ReturnType<typeof partner>>;
+  let alice: PartnerSession;
+  let bob: PartnerSession;
 
   beforeAll(async () => {
     e2e = await startE2eStack(
