@@ -4,6 +4,7 @@ export * from './confirmations';
 export * from './cursor-store';
 export * from './log-watcher';
 export * from './rpc-urls';
+export * from './solana-rpc';
 export * from './svm-chain';
 export * from './svm-address-reader';
 export * from './svm-passes';
