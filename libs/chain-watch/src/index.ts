@@ -1,6 +1,7 @@
 export * from './chain-map';
 export * from './chain-log';
 export * from './confirmations';
+export * from './evm-client';
 export * from './cursor-store';
 export * from './log-watcher';
 export * from './rpc-urls';
