@@ -9,7 +9,7 @@ import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { waitFor } from '@xchain/stack';
+import { untilHolds, waitFor } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
@@ -228,14 +228,8 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     const fulfil = (quoteHash: string, chain: string) => publishFulfilled(nc, quoteHash, chain);
     const referrals = (token: string, query: Parameters<XchainClient['getPartnerReferrals']>[0] = {}) => as(token).getPartnerReferrals(query);
     const waitForCount = async (token: string, total: number) => {
-      const deadline = Date.now() + 15_000;
-      let groups: Awaited<ReturnType<typeof referrals>>['groups'] = [];
-      do {
-        groups = (await referrals(token, { page_size: 200 })).groups;
-        if (groups.reduce((s, g) => s + Number(g.count), 0) >= total) return groups;
-        await new Promise((r) => setTimeout(r, 200));
-      } while (Date.now() < deadline);
-      throw new Error(`fewer than ${total} accruals within 15 s: ${JSON.stringify(groups)}`);
+      const held = await untilHolds(`${total} accruals`, () => referrals(token, { page_size: 200 }), (r) => r.groups.reduce((s, g) => s + Number(g.count), 0) >= total, { timeoutMs: 15_000, everyMs: 200 });
+      return held.groups;
     };
 
     beforeAll(async () => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
-import { ROOT, until, type UntilOptions } from '@xchain/stack';
+import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
 import { type SvmTransactionJson, associatedTokenAccount, depositInstructions, memoInstruction, memoText, readOrderSteps, transferCheckedInstruction, vaultTokenAccount } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient } from '../support/gasless-client';
@@ -34,13 +34,6 @@ describe('stray Solana deposits are returned to their sender', () => {
   };
   const lamports = async (owner: PublicKey): Promise<bigint> => BigInt(await conn.getBalance(owner, 'confirmed'));
 
-  const json = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
-  /** `read`'s answer once `done` holds it; until then the last answer is what a timeout names. */
-  const settled = <V>(read: () => Promise<V>, done: (v: V) => boolean) => async (): Promise<V> => {
-    const v = await read();
-    if (!done(v)) throw new Error(`last ${json(v)}`);
-    return v;
-  };
   const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 200 };
 
   /** Sends `instructions` signed by `user` and waits for them to be confirmed; returns the signature and the fee the user paid. */
@@ -49,9 +42,10 @@ describe('stray Solana deposits are returned to their sender', () => {
     const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(...instructions);
     tx.sign(user);
     const signature = await conn.sendRawTransaction(tx.serialize());
-    const landed = await until(
+    const landed = await untilHolds(
       `${signature} confirmed`,
-      settled(() => conn.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }), (t) => t !== null),
+      () => conn.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }),
+      (t) => t !== null,
       POLL,
     );
     expect(landed!.meta!.err).toBeNull();
@@ -145,7 +139,7 @@ describe('stray Solana deposits are returned to their sender', () => {
     const shortDeposit = await sendConfirmed(shortUser, [short, memo!]);
     const strayDeposit = await sendConfirmed(strayUser, [SystemProgram.transfer({ fromPubkey: strayUser.publicKey, toPubkey: vault, lamports: 50_000_000 }), memoInstruction(memoText('deposit', unknown))]);
 
-    const done = await until('both stray deposits settled', settled(report, (r) => r.returned + r.stuck === 2), POLL);
+    const done = await untilHolds('both stray deposits settled', report, (r) => r.returned + r.stuck === 2, POLL);
     expect(done).toEqual({ open: 0, returned: 2, stuck: 0, stuck_list: [] });
     // Each sender holds what it had, less only the fee of its own deposit; the vault holds what it held.
     expect(await splBalance(shortUser.publicKey)).toBe(40_000_000n);

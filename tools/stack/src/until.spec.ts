@@ -1,4 +1,4 @@
-import { until } from './until';
+import { UntilTimeout, until, untilHolds } from './until';
 
 describe('until', () => {
   it('returns the first answer that is neither undefined nor false', async () => {
@@ -26,5 +26,14 @@ describe('until', () => {
     };
     await expect(until('an answer', probe, { failOnError: true, everyMs: 1 })).rejects.toThrow('broken');
     expect(n).toBe(1);
+  });
+
+  it('untilHolds returns the answer that holds, and names the last answer when none did', async () => {
+    let n = 0;
+    await expect(untilHolds('three', async () => ++n, (v) => v === 3, { everyMs: 1 })).resolves.toBe(3);
+    const late = (await untilHolds('a big one', async () => ({ n: 1n }), (v) => v.n > 5n, { timeoutMs: 10, everyMs: 1 }).catch((e: unknown) => e)) as Error;
+    expect(late).toBeInstanceOf(UntilTimeout);
+    expect(late.message).toBe('timed out after 10 ms waiting for a big one; last answer {"n":"1"}');
+    await expect(untilHolds('x', () => Promise.reject(new Error('down')), () => true)).rejects.toThrow('down');
   });
 });

@@ -11,6 +11,11 @@ export interface UntilOptions {
   failOnError?: boolean;
 }
 
+/** The deadline of a wait passed. */
+export class UntilTimeout extends Error {
+  override name = 'UntilTimeout';
+}
+
 /**
  * Asks `probe` until it answers (anything but `undefined` or `false`) and returns the answer, or
  * fails naming what never came. Tests wait for a signal this way, not for a clock.
@@ -31,7 +36,29 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
       }
     }
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline) throw new UntilTimeout(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * Reads until `done` holds of the answer and returns that answer. A read that throws ends the wait
+ * with its error; a deadline that passes names the last answer.
+ */
+export async function untilHolds<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, options: Omit<UntilOptions, 'failOnError'> = {}): Promise<T> {
+  let last: { v: T } | undefined;
+  try {
+    const held = await until(
+      what,
+      async () => {
+        last = { v: await read() };
+        return done(last.v) ? last : undefined;
+      },
+      { ...options, failOnError: true },
+    );
+    return held.v;
+  } catch (err) {
+    if (err instanceof UntilTimeout && last) throw new UntilTimeout(`${err.message}; last answer ${JSON.stringify(last.v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`);
+    throw err;
   }
 }
