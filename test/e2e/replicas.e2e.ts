@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { approveCalldata } from '@xchain/evm-gasless';
-import type { ServiceSpec } from '@xchain/stack';
+import { type ServiceSpec, until } from '@xchain/stack';
 import { type Address, type Hex, maxUint256, parseEventLogs } from 'viem';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import type { E2eStack } from '../support/e2e-stack';
@@ -253,11 +253,7 @@ describe('two instances of every service', () => {
       for (const o of sent) if ((await s.routerEvents(o.src, 'Claimed', o.hash)).length !== 1) return false;
       return true;
     };
-    const deadline = Date.now() + 60_000;
-    while (!(await claimedOnce())) {
-      if (Date.now() > deadline) throw new Error('not every order was claimed once within 60 s');
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await until('every order claimed once', claimedOnce, { timeoutMs: 60_000, everyMs: 500, failOnError: true });
 
     // Each order: deposited once on its source, filled once on its destination, never cancelled or refunded.
     for (const o of sent) {
