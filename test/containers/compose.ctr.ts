@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { XchainClient } from '@xchain/client';
+import { until, type UntilOptions } from '@xchain/stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { crossChainOf, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -35,16 +36,7 @@ const inspect = (id: string): any => (JSON.parse(podman('inspect', id)) as any[]
 const ipOf = (id: string): string => Object.values(inspect(id).NetworkSettings.Networks as Record<string, { IPAddress: string }>)[0]?.IPAddress ?? '';
 const hostPort = (service: string, port: number): number => Number(/:(\d+)$/.exec(podman('port', container(service), String(port)))?.[1]);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const v = await probe().catch((err: unknown) => ((last = err), undefined));
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 500 };
 
 /**
  * partner-admin as the operator runs it next to the system: from the chains' image (it holds the
@@ -111,7 +103,7 @@ describe('the system in containers (npm run compose:up)', () => {
     it('answers /readyz and serves /metrics, and its image health check passes', async () => {
       const id = container(app);
       const base = `http://${ipOf(id)}:${APPS[app]}`;
-      await until(`${app} /readyz`, async () => (await fetch(`${base}/readyz`)).status === 200);
+      await until(`${app} /readyz`, async () => (await fetch(`${base}/readyz`)).status === 200, POLL);
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^# (HELP|TYPE) /m);
       expect(metrics).toContain('process_cpu');
@@ -161,7 +153,7 @@ describe('the system in containers (npm run compose:up)', () => {
       await sse.next((e) => e.event === 'order' && JSON.parse(e.data).status === 'fulfilled', 0, 30_000);
       sse.close();
 
-      const delivered = await until('the fulfilled webhook', async () => sink.got.find((d) => JSON.parse(d.body).data?.status === 'fulfilled'));
+      const delivered = await until('the fulfilled webhook', async () => sink.got.find((d) => JSON.parse(d.body).data?.status === 'fulfilled'), POLL);
       const sig = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(delivered.headers['x-xchain-signature'] ?? '');
       expect(sig?.[2]).toBe(createHmac('sha256', secret).update(`${sig?.[1]}.${delivered.body}`).digest('hex'));
       expect(JSON.parse(delivered.body)).toMatchObject({ type: 'order.updated', data: { quote_hash: q['quote_hash'], status: 'fulfilled' } });
@@ -176,7 +168,7 @@ describe('the system in containers (npm run compose:up)', () => {
       const r = await g.submit(await g.evmBody(user, q, true));
       expect(r).toMatchObject({ status: 200, body: { status: 'queued' } });
       process.kill(Number(podman('inspect', '--format', '{{.State.Pid}}', id)), 'SIGKILL');
-      await until('the relayer restarted', async () => Number(inspect(id).RestartCount) > restarts && inspect(id).State.Running);
+      await until('the relayer restarted', async () => Number(inspect(id).RestartCount) > restarts && inspect(id).State.Running, POLL);
       const view = await g.waitOrder(q['quote_hash'], (v) => v.status === 'fulfilled', 180_000);
       expect(view.gasless).toMatchObject({ status: 'confirmed' });
       expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, user.address)).toBe(0n);
@@ -194,8 +186,8 @@ describe('the system in containers (npm run compose:up)', () => {
     await until('the quote-engine restarted', async () => {
       const s = inspect(id).State;
       return s.Running && String(s.Pid) !== pid && Number(inspect(id).RestartCount) > restarts;
-    });
-    await until('the quote-engine ready again', async () => (await fetch(`http://${ipOf(id)}:${APPS['quote-engine']}/readyz`)).status === 200);
+    }, POLL);
+    await until('the quote-engine ready again', async () => (await fetch(`http://${ipOf(id)}:${APPS['quote-engine']}/readyz`)).status === 200, POLL);
     // The stored quote is still there, and a new one is made and stored.
     expect((await api.getOrder({ quote_hash: q.quote_hash })).quote_hash).toBe(q.quote_hash);
     const again = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }));

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { DEV_FILLER_KEY, DEV_RELAYER_KEYS } from '@xchain/devnet';
 import { parseAllDocuments, stringify } from 'yaml';
+import { until, type UntilOptions } from '@xchain/stack';
 import { crossChainOf, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
@@ -58,16 +59,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const v = await probe().catch((err: unknown) => ((last = err), undefined));
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 90_000, everyMs: 500 };
 
 /** The Secrets of k8s/README.md, filled from compose's passwords (compose.env) and naming compose's servers. */
 function secrets(env: Record<string, string>): Obj[] {
@@ -226,7 +218,7 @@ describe('the dev overlay under podman kube play', () => {
     it('becomes ready, and answers every probe path of its manifest on the probe’s port', async () => {
       const spec = deployment(app).containers[0];
       const ports = new Map<string, number>((spec.ports ?? []).map((p: any) => [p.name, p.containerPort]));
-      await until(`${app} ready`, async () => (await fetch(`http://${ip(app)}:${spec.ports[0].containerPort}/readyz`)).status === 200);
+      await until(`${app} ready`, async () => (await fetch(`http://${ip(app)}:${spec.ports[0].containerPort}/readyz`)).status === 200, POLL);
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         const get = spec[probe]?.httpGet;
         if (!get) continue;

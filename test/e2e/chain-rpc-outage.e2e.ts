@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XchainApiError } from '@xchain/client';
+import { until, type UntilOptions } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 
@@ -16,15 +17,7 @@ function relayerLog(e2e: E2eStack): { level: string; msg: string; raw: string; [
     .map((raw) => ({ ...JSON.parse(raw), raw }));
 }
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const POLL: UntilOptions = { everyMs: 200, failOnError: true };
 
 /**
  * A chain RPC that hangs (its anvil stopped with SIGSTOP: connections are accepted, nothing is
@@ -84,7 +77,7 @@ describe('gasless submission while the source chain RPC hangs', () => {
     expect(err.status.message).not.toContain(rpcHost); // the RPC's address is the operator's, not the client's
 
     // One warning for the outage naming the host, short; then the probe sees the chain answer again.
-    const back = await until('the relayer logs the RPC reachable again', () => relayerLog(e2e).slice(logged).find((l) => l.msg === `chain RPC ${rpcHost} reachable again`));
+    const back = await until('the relayer logs the RPC reachable again', () => relayerLog(e2e).slice(logged).find((l) => l.msg === `chain RPC ${rpcHost} reachable again`), POLL);
     const warnings = relayerLog(e2e)
       .slice(logged)
       .filter((l) => l.msg === `chain RPC ${rpcHost} unreachable; calls to it fail until it is back`);

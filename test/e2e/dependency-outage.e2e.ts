@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { until, type UntilOptions } from '@xchain/stack';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { PLENTY, type SettlementFixture, startSettlementStack } from '../support/settlement-fixture';
@@ -31,15 +32,7 @@ async function metric(e2e: E2eStack, pattern: RegExp): Promise<number> {
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 250, failOnError: true };
 
 /**
  * The relayer away is one warning in the quote-engine's log, not one per failed call: while it is
@@ -98,7 +91,7 @@ describe('quote-engine: the relayer away and back', () => {
 
     // The same relayer again: its port, log and environment (its own database and Redis users).
     await e2e.stack.restart('gasless-relayer');
-    const back = await until('the relayer logged as back', () => quoteEngineLog(e2e, from).find((l) => l.msg === 'gasless reachable again'));
+    const back = await until('the relayer logged as back', () => quoteEngineLog(e2e, from).find((l) => l.msg === 'gasless reachable again'), POLL);
     expect(back['failures']).toBeGreaterThanOrEqual(15);
     expect(back['down_ms']).toBeGreaterThan(0);
     await g.waitOrder(q['quote_hash'], (v) => v.status === 'fulfilled', 60_000);

@@ -4,7 +4,7 @@ import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, Ver
 import type { XchainClient } from '@xchain/client';
 import { base58Encode } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { ROOT, SERVICES, startBuiltService } from '@xchain/stack';
+import { ROOT, SERVICES, startBuiltService, untilHolds } from '@xchain/stack';
 import { memoText, vaultTokenAccount } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { apiErrorView, crossChainOf, gatewayClient } from '../support/http';
@@ -105,18 +105,11 @@ describe('gasless Solana orders through the gateway', () => {
     }, apiErrorView);
   const order = (quoteHash: string) => api.getOrder({ quote_hash: quoteHash });
   const waitGasless = async (quoteHash: string, status: string, timeoutMs = 30_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await order(quoteHash);
-      if (v.gasless?.status === status) {
-        // every status waited for here (submitted, confirmed) names the transaction sent
-        const { tx_hash } = v.gasless;
-        if (tx_hash === undefined) throw new Error(`order ${quoteHash} is ${status} without a tx_hash: ${JSON.stringify(v.gasless)}`);
-        return { ...v.gasless, tx_hash };
-      }
-      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status} in ${timeoutMs} ms; last view ${JSON.stringify(v)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const { gasless } = await untilHolds(`order ${quoteHash} ${status}`, () => order(quoteHash), (v) => v.gasless?.status === status, { timeoutMs, everyMs: 100 });
+    // every status waited for here (submitted, confirmed) names the transaction sent
+    const tx_hash = gasless?.tx_hash;
+    if (tx_hash === undefined) throw new Error(`order ${quoteHash} is ${status} without a tx_hash: ${JSON.stringify(gasless)}`);
+    return { ...gasless!, tx_hash };
   };
   /** The id the relayer's co-signature gives a signed transaction (the fee payer's signature is deterministic). */
   const idOf = (base64: string) => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ANVIL_DEV_KEY, compileContracts, startAnvil } from '@xchain/chain-tools';
 import { buildFundingCall } from '@xchain/partner-chain';
-import { ROOT } from '@xchain/stack';
+import { ROOT, until, type UntilOptions } from '@xchain/stack';
 import { Client } from 'pg';
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, pad, zeroAddress } from 'viem';
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
@@ -11,6 +11,7 @@ import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { crossChainOf, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
+import { PartnerSession, partnerAdmin } from '../support/partner-session';
 
 // Jest's default 5 s per test is a wall-clock bound these chain-reading tests (each polling with its own
 // 15 s deadlines, several admin-tool runs) cannot promise on a shared machine.
@@ -22,7 +23,6 @@ const ROUTER = getAddress(partners.funding.router_address);
 const VOUCHER_ROUTER = getAddress(partners.voucher_routers['ethereum']!);
 const USDC = getAddress(T.base.USDC);
 const DEV_VOUCHER_SIGNER = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One anvil playing a listed chain, with viem clients on it. */
 async function evm(chainId: number) {
@@ -34,6 +34,8 @@ async function evm(chainId: number) {
   };
 }
 type Evm = Awaited<ReturnType<typeof evm>>;
+
+const POLL: UntilOptions = { timeoutMs: 15_000, everyMs: 100, failOnError: true };
 
 /**
  * The partner-service reading chains, end to end through the gateway. Two anvils play Base
@@ -57,11 +59,7 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
 
   /** The gateway as a partner session sees it. */
   const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
+  const admin = (...args: string[]) => partnerAdmin(e2e)(...args);
   const mine = (on: Evm, blocks: number) => on.client.request({ method: 'anvil_mine' as any, params: [`0x${blocks.toString(16)}`] as any });
   const sendOn = async (on: Evm, to: Address, data: Hex, value = 0n) => {
     const hash = await on.wallet.sendTransaction({ to, data, value, account, chain: null });
@@ -83,15 +81,6 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     return at;
   };
   const balance = async (session: string) => BigInt((await as(session).getPartnerFunding()).balance_usd_micros);
-  const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
   /** The base funding watcher's gauges, as the partner-service serves them at /metrics. */
   const fundingWatcher = async () => {
     const text = await (await fetch(`http://127.0.0.1:${e2e.ports['partner-service']}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
@@ -106,11 +95,11 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
    * a pass that saw the head there, then a later clean pass (the head a pass saw is set as it starts).
    */
   const fundingPassOver = async (block: bigint) => {
-    const seen = await waitFor('the funding watcher to see the block', async () => {
+    const seen = await until('the funding watcher to see the block', async () => {
       const w = await fundingWatcher();
       return w.head !== undefined && w.head >= Number(block) && w.lastPass !== undefined ? w : undefined;
-    });
-    await waitFor('another clean pass of the funding watcher', async () => ((await fundingWatcher()).lastPass ?? 0) > seen.lastPass! ? true : undefined);
+    }, POLL);
+    await until('another clean pass of the funding watcher', async () => ((await fundingWatcher()).lastPass ?? 0) > seen.lastPass! ? true : undefined, POLL);
   };
   const deposits = async (...filter: string[]) => (await admin('funding-deposits', ...filter)).deposits as any[];
 
@@ -132,9 +121,8 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
     nc = await e2e.connectAs('fulfilment-stand-in');
-    for (const email of ['fin@example.com', 'bob@example.com']) await admin('create-partner', '--email', email);
-    fin = (await admin('issue-session', '--email', 'fin@example.com')).token;
-    bob = (await admin('issue-session', '--email', 'bob@example.com')).token;
+    fin = (await PartnerSession.create(e2e, 'fin@example.com')).token;
+    bob = (await PartnerSession.create(e2e, 'bob@example.com')).token;
   }, 120_000);
 
   afterAll(async () => {
@@ -157,7 +145,7 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     await fundingPassOver(receipt.blockNumber);
     expect(await balance(fin)).toBe(0n);
     await mine(base, CONFIRMATIONS);
-    const credited = await waitFor('the USDC credit', async () => ((await balance(fin)) > 0n ? balance(fin) : undefined));
+    const credited = await until('the USDC credit', async () => ((await balance(fin)) > 0n ? balance(fin) : undefined), POLL);
 
     const [deposit] = await deposits('--email', 'fin@example.com');
     expect(deposit).toMatchObject({
@@ -187,7 +175,7 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     expect(tx.value).toBe('1000000000000000');
     await send(tx.router_address as Address, tx.calldata as Hex, BigInt(tx.value));
     await mine(base, CONFIRMATIONS);
-    await waitFor('the ETH credit', async () => ((await balance(fin)) > before ? true : undefined));
+    await until('the ETH credit', async () => ((await balance(fin)) > before ? true : undefined), POLL);
     const [deposit] = await deposits('--email', 'fin@example.com');
     expect(deposit).toMatchObject({ status: 'credited', token: zeroAddress, amount: '1000000000000000', funding_id: tx.funding_id });
     expect(await balance(fin)).toBe(before + BigInt(deposit.usd_micros));
@@ -206,10 +194,10 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const wrongToken = buildFundingCall({ fundingId: tx.funding_id as Hex, token: stray, amount: 1000n });
     const r2 = await send(ROUTER, wrongToken.calldata);
     await mine(base, CONFIRMATIONS);
-    const unmatched = await waitFor('two unmatched deposits', async () => {
+    const unmatched = await until('two unmatched deposits', async () => {
       const d = await deposits('--status', 'unmatched');
       return d.length >= 2 ? d : undefined;
-    });
+    }, POLL);
     expect(unmatched.map((d) => [d.tx_hash, d.detail])).toEqual([
       [r2.transactionHash, 'the token is not a funding token'],
       [r1.transactionHash, 'no funding transaction was built with this funding id'],
@@ -224,10 +212,10 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const count = (await deposits()).length;
     const head = await client.getBlockNumber();
     await db.query("DELETE FROM chain_cursors WHERE name LIKE 'funding:%'");
-    await waitFor('the rescan to reach the head', async () => {
+    await until('the rescan to reach the head', async () => {
       const { rows } = await db.query("SELECT block::text AS block FROM chain_cursors WHERE name LIKE 'funding:%'");
       return rows[0] && BigInt(rows[0].block) >= head - BigInt(CONFIRMATIONS) ? true : undefined;
-    });
+    }, POLL);
     expect(await balance(fin)).toBe(before);
     expect(await deposits()).toHaveLength(count);
     const { rows } = await db.query("SELECT count(*)::int AS n FROM ledger_entries WHERE reason LIKE 'funding deposit %'");
@@ -236,13 +224,12 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
 
   it('marks a voucher redeemed when its router pays it out, and builds no second redemption', async () => {
     // A referral accrued on a fulfilled Ethereum order, vouchered by the operator.
-    await admin('create-partner', '--email', 'ref@example.com');
-    const ref = (await admin('issue-session', '--email', 'ref@example.com')).token;
+    const ref = (await PartnerSession.create(e2e, 'ref@example.com')).token;
     const key = (await admin('create-key', '--email', 'ref@example.com', '--name', 'ref')).secret;
     const referrer = privateKeyToAddress(pad('0xbeef', { size: 32 }));
     const q = await gatewayClient(e2e.gatewayUrl, { apiKey: key }).getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: referrer, bps: 10 }] });
     await publishFulfilled(nc, crossChainOf(q).quote_hash, 'arbitrum');
-    await waitFor('the accrual', async () => ((await as(ref).getPartnerReferrals()).groups.length ? true : undefined));
+    await until('the accrual', async () => ((await as(ref).getPartnerReferrals()).groups.length ? true : undefined), POLL);
     const [voucher] = (await admin('issue-vouchers', '--email', 'ref@example.com')).vouchers;
     expect(voucher).toMatchObject({ chain: 'ethereum', router_address: VOUCHER_ROUTER, amount: '1000000', redeemed: false });
 
@@ -251,10 +238,10 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const built = await as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address });
     const receipt = await sendOn(eth, VOUCHER_ROUTER, `0x${Buffer.from(built.tx_base64, 'base64').toString('hex')}`);
     await mine(eth, CONFIRMATIONS);
-    const redeemed = await waitFor('the redemption', async () => {
+    const redeemed = await until('the redemption', async () => {
       const [v] = (await as(ref).listPartnerVouchers()).vouchers;
       return v?.redeemed ? v : undefined;
-    });
+    }, POLL);
     const block = await eth.client.getBlock({ blockNumber: receipt.blockNumber });
     expect(redeemed).toMatchObject({ id: voucher.id, redeemed: true, redeem_tx: receipt.transactionHash, redeemed_at: new Date(Number(block.timestamp) * 1000).toISOString() });
     const paid = await eth.client.readContract({ address: getAddress(T.ethereum.USDC), abi: compiled['TestToken']!.abi, functionName: 'balanceOf', args: [referrer] });

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { XchainClient } from '@xchain/client';
-import { ROOT } from '@xchain/stack';
+import { ROOT, until, type UntilOptions } from '@xchain/stack';
 import { type Address, type Hex, getAddress } from 'viem';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession, partnerAdmin } from '../support/partner-session';
 
 jest.setTimeout(120_000);
 
@@ -14,15 +15,7 @@ type Entry = Entries['entries'][number];
 const NATIVE = '0x0000000000000000000000000000000000000000';
 const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address } };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const POLL: UntilOptions = { everyMs: 200, failOnError: true };
 
 /**
  * A partner reads its own funding ledger through the gateway: operator credits and debits, a
@@ -32,15 +25,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 describe('partner funding entries', () => {
   let e2e: E2eStack;
   let g: GaslessClient;
-  let carol: { token: string; key: string };
-  let dan: { token: string };
+  let carol: PartnerSession;
+  let dan: PartnerSession;
   /** The gateway as a partner session sees it. */
   const as = (token: string) => gatewayClient(e2e.gatewayUrl, { sessionToken: token });
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
+  const admin = (...args: string[]) => partnerAdmin(e2e)(...args);
   const entries = (token: string, query: Parameters<XchainClient['listPartnerFundingEntries']>[0] = {}): Promise<Entries> =>
     as(token).listPartnerFundingEntries(query);
 
@@ -50,10 +39,8 @@ describe('partner funding entries', () => {
       { devnet: { chains: ['base'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
-    for (const email of ['carol@example.com', 'dan@example.com']) await admin('create-partner', '--email', email);
-    const carolToken = (await admin('issue-session', '--email', 'carol@example.com')).token as string;
-    carol = { token: carolToken, key: (await as(carolToken).createPartnerKey({ name: 'wallet' })).secret };
-    dan = { token: (await admin('issue-session', '--email', 'dan@example.com')).token };
+    carol = await PartnerSession.create(e2e, 'carol@example.com', { key: 'wallet' });
+    dan = await PartnerSession.create(e2e, 'dan@example.com');
   }, 180_000);
 
   afterAll(async () => {
@@ -92,7 +79,7 @@ describe('partner funding entries', () => {
     expect(getAddress(tx.router_address)).toBe(getAddress(partners.funding.router_address));
     const receipt = await g.send('base', { to: tx.router_address as Address, data: tx.calldata as Hex, value: BigInt(tx.value) }, payer);
     expect(receipt.status).toBe('success');
-    const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined));
+    const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined), POLL);
     expect(credit).toMatchObject({
       kind: 'credit',
       chain: 'base',
@@ -126,7 +113,7 @@ describe('partner funding entries', () => {
     const settled = await until('the relay gas to be charged', async () => {
       const list = (await entries(carol.token)).entries.filter((e) => e.quote_hash === q['quote_hash']);
       return list.some((e) => e.kind === 'settle') ? list : undefined;
-    }, 60_000);
+    }, { ...POLL, timeoutMs: 60_000 });
     const hold = settled.find((e) => e.kind === 'hold')!;
     const settle = settled.find((e) => e.kind === 'settle')!;
     expect(hold).toMatchObject({ delta_usd_micros: `-${hold.amount_usd_micros}`, reason: 'relay gas reserved' });

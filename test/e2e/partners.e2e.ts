@@ -9,12 +9,13 @@ import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { waitFor } from '@xchain/stack';
+import { untilHolds, waitFor } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
 import { EVM_REFUND, EVM_USER, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { startSolanaRpcStub } from '../support/solana-rpc-stub';
+import { partnerAdmin } from '../support/partner-session';
 
 const DEV_VOUCHER_SIGNER = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 // Jest's default 5 s per test is a wall-clock bound that admin-tool runs and 15 s polls cannot keep on a shared machine.
@@ -39,11 +40,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
     return q.cross_chain;
   };
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
+  const admin = (...args: string[]) => partnerAdmin(e2e)(...args);
   const session = async (email: string, ttl?: number) => {
     const s = await admin('issue-session', '--email', email, ...(ttl ? ['--ttl-secs', String(ttl)] : []));
     secrets.push(s.token);
@@ -231,14 +228,8 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     const fulfil = (quoteHash: string, chain: string) => publishFulfilled(nc, quoteHash, chain);
     const referrals = (token: string, query: Parameters<XchainClient['getPartnerReferrals']>[0] = {}) => as(token).getPartnerReferrals(query);
     const waitForCount = async (token: string, total: number) => {
-      const deadline = Date.now() + 15_000;
-      let groups: Awaited<ReturnType<typeof referrals>>['groups'] = [];
-      do {
-        groups = (await referrals(token, { page_size: 200 })).groups;
-        if (groups.reduce((s, g) => s + Number(g.count), 0) >= total) return groups;
-        await new Promise((r) => setTimeout(r, 200));
-      } while (Date.now() < deadline);
-      throw new Error(`fewer than ${total} accruals within 15 s: ${JSON.stringify(groups)}`);
+      const held = await untilHolds(`${total} accruals`, () => referrals(token, { page_size: 200 }), (r) => r.groups.reduce((s, g) => s + Number(g.count), 0) >= total, { timeoutMs: 15_000, everyMs: 200 });
+      return held.groups;
     };
 
     beforeAll(async () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { LedgerHoldRpc, LedgerReleaseRpc } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { PROMETHEUS_MISSING, SERVICES, findExecutable, freePort, metricNamesIn, startPrometheus, type RunningPrometheus } from '@xchain/stack';
+import { PROMETHEUS_MISSING, SERVICES, findExecutable, freePort, metricNamesIn, startPrometheus, type RunningPrometheus, untilHolds } from '@xchain/stack';
 import { DEV_FILLER, DEV_FILLER_KEY } from '@xchain/devnet';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { errorView, expectApiError, gatewayClient } from '../support/http';
@@ -37,16 +37,7 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   };
   const query = async (promql: string): Promise<Sample[]> => (await api(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result;
   /** Polls a query until `ok` holds for its samples (a scrape is every second), failing with the last answer. */
-  const eventually = async (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => {
-    const deadline = Date.now() + timeoutMs;
-    let last: Sample[] = [];
-    while (Date.now() < deadline) {
-      last = await query(promql);
-      if (ok(last)) return last;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    throw new Error(`${promql} never held; last answer: ${JSON.stringify(last)}`);
-  };
+  const eventually = (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => untilHolds(promql, () => query(promql), ok, { timeoutMs, everyMs: 500 });
   const num = (s: Sample) => Number(s.value[1]);
 
   beforeAll(async () => {

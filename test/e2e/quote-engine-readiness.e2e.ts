@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, type Price } from '@xchain/contracts';
 import type { NatsConnection } from '@xchain/messaging';
-import { ROOT, SERVICES, entryOf, launch, runTool } from '@xchain/stack';
+import { ROOT, SERVICES, entryOf, launch, runTool, until, type UntilOptions } from '@xchain/stack';
 import { Client } from 'pg';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
@@ -17,16 +17,7 @@ interface Readiness {
   checks: Record<string, { ok: boolean; detail?: string }>;
 }
 
-/** Polls `probe` every few milliseconds until it answers, or fails naming what never came. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const POLL: UntilOptions = { everyMs: 5 };
 
 /** The quote-engine's `/readyz` tells what its quotes will meet: a registry and its prices. */
 describe('quote-engine readiness', () => {
@@ -71,7 +62,7 @@ describe('quote-engine readiness', () => {
           return undefined;
         }
         return true;
-      });
+      }, POLL);
       const first = await preview().then(() => 'ok', (err: unknown) => JSON.stringify(apiErrorView(err)));
       expect(first).toBe('ok');
       // What it waited for on the way (e.g. "prices: waiting for the first prices"), for the log.
@@ -88,13 +79,13 @@ describe('quote-engine readiness', () => {
     const degraded = await until('a degraded price check', async () => {
       const r = await readyz();
       return r.body.checks['prices']?.detail?.startsWith('degraded:') ? r : undefined;
-    });
+    }, POLL);
     expect(degraded.http).toBe(200);
     expect(degraded.body.status).toBe('ok');
     expect(degraded.body.checks['prices']).toEqual({ ok: true, detail: expect.stringMatching(/^degraded: 1 of \d+ prices older than 7200 s \(e2e-stale-asset\)$/) });
 
     await kv.put('e2e-stale-asset', JSON.stringify(price(now)));
-    await until('fresh prices', async () => ((await readyz()).body.checks['prices']?.detail?.endsWith('all fresh') ? true : undefined));
+    await until('fresh prices', async () => ((await readyz()).body.checks['prices']?.detail?.endsWith('all fresh') ? true : undefined), POLL);
   });
 
   it('with its registry gone, is not ready and answers 503 REGISTRY_NOT_LOADED (not 400 UNSUPPORTED_PAIR), until the registry is back', async () => {
@@ -110,7 +101,7 @@ describe('quote-engine readiness', () => {
     const down = await until('not ready', async () => {
       const r = await readyz();
       return r.http === 503 ? r : undefined;
-    });
+    }, POLL);
     expect(down.body.checks['registry']).toEqual({ ok: false, detail: 'registry not loaded: no chains in the database' });
     const refused = await expectApiError(preview(), { http: 503, code: 14, reason: 'REGISTRY_NOT_LOADED' });
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -118,7 +109,7 @@ describe('quote-engine readiness', () => {
 
     // The operator seeds it again: ready and quoting within a refresh.
     await runTool('dist/apps/quote-engine/src/seed.js', [join(ROOT, 'config/registry.json')], { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('quote_engine') });
-    await until('ready again', async () => ((await readyz()).http === 200 ? true : undefined));
+    await until('ready again', async () => ((await readyz()).http === 200 ? true : undefined), POLL);
     await preview();
   });
 });

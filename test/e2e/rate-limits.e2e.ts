@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { type ApiResponse, XchainApiError, XchainClient } from '@xchain/client';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
+import { PartnerSession } from '../support/partner-session';
 import { EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 /** What a test looks at in one answer, a success or a typed refusal alike. */
@@ -124,8 +125,7 @@ describe('rate limits', () => {
   });
 
   it("holds a partner's budget on partner operations", async () => {
-    await e2e.admin('create-partner', '--email', 'ops@example.com');
-    const s = (await e2e.admin('issue-session', '--email', 'ops@example.com')).out;
+    const s = await PartnerSession.create(e2e, 'ops@example.com');
     const partner = from('127.0.0.4', { sessionToken: s.token });
     const answers = await burst(25, () => answer(partner.call('GetPartner')));
     expect(count(answers, 200)).toBe(PARTNER);

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { approveCalldata } from '@xchain/evm-gasless';
-import type { ServiceSpec } from '@xchain/stack';
+import { type ServiceSpec, until } from '@xchain/stack';
 import { type Address, type Hex, maxUint256, parseEventLogs } from 'viem';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import type { E2eStack } from '../support/e2e-stack';
@@ -10,6 +10,7 @@ import { crossChainOf, gatewayClient } from '../support/http';
 import { T } from '../support/registry-fixture';
 import { ARB_USDC, PLENTY, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 import { SseClient } from '../support/sse';
+import { PartnerSession } from '../support/partner-session';
 
 jest.setTimeout(900_000);
 
@@ -193,16 +194,9 @@ describe('two instances of every service', () => {
     await gws[0]!.mint('base', BASE_USDC, filler.address, PLENTY);
     await gws[0]!.send('base', { to: BASE_USDC, data: approveCalldata(s.routers['base']!, maxUint256) }, filler);
     hook = await receiver();
-    const admin = async (...args: string[]) => {
-      const r = await e2e.admin(...args);
-      if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-      return r.out;
-    };
-    await admin('create-partner', '--email', 'replicas@example.com');
-    const { token } = await admin('issue-session', '--email', 'replicas@example.com');
-    const session = gatewayClient(e2e.gatewayUrl, { sessionToken: token });
-    apiKey = (await session.createPartnerKey({ name: 'main' })).secret;
-    await session.setPartnerWebhook({ url: hook.url });
+    const partner = await PartnerSession.create(e2e, 'replicas@example.com', { key: 'main' });
+    apiKey = partner.key;
+    await partner.session.setPartnerWebhook({ url: hook.url });
   }, 300_000);
 
   afterAll(async () => {
@@ -259,11 +253,7 @@ describe('two instances of every service', () => {
       for (const o of sent) if ((await s.routerEvents(o.src, 'Claimed', o.hash)).length !== 1) return false;
       return true;
     };
-    const deadline = Date.now() + 60_000;
-    while (!(await claimedOnce())) {
-      if (Date.now() > deadline) throw new Error('not every order was claimed once within 60 s');
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await until('every order claimed once', claimedOnce, { timeoutMs: 60_000, everyMs: 500, failOnError: true });
 
     // Each order: deposited once on its source, filled once on its destination, never cancelled or refunded.
     for (const o of sent) {

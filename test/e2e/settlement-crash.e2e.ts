@@ -4,7 +4,7 @@ import { cancelTx } from '@xchain/evm-gasless';
 import { Client } from 'pg';
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { SERVICES, startBuiltService } from '@xchain/stack';
+import { SERVICES, startBuiltService, untilHolds } from '@xchain/stack';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { PLENTY, SETTLEMENT_ENV, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
@@ -53,16 +53,12 @@ describe('settlement survives kill -9 at every stage', () => {
 
   /** Resolves once the operator wallet has a transaction pending on arbitrum; answers its mined nonce. */
   const pendingOnArbitrum = async () => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const [mined, pending] = await Promise.all([
+    const nonces = () =>
+      Promise.all([
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'latest' }),
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'pending' }),
-      ]);
-      if (pending > mined) return mined;
-      if (Date.now() > deadline) throw new Error(`the operator sent nothing on arbitrum within 30 s (mined ${mined}, pending ${pending})`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      ]).then(([mined, pending]) => ({ mined, pending }));
+    return (await untilHolds('a transaction of the operator pending on arbitrum', nonces, (n) => n.pending > n.mined, { everyMs: 100 })).mined;
   };
 
   beforeAll(async () => {
@@ -83,13 +79,8 @@ describe('settlement survives kill -9 at every stage', () => {
     const db = new Client({ connectionString: e2e.databaseUrl('gasless_relayer') });
     await db.connect();
     try {
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const { rows } = await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`]);
-        if (rows[0] && ok(rows[0].status)) return;
-        if (Date.now() > deadline) throw new Error(`the ${kind} of ${quoteHash} was not ${what} within 30 s (${rows[0]?.status ?? 'no row'})`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const status = async () => (await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`])).rows[0]?.status ?? 'no row';
+      await untilHolds(`the ${kind} of ${quoteHash} ${what}`, status, (s) => s !== 'no row' && ok(s), { everyMs: 100 });
     } finally {
       await db.end();
     }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
-import { ROOT } from '@xchain/stack';
+import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
 import { type SvmTransactionJson, associatedTokenAccount, depositInstructions, memoInstruction, memoText, readOrderSteps, transferCheckedInstruction, vaultTokenAccount } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient } from '../support/gasless-client';
@@ -34,16 +34,7 @@ describe('stray Solana deposits are returned to their sender', () => {
   };
   const lamports = async (owner: PublicKey): Promise<bigint> => BigInt(await conn.getBalance(owner, 'confirmed'));
 
-  /** Polls `read` until `done` holds, or fails with the last value after `timeoutMs`. */
-  async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await read();
-      if (done(v)) return v;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 200 };
 
   /** Sends `instructions` signed by `user` and waits for them to be confirmed; returns the signature and the fee the user paid. */
   async function sendConfirmed(user: Keypair, instructions: TransactionInstruction[]): Promise<{ signature: string; fee: bigint }> {
@@ -51,10 +42,11 @@ describe('stray Solana deposits are returned to their sender', () => {
     const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(...instructions);
     tx.sign(user);
     const signature = await conn.sendRawTransaction(tx.serialize());
-    const landed = await until(
+    const landed = await untilHolds(
+      `${signature} confirmed`,
       () => conn.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }),
       (t) => t !== null,
-      `${signature} confirmed`,
+      POLL,
     );
     expect(landed!.meta!.err).toBeNull();
     return { signature, fee: BigInt(landed!.meta!.fee) };
@@ -147,7 +139,7 @@ describe('stray Solana deposits are returned to their sender', () => {
     const shortDeposit = await sendConfirmed(shortUser, [short, memo!]);
     const strayDeposit = await sendConfirmed(strayUser, [SystemProgram.transfer({ fromPubkey: strayUser.publicKey, toPubkey: vault, lamports: 50_000_000 }), memoInstruction(memoText('deposit', unknown))]);
 
-    const done = await until(report, (r) => r.returned + r.stuck === 2, 'both stray deposits settled');
+    const done = await untilHolds('both stray deposits settled', report, (r) => r.returned + r.stuck === 2, POLL);
     expect(done).toEqual({ open: 0, returned: 2, stuck: 0, stuck_list: [] });
     // Each sender holds what it had, less only the fee of its own deposit; the vault holds what it held.
     expect(await splBalance(shortUser.publicKey)).toBe(40_000_000n);

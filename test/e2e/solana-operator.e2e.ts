@@ -4,6 +4,7 @@ import { OperatorBalanceRpc, type OperatorTxView, SendOperatorTxRpc, type SendOp
 import { RpcClient } from '@xchain/messaging';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
+import { untilHolds } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 
 jest.setTimeout(120_000);
@@ -30,15 +31,8 @@ describe('Solana operator transactions through the relayer', () => {
     return BigInt(((await res.json()) as { result: { value: number } }).result.value);
   };
   /** Asks until the transaction is confirmed or failed (the quote-engine's settlement does the same), with a deadline. */
-  const settle = async (req: SendOperatorTxRequest): Promise<OperatorTxView> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const view = await rpc.call(SendOperatorTxRpc, req);
-      if (view.status === 'confirmed' || view.status === 'failed') return view;
-      if (Date.now() > deadline) throw new Error(`still ${view.status} after 30 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const settle = (req: SendOperatorTxRequest): Promise<OperatorTxView> =>
+    untilHolds('the operator transaction confirmed or failed', () => rpc.call(SendOperatorTxRpc, req), (view) => view.status === 'confirmed' || view.status === 'failed', { everyMs: 100 });
   const salt = () => `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}` as const;
 
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Connection, Keypair, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import type { XchainClient } from '@xchain/client';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { ROOT } from '@xchain/stack';
+import { ROOT, untilHolds } from '@xchain/stack';
 import { depositInstructions, fillInstructions } from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { crossChainOf, gatewayClient } from '../support/http';
@@ -37,15 +37,8 @@ describe('Solana deposits and fills in the order view', () => {
     tx.sign(payer);
     return conn.sendRawTransaction(tx.serialize());
   };
-  const viewWhen = async (quoteHash: string, status: string) => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const view = await api.getOrder({ quote_hash: quoteHash });
-      if (view.status === status) return view;
-      if (Date.now() > deadline) throw new Error(`order ${quoteHash} not ${status}; last view ${JSON.stringify(view)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const viewWhen = (quoteHash: string, status: string) =>
+    untilHolds(`order ${quoteHash} ${status}`, () => api.getOrder({ quote_hash: quoteHash }), (view) => view.status === status, { everyMs: 100 });
   const landed = async (signature: string) => {
     const tx = (await conn.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }))!;
     expect(tx.meta!.err).toBeNull();

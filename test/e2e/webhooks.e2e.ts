@@ -7,10 +7,11 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { XchainClient } from '@xchain/client';
 import { type OrderStatus, type OrderUpdate, type WebhookDelivery, orderUpdateSubject } from '@xchain/contracts';
-import { SERVICES, startBuiltService } from '@xchain/stack';
+import { SERVICES, startBuiltService, until, type UntilOptions } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { apiErrorView, crossChainOf, expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession } from '../support/partner-session';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -61,17 +62,8 @@ function signedWith(secret: string, r: Received): boolean {
   return !!m && createHmac('sha256', secret).update(`${m[1]}.${r.body}`).digest('hex') === m[2];
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    const v = await probe().catch((err: unknown) => ((last = err), undefined));
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    // Not faster: these polls share the partner's rate-limit budget with the test's own calls.
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
+// Not faster: these polls share the partner's rate-limit budget with the test's own calls.
+const POLL: UntilOptions = { timeoutMs: 20_000, everyMs: 300 };
 
 /** Partner webhooks (D13) through the gateway, against the real partner-service, Redis and NATS. */
 describe('partner webhooks', () => {
@@ -84,18 +76,8 @@ describe('partner webhooks', () => {
   type WebhookBody = Parameters<XchainClient['setPartnerWebhook']>[0];
   /** Sets the webhook; the answer carries its secret (shown only here). */
   const setWebhook = (token: string, url: string) => as(token).setPartnerWebhook({ url });
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
   /** A partner with a session and an API key. */
-  const partner = async (email: string) => {
-    const { partner_id } = await admin('create-partner', '--email', email);
-    const { token } = await admin('issue-session', '--email', email);
-    const key = await as(token).createPartnerKey({ name: 'main' });
-    return { id: partner_id as string, token: token as string, key: key.secret };
-  };
+  const partner = (email: string) => PartnerSession.create(e2e, email, { key: 'main' });
   /** A quote made with the partner's key, and its order view as the gateway serves it. */
   const quoted = async (apiKey: string) => {
     const api = gatewayClient(e2e.gatewayUrl, { apiKey });
@@ -110,14 +92,14 @@ describe('partner webhooks', () => {
   const publish = async (partnerId: string, hash: string, view: OrderStatus, version: number): Promise<OrderUpdate> => {
     const u: OrderUpdate = { event_id: `${hash}:${version}`, quote_hash: hash, version, partner_id: partnerId, occurred_at: new Date().toISOString(), order: view };
     // The stream exists once the partner-service or the quote-engine made it: retry until it takes the message.
-    await until('the stream to take the update', async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(u)), true));
+    await until('the stream to take the update', async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(u)), true), POLL);
     return u;
   };
   const deliveries = (token: string, query: Parameters<XchainClient['listPartnerWebhookDeliveries']>[0] = {}) => as(token).listPartnerWebhookDeliveries(query);
   const deliveryOf = async (token: string, eventId: string) => (await deliveries(token, { page_size: 200 })).deliveries.find((d) => d.event_id === eventId);
 
-  let alice: Awaited<ReturnType<typeof partner>>;
-  let bob: Awaited<ReturnType<typeof partner>>;
+  let alice: PartnerSession;
+  let bob: PartnerSession;
 
   beforeAll(async () => {
     e2e = await startE2eStack(
@@ -181,7 +163,7 @@ describe('partner webhooks', () => {
     const done = await until('the delivery to succeed', async () => {
       const d = await deliveryOf(alice.token, u.event_id);
       return d?.status === 'delivered' ? d : undefined;
-    });
+    }, POLL);
     expect(done).toEqual({
       id: expect.stringMatching(/^whd_[0-9]+$/),
       event_id: u.event_id,
@@ -205,7 +187,7 @@ describe('partner webhooks', () => {
     // A later update of the order is consumed after the duplicate: once it is delivered, the
     // duplicate has been seen, and it made no second delivery.
     const later = await publish(alice.id, hash, view, 1002);
-    await until('the later delivery', async () => (await deliveryOf(alice.token, later.event_id))?.status === 'delivered');
+    await until('the later delivery', async () => (await deliveryOf(alice.token, later.event_id))?.status === 'delivered', POLL);
     expect(r.of(u.event_id)).toHaveLength(3);
     expect((await deliveries(alice.token)).deliveries.filter((d) => d.event_id === u.event_id)).toHaveLength(1);
   });
@@ -219,11 +201,11 @@ describe('partner webhooks', () => {
     const { hash, view } = await quoted(alice.key);
     const u = await publish(alice.id, hash, view, 1001);
     // Three attempts, each given up by the sender at its timeout (it hung up, we never answered).
-    await until('three abandoned attempts', async () => silent.of(u.event_id).filter((s) => s.abandoned).length >= 3);
+    await until('three abandoned attempts', async () => silent.of(u.event_id).filter((s) => s.abandoned).length >= 3, POLL);
     const pending = await until('the delivery log to show them', async () => {
       const d = await deliveryOf(alice.token, u.event_id);
       return d && d.attempts >= 3 ? d : undefined;
-    });
+    }, POLL);
     expect(pending).toMatchObject({ status: 'pending', last_error: `no answer within ${TIMEOUT_MS} ms`, next_attempt_at: expect.any(String) });
     expect(pending.last_status_code).toBeUndefined();
     expect(pending.delivered_at).toBeUndefined();
@@ -242,7 +224,7 @@ describe('partner webhooks', () => {
     expect((await as(bob.token).call('SetPartnerWebhook', { url: bobs.url })).status).toBe(200);
     const bobQuote = await quoted(bob.key);
     const marker = await publish(bob.id, bobQuote.hash, bobQuote.view, 1001);
-    await until("Bob's delivery", async () => (await deliveryOf(bob.token, marker.event_id))?.status === 'delivered');
+    await until("Bob's delivery", async () => (await deliveryOf(bob.token, marker.event_id))?.status === 'delivered', POLL);
     expect(await deliveryOf(alice.token, afterRemoval.event_id)).toBeUndefined();
     expect(silent.of(afterRemoval.event_id)).toEqual([]);
   });
@@ -278,9 +260,9 @@ describe('partner webhooks', () => {
     closers.push(r.close);
     const secret = (await setWebhook(carl.token, r.url)).secret;
     const done = await publish(carl.id, hash, view, 1001);
-    await until('the first delivery', async () => (await deliveryOf(carl.token, done.event_id))?.status === 'delivered');
+    await until('the first delivery', async () => (await deliveryOf(carl.token, done.event_id))?.status === 'delivered', POLL);
     const pending = await publish(carl.id, hash, view, 1002);
-    await until('two failed attempts', async () => ((await deliveryOf(carl.token, pending.event_id))?.attempts ?? 0) >= 2);
+    await until('two failed attempts', async () => ((await deliveryOf(carl.token, pending.event_id))?.attempts ?? 0) >= 2, POLL);
 
     const service = e2e.stack.services.get('partner-service')!;
     const exited = new Promise((res) => service.child.once('exit', res));
@@ -300,7 +282,7 @@ describe('partner webhooks', () => {
     const after = await until('the pending delivery after the restart', async () => {
       const d = await deliveryOf(carl.token, pending.event_id);
       return d?.status === 'delivered' ? d : undefined;
-    }, 60_000);
+    }, { ...POLL, timeoutMs: 60_000 });
     expect(after.attempts).toBeGreaterThanOrEqual(3);
     // Every attempt the receiver saw was counted (an attempt is counted when it is claimed, so the
     // one the kill interrupted may never have reached it), at least one refused and the last one taken.
@@ -309,7 +291,7 @@ describe('partner webhooks', () => {
     for (const s of r.got) expect(signedWith(secret, s)).toBe(true);
     // The delivered one was not sent again; a new update goes out once, after both.
     const third = await publish(carl.id, hash, view, 1003);
-    await until('a delivery after the restart', async () => (await deliveryOf(carl.token, third.event_id))?.status === 'delivered');
+    await until('a delivery after the restart', async () => (await deliveryOf(carl.token, third.event_id))?.status === 'delivered', POLL);
     expect(r.of(done.event_id)).toHaveLength(1);
     expect(r.of(third.event_id)).toHaveLength(1);
   });
@@ -323,7 +305,7 @@ describe('partner webhooks', () => {
     const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '20000000', { 'x-api-key': bob.key });
     expect((await g.submit(await g.evmBody(user, q, true))).body.status).toBe('queued');
     const events = () => r.got.filter((s) => (JSON.parse(s.body) as { data: OrderStatus }).data.quote_hash === q['quote_hash']).map((s) => JSON.parse(s.body) as { id: string; version: number; data: OrderStatus });
-    await until('the deposited view', async () => events().some((e) => e.data.status === 'deposited' && e.data.gasless?.status === 'confirmed'), 60_000);
+    await until('the deposited view', async () => events().some((e) => e.data.status === 'deposited' && e.data.gasless?.status === 'confirmed'), { ...POLL, timeoutMs: 60_000 });
     for (const s of r.got) expect(signedWith(secret, s)).toBe(true);
     const versions = [...new Set(events().map((e) => e.version))].sort((a, b) => a - b);
     expect(versions[0]).toBe(1);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SolanaRpcClient, SolanaRpcRefused } from './solana-rpc';
 
 /**
  * A confirmed transaction as getTransaction answers it with encoding `json` (the parts read here;
@@ -61,18 +62,12 @@ const Block = z.object({ blockhash: z.string() });
  * loudly rather than being read as "no transactions".
  */
 export function httpSolanaChain(url: string, timeoutMs: number): SolanaChain {
-  let id = 0;
+  const rpc = new SolanaRpcClient(url, timeoutMs);
   const call = async <T>(method: string, params: unknown[], schema: z.ZodType<T>): Promise<T> => {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      signal: AbortSignal.timeout(timeoutMs),
+    const result = await rpc.call(method, params).catch((err: unknown) => {
+      throw err instanceof SolanaRpcRefused ? new Error(`${method}: ${err.code} ${err.reason}`.trim()) : err;
     });
-    if (!res.ok) throw new Error(`${method}: HTTP ${res.status}`);
-    const body = (await res.json()) as { result?: unknown; error?: { code?: number; message?: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.code ?? '?'} ${body.error.message ?? ''}`.trim());
-    const parsed = schema.safeParse(body.result);
+    const parsed = schema.safeParse(result);
     if (!parsed.success) throw new Error(`${method}: unexpected answer (${parsed.error.issues[0]?.message ?? 'bad shape'})`);
     return parsed.data;
   };

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RpcError, defineRpc } from '@xchain/contracts';
-import { freePort, newBus, startNats, type Managed } from '@xchain/stack';
+import { freePort, newBus, startNats, type Managed, until, type UntilOptions } from '@xchain/stack';
 import pino from 'pino';
 import { z } from 'zod';
 import { busDown } from './bus-state';
@@ -26,13 +26,7 @@ describe('requests while the bus is down', () => {
   const startServer = async () => {
     nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
   };
-  const until = async (what: string, ok: () => boolean) => {
-    const deadline = Date.now() + 10_000;
-    while (!ok()) {
-      if (Date.now() > deadline) throw new Error(`${what} not within 10 s`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const POLL: UntilOptions = { timeoutMs: 10_000, failOnError: true };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nats-down-'));
@@ -57,7 +51,7 @@ describe('requests while the bus is down', () => {
     expect(await client.call(Echo, { text: 'up' })).toEqual({ text: 'up' });
 
     await nats!.stop();
-    await until('the client seeing the disconnect', () => busDown(clientConn));
+    await until('the client seeing the disconnect', () => busDown(clientConn), POLL);
     // A deadline far beyond this wait: the old behaviour (waiting it out, then 504 UPSTREAM_TIMEOUT) cannot pass.
     const refused = await client.call(Echo, { text: 'down' }, { timeoutMs: 20_000 }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RpcError);
@@ -65,7 +59,7 @@ describe('requests while the bus is down', () => {
     expect(JSON.stringify((refused as RpcError).status.details)).toContain('BUS_UNAVAILABLE');
 
     await startServer();
-    await until('the reconnect', () => !busDown(clientConn));
+    await until('the reconnect', () => !busDown(clientConn), POLL);
     // The server's own subscription comes back with its reconnect: ask until it answers (on a 2-core
     // machine running the whole suite its reconnect has taken over 10 s).
     const back = Date.now();

@@ -1,3 +1,4 @@
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { AckPolicy, jetstream, jetstreamManager, type ConsumerMessages } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { StreamDefinition } from '@xchain/contracts';
@@ -124,5 +125,25 @@ export function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A Nest provider that runs one durable consumer for the application's lifetime: made and started
+ * as its module initialises, stopped at shutdown. A subclass says what it consumes and how it
+ * handles each message (`consumerOptions`).
+ */
+export abstract class DurableConsumerProvider<T> implements OnModuleInit, OnApplicationShutdown {
+  private consumer?: DurableConsumer<T>;
+
+  protected abstract consumerOptions(): DurableConsumerOptions<T>;
+
+  onModuleInit(): void {
+    this.consumer ??= new DurableConsumer(this.consumerOptions());
+    this.consumer.start();
+  }
+
+  onApplicationShutdown(): void {
+    this.consumer?.stop();
   }
 }

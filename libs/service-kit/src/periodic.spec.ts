@@ -73,4 +73,17 @@ describe('Periodic', () => {
     p.wake();
     expect(c.started()).toBe(1);
   });
+
+  it('waits `firstAfterMs` for the first pass when asked, and a wake before it runs one at once', async () => {
+    const c = controlledPasses();
+    const p = new Periodic(c.run, 60_000, () => undefined, { firstAfterMs: 60_000, unref: true });
+    p.start();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(c.started()).toBe(0);
+    p.wake();
+    await c.startedCount(1);
+    c.ends[0]!();
+    await p.stop();
+    expect(c.started()).toBe(1);
+  });
 });

@@ -1,6 +1,13 @@
+export interface PeriodicOptions {
+  /** Delay of the first pass; without it the first pass runs as the loop starts. */
+  firstAfterMs?: number;
+  /** The loop's timer does not keep the process alive (a background chore, not the service's work). */
+  unref?: boolean;
+}
+
 /**
- * Runs `pass` now and then `everyMs` after each pass ends (never two at once); a pass that throws
- * is reported to `onError` and the next one runs as usual. `wake` runs the next pass at once (or
+ * Runs `pass` now (or `firstAfterMs` after start) and then `everyMs` after each pass ends (never two
+ * at once); a pass that throws is reported to `onError` and the next one runs as usual. `wake` runs the next pass at once (or
  * right after the running one), for work that has just arrived. `stop` waits for the running pass.
  */
 export class Periodic {
@@ -9,20 +16,24 @@ export class Periodic {
   private running = false;
   private again = false;
   private stopped = false;
+  private started = false;
 
   constructor(
     private readonly run: () => Promise<unknown>,
     private readonly everyMs: number,
     private readonly onError: (err: unknown) => void,
+    private readonly options: PeriodicOptions = {},
   ) {}
 
   start(): void {
-    this.loop();
+    this.started = true;
+    if (this.options.firstAfterMs === undefined) this.loop();
+    else this.arm(this.options.firstAfterMs);
   }
 
   /** Runs a pass now, or once the running one ends; a started loop only. */
   wake(): void {
-    if (this.stopped || this.pass === undefined) return;
+    if (this.stopped || !this.started) return;
     if (this.running) {
       this.again = true;
       return;
@@ -46,7 +57,12 @@ export class Periodic {
       .finally(() => {
         this.running = false;
         if (this.stopped) return;
-        this.timer = setTimeout(() => this.loop(), this.again ? 0 : this.everyMs);
+        this.arm(this.again ? 0 : this.everyMs);
       });
+  }
+
+  private arm(delayMs: number): void {
+    this.timer = setTimeout(() => this.loop(), delayMs);
+    if (this.options.unref) this.timer.unref();
   }
 }

@@ -12,4 +12,5 @@ export * from './prometheus';
 export * from './prometheus-rules';
 export * from './test-admin';
 export * from './test-database';
+export * from './until';
 export * from './watchdog';

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './services';
 import { WATCHDOG_GRACE_MS, running } from './watchdog';
+import { until, type UntilOptions } from './until';
 
 /**
  * A launcher killed with SIGKILL (nothing of its own can run) leaves nothing behind: the processes
@@ -18,14 +19,7 @@ done.child.once('exit', () => console.log('pids: ' + JSON.stringify([polite.chil
 setInterval(() => {}, 1000);
 `;
 
-/** Polls for `ok` until a deadline, and fails naming what never came. */
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`${what} within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { failOnError: true };
 
 describe('processes started with launch()', () => {
   let launcher: ChildProcess | undefined;
@@ -42,17 +36,17 @@ describe('processes started with launch()', () => {
     let out = '';
     launcher.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const said = (line: string) => out.split('\n').includes(line);
-    await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), 10_000);
+    await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), { ...POLL, timeoutMs: 10_000 });
     pids = JSON.parse(/^pids: (.*)$/m.exec(out)![1]!) as number[];
     const [polite, stubborn] = pids as [number, number];
     expect(running(polite)).toBe(true);
     expect(running(stubborn)).toBe(true);
 
     launcher.kill('SIGKILL');
-    await until('the process that honours SIGTERM ended', () => !running(polite), 3_000);
-    await until('the process that ignores SIGTERM was sent one', () => said('stubborn: SIGTERM'), 3_000);
+    await until('the process that honours SIGTERM ended', () => !running(polite), { ...POLL, timeoutMs: 3_000 });
+    await until('the process that ignores SIGTERM was sent one', () => said('stubborn: SIGTERM'), { ...POLL, timeoutMs: 3_000 });
     // SIGTERM alone did not end it; SIGKILL does, after the grace period.
     expect(running(stubborn)).toBe(true);
-    await until('the process that ignores SIGTERM ended', () => !running(stubborn), WATCHDOG_GRACE_MS + 3_000);
+    await until('the process that ignores SIGTERM ended', () => !running(stubborn), { ...POLL, timeoutMs: WATCHDOG_GRACE_MS + 3_000 });
   }, 30_000);
 });

@@ -1,4 +1,5 @@
-import { type Address, type Hex, type PublicClient, createPublicClient, http } from 'viem';
+import { evmPublicClient } from '@xchain/chain-watch';
+import { type Address, type Hex, type PublicClient } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import type { RelayerEnv } from '../env';
@@ -37,7 +38,7 @@ export class RelayChains {
     });
     for (const [name, url] of env.EVM_RPC_URLS) {
       // Concurrent reads (many submits at once) share one HTTP round trip as a JSON-RPC batch.
-      const client = createPublicClient({ transport: http(url, { timeout: env.EVM_RPC_TIMEOUT_MS, retryCount: 0, batch: { batchSize: 100, wait: 2 } }) }) as PublicClient;
+      const client = evmPublicClient(url, { timeoutMs: env.EVM_RPC_TIMEOUT_MS, batch: { batchSize: 100, wait: 2 } });
       let id: Promise<bigint> | undefined;
       const operatorKey = env.FILLER_PRIVATE_KEYS.get(name) ?? env.FILLER_PRIVATE_KEYS.get('*');
       const operator = operatorKey ? privateKeyToAccount(operatorKey) : undefined;

@@ -3,7 +3,7 @@ import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest } from 
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { freshMigratedDatabase } from '@xchain/stack';
+import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import { type SvmTransactionJson, associatedTokenAccount, readOrderSteps } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
@@ -25,15 +25,7 @@ const SOL = 10n ** 9n;
 /** The stand-in's blockhash lifetime (a validator's): opening one slot more expires every blockhash signed so far. */
 const TTL_SLOTS = 150;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 20_000, failOnError: true };
 
 /**
  * Solana operator transactions (D15) against the litesvm stand-in and PostgreSQL: SendOperatorTx
@@ -80,7 +72,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     until('the operator transaction to settle', async () => {
       const v = await send();
       return v.status === 'confirmed' || v.status === 'failed' ? v : undefined;
-    });
+    }, POLL);
 
   function order(over: Partial<Order>) {
     const o = sampleOrder({ salt: `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}`, ...over });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Anvil, startAnvil } from '@xchain/chain-tools';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
-import { DEFAULT_REDIS_PREFIXES, freshMigratedDatabase, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, testRedisAdmin } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, freshMigratedDatabase, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, testRedisAdmin, until } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Hex, type PublicClient, createPublicClient, getAddress, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -20,16 +20,6 @@ jest.setTimeout(120_000);
 
 const CHAIN_ID = 8453;
 const REPLACED = /^chain replaced/;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * The relayer's own parts (lanes on Redis, sender, nonce book, tracker) on a real anvil and

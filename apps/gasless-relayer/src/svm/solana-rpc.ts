@@ -1,4 +1,4 @@
-import { ChainRpcUnavailableError } from '@xchain/messaging';
+import { SolanaRpcClient, SolanaRpcUnavailable } from '@xchain/chain-watch';
 import { SVM_PROGRAMS } from '@xchain/svm-orders';
 
 const SPL_TOKEN_PROGRAM = SVM_PROGRAMS.token.toBase58();
@@ -21,46 +21,11 @@ export interface SimulationResult {
 }
 
 /**
- * The Solana RPC did not answer (or answered nonsense): the caller retries, never concludes. A
- * chain RPC failure like any other, so a request it fails answers 503 CHAIN_RPC_UNAVAILABLE.
- */
-export class SolanaRpcUnavailable extends ChainRpcUnavailableError {
-  override name = 'SolanaRpcUnavailable';
-  constructor(message: string, url?: string, cause?: unknown) {
-    super(message, url, { chain: 'solana', cause });
-  }
-}
-
-/** The node refused a call (a JSON-RPC error): for sendTransaction, the transaction itself was refused. */
-export class SolanaRpcRefused extends Error {
-  override name = 'SolanaRpcRefused';
-  constructor(
-    message: string,
-    readonly code: number,
-  ) {
-    super(message);
-  }
-}
-
-/**
  * The few Solana JSON-RPC calls the relayer makes, over plain HTTP with a deadline on each (no
  * websocket: confirmation is polled). Commitment `confirmed` throughout: an order is confirmed at
  * the commitment the API promises, and a blockhash is judged at the same level.
  */
-export class SolanaRpc {
-  private id = 0;
-
-  constructor(
-    readonly url: string,
-    private readonly timeoutMs: number,
-  ) {}
-
-  /** The newest blockhash at `confirmed`: what an operator transaction is signed over. */
-  async latestBlockhash(): Promise<string> {
-    const r = await this.call<{ value: { blockhash: string } }>('getLatestBlockhash', [{ commitment: 'confirmed' }]);
-    return typed(r?.value?.blockhash, 'string', 'getLatestBlockhash', this.url);
-  }
-
+export class SolanaRpc extends SolanaRpcClient {
   async isBlockhashValid(blockhash: string): Promise<boolean> {
     const r = await this.call<{ value: boolean }>('isBlockhashValid', [blockhash, { commitment: 'confirmed' }]);
     return typed(r?.value, 'boolean', 'isBlockhashValid', this.url);
@@ -125,24 +90,6 @@ export class SolanaRpc {
   async balance(address: string): Promise<bigint> {
     const r = await this.call<{ value: number }>('getBalance', [address, { commitment: 'confirmed' }]);
     return BigInt(typed<number>(r?.value, 'number', 'getBalance', this.url));
-  }
-
-  private async call<T>(method: string, params: unknown[]): Promise<T | undefined> {
-    let body: { result?: T; error?: { code?: number; message?: string } };
-    try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: ++this.id, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      body = (await res.json()) as typeof body;
-    } catch (err) {
-      throw new SolanaRpcUnavailable(`${method}: ${err instanceof Error ? err.message : String(err)}`, this.url, err);
-    }
-    if (body.error) throw new SolanaRpcRefused(`${method}: ${body.error.message ?? 'error'}`, body.error.code ?? 0);
-    return body.result;
   }
 }
 

@@ -1,9 +1,10 @@
 import { Keypair, Transaction } from '@solana/web3.js';
+import { SolanaRpcRefused, SolanaRpcUnavailable } from '@xchain/chain-watch';
 import { RpcError } from '@xchain/contracts';
 import { chainRpcFailure, chainRpcUnavailable } from '@xchain/messaging';
 import { base58Decode, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { depositInstructions } from '@xchain/svm-orders';
-import { type SolanaRpc, SolanaRpcRefused, SolanaRpcUnavailable } from './solana-rpc';
+import type { SolanaRpc } from './solana-rpc';
 import { SvmSubmit, type SvmQuote } from './svm-submit';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

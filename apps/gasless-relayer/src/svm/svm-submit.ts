@@ -1,9 +1,10 @@
 import type { Keypair } from '@solana/web3.js';
+import { SolanaRpcRefused } from '@xchain/chain-watch';
 import { SOL, depositInstructions, svmOrderTerms } from '@xchain/svm-orders';
 import type { OrderWire } from '@xchain/contracts';
 import { ChainRpcUnavailableError } from '@xchain/messaging';
 import { refuse } from '../submit/submit-errors';
-import { type SolanaRpc, SolanaRpcRefused } from './solana-rpc';
+import type { SolanaRpc } from './solana-rpc';
 import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf } from './svm-transaction';
 
 /** The parts of a stored gasless Solana quote the checks read. */

@@ -1,6 +1,6 @@
-import { type ChainHead, type ChainLog, placedLogs } from '@xchain/chain-watch';
+import { type ChainHead, type ChainLog, placedLogs, evmPublicClient } from '@xchain/chain-watch';
 import { PARTNER_FUNDING_ROUTER_ABI, REFERRAL_VOUCHER_ROUTER_ABI } from '@xchain/partner-chain';
-import { type Address, type Hex, createPublicClient, getAddress, http } from 'viem';
+import { type Address, type Hex, getAddress } from 'viem';
 
 /** The funding router's `Funded` event. */
 export interface FundedLog extends ChainLog {
@@ -35,7 +35,7 @@ const REDEEMED = REFERRAL_VOUCHER_ROUTER_ABI.find(
 
 /** viem over HTTP, with a deadline per call and no retries of its own (the watchers' loop retries). */
 export function rpcEvmChain(url: string, timeoutMs: number): EvmChain {
-  const client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0 }) });
+  const client = evmPublicClient(url, { timeoutMs });
   return {
     chainId: () => client.getChainId(),
     head: () => client.getBlockNumber({ cacheTime: 0 }),

@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Code, ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, RpcError, orderEventSubject, type OrderEvent } from '@xchain/contracts';
-import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { ReferralsService } from './referrals.service';
@@ -13,33 +13,27 @@ import { ReferralsService } from './referrals.service';
  * reverses the accruals it created while no voucher holds them.
  */
 @Injectable()
-export class FulfilledOrdersConsumer implements OnModuleInit, OnApplicationShutdown {
-  private readonly consumer: DurableConsumer<OrderEvent>;
-
+export class FulfilledOrdersConsumer extends DurableConsumerProvider<OrderEvent> {
   constructor(
-    @Inject(NATS) nc: NatsConnection,
+    @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(ReferralsService) private readonly referrals: ReferralsService,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.consumer = new DurableConsumer({
-      nc,
+    super();
+  }
+
+  protected consumerOptions(): DurableConsumerOptions<OrderEvent> {
+    return {
+      nc: this.nc,
       stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.referrals, // the one durable name its NATS user may use (D14)
       filterSubject: orderEventSubject('fulfilled'),
       schema: OrderEventSchema,
       handle: (event) => this.accrue(event),
       retryDelayMs: 2000,
-      log,
+      log: this.log,
       label: 'referral accruals',
-    });
-  }
-
-  onModuleInit(): void {
-    this.consumer.start();
-  }
-
-  onApplicationShutdown(): void {
-    this.consumer.stop();
+    };
   }
 
   /** Exposed for tests: what one event does. */

@@ -4,7 +4,7 @@ import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { type VoucherStruct, buildSolanaVoucherRedemption, signVoucher } from '@xchain/partner-chain';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry, RandomIds } from '@xchain/service-kit';
-import { freshMigratedDatabase } from '@xchain/stack';
+import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { PartnersConfig } from '../config';
@@ -25,15 +25,7 @@ const PAYER = key(7);
 /** One referrer per voucher: the redeemed one, the failed one, the look-alike one. */
 const REFERRERS = [key(21), key(22), key(23)].map((k) => k.publicKey.toBase58());
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 20_000, failOnError: true };
 
 /**
  * Solana vouchers issued on PostgreSQL, redeemed by real signed transactions served over HTTP in
@@ -98,7 +90,7 @@ describe('Solana voucher redemptions', () => {
     const first = watcher();
     first.onApplicationBootstrap();
     // its first pass starts the program's position at the confirmed slot
-    await until('the first pass', async () => ((await health.readiness()).checks['solana_vouchers']?.detail?.includes('read up to slot 1000') ? true : undefined));
+    await until('the first pass', async () => ((await health.readiness()).checks['solana_vouchers']?.detail?.includes('read up to slot 1000') ? true : undefined), POLL);
 
     const [redeemed, failed, lookAlike] = await Promise.all(REFERRERS.map(byReferrer));
     // the program refused it (say, a wrong payer account): nothing was redeemed
@@ -131,7 +123,7 @@ describe('Solana voucher redemptions', () => {
     const seen = await until('the voucher redeemed', async () => {
       const v = await byReferrer(REFERRERS[0]!);
       return v.redeemed ? v : undefined;
-    });
+    }, POLL);
     expect(seen).toMatchObject({ id: redeemed!.id, redeemed: true, redeem_tx: ok.signature, redeemed_at: new Date(ok.blockTime * 1000).toISOString() });
     // read in chain order: the three before it were handled by the time it was
     expect(await byReferrer(REFERRERS[1]!)).toMatchObject({ redeemed: false });

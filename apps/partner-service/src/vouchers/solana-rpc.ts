@@ -1,3 +1,4 @@
+import { SolanaRpcClient } from '@xchain/chain-watch';
 import { RpcError } from '@xchain/contracts';
 import { ChainRpcUnavailableError } from '@xchain/messaging';
 
@@ -7,26 +8,19 @@ import { ChainRpcUnavailableError } from '@xchain/messaging';
  * CHAIN_RPC_UNAVAILABLE from the RPC server, logged once per outage), never a hang.
  */
 export class SolanaRpc {
-  constructor(
-    private readonly url: string | undefined,
-    private readonly timeoutMs: number,
-  ) {}
+  private readonly client: SolanaRpcClient | undefined;
+
+  constructor(url: string | undefined, timeoutMs: number) {
+    this.client = url ? new SolanaRpcClient(url, timeoutMs) : undefined;
+  }
 
   async latestBlockhash(): Promise<string> {
-    if (!this.url) throw RpcError.unavailable('no Solana RPC is configured (SOLANA_RPC_URL)', 'SOLANA_RPC_NOT_CONFIGURED', 30);
+    if (!this.client) throw RpcError.unavailable('no Solana RPC is configured (SOLANA_RPC_URL)', 'SOLANA_RPC_NOT_CONFIGURED', 30);
     try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'finalized' }] }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const body = (await res.json()) as { result?: { value?: { blockhash?: unknown } } };
-      const hash = body.result?.value?.blockhash;
-      if (!res.ok || typeof hash !== 'string') throw new Error(`unexpected answer (HTTP ${res.status})`);
-      return hash;
+      return await this.client.latestBlockhash('finalized');
     } catch (err) {
-      throw new ChainRpcUnavailableError(`getLatestBlockhash: ${err instanceof Error ? err.message : String(err)}`, this.url, { chain: 'solana', cause: err });
+      // A refusal too: all this service can do is answer that the chain could not serve it.
+      throw new ChainRpcUnavailableError(err instanceof Error ? err.message : `getLatestBlockhash: ${String(err)}`, this.client.url, { chain: 'solana', cause: err });
     }
   }
 }

@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ORDER_UPDATES_STREAM_DEF, ORDER_UPDATE_CONSUMERS, OrderUpdateSchema, type OrderUpdate, type WebhookEvent } from '@xchain/contracts';
-import { DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/partner-service-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -20,33 +20,27 @@ export function webhookBody(update: OrderUpdate): string {
  * If Redis does not take the job, the row is still there and the sweeper enqueues it later.
  */
 @Injectable()
-export class OrderUpdatesConsumer implements OnModuleInit, OnApplicationShutdown {
-  private readonly consumer: DurableConsumer<OrderUpdate>;
-
+export class OrderUpdatesConsumer extends DurableConsumerProvider<OrderUpdate> {
   constructor(
-    @Inject(NATS) nc: NatsConnection,
+    @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(WebhookWorker) private readonly worker: WebhookWorker,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
-    this.consumer = new DurableConsumer({
-      nc,
+    super();
+  }
+
+  protected consumerOptions(): DurableConsumerOptions<OrderUpdate> {
+    return {
+      nc: this.nc,
       stream: ORDER_UPDATES_STREAM_DEF,
       durable: ORDER_UPDATE_CONSUMERS.webhooks, // the one durable name its NATS user may use (D14)
       schema: OrderUpdateSchema,
       handle: (update) => this.record(update),
       retryDelayMs: 2000,
-      log,
+      log: this.log,
       label: 'webhook deliveries',
-    });
-  }
-
-  onModuleInit(): void {
-    this.consumer.start();
-  }
-
-  onApplicationShutdown(): void {
-    this.consumer.stop();
+    };
   }
 
   /** Exposed for tests: what one update does. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { PrismaClient } from '@xchain/partner-service-db';
-import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { AddressGuard } from './address-guard';
@@ -28,8 +28,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly cipher: WebhookSecretCipher;
   /** Secrets this service cannot open, as last reported (logged again only when the set changes). */
   private unreadableReported = '';
-  private sweepTimer?: NodeJS.Timeout;
-  private stopped = false;
+  private readonly sweeps: Periodic;
 
   constructor(
     @Inject(DB) private readonly db: PrismaClient,
@@ -45,16 +44,21 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
       const ok = await this.queue.ping().catch(() => false);
       return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };
     });
+    this.sweeps = new Periodic(
+      () => this.sweepPass(),
+      opts.sweepMs,
+      (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook sweep failed'),
+      { firstAfterMs: 0, unref: true },
+    );
   }
 
   onApplicationBootstrap(): void {
     this.queue.start((id) => this.dispatcher.attempt(id));
-    this.scheduleSweep(0);
+    this.sweeps.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.sweepTimer);
+    void this.sweeps.stop();
     await this.queue.close();
   }
 
@@ -95,16 +99,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.unreadableReported = unreadable;
   }
 
-  private scheduleSweep(delayMs: number): void {
-    if (this.stopped) return;
-    this.sweepTimer = setTimeout(() => {
-      this.upgradeSecrets()
-        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook secret upgrade failed; next sweep retries'))
-        .then(() => this.sweep())
-        .then((n) => n > 0 && this.log.info({ enqueued: n }, 'webhook sweep enqueued overdue deliveries'))
-        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook sweep failed'))
-        .finally(() => this.scheduleSweep(this.opts.sweepMs));
-    }, delayMs);
-    this.sweepTimer.unref();
+  /** One sweep pass: secrets first (a failure there does not keep overdue deliveries waiting), then the sweep. */
+  private async sweepPass(): Promise<void> {
+    await this.upgradeSecrets().catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook secret upgrade failed; next sweep retries'));
+    const n = await this.sweep();
+    if (n > 0) this.log.info({ enqueued: n }, 'webhook sweep enqueued overdue deliveries');
   }
 }

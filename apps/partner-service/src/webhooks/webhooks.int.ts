@@ -9,7 +9,7 @@ import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry, SystemClock } from '@xchain/service-kit';
-import { DEFAULT_REDIS_PREFIXES, type Managed, freePort, newBus, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, startNats, freshMigratedDatabase, testRedisAdmin } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, type Managed, freePort, newBus, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, startNats, freshMigratedDatabase, testRedisAdmin, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
 import { OrderUpdatesConsumer } from './order-updates.consumer';
@@ -27,15 +27,7 @@ const redisLogin = newRedisLogin(`int_partner_${randomBytes(4).toString('hex')}`
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 const PUBLISHER = 'updates-publisher';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 15_000 };
 
 /** A webhook receiver on a free loopback port; `answer` decides each reply (undefined: never answer). */
 async function receiver(answer: (n: number) => number | undefined) {
@@ -119,7 +111,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
   };
   const publish = async (u: OrderUpdate) => {
     // The stream is created by the consumer as it starts: until then nobody answers the publish.
-    await until('the stream to take the update', async () => (await jetstream(publisherConn).publish(orderUpdateSubject(u.quote_hash), JSON.stringify(u)), true));
+    await until('the stream to take the update', async () => (await jetstream(publisherConn).publish(orderUpdateSubject(u.quote_hash), JSON.stringify(u)), true), POLL);
   };
   const delivery = (partnerId: string, eventId: string) => db.webhookDelivery.findUnique({ where: { partnerId_eventId: { partnerId, eventId } } });
 
@@ -163,13 +155,13 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const delivered = await until('the delivery', async () => {
       const d = await delivery(partner, u.event_id);
       return d?.status === 'delivered' ? d : undefined;
-    });
+    }, POLL);
     expect(delivered).toMatchObject({ attempts: 3, lastStatusCode: 200, version: 1, nextAttemptAt: null });
     expect(delivered.deliveredAt).not.toBeNull();
     // A later update is handled after the duplicate, so by its delivery the duplicate was seen.
     const later = update(partner, 2, u.quote_hash);
     await publish(later);
-    await until('the later delivery', async () => (await delivery(partner, later.event_id))?.status === 'delivered');
+    await until('the later delivery', async () => (await delivery(partner, later.event_id))?.status === 'delivered', POLL);
     expect(await db.webhookDelivery.count({ where: { partnerId: partner } })).toBe(2);
     const first = r.got.filter((g) => g.headers['x-xchain-event-id'] === u.event_id);
     expect(first).toHaveLength(3);
@@ -198,7 +190,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const other = update(without);
     const marker = update(withHook);
     for (const u of [anon, other, marker]) await publish(u);
-    await until('the marker delivery', async () => (await delivery(withHook, marker.event_id))?.status === 'delivered');
+    await until('the marker delivery', async () => (await delivery(withHook, marker.event_id))?.status === 'delivered', POLL);
     expect(await db.webhookDelivery.count({ where: { OR: [{ quoteHash: anon.quote_hash }, { quoteHash: other.quote_hash }] } })).toBe(0);
   });
 
@@ -212,7 +204,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const stuck = await until('three timed-out attempts', async () => {
       const d = await delivery(partner, u.event_id);
       return d && d.attempts >= 3 && d.lastError ? d : undefined;
-    });
+    }, POLL);
     expect(stuck).toMatchObject({ status: 'pending', lastError: 'no answer within 300 ms', lastStatusCode: null });
     expect(stuck.nextAttemptAt).not.toBeNull();
     const page = await webhooks.deliveries(partner, undefined, undefined);
@@ -231,7 +223,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const marker = update(witness);
     await publish(next);
     await publish(marker); // consumed after `next`: once its row exists, `next` was handled
-    await until('the marker row', async () => (await delivery(witness, marker.event_id)) ?? undefined);
+    await until('the marker row', async () => (await delivery(witness, marker.event_id)) ?? undefined, POLL);
     expect(await delivery(partner, next.event_id)).toBeNull();
   });
 
@@ -267,7 +259,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     // As if the service died between writing the row and enqueueing its job.
     const row = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-lost', quoteHash: `0x${'33'.repeat(32)}`, version: 1, body: '{"x":1}', status: 'pending', nextAttemptAt: new Date(Date.now() - 60_000) } });
     expect(await worker.sweep()).toBeGreaterThanOrEqual(1);
-    await until('the swept delivery', async () => (await db.webhookDelivery.findUnique({ where: { id: row.id } }))?.status === 'delivered');
+    await until('the swept delivery', async () => (await db.webhookDelivery.findUnique({ where: { id: row.id } }))?.status === 'delivered', POLL);
     expect(r.got.filter((g) => g.headers['x-xchain-event-id'] === 'e-lost')).toHaveLength(1);
   });
 });

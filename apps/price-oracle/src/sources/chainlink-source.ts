@@ -1,5 +1,6 @@
+import { evmPublicClient } from '@xchain/chain-watch';
 import type { Price } from '@xchain/contracts';
-import { type Address, createPublicClient, http, parseAbi, type PublicClient } from 'viem';
+import { type Address, parseAbi, type PublicClient } from 'viem';
 import { MIN_EXPO } from '../decimal';
 import { describeError, type Feed, type PriceSource } from './source';
 
@@ -27,7 +28,7 @@ export class ChainlinkSource implements PriceSource {
   private readonly decimals = new Map<Address, number>();
 
   constructor(private readonly opts: ChainlinkOptions) {
-    this.client = createPublicClient({ transport: http(opts.rpcUrl, { timeout: opts.timeoutMs, retryCount: 0 }) });
+    this.client = evmPublicClient(opts.rpcUrl, { timeoutMs: opts.timeoutMs });
   }
 
   covers(feed: Feed): boolean {

@@ -7,7 +7,7 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -24,15 +24,7 @@ const CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 20_000 };
 
 /**
  * The deposit watcher when its chain is replaced under it, as a second `npm start` used to do:
@@ -152,7 +144,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     await createTestClient({ mode: 'anvil', transport: transport() }).mine({ blocks: CONFIRMATIONS });
     return receipt;
   };
-  const recorded = (quoteHash: string) => until(`the deposit of ${quoteHash} recorded`, () => db.orderEvent.findFirst({ where: { quoteHash, type: 'deposited' } }).then((e) => e ?? undefined));
+  const recorded = (quoteHash: string) => until(`the deposit of ${quoteHash} recorded`, () => db.orderEvent.findFirst({ where: { quoteHash, type: 'deposited' } }).then((e) => e ?? undefined), POLL);
   const resets = () => warnings.filter((w) => /^chain replaced/.test(w.msg));
 
   it('sees a deposit on the new chain below its old position, once reset, and keeps what the old chain recorded', async () => {
@@ -169,7 +161,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     await until('the position past the first chain\'s blocks', async () => {
       const row = await db.chainCursor.findUnique({ where: { name } });
       return row && row.block >= 30n && row.hashBlock === row.block ? row : undefined;
-    });
+    }, POLL);
 
     await anvil.proc.stop();
     anvil = await startAnvil(CHAIN_ID, { port });
@@ -191,7 +183,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     await until('the position past the old deposit', async () => {
       const row = await db.chainCursor.findUnique({ where: { name } });
       return row && row.block > firstReceipt.blockNumber + 10n ? true : undefined;
-    });
+    }, POLL);
     expect(await db.chainStep.count({ where: { withdrawnAt: { not: null } } })).toBe(0);
     expect(await db.orderEvent.count({ where: { quoteHash: hashOrder(first), type: 'deposited' } })).toBe(1);
     expect(resets()).toHaveLength(1);

@@ -1,6 +1,6 @@
-import { type ChainHead, type ChainLog, placedLogs } from '@xchain/chain-watch';
+import { type ChainHead, type ChainLog, placedLogs, evmPublicClient } from '@xchain/chain-watch';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
-import { type Address, type Hex, createPublicClient, getAddress, http } from 'viem';
+import { type Address, type Hex, getAddress } from 'viem';
 
 /** The router's `Deposited` event: an order's funds arrived on its source chain. */
 export interface DepositedLog extends ChainLog {
@@ -49,7 +49,7 @@ const REFUNDED = XCHAIN_ROUTER_ABI.find((i): i is EventItem<'Refunded'> => i.typ
 
 /** viem over HTTP, with a deadline per call and no retries of its own (the watcher's loop retries). */
 export function rpcDepositChain(url: string, timeoutMs: number): DepositChain {
-  const client = createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0 }) });
+  const client = evmPublicClient(url, { timeoutMs });
   return {
     chainId: () => client.getChainId(),
     head: () => client.getBlockNumber({ cacheTime: 0 }),

@@ -9,7 +9,7 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
-import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -28,15 +28,7 @@ const CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 15_000 };
 
 describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
   let anvil: Anvil;
@@ -152,7 +144,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const block = await client.getBlock({ blockNumber: receipt.blockNumber });
 
     // Not yet deep enough: the watcher must not count it before CONFIRMATIONS blocks sit on top.
-    await until('the watcher to read past the blocks before the deposit', async () => (/read up to block/.test(watcher.detail()) ? true : undefined));
+    await until('the watcher to read past the blocks before the deposit', async () => (/read up to block/.test(watcher.detail()) ? true : undefined), POLL);
     expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(0);
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
 
@@ -167,7 +159,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const shown = await until('the deposit in the order view', async () => {
       const v = await view.get(quoteHash);
       return v.status === 'deposited' ? v : undefined;
-    });
+    }, POLL);
     expect(shown.deposit).toEqual({
       chain: 'base',
       tx_hash: hash,
@@ -186,7 +178,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     await until('the second watcher to read past the deposit', async () => {
       const row = await db.chainCursor.findFirst();
       return row && row.block >= receipt.blockNumber ? true : undefined;
-    });
+    }, POLL);
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(ORDER_EVENTS_STREAM)).state.messages).toBe(1);
     expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(1);
@@ -206,7 +198,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const receipt = await client.waitForTransactionReceipt({ hash });
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
     const view = new OrderViewService({ records: new OrderRepository(db), gasless: { get: async () => undefined }, now: () => new Date(), graceMs: 86_400_000, vmOf: () => 'evm', log: silent });
-    await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined));
+    await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined), POLL);
 
     // Anvil replaces every block from the deposit's on with new ones, holding none of the old transactions.
     const head = await client.getBlockNumber({ cacheTime: 0 });
@@ -217,7 +209,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const withdrawn = await until('the step withdrawn', async () => {
       const rows = await db.chainStep.findMany({ where: { txHash: hash, withdrawnAt: { not: null } } });
       return rows.length > 0 ? rows : undefined;
-    });
+    }, POLL);
     expect(withdrawn[0]!.blockHash).toBe(receipt.blockHash);
     // What the view shows follows the chain as it is now: the deposit again in the block that holds
     // it (the node may mine the dropped transaction again), or no deposit at all.
@@ -227,14 +219,14 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       const shown = await until('the deposit in its new block', async () => {
         const v = await view.get(quoteHash);
         return v.deposit?.block_number === again.blockNumber.toString() ? v : undefined;
-      });
+      }, POLL);
       expect(shown.status).toBe('deposited');
       expect(again.blockHash).not.toBe(receipt.blockHash);
     } else {
       const shown = await until('the deposit gone from the view', async () => {
         const v = await view.get(quoteHash);
         return v.status === 'quoted' ? v : undefined;
-      });
+      }, POLL);
       expect(shown.deposit).toBeUndefined();
     }
   }, 60_000);

@@ -9,7 +9,7 @@ import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { type Managed, freePort, newBus, startNats, freshMigratedDatabase } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import {
   depositInstructions,
   fillInstructions,
@@ -37,15 +37,7 @@ const SOLANA_ID = 792703809n;
 /** Reads the stream back, as nothing else in the test may: a user with only these JetStream API rights. */
 const READER = { 'order-events-reader': { publish: ['$JS.API.INFO', `$JS.API.STREAM.INFO.${ORDER_EVENTS_STREAM}`, `$JS.API.STREAM.MSG.GET.${ORDER_EVENTS_STREAM}`] } };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 20_000 };
 
 describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
   let standin: SolanaStandin;
@@ -155,7 +147,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const slot = await until(`${signature} confirmed`, async () => {
       const s = (await conn.getSignatureStatuses([signature])).value[0];
       return s && s.confirmationStatus !== 'processed' ? s.slot : undefined;
-    });
+    }, POLL);
     return { signature, slot };
   }
 
@@ -174,7 +166,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       const names = [vault.publicKey.toBase58(), vaultTokenAccount(vault.publicKey, USDC).toBase58(), filler.publicKey.toBase58()].map((a) => solanaCursorName('solana', a, genesis));
       const rows = await db.chainCursor.findMany({ where: { name: { in: names } } });
       return rows.length === names.length && rows.every((r) => r.block >= BigInt(slot)) ? true : undefined;
-    });
+    }, POLL);
 
   let solDeposit: { order: Order; quoteHash: string };
 
@@ -188,7 +180,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const events = await until('both deposits on the stream', async () => {
       const e = await streamEvents();
       return e.length >= 2 ? e : undefined;
-    });
+    }, POLL);
     const expected = async (tx: { signature: string; slot: number }, quoteHash: string, amount: bigint) => {
       const block = (await conn.getBlock(tx.slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }))!;
       return {
@@ -210,7 +202,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const recorded = await until('both deposits recorded', async () => {
       const rows = await db.orderEvent.findMany({ where: { type: 'deposited' }, orderBy: { blockNumber: 'asc' } });
       return rows.length === 2 ? rows : undefined;
-    });
+    }, POLL);
     expect(recorded.map((r) => [r.quoteHash, r.chain, r.txHash, r.blockNumber])).toEqual([
       [solDeposit.quoteHash, 'solana', a.signature, BigInt(a.slot)],
       [splDeposit.quoteHash, 'solana', b.signature, BigInt(b.slot)],
@@ -237,7 +229,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const last = await until('the failed deposit to land', async () => {
       const s = (await conn.getSignatureStatuses([failed])).value[0];
       return s && s.confirmationStatus !== 'processed' && s.err ? s.slot : undefined;
-    });
+    }, POLL);
     await readPast(last);
     expect((await streamEvents()).length).toBe(before);
     expect(await db.orderEvent.count({ where: { quoteHash: { in: [stored.quoteHash, tooMuch.quoteHash, hashOrder(unknown)] } } })).toBe(0);
@@ -266,7 +258,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const events = await until('the fill and the refund on the stream', async () => {
       const e = await streamEvents();
       return e.length >= before + 2 ? e.slice(before) : undefined;
-    });
+    }, POLL);
     // The filler's and the vault's signatures are read by separate cursors: either may come first.
     expect([...events].sort((a, b) => a.type.localeCompare(b.type))).toEqual([
       expect.objectContaining({ type: 'fulfilled', quote_hash: toSolana.quoteHash, tx_hash: fill.signature, block_number: String(fill.slot), log_index: 2, amount: String(50n * 10n ** 6n) }),
@@ -275,6 +267,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     expect(await conn.getTokenAccountBalance(associatedTokenAccount(recipient, USDC))).toMatchObject({ value: { amount: String(50n * 10n ** 6n) } });
     await until('the fill and the refund recorded', async () =>
       (await db.orderEvent.count({ where: { OR: [{ quoteHash: toSolana.quoteHash, type: 'fulfilled' }, { quoteHash: solDeposit.quoteHash, type: 'refunded' }] } })) === 2 ? true : undefined,
+      POLL,
     );
   }, 60_000);
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { PrismaClient } from '@xchain/quote-engine-db';
-import { Clock, LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { EXPIRY_SWEEP_TIMES } from '../config.tokens';
@@ -46,8 +46,7 @@ const OVERLAP_MS = 60_000;
  */
 export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
   private resumeAt?: SweepCursor;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly loop: Periodic;
   private stopped = false;
 
   constructor(
@@ -57,16 +56,22 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
     private readonly log: Pick<Logger, 'info' | 'warn'>,
     /** The order view's clock, so a quote selected as past retention is `expired` in the view it pushes. */
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.loop = new Periodic(
+      () => this.runOnce(),
+      opts.intervalMs,
+      (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweep failed; retrying next run'),
+      { firstAfterMs: opts.intervalMs, unref: true },
+    );
+  }
 
   onModuleInit(): void {
-    this.schedule();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.loop.stop();
   }
 
   /** One run: every page of quotes to push. A failed push is logged and retried by a later run. */
@@ -100,19 +105,6 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
     if (failed > 0) this.log.warn({ swept, failed, err: lastErr }, 'expiry sweep: some expired views could not be pushed; retrying next run');
     else if (swept > 0) this.log.info({ swept }, 'expiry sweep: expired views pushed');
     return { swept, failed };
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expiry sweep failed; retrying next run'))
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 }
 

@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
-import { DependencyOutages, DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { OrderUpdates } from './order-updates';
@@ -11,34 +11,28 @@ import { OrderUpdates } from './order-updates';
  * only once the view it changed has been pushed, so a restart misses none.
  */
 @Injectable()
-export class GaslessEventsConsumer implements OnModuleInit, OnApplicationShutdown {
-  private readonly consumer: DurableConsumer<GaslessEvent>;
-
+export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent> {
   constructor(
-    @Inject(NATS) nc: NatsConnection,
-    @Inject(OrderUpdates) updates: OrderUpdates,
-    @Inject(LOGGER) log: Logger,
-    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(OrderUpdates) private readonly updates: OrderUpdates,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
-    this.consumer = new DurableConsumer({
-      nc,
+    super();
+  }
+
+  protected consumerOptions(): DurableConsumerOptions<GaslessEvent> {
+    return {
+      nc: this.nc,
       // The relayer creates this stream from the same definition, whichever starts first.
       stream: GASLESS_EVENTS_STREAM_DEF,
       durable: GASLESS_EVENT_CONSUMERS.orderUpdates,
       schema: GaslessEventSchema,
-      handle: (event) => updates.changed(event.quote_hash),
+      handle: (event) => this.updates.changed(event.quote_hash),
       retryDelayMs: 1000,
-      log,
-      ...(outages ? { outages } : {}),
+      log: this.log,
+      ...(this.outages ? { outages: this.outages } : {}),
       label: 'gasless events',
-    });
-  }
-
-  onModuleInit(): void {
-    this.consumer.start();
-  }
-
-  onApplicationShutdown(): void {
-    this.consumer.stop();
+    };
   }
 }

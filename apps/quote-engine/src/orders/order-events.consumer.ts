@@ -1,6 +1,6 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
-import { DependencyOutages, DurableConsumer, type NatsConnection } from '@xchain/messaging';
+import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -15,37 +15,31 @@ import { OrderUpdates } from './order-updates';
  * order, make one fulfilment-time sample.
  */
 @Injectable()
-export class OrderEventsConsumer implements OnModuleInit, OnApplicationShutdown {
-  private readonly consumer: DurableConsumer<OrderEvent>;
-
+export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
   constructor(
-    @Inject(NATS) nc: NatsConnection,
+    @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(DB) private readonly db: PrismaClient,
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
     @Optional() @Inject(Settler) private readonly settler?: Pick<Settler, 'kick'>,
-    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
+    @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
-    this.consumer = new DurableConsumer({
-      nc,
+    super();
+  }
+
+  protected consumerOptions(): DurableConsumerOptions<OrderEvent> {
+    return {
+      nc: this.nc,
       stream: ORDER_EVENTS_STREAM_DEF,
       durable: ORDER_EVENT_CONSUMERS.quoteEngine, // the one durable name its NATS user may use (D14)
       schema: OrderEventSchema,
       handle: (event) => this.record(event),
       retryDelayMs: 1000,
-      log,
-      ...(outages ? { outages } : {}),
+      log: this.log,
+      ...(this.outages ? { outages: this.outages } : {}),
       label: 'order events',
-    });
-  }
-
-  onModuleInit(): void {
-    this.consumer.start();
-  }
-
-  onApplicationShutdown(): void {
-    this.consumer.stop();
+    };
   }
 
   /** Idempotent: a redelivered event changes nothing. The changed view is pushed before the event is acked. */

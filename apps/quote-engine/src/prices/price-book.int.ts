@@ -5,7 +5,7 @@ import { type KV, Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, RpcError, type Price } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { HealthRegistry } from '@xchain/service-kit';
-import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { PriceBook } from './price-book';
 
@@ -35,16 +35,7 @@ function counting(nc: NatsConnection, tries: Record<string, number>, name: strin
   });
 }
 
-/** Polls until `probe` answers, or fails naming what never came. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const POLL: UntilOptions = { timeoutMs: 10_000, everyMs: 5, failOnError: true };
 
 /**
  * Readiness of the price book against a real JetStream KV bucket (written as the price-oracle,
@@ -101,8 +92,8 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     quiet.onModuleInit();
     impatient.onModuleInit();
     // Retries come after 250, 500 and 1,000 ms: the fourth attempt is past the impatient one's grace.
-    await until('four attempts of each book', async () => (tries.quiet >= 4 && tries.impatient >= 4 ? true : undefined));
-    await until('a warning from the impatient book', async () => (lines.some((l) => l.msg === 'impatient: price watch failed; retrying') ? true : undefined));
+    await until('four attempts of each book', async () => (tries.quiet >= 4 && tries.impatient >= 4 ? true : undefined), POLL);
+    await until('a warning from the impatient book', async () => (lines.some((l) => l.msg === 'impatient: price watch failed; retrying') ? true : undefined), POLL);
     expect(quiet.health(now())).toEqual({ ok: false, detail: 'not watching the price bucket' });
     const mine = lines.filter((l) => !l.msg.startsWith('impatient: '));
     expect(mine).toEqual([{ level: 'info', msg: `no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it` }]);
@@ -112,12 +103,12 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     kv = await new Kvm(oracle).create(PRICES_BUCKET, { history: 1 });
     const { book, health } = start();
     // The watch opens (the bucket exists) but there is nothing to quote with yet.
-    await until('the watch to open', async () => ((await check(health)).detail === 'waiting for the first prices' ? true : undefined));
+    await until('the watch to open', async () => ((await check(health)).detail === 'waiting for the first prices' ? true : undefined), POLL);
     expect(await check(health)).toEqual({ ok: false, detail: 'waiting for the first prices' });
     expect((await health.readiness()).status).toBe('unavailable');
 
     await kv.put('ethereum', JSON.stringify(price('ethereum', now())));
-    await until('ready', async () => ((await check(health)).ok ? true : undefined));
+    await until('ready', async () => ((await check(health)).ok ? true : undefined), POLL);
     expect(await check(health)).toEqual({ ok: true, detail: '1 prices, all fresh' });
     expect(book.fresh('ethereum', now()).price_id).toBe('ethereum');
   });
@@ -135,7 +126,7 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
         return undefined;
       }
       return true;
-    });
+    }, POLL);
     // The first moment it says ready, every price is there: no request can meet STALE_PRICE.
     const missing = ids.filter((id) => {
       try {
@@ -153,20 +144,20 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
 
   it('reports stale prices as degraded (still ready), naming them, and fresh again once they are updated', async () => {
     const { health } = start();
-    await until('ready', async () => ((await check(health)).ok ? true : undefined));
+    await until('ready', async () => ((await check(health)).ok ? true : undefined), POLL);
     await kv.put('bitcoin', JSON.stringify(price('bitcoin', now() - MAX_AGE_SECS - 30)));
     await kv.put('solana', JSON.stringify(price('solana', now() - MAX_AGE_SECS - 1)));
 
     const degraded = await until('degraded', async () => {
       const c = await check(health);
       return c.detail?.startsWith('degraded: 2 of') ? c : undefined;
-    });
+    }, POLL);
     expect(degraded.ok).toBe(true);
     expect(degraded.detail).toMatch(/^degraded: 2 of \d+ prices older than 60 s \(bitcoin, solana\)$/);
     expect((await health.readiness()).status).toBe('ok');
 
     await kv.put('bitcoin', JSON.stringify(price('bitcoin', now())));
     await kv.put('solana', JSON.stringify(price('solana', now())));
-    await until('fresh again', async () => ((await check(health)).detail?.endsWith('all fresh') ? true : undefined));
+    await until('fresh again', async () => ((await check(health)).detail?.endsWith('all fresh') ? true : undefined), POLL);
   });
 });

@@ -1,3 +1,4 @@
+import { evmPublicClient } from '@xchain/chain-watch';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
 import {
   type Address,
@@ -6,9 +7,7 @@ import {
   ContractFunctionZeroDataError,
   ExecutionRevertedError,
   type PublicClient,
-  createPublicClient,
   getAddress,
-  http,
 } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 
@@ -94,6 +93,6 @@ function unlessMissing(err: unknown): undefined {
 /** One viem client per configured chain; every call has a deadline and no retry, as a quote waits on it. */
 export function rpcClients(urls: ReadonlyMap<string, string>, timeoutMs: number): (chain: string) => PublicClient | undefined {
   const clients = new Map<string, PublicClient>();
-  for (const [chain, url] of urls) clients.set(chain, createPublicClient({ transport: http(url, { timeout: timeoutMs, retryCount: 0 }) }));
+  for (const [chain, url] of urls) clients.set(chain, evmPublicClient(url, { timeoutMs }));
   return (chain) => clients.get(chain);
 }

@@ -1,4 +1,5 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
 
@@ -34,8 +35,7 @@ export type PurgeStatement = (limit: number) => Promise<number>;
  * next is scheduled only when one has ended.
  */
 export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
+  private readonly loop: Periodic;
   private stopped = false;
 
   constructor(
@@ -43,16 +43,18 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
     private readonly opts: QuotePurgeOptions,
     private readonly log: Logger,
     private readonly close: () => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    // A failed run has logged itself (runOnce).
+    this.loop = new Periodic(() => this.runOnce(), opts.intervalMs, () => undefined, { firstAfterMs: opts.intervalMs, unref: true });
+  }
 
   onModuleInit(): void {
-    this.schedule();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
+    await this.loop.stop();
     await this.close();
   }
 
@@ -73,19 +75,6 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
       this.log.warn({ deleted: run.deleted, statements: run.statements.length, err: err instanceof Error ? err.message : String(err) }, 'quote purge failed; retrying next run');
       throw err;
     }
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .catch(() => undefined)
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.opts.intervalMs);
-    this.timer.unref();
   }
 }
 

@@ -1,3 +1,4 @@
+import { SolanaRpcClient } from '@xchain/chain-watch';
 import type { Logger } from '@xchain/telemetry';
 
 /** A recent blockhash of the Solana cluster, or undefined when none can be had quickly. */
@@ -30,12 +31,15 @@ export class SolanaBlockhashes implements BlockhashSource {
   private latest?: { hash: string; at: number };
   private failedAt = -Infinity;
   private inflight?: Promise<string | undefined>;
+  private readonly rpc: SolanaRpcClient | undefined;
 
   constructor(
     private readonly opts: SolanaBlockhashOptions,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.rpc = opts.url ? new SolanaRpcClient(opts.url, opts.timeoutMs) : undefined;
+  }
 
   async recent(): Promise<string | undefined> {
     if (!this.opts.url) return undefined;
@@ -59,15 +63,8 @@ export class SolanaBlockhashes implements BlockhashSource {
 
   private async fetch(): Promise<string | undefined> {
     try {
-      const res = await fetch(this.opts.url!, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getLatestBlockhash', params: [{ commitment: 'confirmed' }] }),
-        signal: AbortSignal.timeout(this.opts.timeoutMs),
-      });
-      const body = (await res.json()) as { result?: { value?: { blockhash?: unknown } } };
-      const hash = body.result?.value?.blockhash;
-      if (!res.ok || typeof hash !== 'string' || !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(hash)) throw new Error(`unexpected answer (HTTP ${res.status})`);
+      const hash = await this.rpc!.latestBlockhash('confirmed');
+      if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(hash)) throw new Error('getLatestBlockhash: not a base58 blockhash');
       this.latest = { hash, at: this.now() };
       return hash;
     } catch (err) {
