@@ -1,5 +1,6 @@
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession } from '../support/partner-session';
 import { EVM_REFUND, EVM_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -7,19 +8,8 @@ jest.setTimeout(120_000);
 /** GET /v1/partner/orders: the orders quoted with a partner's own keys, newest first, paged and filtered by chain. */
 describe('a partner lists its orders through the gateway', () => {
   let e2e: E2eStack;
-  const admin = async (...args: string[]) => {
-    const r = await e2e.admin(...args);
-    if (r.code !== 0) throw new Error(`partner-admin ${args[0]} failed: ${r.err}`);
-    return r.out;
-  };
-  /** A partner with a session and one API key: the client of each. */
-  const partner = async (email: string) => {
-    await admin('create-partner', '--email', email);
-    const { token } = await admin('issue-session', '--email', email);
-    const session = gatewayClient(e2e.gatewayUrl, { sessionToken: token });
-    const { secret } = await session.createPartnerKey({ name: 'orders' });
-    return { session, withKey: gatewayClient(e2e.gatewayUrl, { apiKey: secret }) };
-  };
+  /** A partner with a session and one API key. */
+  const partner = (email: string) => PartnerSession.create(e2e, email, { key: 'orders' });
   const ethToArb = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
   const baseToArb = { ...ethToArb, src_chain: 'base', src_token: T.base.USDC, amount: '2000000' };
   const hashOf = (q: unknown) => (q as { cross_chain: { quote_hash: string } }).cross_chain.quote_hash;
@@ -35,9 +25,9 @@ describe('a partner lists its orders through the gateway', () => {
     const alice = await partner('orders-alice@example.com');
     const bob = await partner('orders-bob@example.com');
     const mine: string[] = [];
-    for (const body of [ethToArb, baseToArb, ethToArb]) mine.push(hashOf(await alice.withKey.getQuote(body)));
+    for (const body of [ethToArb, baseToArb, ethToArb]) mine.push(hashOf(await alice.keyed.getQuote(body)));
     // Neither another partner's quote nor a keyless one is Alice's.
-    await bob.withKey.getQuote(ethToArb);
+    await bob.keyed.getQuote(ethToArb);
     await gatewayClient(e2e.gatewayUrl).getQuote(ethToArb);
     const newestFirst = [...mine].reverse();
 
@@ -63,7 +53,7 @@ describe('a partner lists its orders through the gateway', () => {
   it('needs a partner session, and refuses a cursor it did not make', async () => {
     const carol = await partner('orders-carol@example.com');
     await expectApiError(gatewayClient(e2e.gatewayUrl).listPartnerOrders({}), { http: 401 });
-    await expectApiError(carol.withKey.listPartnerOrders({}), { http: 401 });
+    await expectApiError(carol.keyed.listPartnerOrders({}), { http: 401 });
     await expectApiError(carol.session.listPartnerOrders({ cursor: 'bm90LWEtY3Vyc29y' }), { http: 400, reason: 'INVALID_CURSOR' });
     await expectApiError(carol.session.listPartnerOrders({ chain: 'nowhere!' }), { http: 400 });
   });
