@@ -22,18 +22,31 @@ jest.setTimeout(300_000);
 const APPS = { gateway: 8080, 'quote-engine': 8082, 'price-oracle': 8083, 'gasless-relayer': 8084, 'partner-service': 8085 } as const;
 type App = keyof typeof APPS;
 const gatewayUrl = process.env['XCHAIN_GATEWAY_URL'] ?? '';
-const composeFile = (name: string) => parse(readFileSync(join(__dirname, '../../docker', name), 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+const composeFile = (name: string) =>
+  parse(readFileSync(join(__dirname, '../../docker', name), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string> }>;
+  };
 const COMPOSE = composeFile('compose.yaml');
 const DEVNET = composeFile('compose.devnet.yaml');
 const podman = (...args: string[]): string => execFileSync('podman', args, { encoding: 'utf8' }).trim();
 /** The compose container of a service (docker-compose labels it). */
 const container = (service: string): string => {
-  const ids = podman('ps', '-q', '--filter', 'label=com.docker.compose.project=xchain', '--filter', `label=com.docker.compose.service=${service}`).split('\n').filter(Boolean);
+  const ids = podman(
+    'ps',
+    '-q',
+    '--filter',
+    'label=com.docker.compose.project=xchain',
+    '--filter',
+    `label=com.docker.compose.service=${service}`,
+  )
+    .split('\n')
+    .filter(Boolean);
   if (ids.length !== 1) throw new Error(`expected one running ${service} container, found ${ids.length}`);
   return ids[0] ?? '';
 };
 const inspect = (id: string): any => (JSON.parse(podman('inspect', id)) as any[])[0];
-const ipOf = (id: string): string => Object.values(inspect(id).NetworkSettings.Networks as Record<string, { IPAddress: string }>)[0]?.IPAddress ?? '';
+const ipOf = (id: string): string =>
+  Object.values(inspect(id).NetworkSettings.Networks as Record<string, { IPAddress: string }>)[0]?.IPAddress ?? '';
 const hostPort = (service: string, port: number): number => Number(/:(\d+)$/.exec(podman('port', container(service), String(port)))?.[1]);
 
 const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 500 };
@@ -45,10 +58,25 @@ const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 500 };
 function admin(...args: string[]): Promise<any> {
   const env = readFileSync(join(process.env['XCHAIN_CONTAINERS_DIR'] ?? '', 'compose.env'), 'utf8');
   const password = /^NATS_PASSWORD_OPERATOR=(.+)$/m.exec(env)?.[1] ?? '';
-  const run = ['run', '--rm', '--network', 'xchain_default', '--entrypoint', 'node', '-e', 'NATS_URL=nats://nats:4222', '-e', 'NATS_PASSWORD'];
+  const run = [
+    'run',
+    '--rm',
+    '--network',
+    'xchain_default',
+    '--entrypoint',
+    'node',
+    '-e',
+    'NATS_URL=nats://nats:4222',
+    '-e',
+    'NATS_PASSWORD',
+  ];
   return new Promise((resolve, reject) =>
-    execFile('podman', [...run, 'localhost/xchain/devnet:local', 'dist/tools/partner-admin/src/main.js', ...args], { env: { ...process.env, NATS_PASSWORD: password }, timeout: 60_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`partner-admin ${args[0]}: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
+    execFile(
+      'podman',
+      [...run, 'localhost/xchain/devnet:local', 'dist/tools/partner-admin/src/main.js', ...args],
+      { env: { ...process.env, NATS_PASSWORD: password }, timeout: 60_000 },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`partner-admin ${args[0]}: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
     ),
   );
 }
@@ -79,7 +107,8 @@ describe('the system in containers (npm run compose:up)', () => {
   let api: XchainClient;
 
   beforeAll(() => {
-    if (!gatewayUrl || !process.env['XCHAIN_CONTAINERS_DIR']) throw new Error('run through docker/podman/check.sh (npm run release:check), which starts the system');
+    if (!gatewayUrl || !process.env['XCHAIN_CONTAINERS_DIR'])
+      throw new Error('run through docker/podman/check.sh (npm run release:check), which starts the system');
     api = gatewayClient(gatewayUrl);
   });
 
@@ -125,7 +154,10 @@ describe('the system in containers (npm run compose:up)', () => {
     const sinkPort = 20_000 + Math.floor(Math.random() * 10_000);
 
     beforeAll(() => {
-      g = new GaslessClient(gatewayUrl, new Map((['ethereum', 'base', 'arbitrum'] as const).map((c, i) => [c, `http://127.0.0.1:${hostPort('chains', 8545 + i)}`])));
+      g = new GaslessClient(
+        gatewayUrl,
+        new Map((['ethereum', 'base', 'arbitrum'] as const).map((c, i) => [c, `http://127.0.0.1:${hostPort('chains', 8545 + i)}`])),
+      );
       sink = webhookSink(sinkPort);
     });
     afterAll(() => sink?.proc.stdin?.end());
@@ -153,10 +185,17 @@ describe('the system in containers (npm run compose:up)', () => {
       await sse.next((e) => e.event === 'order' && JSON.parse(e.data).status === 'fulfilled', 0, 30_000);
       sse.close();
 
-      const delivered = await until('the fulfilled webhook', async () => sink.got.find((d) => JSON.parse(d.body).data?.status === 'fulfilled'), POLL);
+      const delivered = await until(
+        'the fulfilled webhook',
+        async () => sink.got.find((d) => JSON.parse(d.body).data?.status === 'fulfilled'),
+        POLL,
+      );
       const sig = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(delivered.headers['x-xchain-signature'] ?? '');
       expect(sig?.[2]).toBe(createHmac('sha256', secret).update(`${sig?.[1]}.${delivered.body}`).digest('hex'));
-      expect(JSON.parse(delivered.body)).toMatchObject({ type: 'order.updated', data: { quote_hash: q['quote_hash'], status: 'fulfilled' } });
+      expect(JSON.parse(delivered.body)).toMatchObject({
+        type: 'order.updated',
+        data: { quote_hash: q['quote_hash'], status: 'fulfilled' },
+      });
     });
 
     it('fills an order whose relayer crashed right after taking it: the restarted relayer and its queue finish the work', async () => {
@@ -183,11 +222,19 @@ describe('the system in containers (npm run compose:up)', () => {
     // Its process dies as in a crash or an OOM kill. (`podman kill` would not do: podman records
     // that as stopped by the user, which no restart policy overrides.)
     process.kill(Number(pid), 'SIGKILL');
-    await until('the quote-engine restarted', async () => {
-      const s = inspect(id).State;
-      return s.Running && String(s.Pid) !== pid && Number(inspect(id).RestartCount) > restarts;
-    }, POLL);
-    await until('the quote-engine ready again', async () => (await fetch(`http://${ipOf(id)}:${APPS['quote-engine']}/readyz`)).status === 200, POLL);
+    await until(
+      'the quote-engine restarted',
+      async () => {
+        const s = inspect(id).State;
+        return s.Running && String(s.Pid) !== pid && Number(inspect(id).RestartCount) > restarts;
+      },
+      POLL,
+    );
+    await until(
+      'the quote-engine ready again',
+      async () => (await fetch(`http://${ipOf(id)}:${APPS['quote-engine']}/readyz`)).status === 200,
+      POLL,
+    );
     // The stored quote is still there, and a new one is made and stored.
     expect((await api.getOrder({ quote_hash: q.quote_hash })).quote_hash).toBe(q.quote_hash);
     const again = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }));

@@ -46,7 +46,16 @@ const dir = process.env['XCHAIN_CONTAINERS_DIR'] ?? '';
 const podman = (...args: string[]): string => execFileSync('podman', args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).trim();
 const inspect = (id: string): any => (JSON.parse(podman('inspect', id)) as any[])[0];
 const root = join(__dirname, '../..');
-const SECRET_NAMES = ['xchain-nats-users', 'xchain-databases', 'xchain-database-migrators', 'xchain-redis', 'xchain-signing-keys', 'xchain-encryption-keys', 'xchain-chain-rpc', 'xchain-api-keys'];
+const SECRET_NAMES = [
+  'xchain-nats-users',
+  'xchain-databases',
+  'xchain-database-migrators',
+  'xchain-redis',
+  'xchain-signing-keys',
+  'xchain-encryption-keys',
+  'xchain-chain-rpc',
+  'xchain-api-keys',
+];
 
 type Obj = { kind: string; metadata: { name: string; namespace?: string }; [k: string]: any };
 
@@ -69,7 +78,8 @@ function secrets(env: Record<string, string>): Obj[] {
     return value;
   };
   const upper = (s: string) => s.toUpperCase().replace(/-/g, '_');
-  const pg = (svc: string, role: string) => `postgresql://${role}:${v(`POSTGRES_PASSWORD_${upper(role)}`)}@postgres:5432/${svc.replace(/-/g, '_')}`;
+  const pg = (svc: string, role: string) =>
+    `postgresql://${role}:${v(`POSTGRES_PASSWORD_${upper(role)}`)}@postgres:5432/${svc.replace(/-/g, '_')}`;
   const databases = ['quote-engine', 'partner-service', 'gasless-relayer'];
   const data: Record<string, Record<string, string>> = {
     'xchain-nats-users': {
@@ -78,7 +88,9 @@ function secrets(env: Record<string, string>): Obj[] {
     },
     'xchain-databases': Object.fromEntries(databases.map((d) => [d, pg(d, d.replace(/-/g, '_'))])),
     'xchain-database-migrators': Object.fromEntries(databases.map((d) => [d, pg(d, `${d.replace(/-/g, '_')}_migrator`)])),
-    'xchain-redis': Object.fromEntries(['gateway', 'gasless-relayer', 'partner-service'].map((s) => [s, `redis://${s}:${v(`REDIS_PASSWORD_${upper(s)}`)}@redis:6379`])),
+    'xchain-redis': Object.fromEntries(
+      ['gateway', 'gasless-relayer', 'partner-service'].map((s) => [s, `redis://${s}:${v(`REDIS_PASSWORD_${upper(s)}`)}@redis:6379`]),
+    ),
     // The devnet's public development keys (tools/devnet/src/dev-keys.ts; the voucher signer is anvil's account #1).
     'xchain-signing-keys': {
       'relayer-private-keys': DEV_RELAYER_KEYS.join(','),
@@ -86,7 +98,10 @@ function secrets(env: Record<string, string>): Obj[] {
       'voucher-signer-key': '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
     },
     'xchain-encryption-keys': { 'webhook-secret-key': v('WEBHOOK_SECRET_KEY') },
-    'xchain-chain-rpc': { 'evm-rpc-urls': 'ethereum=http://chains:8545,base=http://chains:8546,arbitrum=http://chains:8547', 'solana-rpc-url': 'http://chains:8899' },
+    'xchain-chain-rpc': {
+      'evm-rpc-urls': 'ethereum=http://chains:8545,base=http://chains:8546,arbitrum=http://chains:8547',
+      'solana-rpc-url': 'http://chains:8899',
+    },
     'xchain-api-keys': {},
   };
   expect(Object.keys(data).sort()).toEqual([...SECRET_NAMES].sort());
@@ -135,13 +150,16 @@ describe('the dev overlay under podman kube play', () => {
   let gatewayPort = 0;
   // kube play names a Deployment's pod <name>-pod-0 and its containers <pod>-<container>.
   const ctr = (app: App) => `${app}-pod-0-${app}`;
-  const ip = (app: App) => Object.values(inspect(ctr(app)).NetworkSettings.Networks as Record<string, { IPAddress: string }>)[0]?.IPAddress ?? '';
+  const ip = (app: App) =>
+    Object.values(inspect(ctr(app)).NetworkSettings.Networks as Record<string, { IPAddress: string }>)[0]?.IPAddress ?? '';
   const removePods = () => APPS.forEach((app) => spawnSync('podman', ['pod', 'rm', '-f', `${app}-pod-0`], { stdio: 'ignore' }));
   const deployment = (app: App) => rendered.find((o) => o.kind === 'Deployment' && o.metadata.name === app)?.['spec'].template.spec;
 
   beforeAll(async () => {
     if (!dir) throw new Error('run through docker/podman/check.sh (npm run release:check), which starts the system first');
-    rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(root, 'k8s/overlays/dev')], { encoding: 'utf8' })).map((d) => d.toJSON() as Obj);
+    rendered = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(root, 'k8s/overlays/dev')], { encoding: 'utf8' })).map(
+      (d) => d.toJSON() as Obj,
+    );
     const env = Object.fromEntries(
       readFileSync(join(dir, 'compose.env'), 'utf8')
         .split('\n')
@@ -151,7 +169,16 @@ describe('the dev overlay under podman kube play', () => {
     gatewayPort = await freePort();
     const { played, left } = adapt(rendered, gatewayPort);
     expect(left.map((r) => r.split('/')[0]).sort()).toEqual(
-      expect.arrayContaining(['Deployment', 'HorizontalPodAutoscaler', 'Job', 'Namespace', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'StatefulSet']),
+      expect.arrayContaining([
+        'Deployment',
+        'HorizontalPodAutoscaler',
+        'Job',
+        'Namespace',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'Service',
+        'StatefulSet',
+      ]),
     );
     file = join(dir, 'kube-play.yaml');
     writeFileSync(file, played.map((o) => stringify(o)).join('---\n'));
@@ -211,14 +238,19 @@ describe('the dev overlay under podman kube play', () => {
       for (const e of spec.env as any[]) {
         const value = e.name === 'NATS_STREAM_REPLICAS' ? '1' : e.value; // adaptation 7
         if (value !== undefined) expect({ name: e.name, value: env.get(e.name) }).toEqual({ name: e.name, value });
-        else if (e.valueFrom?.secretKeyRef && !e.valueFrom.secretKeyRef.optional) expect({ name: e.name, set: (env.get(e.name) ?? '').length > 0 }).toEqual({ name: e.name, set: true });
+        else if (e.valueFrom?.secretKeyRef && !e.valueFrom.secretKeyRef.optional)
+          expect({ name: e.name, set: (env.get(e.name) ?? '').length > 0 }).toEqual({ name: e.name, set: true });
       }
     });
 
     it('becomes ready, and answers every probe path of its manifest on the probe’s port', async () => {
       const spec = deployment(app).containers[0];
       const ports = new Map<string, number>((spec.ports ?? []).map((p: any) => [p.name, p.containerPort]));
-      await until(`${app} ready`, async () => (await fetch(`http://${ip(app)}:${spec.ports[0].containerPort}/readyz`)).status === 200, POLL);
+      await until(
+        `${app} ready`,
+        async () => (await fetch(`http://${ip(app)}:${spec.ports[0].containerPort}/readyz`)).status === 200,
+        POLL,
+      );
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         const get = spec[probe]?.httpGet;
         if (!get) continue;

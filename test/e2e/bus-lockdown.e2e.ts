@@ -46,7 +46,12 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
   };
   /** The server's "Permissions Violation" for exactly this operation and subject (a request wraps it as its cause). */
   const isViolation = (err: unknown, operation: 'publish' | 'subscription', subject: string) => {
-    const pv = err instanceof PermissionViolationError ? err : err instanceof Error && err.cause instanceof PermissionViolationError ? err.cause : undefined;
+    const pv =
+      err instanceof PermissionViolationError
+        ? err
+        : err instanceof Error && err.cause instanceof PermissionViolationError
+          ? err.cause
+          : undefined;
     return pv?.operation === operation && pv.subject === subject;
   };
   /** A request the bus must refuse: resolves with the refusal (never with an answer). */
@@ -101,13 +106,32 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     const gw = await as('gateway');
     const forged = { 'x-caller': JSON.stringify({ kind: 'internal', service: 'gasless-relayer' }) };
     // The million-dollar credit of the issue: an operator action, sent by the gateway's user.
-    await refusedRequest(gw, AdminAdjustFundingRpc.subject, { email: 'victim@example.com', direction: 'credit', usd_micros: '1000000000000', reason: 'x' }, forged);
-    await refusedRequest(gw, LedgerHoldRpc.subject, { partner_id: partnerId, quote_hash: `0x${'1'.repeat(64)}`, amount_usd_micros: '1' }, forged);
+    await refusedRequest(
+      gw,
+      AdminAdjustFundingRpc.subject,
+      { email: 'victim@example.com', direction: 'credit', usd_micros: '1000000000000', reason: 'x' },
+      forged,
+    );
+    await refusedRequest(
+      gw,
+      LedgerHoldRpc.subject,
+      { partner_id: partnerId, quote_hash: `0x${'1'.repeat(64)}`, amount_usd_micros: '1' },
+      forged,
+    );
     // No service may send operator actions either; the operator may send nothing else.
     for (const user of SERVICES.filter((s) => s !== 'gateway')) {
-      await refusedRequest(await as(user), AdminAdjustFundingRpc.subject, { email: 'victim@example.com', direction: 'credit', usd_micros: '1', reason: 'x' }, forged);
+      await refusedRequest(
+        await as(user),
+        AdminAdjustFundingRpc.subject,
+        { email: 'victim@example.com', direction: 'credit', usd_micros: '1', reason: 'x' },
+        forged,
+      );
     }
-    await refusedRequest(await as('operator'), LedgerHoldRpc.subject, { partner_id: partnerId, quote_hash: `0x${'2'.repeat(64)}`, amount_usd_micros: '1' });
+    await refusedRequest(await as('operator'), LedgerHoldRpc.subject, {
+      partner_id: partnerId,
+      quote_hash: `0x${'2'.repeat(64)}`,
+      amount_usd_micros: '1',
+    });
     expect(await balance('victim@example.com')).toBe('0');
   });
 
@@ -132,7 +156,14 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
   });
 
   it('lets only the price-oracle write the prices_v1 bucket', async () => {
-    const forged: Price = { price_id: 'ethereum', price: '1', expo: 0, conf: '0', publish_time: Math.floor(Date.now() / 1000) + 3600, source: 'pyth' };
+    const forged: Price = {
+      price_id: 'ethereum',
+      price: '1',
+      expo: 0,
+      conf: '0',
+      publish_time: Math.floor(Date.now() / 1000) + 3600,
+      source: 'pyth',
+    };
     for (const user of [...SERVICES.filter((s) => s !== 'price-oracle'), 'operator']) {
       await refusedRequest(await as(user), `$KV.${PRICES_BUCKET}.ethereum`, forged);
     }
@@ -167,19 +198,32 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     const key = (await e2e.admin('create-key', '--email', 'victim@example.com', '--name', 'referrals')).out.secret as string;
     const keyed = gatewayClient(e2e.gatewayUrl, { apiKey: key });
     const referredQuote = async () => {
-      const q = await keyed.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: REFERRER, bps: 10 }] });
+      const q = await keyed.getQuote({
+        ...USDC_ETH_TO_ARB,
+        recipient: EVM_USER,
+        refund_address: EVM_REFUND,
+        referrers: [{ address: REFERRER, bps: 10 }],
+      });
       if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
       return q.cross_chain.quote_hash;
     };
     const [forgedFor, markerFor] = [await referredQuote(), await referredQuote()];
-    const fulfilled = (quoteHash: string): OrderEvent => ({ type: 'fulfilled', quote_hash: quoteHash, chain: 'arbitrum', tx_hash: '0xf', occurred_at: new Date().toISOString() });
+    const fulfilled = (quoteHash: string): OrderEvent => ({
+      type: 'fulfilled',
+      quote_hash: quoteHash,
+      chain: 'arbitrum',
+      tx_hash: '0xf',
+      occurred_at: new Date().toISOString(),
+    });
     const event = fulfilled(forgedFor);
     for (const user of [...SERVICES.filter((s) => s !== 'quote-engine'), 'operator']) {
       const nc = await as(user);
-      const err = await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(event), { timeout: 5000 }).then(
-        () => new Error('published'),
-        (e: unknown) => e,
-      );
+      const err = await jetstream(nc)
+        .publish(orderEventSubject('fulfilled'), JSON.stringify(event), { timeout: 5000 })
+        .then(
+          () => new Error('published'),
+          (e: unknown) => e,
+        );
       expect([user, isViolation(err, 'publish', orderEventSubject('fulfilled'))]).toEqual([user, true]);
     }
     // The marker: the one user allowed publishes a later fill; the referrals consumer reads the
@@ -188,7 +232,8 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     await jetstream(allowed).publish(orderEventSubject('fulfilled'), JSON.stringify(fulfilled(markerFor)), { timeout: 5000 });
     const db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
-    const accruals = async (quoteHash: string) => (await db.query('SELECT count(*)::int AS n FROM referral_accruals WHERE quote_hash = $1', [quoteHash])).rows[0].n as number;
+    const accruals = async (quoteHash: string) =>
+      (await db.query('SELECT count(*)::int AS n FROM referral_accruals WHERE quote_hash = $1', [quoteHash])).rows[0].n as number;
     try {
       await waitFor('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, 15_000);
       expect(await accruals(forgedFor)).toBe(0);

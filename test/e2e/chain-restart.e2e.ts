@@ -32,7 +32,10 @@ describe('a restart on fresh local chains (databases kept)', () => {
     expect(await g.deposits('base', router, q['quote_hash'])).toHaveLength(1);
     return { view, tx };
   };
-  const logLines = (service: string, text: string) => readFileSync(join(e2e.logDir, `${service}.log`), 'utf8').split('\n').filter((l) => l.includes(text));
+  const logLines = (service: string, text: string) =>
+    readFileSync(join(e2e.logDir, `${service}.log`), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(text));
 
   beforeAll(async () => {
     e2e = await startE2eStack(
@@ -73,6 +76,10 @@ describe('a restart on fresh local chains (databases kept)', () => {
     expect(watcherResets.filter((l) => l.includes('deposits:base:'))).toHaveLength(1);
     expect(watcherResets.filter((l) => l.includes('deposits:ethereum:')).length).toBeLessThanOrEqual(1);
     // The orders of the first run stay as they were recorded.
-    for (const b of before) expect((await g.order(b.view.quote_hash)).body).toMatchObject({ status: 'deposited', gasless: { status: 'confirmed', tx_hash: b.view.gasless.tx_hash } });
+    for (const b of before)
+      expect((await g.order(b.view.quote_hash)).body).toMatchObject({
+        status: 'deposited',
+        gasless: { status: 'confirmed', tx_hash: b.view.gasless.tx_hash },
+      });
   });
 });

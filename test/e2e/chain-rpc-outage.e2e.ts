@@ -32,7 +32,14 @@ describe('gasless submission while the source chain RPC hangs', () => {
 
   beforeAll(async () => {
     e2e = await startE2eStack(
-      { PRICE_POLL_MS: '600000', PRICE_MAX_AGE_SECS: '7200', RELAY_POLL_MS: '200', RELAY_SWEEP_MS: '1000', CHAIN_WATCH_POLL_MS: '300', SETTLEMENT_ENABLED: 'false' },
+      {
+        PRICE_POLL_MS: '600000',
+        PRICE_MAX_AGE_SECS: '7200',
+        RELAY_POLL_MS: '200',
+        RELAY_SWEEP_MS: '1000',
+        CHAIN_WATCH_POLL_MS: '300',
+        SETTLEMENT_ENABLED: 'false',
+      },
       { devnet: { chains: ['base'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
@@ -66,7 +73,13 @@ describe('gasless submission while the source chain RPC hangs', () => {
     // Before the gateway's deadline (GASLESS_SUBMIT_TIMEOUT_MS): past it the answer would be 504 UPSTREAM_TIMEOUT.
     expect(refusal).toBeInstanceOf(XchainApiError);
     const err = refusal as XchainApiError;
-    expect({ http: err.httpStatus, code: err.code, reason: err.reason, metadata: err.metadata, retryAfter: err.headers.get('retry-after') }).toEqual({
+    expect({
+      http: err.httpStatus,
+      code: err.code,
+      reason: err.reason,
+      metadata: err.metadata,
+      retryAfter: err.headers.get('retry-after'),
+    }).toEqual({
       http: 503,
       code: 14,
       reason: 'CHAIN_RPC_UNAVAILABLE',
@@ -77,7 +90,14 @@ describe('gasless submission while the source chain RPC hangs', () => {
     expect(err.status.message).not.toContain(rpcHost); // the RPC's address is the operator's, not the client's
 
     // One warning for the outage naming the host, short; then the probe sees the chain answer again.
-    const back = await until('the relayer logs the RPC reachable again', () => relayerLog(e2e).slice(logged).find((l) => l.msg === `chain RPC ${rpcHost} reachable again`), POLL);
+    const back = await until(
+      'the relayer logs the RPC reachable again',
+      () =>
+        relayerLog(e2e)
+          .slice(logged)
+          .find((l) => l.msg === `chain RPC ${rpcHost} reachable again`),
+      POLL,
+    );
     const warnings = relayerLog(e2e)
       .slice(logged)
       .filter((l) => l.msg === `chain RPC ${rpcHost} unreachable; calls to it fail until it is back`);
@@ -86,7 +106,11 @@ describe('gasless submission while the source chain RPC hangs', () => {
     expect(warnings[0]!.raw.length).toBeLessThan(600);
     expect(back['failures']).toBeGreaterThanOrEqual(1);
     // No line of the request path quotes a whole viem error (those run to kilobytes with the request body).
-    expect(relayerLog(e2e).slice(logged).filter((l) => l.msg === 'handler failed')).toEqual([]);
+    expect(
+      relayerLog(e2e)
+        .slice(logged)
+        .filter((l) => l.msg === 'handler failed'),
+    ).toEqual([]);
 
     const accepted = await g.submit(body);
     expect(accepted).toMatchObject({ status: 200, body: { quote_hash: q['quote_hash'], status: 'queued' } });

@@ -43,12 +43,19 @@ describe('PostgreSQL outage', () => {
   };
   const quoteBody = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
   const reason = (r: Reply) => r.json?.details?.find((d: any) => d.reason)?.reason as string | undefined;
-  const partnerLog = () => readFileSync(join(dataDir, 'logs', 'partner-service.log'), 'utf8').split('\n').filter((l) => l.length > 0);
+  const partnerLog = () =>
+    readFileSync(join(dataDir, 'logs', 'partner-service.log'), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
 
   const admin = (...args: string[]): Promise<any> =>
     new Promise((resolve, reject) => {
-      execFile(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env: { ...stack.env, ...stack.bus.envFor('operator') }, timeout: 20_000 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`partner-admin ${args[0]}: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
+      execFile(
+        process.execPath,
+        [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args],
+        { env: { ...stack.env, ...stack.bus.envFor('operator') }, timeout: 20_000 },
+        (err, stdout, stderr) =>
+          err ? reject(new Error(`partner-admin ${args[0]}: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
       );
     });
 
@@ -91,7 +98,8 @@ describe('PostgreSQL outage', () => {
       GetPartner: () => call('GET', '/json/v1/partner', { authorization: `Bearer ${session}` }),
     };
     // Warm up everything except the keyed quote (its key must stay uncached).
-    for (const name of ['GetQuote', 'ListTokens', 'GetPartner']) expect({ name, status: (await requests[name]!()).status }).toEqual({ name, status: 200 });
+    for (const name of ['GetQuote', 'ListTokens', 'GetPartner'])
+      expect({ name, status: (await requests[name]!()).status }).toEqual({ name, status: 200 });
 
     const pg = stack.servers.find((s) => s.name === 'postgres')!;
     const linesBefore = partnerLog().length;
@@ -111,7 +119,12 @@ describe('PostgreSQL outage', () => {
       const replies = during[name]!;
       expect(replies.length).toBeGreaterThan(5);
       for (const r of replies) {
-        expect({ name, status: r.status, code: r.json.code, reason: reason(r) }).toEqual({ name, status: 503, code: 14, reason: 'DATABASE_UNAVAILABLE' });
+        expect({ name, status: r.status, code: r.json.code, reason: reason(r) }).toEqual({
+          name,
+          status: 503,
+          code: 14,
+          reason: 'DATABASE_UNAVAILABLE',
+        });
         expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
       }
     }
@@ -123,7 +136,13 @@ describe('PostgreSQL outage', () => {
     expect(outageLines.filter((l) => l.includes('database unreachable')).length).toBe(1);
 
     // PostgreSQL back on the same port and data: the same requests answer 200 within a bounded time.
-    const restarted = await startPostgres(pgDir, pgPort, false, join(dataDir, 'logs', 'postgres.log'), join(credentialsDir(dataDir), CREDENTIAL_FILES.postgresAdmin));
+    const restarted = await startPostgres(
+      pgDir,
+      pgPort,
+      false,
+      join(dataDir, 'logs', 'postgres.log'),
+      join(credentialsDir(dataDir), CREDENTIAL_FILES.postgresAdmin),
+    );
     stack.servers[stack.servers.indexOf(pg)] = restarted;
     const upAt = Date.now();
     const pending = new Set(Object.keys(requests));
@@ -133,7 +152,8 @@ describe('PostgreSQL outage', () => {
     }
     expect([...pending]).toEqual([]);
     const deadline = Date.now() + 5000;
-    while (!partnerLog().some((l) => l.includes('database reachable again')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    while (!partnerLog().some((l) => l.includes('database reachable again')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
     const recovered = partnerLog().filter((l) => l.includes('database reachable again'));
     expect(recovered.length).toBe(1);
     expect(JSON.parse(recovered[0]!)).toMatchObject({ level: expect.anything(), failures_not_logged: expect.any(Number) });

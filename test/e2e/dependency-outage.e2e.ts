@@ -45,7 +45,8 @@ describe('quote-engine: the relayer away and back', () => {
   let g: GaslessClient;
   let s: SettlementFixture;
 
-  const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
+  const rpc = (chain: string, method: string, params: unknown[] = []) =>
+    g.client(chain).request({ method: method as never, params: params as never });
 
   beforeAll(async () => {
     ({ e2e, g, s } = await startSettlementStack());
@@ -81,7 +82,10 @@ describe('quote-engine: the relayer away and back', () => {
     await g.waitOrder(q['quote_hash'], (v) => v.status === 'deposited', 30_000);
     await until('many failed calls to the relayer', async () => {
       const retries = await metric(e2e, /^nats_consumer_messages_total\{.*outcome="retry"/);
-      const balances = await metric(e2e, /^nats_client_request_duration_seconds_count\{subject="gasless\.v1\.operator_balance",outcome="(?!ok")/);
+      const balances = await metric(
+        e2e,
+        /^nats_client_request_duration_seconds_count\{subject="gasless\.v1\.operator_balance",outcome="(?!ok")/,
+      );
       return retries >= 5 && balances >= 10 ? true : undefined;
     });
     const warnings = quoteEngineLog(e2e, from!).filter((l) => l.level === 'warn');
@@ -91,7 +95,11 @@ describe('quote-engine: the relayer away and back', () => {
 
     // The same relayer again: its port, log and environment (its own database and Redis users).
     await e2e.stack.restart('gasless-relayer');
-    const back = await until('the relayer logged as back', () => quoteEngineLog(e2e, from).find((l) => l.msg === 'gasless reachable again'), POLL);
+    const back = await until(
+      'the relayer logged as back',
+      () => quoteEngineLog(e2e, from).find((l) => l.msg === 'gasless reachable again'),
+      POLL,
+    );
     expect(back['failures']).toBeGreaterThanOrEqual(15);
     expect(back['down_ms']).toBeGreaterThan(0);
     await g.waitOrder(q['quote_hash'], (v) => v.status === 'fulfilled', 60_000);

@@ -21,7 +21,8 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
   const redisDir = () => join(process.cwd(), '.test-data', `redis-${redisPort}`);
   let router: Record<string, Address>;
 
-  const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
+  const rpc = (chain: string, method: string, params: unknown[] = []) =>
+    g.client(chain).request({ method: method as never, params: params as never });
   const relayer = () => e2e.stack.services.get('gasless-relayer')!;
   const restartRelayer = async () => {
     const proc = await startBuiltService({
@@ -32,7 +33,12 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
     });
     e2e.stack.services.set('gasless-relayer', proc);
   };
-  const fundedQuote = async (chain: 'base' | 'ethereum', amount: bigint, headers: Record<string, string> = {}, over: Record<string, unknown> = {}) => {
+  const fundedQuote = async (
+    chain: 'base' | 'ethereum',
+    amount: bigint,
+    headers: Record<string, string> = {},
+    over: Record<string, unknown> = {},
+  ) => {
     const user = g.newUser();
     const token = chain === 'base' ? base.USDC : ethereum.USDC;
     await g.mint(chain, token, user.address, amount);
@@ -81,7 +87,9 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
     const answers = await Promise.all(orders.map((o) => submit(o.body)));
     // A refusal shows its body, so a failure here says why. A first answer is "queued"; an order
     // accepted on an attempt whose answer was lost may be further along when the retry asks.
-    const unexpected = answers.filter((a) => a.status !== 200 || !(a.retried ? ['queued', 'submitted', 'confirmed'] : ['queued']).includes(a.body.status));
+    const unexpected = answers.filter(
+      (a) => a.status !== 200 || !(a.retried ? ['queued', 'submitted', 'confirmed'] : ['queued']).includes(a.body.status),
+    );
     expect(unexpected.map((a) => `${a.status} ${JSON.stringify(a.body)}`)).toEqual([]);
     const views = await Promise.all(orders.map((o) => g.waitOrder(o.q['quote_hash'], (v) => v.gasless?.status === 'confirmed', 120_000)));
     const byWallet = new Map<string, number[]>();
@@ -185,7 +193,9 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
     beforeAll(async () => {
       expect((await e2e.admin('create-partner', '--email', 'sponsor@example.com')).code).toBe(0);
       key = (await e2e.admin('create-key', '--email', 'sponsor@example.com', '--name', 'wallet')).out.secret;
-      expect((await e2e.admin('credit', '--email', 'sponsor@example.com', '--usd-micros', '100000000', '--reason', 'prepaid')).code).toBe(0);
+      expect((await e2e.admin('credit', '--email', 'sponsor@example.com', '--usd-micros', '100000000', '--reason', 'prepaid')).code).toBe(
+        0,
+      );
     });
 
     it('holds the relay gas, then settles the gas spent: the user deposits all of amount_in', async () => {
@@ -217,7 +227,16 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
         await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'submitted');
         // The user moves the tokens away in the same block, ahead of the relay (a higher tip). Signed
         // locally: estimating it against the pending block would already see the relay take the tokens.
-        const raw = await user.signTransaction({ type: 'eip1559', chainId: 8453, nonce: 0, to: token, data: transferAll(USDC(25)), gas: 100_000n, maxPriorityFeePerGas: 10n ** 11n, maxFeePerGas: 10n ** 12n });
+        const raw = await user.signTransaction({
+          type: 'eip1559',
+          chainId: 8453,
+          nonce: 0,
+          to: token,
+          data: transferAll(USDC(25)),
+          gas: 100_000n,
+          maxPriorityFeePerGas: 10n ** 11n,
+          maxFeePerGas: 10n ** 12n,
+        });
         await g.client('base').sendRawTransaction({ serializedTransaction: raw });
       } finally {
         await rpc('base', 'evm_setAutomine', [true]);
@@ -234,7 +253,18 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
 /** transfer(0x…dEaD, amount): the whole balance of the release test's user. */
 function transferAll(amount: bigint): Hex {
   return encodeFunctionData({
-    abi: [{ type: 'function', name: 'transfer', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] }],
+    abi: [
+      {
+        type: 'function',
+        name: 'transfer',
+        stateMutability: 'nonpayable',
+        inputs: [
+          { name: 'to', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
+        outputs: [{ name: '', type: 'bool' }],
+      },
+    ],
     functionName: 'transfer',
     args: ['0x000000000000000000000000000000000000dEaD', amount],
   });

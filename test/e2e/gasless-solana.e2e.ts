@@ -42,12 +42,17 @@ describe('gasless Solana orders through the gateway', () => {
   let api: XchainClient;
   // The stand-in's JSON-RPC, not the gateway's API: plain fetch.
   const rpc = async (method: string, params: unknown[]): Promise<any> => {
-    const res = await fetch(standin.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const res = await fetch(standin.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
     const body = (await res.json()) as { result?: unknown; error?: { message: string } };
     if (body.error) throw new Error(`${method}: ${body.error.message}`);
     return body.result;
   };
-  const lamports = async (who: PublicKey): Promise<bigint> => BigInt((await rpc('getBalance', [who.toBase58(), { commitment: 'processed' }])).value);
+  const lamports = async (who: PublicKey): Promise<bigint> =>
+    BigInt((await rpc('getBalance', [who.toBase58(), { commitment: 'processed' }])).value);
   const tokens = async (account: PublicKey): Promise<bigint> => {
     const info = await rpc('getAccountInfo', [account.toBase58(), { encoding: 'base64', commitment: 'processed' }]);
     return info.value ? Buffer.from(info.value.data[0], 'base64').readBigUInt64LE(64) : 0n;
@@ -97,7 +102,8 @@ describe('gasless Solana orders through the gateway', () => {
     return tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
   };
   /** SubmitGaslessOrder; the whole answer (status, the body as sent). A refusal throws its XchainApiError. */
-  const submit = (quoteHash: string, txBase64: string) => api.call('SubmitGaslessOrder', { quote_hash: quoteHash, svm: { tx_base64: txBase64 } });
+  const submit = (quoteHash: string, txBase64: string) =>
+    api.call('SubmitGaslessOrder', { quote_hash: quoteHash, svm: { tx_base64: txBase64 } });
   /** A submission that must be refused: what the refusal says. */
   const refused = (quoteHash: string, txBase64: string) =>
     api.submitGaslessOrder({ quote_hash: quoteHash, svm: { tx_base64: txBase64 } }).then((ok) => {
@@ -105,7 +111,12 @@ describe('gasless Solana orders through the gateway', () => {
     }, apiErrorView);
   const order = (quoteHash: string) => api.getOrder({ quote_hash: quoteHash });
   const waitGasless = async (quoteHash: string, status: string, timeoutMs = 30_000) => {
-    const { gasless } = await untilHolds(`order ${quoteHash} ${status}`, () => order(quoteHash), (v) => v.gasless?.status === status, { timeoutMs, everyMs: 100 });
+    const { gasless } = await untilHolds(
+      `order ${quoteHash} ${status}`,
+      () => order(quoteHash),
+      (v) => v.gasless?.status === status,
+      { timeoutMs, everyMs: 100 },
+    );
     // every status waited for here (submitted, confirmed) names the transaction sent
     const tx_hash = gasless?.tx_hash;
     if (tx_hash === undefined) throw new Error(`order ${quoteHash} is ${status} without a tx_hash: ${JSON.stringify(gasless)}`);
@@ -127,7 +138,9 @@ describe('gasless Solana orders through the gateway', () => {
     standin = await startSolanaStandin({ slotMs: 3_600_000, blockhashTtlSlots: TTL_SLOTS });
     ticker = setInterval(() => ticking && standin.advance(), 100);
     standin.createMint({ address: USDC, decimals: 6 });
-    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { chain: string; deposit_target: string; fee_payer?: string }[] };
+    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+      chains: { chain: string; deposit_target: string; fee_payer?: string }[];
+    };
     const solana = registry.chains.find((c) => c.chain === 'solana')!;
     solana.fee_payer = feePayer.publicKey.toBase58(); // the suite's own fee payer: the registry's placeholder has no known key
     vault = new PublicKey(solana.deposit_target);
@@ -183,10 +196,17 @@ describe('gasless Solana orders through the gateway', () => {
 
     // Submitted again, the same body answers the one order's state and sends nothing.
     const again = await submit(q.quote_hash, sign(txOf(q), user));
-    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: { quote_hash: q.quote_hash, status: 'confirmed', tx_hash: done.tx_hash } });
+    expect({ status: again.status, body: again.body }).toEqual({
+      status: 200,
+      body: { quote_hash: q.quote_hash, status: 'confirmed', tx_hash: done.tx_hash },
+    });
     // So does another valid transaction for the same quote (a fresh blockhash): never sent, nothing paid.
     const blockhash = await freshBlockhash();
-    const resigned = rebuilt(q, (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash }).add(...tx.instructions), user);
+    const resigned = rebuilt(
+      q,
+      (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash }).add(...tx.instructions),
+      user,
+    );
     const third = await submit(q.quote_hash, resigned);
     expect(third.body).toEqual({ quote_hash: q.quote_hash, status: 'confirmed', tx_hash: done.tx_hash });
     expect(standin.ledger.record(idOf(resigned))).toBeUndefined();
@@ -211,7 +231,10 @@ describe('gasless Solana orders through the gateway', () => {
     const landed = await rpc('getTransaction', [done.tx_hash, { encoding: 'json', commitment: 'confirmed' }]);
     expect(await lamports(feePayer.publicKey)).toBe(payer0 - BigInt(landed.meta.fee));
     expect(await tokens(vaultTokenAccount(user.publicKey, USDC))).toBe(0n);
-    const memos = (await rpc('getSignaturesForAddress', [vaultTokenAccount(vault, USDC).toBase58(), { limit: 1000, commitment: 'confirmed' }])) as { memo: string | null }[];
+    const memos = (await rpc('getSignaturesForAddress', [
+      vaultTokenAccount(vault, USDC).toBase58(),
+      { limit: 1000, commitment: 'confirmed' },
+    ])) as { memo: string | null }[];
     expect(memos.filter((m) => m.memo?.includes(q.quote_hash)).length).toBe(1);
   });
 
@@ -225,7 +248,12 @@ describe('gasless Solana orders through the gateway', () => {
 
     // The fee payer's lamports moved by an added instruction.
     const drain = SystemProgram.transfer({ fromPubkey: feePayer.publicKey, toPubkey: thief.publicKey, lamports: 100_000_000 });
-    expect(await refused(hash, rebuilt(q, (tx) => tx.add(drain), user))).toMatchObject({ http: 400, code: 3, reason: 'FEE_PAYER_IN_INSTRUCTION', fields: ['svm.tx_base64'] });
+    expect(
+      await refused(
+        hash,
+        rebuilt(q, (tx) => tx.add(drain), user),
+      ),
+    ).toMatchObject({ http: 400, code: 3, reason: 'FEE_PAYER_IN_INSTRUCTION', fields: ['svm.tx_base64'] });
     // The deposit's destination swapped for another token account.
     const swapped = rebuilt(
       q,
@@ -237,22 +265,46 @@ describe('gasless Solana orders through the gateway', () => {
     );
     expect(await refused(hash, swapped)).toMatchObject({ http: 400, reason: 'INSTRUCTIONS_MISMATCH' });
     // Not signed by the user, or signed by someone else in the user's slot.
-    expect(await refused(hash, txOf(q))).toMatchObject({ http: 400, reason: 'MISSING_SIGNATURE', metadata: { signer: user.publicKey.toBase58() } });
+    expect(await refused(hash, txOf(q))).toMatchObject({
+      http: 400,
+      reason: 'MISSING_SIGNATURE',
+      metadata: { signer: user.publicKey.toBase58() },
+    });
     const forged = Transaction.from(Buffer.from(sign(txOf(q), user), 'base64'));
     const bad = Buffer.from(forged.signatures[1]!.signature!);
     bad[0]! ^= 0xff; // the user's signature, one byte off
     forged.signatures[1]!.signature = bad;
-    expect(await refused(hash, forged.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64'))).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
+    expect(
+      await refused(hash, forged.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64')),
+    ).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
     // Paid by the user instead of the quote's fee payer.
-    expect(await refused(hash, rebuilt(q, (tx) => new Transaction({ feePayer: user.publicKey, recentBlockhash: tx.recentBlockhash! }).add(...tx.instructions), user))).toMatchObject({
+    expect(
+      await refused(
+        hash,
+        rebuilt(
+          q,
+          (tx) => new Transaction({ feePayer: user.publicKey, recentBlockhash: tx.recentBlockhash! }).add(...tx.instructions),
+          user,
+        ),
+      ),
+    ).toMatchObject({
       http: 400,
       reason: 'WRONG_FEE_PAYER',
     });
     // The same instructions as a v0 transaction.
     const unsigned = Transaction.from(Buffer.from(txOf(q), 'base64'));
-    const v0 = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: unsigned.recentBlockhash!, instructions: unsigned.instructions }).compileToV0Message());
+    const v0 = new VersionedTransaction(
+      new TransactionMessage({
+        payerKey: feePayer.publicKey,
+        recentBlockhash: unsigned.recentBlockhash!,
+        instructions: unsigned.instructions,
+      }).compileToV0Message(),
+    );
     v0.sign([user]);
-    expect(await refused(hash, Buffer.from(v0.serialize()).toString('base64'))).toMatchObject({ http: 400, reason: 'VERSIONED_TRANSACTION' });
+    expect(await refused(hash, Buffer.from(v0.serialize()).toString('base64'))).toMatchObject({
+      http: 400,
+      reason: 'VERSIONED_TRANSACTION',
+    });
     // A well-formed deposit the user cannot pay: the simulation says so, with the token program's error.
     const poor = Keypair.generate();
     standin.createTokenAccount(poor.publicKey, USDC);
@@ -276,12 +328,22 @@ describe('gasless Solana orders through the gateway', () => {
     standin.advance(TTL_SLOTS + 1);
     expect((await rpc('isBlockhashValid', [blockhash, { commitment: 'confirmed' }])).value).toBe(false);
     const payer0 = await lamports(feePayer.publicKey);
-    expect(await refused(q.quote_hash, signed)).toEqual({ http: 400, code: 9, reason: 'BLOCKHASH_EXPIRED', metadata: { blockhash }, fields: [] });
+    expect(await refused(q.quote_hash, signed)).toEqual({
+      http: 400,
+      code: 9,
+      reason: 'BLOCKHASH_EXPIRED',
+      metadata: { blockhash },
+      fields: [],
+    });
     expect(await lamports(feePayer.publicKey)).toBe(payer0);
     expect((await order(q.quote_hash)).gasless).toBeUndefined();
     // Signed again over a recent blockhash (what a fresh quote carries), the same quote is relayed.
     const blockhash2 = await freshBlockhash();
-    const resigned = rebuilt(q, (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash2 }).add(...tx.instructions), user);
+    const resigned = rebuilt(
+      q,
+      (tx) => new Transaction({ feePayer: tx.feePayer!, recentBlockhash: blockhash2 }).add(...tx.instructions),
+      user,
+    );
     expect((await submit(q.quote_hash, resigned)).data.status).toBe('queued');
     await waitGasless(q.quote_hash, 'confirmed');
   });

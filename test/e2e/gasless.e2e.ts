@@ -26,7 +26,12 @@ describe('gasless EVM orders through the gateway', () => {
   let feeRecipient: Address;
 
   const relayerBalances = async () =>
-    Promise.all(e2e.relayerWallets.map(async (w) => [await g.client('base').getBalance({ address: w }), await g.client('ethereum').getBalance({ address: w })]));
+    Promise.all(
+      e2e.relayerWallets.map(async (w) => [
+        await g.client('base').getBalance({ address: w }),
+        await g.client('ethereum').getBalance({ address: w }),
+      ]),
+    );
 
   beforeAll(async () => {
     e2e = await startE2eStack(
@@ -37,7 +42,9 @@ describe('gasless EVM orders through the gateway', () => {
     feeRecipient = e2e.devnet!.feeRecipient;
     api = gatewayClient(e2e.gatewayUrl);
     const listed = await api.getChains();
-    chains = Object.fromEntries(listed.chains.map((c) => [c.chain, { deposit_target: c.deposit_target as Address, gasless_executor: c.gasless_executor as Address }]));
+    chains = Object.fromEntries(
+      listed.chains.map((c) => [c.chain, { deposit_target: c.deposit_target as Address, gasless_executor: c.gasless_executor as Address }]),
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -50,7 +57,10 @@ describe('gasless EVM orders through the gateway', () => {
     const q = await g.gaslessQuote('base', base.USDC, user.address, '250000000');
     expect(q['permit2'].message.spender).toBe(getAddress(chains['base']!.gasless_executor));
     expect(q['erc2612']).toBeDefined();
-    const [router0, fee0] = await Promise.all([g.balanceOf('base', base.USDC, chains['base']!.deposit_target), g.balanceOf('base', base.USDC, feeRecipient)]);
+    const [router0, fee0] = await Promise.all([
+      g.balanceOf('base', base.USDC, chains['base']!.deposit_target),
+      g.balanceOf('base', base.USDC, feeRecipient),
+    ]);
 
     const r = await g.submit(await g.evmBody(user, q, true));
     expect(r).toMatchObject({ status: 200, body: { quote_hash: q['quote_hash'], status: 'queued' } });
@@ -85,7 +95,10 @@ describe('gasless EVM orders through the gateway', () => {
     const user = g.newUser();
     await g.mint('base', base.USDC, user.address, USDC(50));
     const q = await g.gaslessQuote('base', base.USDC, user.address, '20000000');
-    const [a, b] = await Promise.all([g.submit(await g.evmBody(user, q, true)), g.submit(await g.evmBody(user, q, true).then((x) => ({ ...x, evm: { ...(x['evm'] as object), permit_signature: undefined } })))]);
+    const [a, b] = await Promise.all([
+      g.submit(await g.evmBody(user, q, true)),
+      g.submit(await g.evmBody(user, q, true).then((x) => ({ ...x, evm: { ...(x['evm'] as object), permit_signature: undefined } }))),
+    ]);
     // One of them may be refused (no allowance without the permit) or both accepted; never two orders.
     expect([a.status, b.status]).toContain(200);
     const view = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'confirmed');
@@ -103,17 +116,40 @@ describe('gasless EVM orders through the gateway', () => {
     const q = await g.gaslessQuote('base', base.USDC, user.address, '10000000');
     const good = await g.evmBody(user, q, true);
     const evm = good['evm'] as Record<string, string>;
-    expect(await refused({ ...good, evm: { ...evm, signature: await g.sign(forger, q['permit2']) } })).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
+    expect(await refused({ ...good, evm: { ...evm, signature: await g.sign(forger, q['permit2']) } })).toMatchObject({
+      http: 400,
+      reason: 'INVALID_SIGNATURE',
+    });
     expect(await refused({ ...good, evm: { ...evm, permit2_nonce: '1' } })).toMatchObject({ http: 400, reason: 'INVALID_SIGNATURE' });
-    expect(await refused({ ...good, evm: { ...evm, permit_signature: await g.sign(forger, q['erc2612']) } })).toMatchObject({ http: 400, reason: 'INVALID_PERMIT_SIGNATURE' });
+    expect(await refused({ ...good, evm: { ...evm, permit_signature: await g.sign(forger, q['erc2612']) } })).toMatchObject({
+      http: 400,
+      reason: 'INVALID_PERMIT_SIGNATURE',
+    });
     expect(await refused({ ...good, svm: { tx_base64: 'AA==' }, evm: undefined })).toMatchObject({ http: 400, reason: 'WRONG_VM' });
     expect(await refused({ ...good, quote_hash: `0x${'ab'.repeat(32)}` })).toMatchObject({ http: 404, reason: 'QUOTE_NOT_FOUND' });
 
     const poor = g.newUser();
     const pq = await g.gaslessQuote('base', base.USDC, poor.address, '10000000');
-    expect(await refused(await g.evmBody(poor, pq, true))).toMatchObject({ http: 400, code: 9, reason: 'INSUFFICIENT_BALANCE', metadata: { balance: '0', required: '10000000' } });
+    expect(await refused(await g.evmBody(poor, pq, true))).toMatchObject({
+      http: 400,
+      code: 9,
+      reason: 'INSUFFICIENT_BALANCE',
+      metadata: { balance: '0', required: '10000000' },
+    });
 
-    const plain = crossChainOf(await api.getQuote({ src_chain: 'base', dst_chain: 'arbitrum', src_token: base.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '10000000', gas_drop: '', recipient: user.address, refund_address: user.address }));
+    const plain = crossChainOf(
+      await api.getQuote({
+        src_chain: 'base',
+        dst_chain: 'arbitrum',
+        src_token: base.USDC,
+        dst_token: T.arbitrum.USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: '10000000',
+        gas_drop: '',
+        recipient: user.address,
+        refund_address: user.address,
+      }),
+    );
     expect(await refused({ quote_hash: plain.quote_hash, evm })).toMatchObject({ http: 400, reason: 'NOT_GASLESS' });
 
     // Without the permit and without an allowance: told what is missing.
@@ -131,7 +167,14 @@ describe('gasless EVM orders through the gateway', () => {
     const { order } = orderFromWire(q['order']);
     await g.setNativeBalance('base', user.address, 10n ** 17n);
     await g.send('base', { to: base.USDC, data: approveCalldata(chains['base']!.deposit_target, maxUint256) }, user);
-    await g.send('base', { to: chains['base']!.deposit_target, data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order as never] }) }, user);
+    await g.send(
+      'base',
+      {
+        to: chains['base']!.deposit_target,
+        data: encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order as never] }),
+      },
+      user,
+    );
     const r = await refused(await g.evmBody(user, q, true));
     expect(r).toMatchObject({ http: 400, code: 9, reason: 'SIMULATION_REVERTED' });
     expect(r.metadata?.['revert_reason']).toMatch(/^AlreadyDeposited/);
@@ -141,11 +184,38 @@ describe('gasless EVM orders through the gateway', () => {
     const user = g.newUser();
     await g.mint('ethereum', ethereum.USDC, user.address, USDC(40));
     await g.setNativeBalance('ethereum', user.address, 10n ** 18n);
-    const q = crossChainOf(await api.getQuote({ src_chain: 'ethereum', dst_chain: 'arbitrum', src_token: ethereum.USDC, dst_token: T.arbitrum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '40000000', gas_drop: '', recipient: user.address, refund_address: user.address }));
+    const q = crossChainOf(
+      await api.getQuote({
+        src_chain: 'ethereum',
+        dst_chain: 'arbitrum',
+        src_token: ethereum.USDC,
+        dst_token: T.arbitrum.USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: '40000000',
+        gas_drop: '',
+        recipient: user.address,
+        refund_address: user.address,
+      }),
+    );
     if (!q.approval || !q.deposit_tx) throw new Error('a non-gasless EVM quote carries approval and deposit_tx');
-    expect(q.approval).toEqual({ token: getAddress(ethereum.USDC), spender: getAddress(chains['ethereum']!.deposit_target), amount: '40000000' });
+    expect(q.approval).toEqual({
+      token: getAddress(ethereum.USDC),
+      spender: getAddress(chains['ethereum']!.deposit_target),
+      amount: '40000000',
+    });
     expect(q.deposit_tx).toMatchObject({ to: getAddress(chains['ethereum']!.deposit_target), value: '0' });
-    await g.send('ethereum', { to: q.approval.token as Address, data: encodeFunctionData({ abi: ERC20_PERMIT_ABI, functionName: 'approve', args: [q.approval.spender as Address, BigInt(q.approval.amount)] }) }, user);
+    await g.send(
+      'ethereum',
+      {
+        to: q.approval.token as Address,
+        data: encodeFunctionData({
+          abi: ERC20_PERMIT_ABI,
+          functionName: 'approve',
+          args: [q.approval.spender as Address, BigInt(q.approval.amount)],
+        }),
+      },
+      user,
+    );
     await g.send('ethereum', { to: q.deposit_tx.to as Address, data: q.deposit_tx.data as Hex, value: BigInt(q.deposit_tx.value) }, user);
     const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'deposited');
     expect(view).toMatchObject({ src_chain: 'ethereum', amount_in: '40000000', deposit: { chain: 'ethereum' } });

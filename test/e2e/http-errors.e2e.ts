@@ -75,7 +75,11 @@ describe('gateway error model over HTTP', () => {
       ['/v1/quote/preview', 'src_chain=ethereum&dst_chain=base&amount=1'],
       ['/v1/gasless/orders', `quote_hash=0x${'12'.repeat(32)}`],
     ] as const) {
-      const res = await fetch(`${e2e.gatewayUrl}/json${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      const res = await fetch(`${e2e.gatewayUrl}/json${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+      });
       expect({ path, http: res.status }).toEqual({ path, http: 415 });
       expect(await status(res)).toMatchObject({ code: 3, reason: 'UNSUPPORTED_MEDIA_TYPE' });
     }
@@ -87,13 +91,23 @@ describe('gateway error model over HTTP', () => {
     expect(await status(badEscape)).toMatchObject({ code: 3, reason: 'MALFORMED_URL' });
     const api = gatewayClient(e2e.gatewayUrl);
     await expectApiError(api.revokePartnerSession({ id: 's'.repeat(101) }), { http: 414, code: 3, reason: 'PATH_PARAMETER_TOO_LONG' });
-    await expectApiError(api.listTokens({ headers: { 'x-api-key': 'k'.repeat(20_000) } }), { http: 431, code: 3, reason: 'HEADERS_TOO_LARGE' });
+    await expectApiError(api.listTokens({ headers: { 'x-api-key': 'k'.repeat(20_000) } }), {
+      http: 431,
+      code: 3,
+      reason: 'HEADERS_TOO_LARGE',
+    });
   });
 
   it('refuses a NUL character anywhere in a request, naming the field', async () => {
     // an incomplete body on purpose: the NUL is refused before the schema looks at the rest
-    const partial = { src_chain: 'ethereum', referrers: [{ address: 'ab\u0000c', bps: 1 }] } as Parameters<ReturnType<typeof gatewayClient>['previewQuote']>[0];
-    const err = await expectApiError(gatewayClient(e2e.gatewayUrl).previewQuote(partial), { http: 400, code: 3, reason: 'INVALID_CHARACTER' });
+    const partial = { src_chain: 'ethereum', referrers: [{ address: 'ab\u0000c', bps: 1 }] } as Parameters<
+      ReturnType<typeof gatewayClient>['previewQuote']
+    >[0];
+    const err = await expectApiError(gatewayClient(e2e.gatewayUrl).previewQuote(partial), {
+      http: 400,
+      code: 3,
+      reason: 'INVALID_CHARACTER',
+    });
     expect(err.fieldViolations).toEqual([{ field: 'referrers[0].address', description: 'must not contain a NUL character' }]);
     const inQuery = await fetch(`${e2e.gatewayUrl}/json/v1/tokens?chain=%00`);
     expect(inQuery.status).toBe(400);
@@ -128,7 +142,10 @@ describe('gateway error model over HTTP', () => {
   it('serves a valid OpenAPI 3.1 document covering every operation', async () => {
     const res = await fetch(`${e2e.gatewayUrl}/json/v1/openapi.json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string; 'x-not-served'?: boolean }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string; 'x-not-served'?: boolean }>>;
+    };
     const validator = new Validator();
     const result = await validator.validate(doc);
     expect(result.errors ?? []).toEqual([]);

@@ -113,7 +113,12 @@ describe('gateway HTTP timeouts', () => {
     expect(r.sent).toBeLessThan(Buffer.byteLength(head) + 5);
     // The cut-off is the client's doing: logged at info, never as an unhandled error.
     const logFile = join(e2e.logDir, 'gateway.log');
-    const lines = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter((l) => /aborted|request body not received/.test(l)) : []);
+    const lines = () =>
+      existsSync(logFile)
+        ? readFileSync(logFile, 'utf8')
+            .split('\n')
+            .filter((l) => /aborted|request body not received/.test(l))
+        : [];
     const deadline = Date.now() + 10_000;
     while (lines().length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
     const logged = lines().map((l) => JSON.parse(l) as { level: string; msg: string });

@@ -36,15 +36,26 @@ const NOBODY = 'nobody';
 /** Runs a program as `nobody` (runuser drops root's uid and groups; the environment is only `env`). */
 function asNobody(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('runuser', ['-u', NOBODY, '--', cmd, ...args], { cwd: tmpdir(), env: { PATH: process.env['PATH'], ...env }, timeout: 20_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` }),
+    execFile(
+      'runuser',
+      ['-u', NOBODY, '--', cmd, ...args],
+      { cwd: tmpdir(), env: { PATH: process.env['PATH'], ...env }, timeout: 20_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` }),
     );
   });
 }
 
-const psql = (target: string[], sql: string, env: NodeJS.ProcessEnv = {}) => asNobody('psql', [...target, '-w', '-X', '-A', '-t', '-c', sql], env);
+const psql = (target: string[], sql: string, env: NodeJS.ProcessEnv = {}) =>
+  asNobody('psql', [...target, '-w', '-X', '-A', '-t', '-c', sql], env);
 const redisCli = (port: number, login: { user: string; password: string } | undefined, ...command: string[]) =>
-  asNobody('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...(login ? ['--user', login.user, '--pass', login.password, '--no-auth-warning'] : []), ...command]);
+  asNobody('redis-cli', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    ...(login ? ['--user', login.user, '--pass', login.password, '--no-auth-warning'] : []),
+    ...command,
+  ]);
 
 /** The loopback TCP ports a process listens on (from `ss`, which names the owner of each socket). */
 function listeningPorts(pid: number): number[] {
@@ -85,19 +96,34 @@ describe('least privilege on PostgreSQL, Redis and the bus (D17), tried as an un
 
   it("refuses psql as another service's role without its password or with a wrong one; its own password lets it in", async () => {
     const ps = db('partner_service');
-    expect(await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners')).toEqual({ code: 2, out: expect.stringContaining('no password supplied') });
-    expect(await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners', { PGPASSWORD: `${ps.service.password}x` })).toEqual({
+    expect(await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners')).toEqual({
+      code: 2,
+      out: expect.stringContaining('no password supplied'),
+    });
+    expect(
+      await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners', { PGPASSWORD: `${ps.service.password}x` }),
+    ).toEqual({
       code: 2,
       out: expect.stringContaining(`password authentication failed for user "${ps.service.user}"`),
     });
-    expect(await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners', { PGPASSWORD: ps.service.password })).toEqual({ code: 0, out: '0\n' });
+    expect(await psql(tcp(ps.service.user, ps.database), 'SELECT count(*) FROM partners', { PGPASSWORD: ps.service.password })).toEqual({
+      code: 0,
+      out: '0\n',
+    });
   });
 
   it("refuses COPY … FROM PROGRAM to a service's own role, with its real password: it is no superuser and may not run server programs", async () => {
     const ps = db('partner_service');
     const marker = join(tmpdir(), `privilege-pwned-${randomBytes(4).toString('hex')}`);
-    const copy = await psql(tcp(ps.service.user, ps.database), `COPY ledger_entries FROM PROGRAM 'touch ${marker}'`, { PGPASSWORD: ps.service.password });
-    expect(copy).toEqual({ code: 1, out: expect.stringContaining('must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program') });
+    const copy = await psql(tcp(ps.service.user, ps.database), `COPY ledger_entries FROM PROGRAM 'touch ${marker}'`, {
+      PGPASSWORD: ps.service.password,
+    });
+    expect(copy).toEqual({
+      code: 1,
+      out: expect.stringContaining(
+        'must be superuser or have privileges of the pg_execute_server_program role to COPY to or from an external program',
+      ),
+    });
     expect(existsSync(marker)).toBe(false);
     const rights = await psql(
       tcp(ps.service.user, ps.database),
@@ -107,7 +133,10 @@ describe('least privilege on PostgreSQL, Redis and the bus (D17), tried as an un
     expect(rights).toEqual({ code: 0, out: 'f|f|f|f|f\n' });
     // The table is the service's to write rows in, never to change or empty.
     for (const sql of ['TRUNCATE ledger_entries', 'ALTER TABLE ledger_entries DISABLE TRIGGER USER', 'DROP TABLE ledger_entries']) {
-      expect(await psql(tcp(ps.service.user, ps.database), sql, { PGPASSWORD: ps.service.password })).toEqual({ code: 1, out: expect.stringMatching(/must be owner|permission denied/) });
+      expect(await psql(tcp(ps.service.user, ps.database), sql, { PGPASSWORD: ps.service.password })).toEqual({
+        code: 1,
+        out: expect.stringMatching(/must be owner|permission denied/),
+      });
     }
   });
 
@@ -128,20 +157,40 @@ describe('least privilege on PostgreSQL, Redis and the bus (D17), tried as an un
   });
 
   it('refuses Redis without credentials', async () => {
-    for (const command of [['GET', 'x'], ['KEYS', '*'], ['CONFIG', 'GET', 'requirepass']]) {
-      expect(await redisCli(e2e.ports.redis, undefined, ...command)).toEqual({ code: 0, out: expect.stringMatching(/^NOAUTH Authentication required/) });
+    for (const command of [
+      ['GET', 'x'],
+      ['KEYS', '*'],
+      ['CONFIG', 'GET', 'requirepass'],
+    ]) {
+      expect(await redisCli(e2e.ports.redis, undefined, ...command)).toEqual({
+        code: 0,
+        out: expect.stringMatching(/^NOAUTH Authentication required/),
+      });
     }
-    expect(await redisCli(e2e.ports.redis, { user: 'default', password: 'guess' }, 'PING')).toEqual({ code: expect.any(Number), out: expect.stringMatching(/WRONGPASS|AUTH failed/) });
+    expect(await redisCli(e2e.ports.redis, { user: 'default', password: 'guess' }, 'PING')).toEqual({
+      code: expect.any(Number),
+      out: expect.stringMatching(/WRONGPASS|AUTH failed/),
+    });
   });
 
   it("refuses a service's Redis user the keys of another service and every command beyond its own", async () => {
     const gateway = redisUser('gateway');
     const relayer = redisUser('gasless-relayer');
     const partner = redisUser('partner-service');
-    const prefixes = { rl: e2e.stack.env['RATE_LIMIT_PREFIX']!, rq: e2e.stack.env['RELAY_QUEUE_PREFIX']!, wh: e2e.stack.env['WEBHOOK_QUEUE_PREFIX']! };
+    const prefixes = {
+      rl: e2e.stack.env['RATE_LIMIT_PREFIX']!,
+      rq: e2e.stack.env['RELAY_QUEUE_PREFIX']!,
+      wh: e2e.stack.env['WEBHOOK_QUEUE_PREFIX']!,
+    };
     // The credentials work: each user does what its service does on its own keys.
-    expect(await redisCli(e2e.ports.redis, gateway.login, 'SET', `${prefixes.rl}:probe`, '1', 'EX', '60')).toEqual({ code: 0, out: 'OK\n' });
-    expect(await redisCli(e2e.ports.redis, partner.login, 'HSET', `${prefixes.wh}:partner-webhooks:probe`, 'a', '1')).toEqual({ code: 0, out: '1\n' });
+    expect(await redisCli(e2e.ports.redis, gateway.login, 'SET', `${prefixes.rl}:probe`, '1', 'EX', '60')).toEqual({
+      code: 0,
+      out: 'OK\n',
+    });
+    expect(await redisCli(e2e.ports.redis, partner.login, 'HSET', `${prefixes.wh}:partner-webhooks:probe`, 'a', '1')).toEqual({
+      code: 0,
+      out: '1\n',
+    });
     const refused = [
       [gateway.login, 'SET', `${prefixes.wh}:partner-webhooks:probe`, 'x'],
       [gateway.login, 'PTTL', `${prefixes.rq}:relay-base-0x0:wait`],
@@ -160,7 +209,16 @@ describe('least privilege on PostgreSQL, Redis and the bus (D17), tried as an un
       });
     }
     for (const login of [gateway.login, relayer.login, partner.login]) {
-      for (const command of [['KEYS', '*'], ['SCAN', '0'], ['FLUSHALL'], ['CONFIG', 'GET', '*'], ['ACL', 'LIST'], ['MONITOR'], ['PUBLISH', 'x', 'y'], ['SCRIPT', 'FLUSH']]) {
+      for (const command of [
+        ['KEYS', '*'],
+        ['SCAN', '0'],
+        ['FLUSHALL'],
+        ['CONFIG', 'GET', '*'],
+        ['ACL', 'LIST'],
+        ['MONITOR'],
+        ['PUBLISH', 'x', 'y'],
+        ['SCRIPT', 'FLUSH'],
+      ]) {
         expect({ user: login.user, command: command.join(' '), ...(await redisCli(e2e.ports.redis, login, ...command)) }).toEqual({
           user: login.user,
           command: command.join(' '),
@@ -181,7 +239,9 @@ describe('least privilege on PostgreSQL, Redis and the bus (D17), tried as an un
     const [port, monitor] = [await freePort(), await freePort()];
     const nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), newBus().users);
     try {
-      const lines = execFileSync('ss', ['-H', '-ltnp'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(`pid=${nats.child.pid},`));
+      const lines = execFileSync('ss', ['-H', '-ltnp'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((l) => l.includes(`pid=${nats.child.pid},`));
       expect(lines.map((l) => l.split(/\s+/)[3]).sort()).toEqual([`127.0.0.1:${port}`, `127.0.0.1:${monitor}`].sort());
     } finally {
       await nats.stop();
@@ -216,7 +276,11 @@ describe("npm start's dev tool (D17): it prints no password, and keeps each in a
     };
     delete env['NATS_MONITOR_PORT'];
     delete env['NATS_PASSWORD'];
-    dev = launch('dev', process.execPath, [join(ROOT, 'dist/tools/stack/src/dev.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    dev = launch('dev', process.execPath, [join(ROOT, 'dist/tools/stack/src/dev.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     dev.child.stdout!.on('data', (c: Buffer) => (out += c.toString('utf8')));
     dev.child.stderr!.on('data', (c: Buffer) => (out += c.toString('utf8')));
     await waitFor('npm start (dev.js)', async () => out.includes('Ctrl-C stops everything'), 180_000, dev);

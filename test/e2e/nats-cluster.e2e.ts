@@ -118,10 +118,14 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
     await g.waitOrder(warm.q['quote_hash'], (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited', 90_000);
     const jsm = await jsmOf('quote-engine');
     for (const s of STREAMS) {
-      await waitFor(`${s} with three current copies`, async () => {
-        const info = await jsm.streams.info(s);
-        return info.config.num_replicas === 3 && (info.cluster?.replicas ?? []).filter((r) => r.current).length === 2;
-      }, 30_000);
+      await waitFor(
+        `${s} with three current copies`,
+        async () => {
+          const info = await jsm.streams.info(s);
+          return info.config.num_replicas === 3 && (info.cluster?.replicas ?? []).filter((r) => r.current).length === 2;
+        },
+        30_000,
+      );
     }
   });
 
@@ -199,7 +203,10 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
       }
     };
 
-    const load = Promise.all([...Array.from({ length: QUOTE_WORKERS }, quoteWorker), ...Array.from({ length: GASLESS_WORKERS }, gaslessWorker)]);
+    const load = Promise.all([
+      ...Array.from({ length: QUOTE_WORKERS }, quoteWorker),
+      ...Array.from({ length: GASLESS_WORKERS }, gaslessWorker),
+    ]);
     const rounds: { victim: NatsClusterMember; leaderOf: string[]; killAt: number; until: number }[] = [];
     let seqBefore: Record<string, number> = {};
     try {
@@ -213,7 +220,10 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
         const led = (m: NatsClusterMember) => leaders.filter((l) => l === m.serverName).length;
         const victim = [...left].sort((a, b) => led(b) - led(a))[0]!;
         order.push(victim);
-        if (round === 0) seqBefore = Object.fromEntries(await Promise.all(STREAMS.map(async (s) => [s, (await jsm.streams.info(s)).state.last_seq] as const)));
+        if (round === 0)
+          seqBefore = Object.fromEntries(
+            await Promise.all(STREAMS.map(async (s) => [s, (await jsm.streams.info(s)).state.last_seq] as const)),
+          );
         const killAt = now();
         await victim.kill();
         expect(victim.running()).toBe(false);
@@ -221,10 +231,17 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
         // Back on its store; the next kill waits until it holds a current copy of every stream again (never two down).
         await victim.restart();
         for (const s of STREAMS) {
-          await waitFor(`${s} current on ${victim.serverName} again`, async () => {
-            const info = await jsm.streams.info(s);
-            return info.cluster?.leader === victim.serverName || (info.cluster?.replicas ?? []).some((r) => r.name === victim.serverName && r.current);
-          }, 60_000);
+          await waitFor(
+            `${s} current on ${victim.serverName} again`,
+            async () => {
+              const info = await jsm.streams.info(s);
+              return (
+                info.cluster?.leader === victim.serverName ||
+                (info.cluster?.replicas ?? []).some((r) => r.name === victim.serverName && r.current)
+              );
+            },
+            60_000,
+          );
         }
         rounds.push({ victim, leaderOf: STREAMS.filter((_, i) => leaders[i] === victim.serverName), killAt, until: now() });
       }
@@ -273,16 +290,22 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
     expect(report.acceptedAfterFirstKill).toBeGreaterThan(0);
     // Every accepted order is relayed, confirmed and its deposit recorded (the chain watcher's events through the
     // order events stream and the quote-engine's durable consumer).
-    const views = await Promise.all(accepted.map((a) => g.waitOrder(a.hash, (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited', 180_000)));
+    const views = await Promise.all(
+      accepted.map((a) => g.waitOrder(a.hash, (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited', 180_000)),
+    );
     expect(views.map((v) => v.gasless.status)).toEqual(accepted.map(() => 'confirmed'));
 
     // --- Every durable consumer resumed: it read its stream to the end, messages written after the kills included. ---
     for (const d of DURABLES) {
       const m = await jsmOf(d.user);
-      await waitFor(`${d.durable} caught up`, async () => {
-        const [c, s] = await Promise.all([m.consumers.info(d.stream, d.durable), m.streams.info(d.stream)]);
-        return c.num_pending === 0 && c.num_ack_pending === 0 && c.delivered.stream_seq === s.state.last_seq;
-      }, 60_000);
+      await waitFor(
+        `${d.durable} caught up`,
+        async () => {
+          const [c, s] = await Promise.all([m.consumers.info(d.stream, d.durable), m.streams.info(d.stream)]);
+          return c.num_pending === 0 && c.num_ack_pending === 0 && c.delivered.stream_seq === s.state.last_seq;
+        },
+        60_000,
+      );
     }
     for (const s of STREAMS) expect([s, (await jsm.streams.info(s)).state.last_seq > seqBefore[s]!]).toEqual([s, true]);
 
@@ -300,7 +323,11 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
     expect(unexpected).toEqual([]);
     expect(rounds.map((r) => r.victim.serverName).sort()).toEqual(['nats-0', 'nats-1', 'nats-2']);
     for (const r of report.rounds) {
-      expect({ victim: r.victim, quote: r.quote.firstOkAfterKillMs <= RECOVERY_BOUND_MS, gasless: r.gasless.firstOkAfterKillMs <= RECOVERY_BOUND_MS }).toEqual({ victim: r.victim, quote: true, gasless: true });
+      expect({
+        victim: r.victim,
+        quote: r.quote.firstOkAfterKillMs <= RECOVERY_BOUND_MS,
+        gasless: r.gasless.firstOkAfterKillMs <= RECOVERY_BOUND_MS,
+      }).toEqual({ victim: r.victim, quote: true, gasless: true });
     }
   });
 
@@ -339,7 +366,12 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
 
   async function fundedOrder(chain: 'base' | 'ethereum') {
     const { user } = await fundedWallet(chain);
-    const q = await g.gaslessQuote(chain, chain === 'base' ? LOCAL_TOKENS.base.USDC : LOCAL_TOKENS.ethereum.USDC, user.address, USDC(5).toString());
+    const q = await g.gaslessQuote(
+      chain,
+      chain === 'base' ? LOCAL_TOKENS.base.USDC : LOCAL_TOKENS.ethereum.USDC,
+      user.address,
+      USDC(5).toString(),
+    );
     return { q, body: await g.evmBody(user, q, true) };
   }
 });
@@ -348,7 +380,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!));
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 
 /**
  * What a kill did to the answers, per kind, over the calls answered from 3 s before it until `until`
@@ -368,14 +401,20 @@ function recoveryOf(calls: Call[], killAt: number, until: number) {
     let longestGapMs = 0;
     for (let i = 1; i < answeredAt.length; i++) longestGapMs = Math.max(longestGapMs, answeredAt[i]! - answeredAt[i - 1]!);
     const failed: Record<string, number> = {};
-    for (const c of mine.filter((x) => x.status !== 200)) failed[`${c.status}${c.reason ? ` ${c.reason}` : ''}`] = (failed[`${c.status}${c.reason ? ` ${c.reason}` : ''}`] ?? 0) + 1;
+    for (const c of mine.filter((x) => x.status !== 200))
+      failed[`${c.status}${c.reason ? ` ${c.reason}` : ''}`] = (failed[`${c.status}${c.reason ? ` ${c.reason}` : ''}`] ?? 0) + 1;
     let run = 0;
     let longestFailureRun = 0;
     for (const c of mine) {
       run = c.status === 200 ? 0 : run + 1;
       longestFailureRun = Math.max(longestFailureRun, run);
     }
-    const lat = (from: number, to: number) => all.filter((c) => c.status === 200).filter((c) => c.sent >= from && c.sent < to).map((c) => c.ms).sort((a, b) => a - b);
+    const lat = (from: number, to: number) =>
+      all
+        .filter((c) => c.status === 200)
+        .filter((c) => c.sent >= from && c.sent < to)
+        .map((c) => c.ms)
+        .sort((a, b) => a - b);
     const before = lat(killAt - 8000, killAt);
     const after = lat(killAt + 5000, until);
     return {
@@ -386,11 +425,15 @@ function recoveryOf(calls: Call[], killAt: number, until: number) {
       longestGapBetweenAnswersMs: Math.round(longestGapMs),
       firstOkAfterKillMs: firstOk ? Math.round(firstOk.sent - killAt) : Number.POSITIVE_INFINITY,
       /** When the last failed call of the window got its answer, from the kill (0: none failed). */
-      failuresEndMs: Math.round(Math.max(0, ...mine.filter((c) => c.status !== 200 && c.sent + c.ms >= killAt).map((c) => c.sent + c.ms - killAt))),
-      slowestAroundKillMs: Math.round(Math.max(0, ...ok.filter((c) => c.sent >= killAt - 3000 && c.sent < killAt + 15_000).map((c) => c.ms))),
+      failuresEndMs: Math.round(
+        Math.max(0, ...mine.filter((c) => c.status !== 200 && c.sent + c.ms >= killAt).map((c) => c.sent + c.ms - killAt)),
+      ),
+      slowestAroundKillMs: Math.round(
+        Math.max(0, ...ok.filter((c) => c.sent >= killAt - 3000 && c.sent < killAt + 15_000).map((c) => c.ms)),
+      ),
       before: { n: before.length, p50: pct(before, 50), p99: pct(before, 99) },
       after: { n: after.length, p50: pct(after, 50), p99: pct(after, 99) },
     };
-  }
+  };
   return { quote: of('quote'), gasless: of('gasless') };
 }

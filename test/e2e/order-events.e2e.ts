@@ -85,7 +85,10 @@ class OrderStream {
     for (;;) {
       const found = this.events.find(match);
       if (found) return found;
-      if (this.ended) throw new Error(`the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`);
+      if (this.ended)
+        throw new Error(
+          `the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`,
+        );
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms (got ${this.events.length} events)`);
       await this.wait(left);
@@ -266,7 +269,8 @@ describe('order events (SSE) through the gateway', () => {
     const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
     await db.connect();
     const relayer = await e2e.connectAs('gasless-relayer'); // a service that may fetch stored quotes
-    const moveBack = (column: 'expires_at' | 'retained_until', hash: string, by: string) => db.query(`UPDATE quotes SET ${column} = now() - $2::interval WHERE quote_hash = $1`, [hash, by]);
+    const moveBack = (column: 'expires_at' | 'retained_until', hash: string, by: string) =>
+      db.query(`UPDATE quotes SET ${column} = now() - $2::interval WHERE quote_hash = $1`, [hash, by]);
     try {
       const user = g.newUser();
       const [q, other] = [await plainQuote(user, 3_000_000n), await plainQuote(user, 4_000_000n)];

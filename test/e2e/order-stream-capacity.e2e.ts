@@ -58,7 +58,12 @@ describe('order event streams: the per-replica cap and the open-streams gauge', 
     for (let i = 0; i < 3; i++) held.push(await openStream(api, hash));
     expect(await gauge('sse_streams_open')).toBe(3);
 
-    const refused = await expectApiError(openStream(api, hash), { http: 503, code: 14, reason: 'STREAMS_EXHAUSTED', metadata: { max_streams: '3' } });
+    const refused = await expectApiError(openStream(api, hash), {
+      http: 503,
+      code: 14,
+      reason: 'STREAMS_EXHAUSTED',
+      metadata: { max_streams: '3' },
+    });
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(refused.retryAfterSecs).toBe(5);
     expect(await gauge('sse_streams_open')).toBe(3); // the refusal holds nothing

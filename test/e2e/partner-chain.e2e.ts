@@ -18,7 +18,10 @@ import { PartnerSession, partnerAdmin } from '../support/partner-session';
 jest.setTimeout(120_000);
 
 const CONFIRMATIONS = 2;
-const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as { funding: { router_address: Address }; voucher_routers: Record<string, Address> };
+const partners = JSON.parse(readFileSync(join(ROOT, 'config/partners.json'), 'utf8')) as {
+  funding: { router_address: Address };
+  voucher_routers: Record<string, Address>;
+};
 const ROUTER = getAddress(partners.funding.router_address);
 const VOUCHER_ROUTER = getAddress(partners.voucher_routers['ethereum']!);
 const USDC = getAddress(T.base.USDC);
@@ -69,7 +72,9 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
   };
   const send = (to: Address, data: Hex, value = 0n) => sendOn(base, to, data, value);
   const tokenOn = (on: Evm, address: Address, functionName: string, args: unknown[]) =>
-    on.wallet.writeContract({ address, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null }).then((hash) => on.client.waitForTransactionReceipt({ hash }));
+    on.wallet
+      .writeContract({ address, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null })
+      .then((hash) => on.client.waitForTransactionReceipt({ hash }));
   const token = (address: Address, functionName: string, args: unknown[]) => tokenOn(base, address, functionName, args);
   /** Deploys `name` and moves its runtime code to `at` (the address the registry and config name). */
   const placeAt = async (on: Evm, name: string, at?: Address, args: unknown[] = []): Promise<Address> => {
@@ -83,9 +88,13 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
   const balance = async (session: string) => BigInt((await as(session).getPartnerFunding()).balance_usd_micros);
   /** The base funding watcher's gauges, as the partner-service serves them at /metrics. */
   const fundingWatcher = async () => {
-    const text = await (await fetch(`http://127.0.0.1:${e2e.ports['partner-service']}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const text = await (
+      await fetch(`http://127.0.0.1:${e2e.ports['partner-service']}/metrics`, { signal: AbortSignal.timeout(5000) })
+    ).text();
     const gauge = (name: string) => {
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes('watcher="funding:base:') && l.includes('chain="base"'));
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{`) && l.includes('watcher="funding:base:') && l.includes('chain="base"'));
       return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
     };
     return { head: gauge('chain_watcher_head_block'), lastPass: gauge('chain_watcher_last_pass_timestamp_seconds') };
@@ -95,11 +104,19 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
    * a pass that saw the head there, then a later clean pass (the head a pass saw is set as it starts).
    */
   const fundingPassOver = async (block: bigint) => {
-    const seen = await until('the funding watcher to see the block', async () => {
-      const w = await fundingWatcher();
-      return w.head !== undefined && w.head >= Number(block) && w.lastPass !== undefined ? w : undefined;
-    }, POLL);
-    await until('another clean pass of the funding watcher', async () => ((await fundingWatcher()).lastPass ?? 0) > seen.lastPass! ? true : undefined, POLL);
+    const seen = await until(
+      'the funding watcher to see the block',
+      async () => {
+        const w = await fundingWatcher();
+        return w.head !== undefined && w.head >= Number(block) && w.lastPass !== undefined ? w : undefined;
+      },
+      POLL,
+    );
+    await until(
+      'another clean pass of the funding watcher',
+      async () => (((await fundingWatcher()).lastPass ?? 0) > seen.lastPass! ? true : undefined),
+      POLL,
+    );
   };
   const deposits = async (...filter: string[]) => (await admin('funding-deposits', ...filter)).deposits as any[];
 
@@ -112,12 +129,15 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     stray = await placeAt(base, 'TestToken');
     await placeAt(eth, 'VoucherRouterHarness', VOUCHER_ROUTER, [DEV_VOUCHER_SIGNER]);
     await placeAt(eth, 'TestToken', getAddress(T.ethereum.USDC));
-    e2e = await startE2eStack({
-      EVM_RPC_URLS: `base=${base.anvil.rpcUrl},ethereum=${eth.anvil.rpcUrl}`,
-      CHAIN_WATCH_CONFIRMATIONS: String(CONFIRMATIONS),
-      CHAIN_WATCH_POLL_MS: '200',
-      CHAIN_WATCH_START_BLOCK: '0',
-    }, { testUsers: FULFILMENT_STAND_IN });
+    e2e = await startE2eStack(
+      {
+        EVM_RPC_URLS: `base=${base.anvil.rpcUrl},ethereum=${eth.anvil.rpcUrl}`,
+        CHAIN_WATCH_CONFIRMATIONS: String(CONFIRMATIONS),
+        CHAIN_WATCH_POLL_MS: '200',
+        CHAIN_WATCH_START_BLOCK: '0',
+      },
+      { testUsers: FULFILMENT_STAND_IN },
+    );
     db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
     nc = await e2e.connectAs('fulfilment-stand-in');
@@ -165,7 +185,9 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     expect(exact).toBeGreaterThan(4_000_000n); // the file source walks around $1
     expect(exact).toBeLessThan(6_000_000n);
     const view = await as(fin).getPartnerFunding();
-    expect(view.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: USDC }), amount: '5000000', usd_micros: String(exact) }]);
+    expect(view.balances).toEqual([
+      { token: expect.objectContaining({ symbol: 'USDC', address: USDC }), amount: '5000000', usd_micros: String(exact) },
+    ]);
     expect(await balance(bob)).toBe(0n);
   });
 
@@ -194,10 +216,14 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const wrongToken = buildFundingCall({ fundingId: tx.funding_id as Hex, token: stray, amount: 1000n });
     const r2 = await send(ROUTER, wrongToken.calldata);
     await mine(base, CONFIRMATIONS);
-    const unmatched = await until('two unmatched deposits', async () => {
-      const d = await deposits('--status', 'unmatched');
-      return d.length >= 2 ? d : undefined;
-    }, POLL);
+    const unmatched = await until(
+      'two unmatched deposits',
+      async () => {
+        const d = await deposits('--status', 'unmatched');
+        return d.length >= 2 ? d : undefined;
+      },
+      POLL,
+    );
     expect(unmatched.map((d) => [d.tx_hash, d.detail])).toEqual([
       [r2.transactionHash, 'the token is not a funding token'],
       [r1.transactionHash, 'no funding transaction was built with this funding id'],
@@ -212,10 +238,14 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const count = (await deposits()).length;
     const head = await client.getBlockNumber();
     await db.query("DELETE FROM chain_cursors WHERE name LIKE 'funding:%'");
-    await until('the rescan to reach the head', async () => {
-      const { rows } = await db.query("SELECT block::text AS block FROM chain_cursors WHERE name LIKE 'funding:%'");
-      return rows[0] && BigInt(rows[0].block) >= head - BigInt(CONFIRMATIONS) ? true : undefined;
-    }, POLL);
+    await until(
+      'the rescan to reach the head',
+      async () => {
+        const { rows } = await db.query("SELECT block::text AS block FROM chain_cursors WHERE name LIKE 'funding:%'");
+        return rows[0] && BigInt(rows[0].block) >= head - BigInt(CONFIRMATIONS) ? true : undefined;
+      },
+      POLL,
+    );
     expect(await balance(fin)).toBe(before);
     expect(await deposits()).toHaveLength(count);
     const { rows } = await db.query("SELECT count(*)::int AS n FROM ledger_entries WHERE reason LIKE 'funding deposit %'");
@@ -227,7 +257,12 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const ref = (await PartnerSession.create(e2e, 'ref@example.com')).token;
     const key = (await admin('create-key', '--email', 'ref@example.com', '--name', 'ref')).secret;
     const referrer = privateKeyToAddress(pad('0xbeef', { size: 32 }));
-    const q = await gatewayClient(e2e.gatewayUrl, { apiKey: key }).getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND, referrers: [{ address: referrer, bps: 10 }] });
+    const q = await gatewayClient(e2e.gatewayUrl, { apiKey: key }).getQuote({
+      ...USDC_ETH_TO_ARB,
+      recipient: EVM_USER,
+      refund_address: EVM_REFUND,
+      referrers: [{ address: referrer, bps: 10 }],
+    });
     await publishFulfilled(nc, crossChainOf(q).quote_hash, 'arbitrum');
     await until('the accrual', async () => ((await as(ref).getPartnerReferrals()).groups.length ? true : undefined), POLL);
     const [voucher] = (await admin('issue-vouchers', '--email', 'ref@example.com')).vouchers;
@@ -238,15 +273,33 @@ describe('partners on chain: funding deposits and voucher redemptions', () => {
     const built = await as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address });
     const receipt = await sendOn(eth, VOUCHER_ROUTER, `0x${Buffer.from(built.tx_base64, 'base64').toString('hex')}`);
     await mine(eth, CONFIRMATIONS);
-    const redeemed = await until('the redemption', async () => {
-      const [v] = (await as(ref).listPartnerVouchers()).vouchers;
-      return v?.redeemed ? v : undefined;
-    }, POLL);
+    const redeemed = await until(
+      'the redemption',
+      async () => {
+        const [v] = (await as(ref).listPartnerVouchers()).vouchers;
+        return v?.redeemed ? v : undefined;
+      },
+      POLL,
+    );
     const block = await eth.client.getBlock({ blockNumber: receipt.blockNumber });
-    expect(redeemed).toMatchObject({ id: voucher.id, redeemed: true, redeem_tx: receipt.transactionHash, redeemed_at: new Date(Number(block.timestamp) * 1000).toISOString() });
-    const paid = await eth.client.readContract({ address: getAddress(T.ethereum.USDC), abi: compiled['TestToken']!.abi, functionName: 'balanceOf', args: [referrer] });
+    expect(redeemed).toMatchObject({
+      id: voucher.id,
+      redeemed: true,
+      redeem_tx: receipt.transactionHash,
+      redeemed_at: new Date(Number(block.timestamp) * 1000).toISOString(),
+    });
+    const paid = await eth.client.readContract({
+      address: getAddress(T.ethereum.USDC),
+      abi: compiled['TestToken']!.abi,
+      functionName: 'balanceOf',
+      args: [referrer],
+    });
     expect(paid).toBe(1_000_000n);
-    await expectApiError(as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address }), { http: 400, code: 9, reason: 'VOUCHER_REDEEMED' });
+    await expectApiError(as(ref).buildVoucherRedemption({ voucher_id: voucher.id, payer: account.address }), {
+      http: 400,
+      code: 9,
+      reason: 'VOUCHER_REDEEMED',
+    });
   });
 
   it('shows the watchers in readiness', async () => {

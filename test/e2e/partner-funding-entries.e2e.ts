@@ -49,13 +49,33 @@ describe('partner funding entries', () => {
 
   it('lists operator credits and debits newest first, with the balance after each', async () => {
     expect(await entries(carol.token)).toEqual({ entries: [], next_cursor: '' });
-    await admin('credit', '--email', 'carol@example.com', '--usd-micros', '50000000', '--reason', 'wire 0001', '--token', LOCAL_TOKENS.base.USDC, '--amount', '50000000');
+    await admin(
+      'credit',
+      '--email',
+      'carol@example.com',
+      '--usd-micros',
+      '50000000',
+      '--reason',
+      'wire 0001',
+      '--token',
+      LOCAL_TOKENS.base.USDC,
+      '--amount',
+      '50000000',
+    );
     await admin('debit', '--email', 'carol@example.com', '--usd-micros', '2000000', '--reason', 'refund 0001');
     await admin('credit', '--email', 'dan@example.com', '--usd-micros', '1000000', '--reason', 'dan only');
     const { entries: list, next_cursor } = await entries(carol.token);
     expect(next_cursor).toBe('');
     expect(list).toEqual([
-      { id: expect.stringMatching(/^[0-9]+$/), kind: 'debit', delta_usd_micros: '-2000000', amount_usd_micros: '2000000', balance_usd_micros: '48000000', reason: 'refund 0001', created_at: expect.any(String) },
+      {
+        id: expect.stringMatching(/^[0-9]+$/),
+        kind: 'debit',
+        delta_usd_micros: '-2000000',
+        amount_usd_micros: '2000000',
+        balance_usd_micros: '48000000',
+        reason: 'refund 0001',
+        created_at: expect.any(String),
+      },
       {
         id: expect.stringMatching(/^[0-9]+$/),
         kind: 'credit',
@@ -69,7 +89,9 @@ describe('partner funding entries', () => {
         created_at: expect.any(String),
       },
     ]);
-    expect((await entries(dan.token)).entries.map((e) => [e.kind, e.reason, e.balance_usd_micros])).toEqual([['credit', 'dan only', '1000000']]);
+    expect((await entries(dan.token)).entries.map((e) => [e.kind, e.reason, e.balance_usd_micros])).toEqual([
+      ['credit', 'dan only', '1000000'],
+    ]);
   });
 
   it('shows a deposit on the funding router as a credit carrying the deposit', async () => {
@@ -79,7 +101,11 @@ describe('partner funding entries', () => {
     expect(getAddress(tx.router_address)).toBe(getAddress(partners.funding.router_address));
     const receipt = await g.send('base', { to: tx.router_address as Address, data: tx.calldata as Hex, value: BigInt(tx.value) }, payer);
     expect(receipt.status).toBe('success');
-    const credit = await until('the deposit to be credited', async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined), POLL);
+    const credit = await until(
+      'the deposit to be credited',
+      async () => (await entries(carol.token)).entries.find((e) => e.deposit !== undefined),
+      POLL,
+    );
     expect(credit).toMatchObject({
       kind: 'credit',
       chain: 'base',
@@ -106,14 +132,25 @@ describe('partner funding entries', () => {
   it('shows the hold and the charge of a gasless order it sponsored', async () => {
     const user = g.newUser();
     await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 30_000_000n);
-    const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '30000000', { 'x-api-key': carol.key }, { sponsor_fees: true });
+    const q = await g.gaslessQuote(
+      'base',
+      LOCAL_TOKENS.base.USDC,
+      user.address,
+      '30000000',
+      { 'x-api-key': carol.key },
+      { sponsor_fees: true },
+    );
     expect(q['order'].sponsor_fees).toBe('true');
     const submitted = await g.submit(await g.evmBody(user, q, true), { 'x-api-key': carol.key });
     expect({ http: submitted.status, body: submitted.body }).toMatchObject({ http: 200, body: { status: 'queued' } });
-    const settled = await until('the relay gas to be charged', async () => {
-      const list = (await entries(carol.token)).entries.filter((e) => e.quote_hash === q['quote_hash']);
-      return list.some((e) => e.kind === 'settle') ? list : undefined;
-    }, { ...POLL, timeoutMs: 60_000 });
+    const settled = await until(
+      'the relay gas to be charged',
+      async () => {
+        const list = (await entries(carol.token)).entries.filter((e) => e.quote_hash === q['quote_hash']);
+        return list.some((e) => e.kind === 'settle') ? list : undefined;
+      },
+      { ...POLL, timeoutMs: 60_000 },
+    );
     const hold = settled.find((e) => e.kind === 'hold')!;
     const settle = settled.find((e) => e.kind === 'settle')!;
     expect(hold).toMatchObject({ delta_usd_micros: `-${hold.amount_usd_micros}`, reason: 'relay gas reserved' });

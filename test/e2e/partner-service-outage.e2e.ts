@@ -29,7 +29,8 @@ describe('keyed requests through a partner-service outage', () => {
       signal: AbortSignal.timeout(10_000),
     });
     const json = (await res.json()) as any;
-    if (res.status !== 200 && res.status !== 503 && res.status !== 401) throw new Error(`unexpected ${res.status}: ${JSON.stringify(json)}`);
+    if (res.status !== 200 && res.status !== 503 && res.status !== 401)
+      throw new Error(`unexpected ${res.status}: ${JSON.stringify(json)}`);
     return { status: res.status, json, retryAfter: res.headers.get('retry-after') };
   };
   /** The first key_changed event of `sub`, or a failure after 15 s. */
@@ -45,14 +46,17 @@ describe('keyed requests through a partner-service outage', () => {
   const reason = (json: any) => json?.details?.find((d: any) => d.reason)?.reason as string | undefined;
 
   beforeAll(async () => {
-    e2e = await startE2eStack({
-      QUOTING_CONFIG_FILE: join(ROOT, 'test/fixtures/quoting.e2e.json'),
-      PRICE_WALK_SEED: '7',
-      PRICE_POLL_MS: '600000',
-      PRICE_MAX_AGE_SECS: '7200',
-      KEY_CACHE_TTL_MS: String(TTL_MS),
-      KEY_CACHE_STALE_MS: String(STALE_MS),
-    }, { testUsers: { 'key-watcher': { subscribe: [KEY_CHANGED_SUBJECT] } } });
+    e2e = await startE2eStack(
+      {
+        QUOTING_CONFIG_FILE: join(ROOT, 'test/fixtures/quoting.e2e.json'),
+        PRICE_WALK_SEED: '7',
+        PRICE_POLL_MS: '600000',
+        PRICE_MAX_AGE_SECS: '7200',
+        KEY_CACHE_TTL_MS: String(TTL_MS),
+        KEY_CACHE_STALE_MS: String(STALE_MS),
+      },
+      { testUsers: { 'key-watcher': { subscribe: [KEY_CHANGED_SUBJECT] } } },
+    );
   });
   afterAll(async () => {
     await e2e?.stop();

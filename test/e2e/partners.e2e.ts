@@ -61,7 +61,12 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     // Generous for a shared machine, and still far inside the 10-minute cache TTL it must beat.
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const refused = await withKey(secret).previewQuote(quoteBody).then(() => undefined, (e: unknown) => e);
+      const refused = await withKey(secret)
+        .previewQuote(quoteBody)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       if (refused !== undefined) return refused;
       if (Date.now() >= deadline) return new Error('the key was still accepted after 10 s');
       await new Promise((r) => setTimeout(r, 50));
@@ -91,7 +96,10 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     it('refuses partner operations without a credential, with a garbage token, and with a wrong scheme', async () => {
       await expectError(withKey().getPartner(), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
       await expectError(as('xps_not-a-real-token').getPartner(), { http: 401, code: 16, reason: 'INVALID_SESSION' });
-      await expectError(withKey().getPartner({ headers: { authorization: `Basic ${alice.token}` } }), { http: 401, reason: 'INVALID_SESSION' });
+      await expectError(withKey().getPartner({ headers: { authorization: `Basic ${alice.token}` } }), {
+        http: 401,
+        reason: 'INVALID_SESSION',
+      });
       // an API key is not a partner credential (the client would not even send it: force the header)
       await expectError(withKey().getPartner({ headers: { 'x-api-key': 'xk_whatever' } }), { http: 401, reason: 'MISSING_CREDENTIALS' });
     });
@@ -100,7 +108,17 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const short = await session('alice@example.com', 1);
       expect((await as(short.token).getPartner()).email).toBe('alice@example.com');
       // Expiry is the only thing that changes: poll for the refusal rather than sleep past the second.
-      await waitFor('the 1 s session to be refused', async () => (await as(short.token).getPartner().then(() => false, () => true)), 15_000);
+      await waitFor(
+        'the 1 s session to be refused',
+        async () =>
+          await as(short.token)
+            .getPartner()
+            .then(
+              () => false,
+              () => true,
+            ),
+        15_000,
+      );
       await expectError(as(short.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
     });
 
@@ -113,8 +131,17 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       await expectError(as(second.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
       await expectError(as(alice.token).revokePartnerSession({ id: 'ses_doesnotexist' }), { http: 404 });
       // PostgreSQL cannot hold a NUL: refused as bad input, never an internal error (sent as /sessions/%00)
-      await expectError(as(alice.token).revokePartnerSession({ id: '\u0000' }), { http: 400, code: 3, reason: 'INVALID_CHARACTER', fields: ['id'] });
-      await expectError(as(alice.token).createPartnerKey({ name: 'a\u0000b' }), { http: 400, reason: 'INVALID_CHARACTER', fields: ['name'] });
+      await expectError(as(alice.token).revokePartnerSession({ id: '\u0000' }), {
+        http: 400,
+        code: 3,
+        reason: 'INVALID_CHARACTER',
+        fields: ['id'],
+      });
+      await expectError(as(alice.token).createPartnerKey({ name: 'a\u0000b' }), {
+        http: 400,
+        reason: 'INVALID_CHARACTER',
+        fields: ['name'],
+      });
       // a session can revoke itself
       const third = await session('alice@example.com');
       expect(await as(third.token).revokePartnerSession({ id: third.session_id })).toEqual({});
@@ -126,7 +153,13 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     it('creates keys shown once, lists them by prefix, and stops at max_keys', async () => {
       const k1 = await createKey(alice.token, 'production');
       expect(k1.secret).toMatch(/^xk_[A-Za-z0-9_-]{43}$/);
-      expect(k1.key).toMatchObject({ key: k1.secret.slice(0, 11), name: 'production', tier: 'standard', points_per_min: '600', disabled: false });
+      expect(k1.key).toMatchObject({
+        key: k1.secret.slice(0, 11),
+        name: 'production',
+        tier: 'standard',
+        points_per_min: '600',
+        disabled: false,
+      });
       const me = await as(alice.token).call('GetPartner');
       expect(me.data).toMatchObject({ email: 'alice@example.com', max_keys: '3' });
       expect(me.data.keys.map((k) => k.id)).toContain(k1.key.id);
@@ -163,25 +196,57 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const before = await as(alice.token).getPartnerFunding();
       expect(before).toMatchObject({ balance_usd_micros: '0', chain: 'base', chain_id: '8453', balances: [] });
       expect(before.tokens.map((t) => t.symbol).sort()).toEqual(['ETH', 'USDC', 'USDT']);
-      await admin('credit', '--email', 'alice@example.com', '--usd-micros', '25000000', '--reason', 'wire 2026-11-22', '--token', T.base.USDC, '--amount', '25000000');
+      await admin(
+        'credit',
+        '--email',
+        'alice@example.com',
+        '--usd-micros',
+        '25000000',
+        '--reason',
+        'wire 2026-11-22',
+        '--token',
+        T.base.USDC,
+        '--amount',
+        '25000000',
+      );
       const after = await as(alice.token).getPartnerFunding();
       expect(after.balance_usd_micros).toBe('25000000');
-      expect(after.balances).toEqual([{ token: expect.objectContaining({ symbol: 'USDC', address: T.base.USDC }), amount: '25000000', usd_micros: '25000000' }]);
+      expect(after.balances).toEqual([
+        { token: expect.objectContaining({ symbol: 'USDC', address: T.base.USDC }), amount: '25000000', usd_micros: '25000000' },
+      ]);
       expect((await as(bob.token).getPartnerFunding()).balance_usd_micros).toBe('0');
 
       const tx = await as(alice.token).buildPartnerFunding({ token: T.base.USDC.toLowerCase(), amount: '5000000' });
       expect(tx).toMatchObject({ chain: 'base', chain_id: '8453', router_address: before.router_address, value: '0' });
       const decoded = decodeFunctionData({ abi: PARTNER_FUNDING_ROUTER_ABI, data: tx.calldata as Hex });
       expect(decoded).toEqual({ functionName: 'fund', args: [tx.funding_id, T.base.USDC, 5_000_000n] });
-      const native = await as(alice.token).buildPartnerFunding({ token: '0x0000000000000000000000000000000000000000', amount: '1000000000000000' });
+      const native = await as(alice.token).buildPartnerFunding({
+        token: '0x0000000000000000000000000000000000000000',
+        amount: '1000000000000000',
+      });
       expect(native.value).toBe('1000000000000000');
       expect(native.funding_id).not.toBe(tx.funding_id);
-      await expectError(as(alice.token).buildPartnerFunding({ token: T.ethereum.PEPE, amount: '1' }), { http: 400, reason: 'UNSUPPORTED_FUNDING_TOKEN' });
+      await expectError(as(alice.token).buildPartnerFunding({ token: T.ethereum.PEPE, amount: '1' }), {
+        http: 400,
+        reason: 'UNSUPPORTED_FUNDING_TOKEN',
+      });
       await expectError(as(alice.token).buildPartnerFunding({ token: T.base.USDC, amount: '1.5' }), { http: 400, fields: ['amount'] });
       const overdraw = await e2e.admin('debit', '--email', 'alice@example.com', '--usd-micros', '25000001', '--reason', 'too much');
       expect(overdraw.code).toBe(1);
       expect(overdraw.out).toMatchObject({ code: 9 });
-      const wrongToken = await e2e.admin('credit', '--email', 'alice@example.com', '--usd-micros', '1', '--reason', 'x', '--token', T.ethereum.PEPE, '--amount', '1');
+      const wrongToken = await e2e.admin(
+        'credit',
+        '--email',
+        'alice@example.com',
+        '--usd-micros',
+        '1',
+        '--reason',
+        'x',
+        '--token',
+        T.ethereum.PEPE,
+        '--amount',
+        '1',
+      );
       expect([wrongToken.code, wrongToken.out?.code]).toEqual([1, 3]);
       expect((await as(alice.token).getPartnerFunding()).balance_usd_micros).toBe('25000000');
     });
@@ -208,7 +273,12 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     await admin('credit', '--email', 'erin@example.com', '--usd-micros', '7000000', '--reason', 'wire 0042');
     await admin('debit', '--email', 'erin@example.com', '--usd-micros', '2000000', '--reason', 'refund 0042');
     const shown = await admin('show-partner', '--email', 'erin@example.com');
-    expect(shown).toMatchObject({ email: 'erin@example.com', balance_usd_micros: '5000000', active_sessions: '1', keys: [{ id: k.key.id, disabled: false }] });
+    expect(shown).toMatchObject({
+      email: 'erin@example.com',
+      balance_usd_micros: '5000000',
+      active_sessions: '1',
+      keys: [{ id: k.key.id, disabled: false }],
+    });
     expect(shown.ledger.map((e: any) => [e.kind, e.delta_usd_micros, e.reason])).toEqual([
       ['debit', '-2000000', 'refund 0042'],
       ['credit', '7000000', 'wire 0042'],
@@ -226,9 +296,15 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     let markerKey: string;
 
     const fulfil = (quoteHash: string, chain: string) => publishFulfilled(nc, quoteHash, chain);
-    const referrals = (token: string, query: Parameters<XchainClient['getPartnerReferrals']>[0] = {}) => as(token).getPartnerReferrals(query);
+    const referrals = (token: string, query: Parameters<XchainClient['getPartnerReferrals']>[0] = {}) =>
+      as(token).getPartnerReferrals(query);
     const waitForCount = async (token: string, total: number) => {
-      const held = await untilHolds(`${total} accruals`, () => referrals(token, { page_size: 200 }), (r) => r.groups.reduce((s, g) => s + Number(g.count), 0) >= total, { timeoutMs: 15_000, everyMs: 200 });
+      const held = await untilHolds(
+        `${total} accruals`,
+        () => referrals(token, { page_size: 200 }),
+        (r) => r.groups.reduce((s, g) => s + Number(g.count), 0) >= total,
+        { timeoutMs: 15_000, everyMs: 200 },
+      );
       return held.groups;
     };
 
@@ -242,12 +318,22 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     });
 
     it('accrues each referrer fee per (referrer, chain, token) once per fulfilled order, and pages with a cursor', async () => {
-      const referrers = [{ address: REFERRER_A, bps: 10 }, { address: REFERRER_B, bps: 5 }];
+      const referrers = [
+        { address: REFERRER_A, bps: 10 },
+        { address: REFERRER_B, bps: 5 },
+      ];
       const dave = withKey(daveKey);
       const q1 = cross(await dave.getQuote({ ...quoteBody, referrers }));
       const q2 = cross(await dave.getQuote({ ...quoteBody, amount: '333333333', referrers: [{ address: REFERRER_A, bps: 7 }] }));
       const q3 = cross(
-        await dave.getQuote({ ...quoteBody, src_chain: 'solana', src_token: T.solana.USDC, refund_address: SOL_USER, amount: '2000000', referrers: [{ address: SOL_REFERRER, bps: 20 }] }),
+        await dave.getQuote({
+          ...quoteBody,
+          src_chain: 'solana',
+          src_token: T.solana.USDC,
+          refund_address: SOL_USER,
+          amount: '2000000',
+          referrers: [{ address: SOL_REFERRER, bps: 20 }],
+        }),
       );
       const keyless = cross(await withKey().getQuote({ ...quoteBody, referrers }));
       await fulfil(q1.quote_hash, 'arbitrum');
@@ -264,9 +350,36 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const settled = (await referrals(daveSession.token, { page_size: 200 })).groups;
       expect(settled).toEqual(groups);
       expect(settled).toEqual([
-        { referrer: REFERRER_A, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: String(1_000_000n + 233_333n), count: '2' },
-        { referrer: REFERRER_B, chain: 'ethereum', chain_id: '1', token: T.ethereum.USDC, token_symbol: 'USDC', decimals: 6, amount: '500000', count: '1' },
-        { referrer: SOL_REFERRER, chain: 'solana', chain_id: '792703809', token: T.solana.USDC, token_symbol: 'USDC', decimals: 6, amount: '4000', count: '1' },
+        {
+          referrer: REFERRER_A,
+          chain: 'ethereum',
+          chain_id: '1',
+          token: T.ethereum.USDC,
+          token_symbol: 'USDC',
+          decimals: 6,
+          amount: String(1_000_000n + 233_333n),
+          count: '2',
+        },
+        {
+          referrer: REFERRER_B,
+          chain: 'ethereum',
+          chain_id: '1',
+          token: T.ethereum.USDC,
+          token_symbol: 'USDC',
+          decimals: 6,
+          amount: '500000',
+          count: '1',
+        },
+        {
+          referrer: SOL_REFERRER,
+          chain: 'solana',
+          chain_id: '792703809',
+          token: T.solana.USDC,
+          token_symbol: 'USDC',
+          decimals: 6,
+          amount: '4000',
+          count: '1',
+        },
       ]);
       // paging: one group per page, a stable order, an empty cursor at the end
       const seen: typeof settled = [];
@@ -298,7 +411,14 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
 
       type Voucher = (typeof list.vouchers)[number];
       const evm = list.vouchers.find((v) => v.referrer === REFERRER_A)!;
-      expect(evm).toMatchObject({ chain: 'ethereum', chain_id: '1', amount: '1233333', token_symbol: 'USDC', decimals: 6, redeemed: false });
+      expect(evm).toMatchObject({
+        chain: 'ethereum',
+        chain_id: '1',
+        amount: '1233333',
+        token_symbol: 'USDC',
+        decimals: 6,
+        redeemed: false,
+      });
       const struct = (v: Voucher, vm: 'evm' | 'svm') => ({
         id: v.id as Hex,
         chainId: BigInt(v.chain_id),
@@ -325,7 +445,10 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       expect(tx.signatures.every((s) => s.signature === null)).toBe(true);
 
       await expectError(as(bob.token).buildVoucherRedemption({ voucher_id: sol.id, payer: SOL_USER }), { http: 404, code: 5 });
-      await expectError(as(daveSession.token).buildVoucherRedemption({ voucher_id: sol.id, payer: EVM_USER }), { http: 400, fields: ['payer'] });
+      await expectError(as(daveSession.token).buildVoucherRedemption({ voucher_id: sol.id, payer: EVM_USER }), {
+        http: 400,
+        fields: ['payer'],
+      });
       // no payer at all: malformed on purpose, the gateway is what refuses it
       await expectError(as(daveSession.token).buildVoucherRedemption({ voucher_id: evm.id } as never), { http: 400, fields: ['payer'] });
     });
@@ -333,7 +456,9 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
 
   it('never stores or logs a session token or an API key in clear', async () => {
     expect(secrets.length).toBeGreaterThan(5);
-    const logs = readdirSync(e2e.logDir).map((f) => readFileSync(join(e2e.logDir, f), 'utf8')).join('\n');
+    const logs = readdirSync(e2e.logDir)
+      .map((f) => readFileSync(join(e2e.logDir, f), 'utf8'))
+      .join('\n');
     expect(logs.length).toBeGreaterThan(1000);
     for (const s of secrets) {
       expect(logs).not.toContain(s);
@@ -342,12 +467,11 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
     const db = new Client({ connectionString: e2e.databaseUrl('partner_service') });
     await db.connect();
     try {
-      const dump = JSON.stringify([
-        (await db.query('SELECT * FROM sessions')).rows,
-        (await db.query('SELECT * FROM api_keys')).rows,
-      ]);
+      const dump = JSON.stringify([(await db.query('SELECT * FROM sessions')).rows, (await db.query('SELECT * FROM api_keys')).rows]);
       for (const s of secrets) expect(dump).not.toContain(s);
-      const hashes = (await db.query('SELECT token_hash AS h FROM sessions UNION ALL SELECT secret_hash FROM api_keys')).rows.map((r) => r.h);
+      const hashes = (await db.query('SELECT token_hash AS h FROM sessions UNION ALL SELECT secret_hash FROM api_keys')).rows.map(
+        (r) => r.h,
+      );
       expect(hashes).toEqual(expect.arrayContaining(secrets.map(sha256)));
     } finally {
       await db.end();

@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { LedgerHoldRpc, LedgerReleaseRpc } from '@xchain/contracts';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { PROMETHEUS_MISSING, SERVICES, findExecutable, freePort, metricNamesIn, startPrometheus, type RunningPrometheus, untilHolds } from '@xchain/stack';
+import {
+  PROMETHEUS_MISSING,
+  SERVICES,
+  findExecutable,
+  freePort,
+  metricNamesIn,
+  startPrometheus,
+  type RunningPrometheus,
+  untilHolds,
+} from '@xchain/stack';
 import { DEV_FILLER, DEV_FILLER_KEY } from '@xchain/devnet';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { errorView, expectApiError, gatewayClient } from '../support/http';
@@ -37,7 +46,8 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   };
   const query = async (promql: string): Promise<Sample[]> => (await api(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result;
   /** Polls a query until `ok` holds for its samples (a scrape is every second), failing with the last answer. */
-  const eventually = (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> => untilHolds(promql, () => query(promql), ok, { timeoutMs, everyMs: 500 });
+  const eventually = (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> =>
+    untilHolds(promql, () => query(promql), ok, { timeoutMs, everyMs: 500 });
   const num = (s: Sample) => Number(s.value[1]);
 
   beforeAll(async () => {
@@ -45,7 +55,13 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     e2e = await startE2eStack({ FILLER_PRIVATE_KEYS: DEV_FILLER_KEY }, { devnet: { chains: ['base'] } });
     const dir = join(e2e.logDir, '..', 'prometheus');
     const targets = Object.fromEntries(SERVICES.map((s) => [s.name, e2e.ports[s.name]]));
-    prom = await startPrometheus({ dir, port: await freePort(), targets, scrapeIntervalSecs: 1, logFile: join(e2e.logDir, 'prometheus.log') });
+    prom = await startPrometheus({
+      dir,
+      port: await freePort(),
+      targets,
+      scrapeIntervalSecs: 1,
+      logFile: join(e2e.logDir, 'prometheus.log'),
+    });
     relayer = await e2e.connectAs('gasless-relayer');
   });
 
@@ -82,25 +98,48 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     // refused by the quote-engine (below the 1 USD minimum)
     await expectApiError(gateway.getQuote({ ...quote, amount: '1000' }), { http: 400, code: 3, reason: 'AMOUNT_BELOW_MIN' });
     // refused by the gateway's validation
-    await expectApiError(gateway.getQuote({ ...quote, amount: '1.5' }), { http: 400, code: 3, reason: 'INVALID_REQUEST', fields: ['amount'] });
+    await expectApiError(gateway.getQuote({ ...quote, amount: '1.5' }), {
+      http: 400,
+      code: 3,
+      reason: 'INVALID_REQUEST',
+      fields: ['amount'],
+    });
     // Raw on purpose: a path no operation has, which the typed client cannot even name.
     const unmatched = await fetch(`${e2e.gatewayUrl}/json/v1/no-such-thing/${randomBytes(4).toString('hex')}`);
     expect(errorView(unmatched.status, await unmatched.json())).toMatchObject({ http: 404, code: 5 });
     await expectApiError(gateway.getOrder({ quote_hash: `0x${'ab'.repeat(32)}` }), { http: 404, code: 5, reason: 'QUOTE_NOT_FOUND' });
 
-    await eventually('http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="200"}', (s) => s.length === 1 && num(s[0]!) >= 1);
-    await eventually('http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="400"}', (s) => s.length === 1 && num(s[0]!) >= 2);
+    await eventually(
+      'http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="200"}',
+      (s) => s.length === 1 && num(s[0]!) >= 1,
+    );
+    await eventually(
+      'http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="400"}',
+      (s) => s.length === 1 && num(s[0]!) >= 2,
+    );
     await eventually('http_requests_total{job="gateway",route="unmatched",status="404"}', (s) => s.length === 1 && num(s[0]!) >= 1);
     // A path parameter never becomes a label: the order lookup is one series, under its pattern.
     await eventually('http_requests_total{job="gateway",route="/json/v1/orders/:quote_hash",status="404"}', (s) => s.length === 1);
     expect(await query('count({job="gateway", route=~".*(no-such-thing|abab).*"})')).toEqual([]);
     await eventually('http_request_duration_seconds_count{job="gateway",route="/json/v1/quote"}', (s) => s.length >= 2);
 
-    await eventually('nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="ok"}', (s) => s.length === 1 && num(s[0]!) >= 1);
-    await eventually('nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="INVALID_ARGUMENT"}', (s) => s.length === 1);
-    await eventually('nats_server_request_duration_seconds_count{job="quote-engine",subject="quote.v1.get",outcome="ok"}', (s) => s.length === 1);
+    await eventually(
+      'nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="ok"}',
+      (s) => s.length === 1 && num(s[0]!) >= 1,
+    );
+    await eventually(
+      'nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="INVALID_ARGUMENT"}',
+      (s) => s.length === 1,
+    );
+    await eventually(
+      'nats_server_request_duration_seconds_count{job="quote-engine",subject="quote.v1.get",outcome="ok"}',
+      (s) => s.length === 1,
+    );
     await eventually('quotes_total{job="quote-engine",operation="quote",outcome="ok"}', (s) => s.length === 1 && num(s[0]!) >= 1);
-    await eventually('quotes_total{job="quote-engine",operation="quote",outcome="AMOUNT_BELOW_MIN"}', (s) => s.length === 1 && num(s[0]!) >= 1);
+    await eventually(
+      'quotes_total{job="quote-engine",operation="quote",outcome="AMOUNT_BELOW_MIN"}',
+      (s) => s.length === 1 && num(s[0]!) >= 1,
+    );
     await eventually('rate_limit_fallback_total{job="gateway"}', (s) => s.length === 2 && s.every((x) => num(x) === 0));
   });
 
@@ -116,7 +155,10 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     expect(waiting.map((s) => [s.metric['chain'], s.metric['wallet'], num(s)]).sort()).toEqual(lanes.map((w) => ['base', w, 0]));
     await eventually('relay_queue_oldest_job_age_seconds{job="gasless-relayer"}', (s) => s.length === lanes.length);
     // Balances come from the readiness check (probed at start): above the floor, as funded.
-    const balances = await eventually('relayer_wallet_balance_wei > on(job, instance, chain, wallet) relayer_wallet_floor_wei', (s) => s.length === wallets.length);
+    const balances = await eventually(
+      'relayer_wallet_balance_wei > on(job, instance, chain, wallet) relayer_wallet_floor_wei',
+      (s) => s.length === wallets.length,
+    );
     expect(balances.map((s) => s.metric['wallet']).sort()).toEqual(wallets);
 
     // The quote-engine's deposit watcher and the partner-service's funding and voucher watchers on base, within their confirmations.
@@ -142,10 +184,19 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   });
 
   it('has alert rules that name only metrics the services export, and none firing on a healthy stack', async () => {
-    const groups: { rules: { type: string; name: string; query: string; health: string; state?: string }[] }[] = (await api('/api/v1/rules')).groups;
+    const groups: { rules: { type: string; name: string; query: string; health: string; state?: string }[] }[] = (
+      await api('/api/v1/rules')
+    ).groups;
     const alerts = groups.flatMap((g) => g.rules).filter((r) => r.type === 'alerting');
     expect(alerts.map((a) => a.name)).toEqual(
-      expect.arrayContaining(['PriceStale', 'RelayQueueGrowing', 'RelayerWalletBelowFloor', 'ChainWatcherLagging', 'HttpErrorRateHigh', 'InventoryBelowFloor']),
+      expect.arrayContaining([
+        'PriceStale',
+        'RelayQueueGrowing',
+        'RelayerWalletBelowFloor',
+        'ChainWatcherLagging',
+        'HttpErrorRateHigh',
+        'InventoryBelowFloor',
+      ]),
     );
     // Each name must show up among what was scraped (some only after a watcher's first pass: poll).
     await targetsUp();

@@ -83,7 +83,10 @@ describe('stored quotes survive kill -9 of the quote-engine', () => {
     const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
     await db.connect();
     try {
-      const { rows } = await db.query<{ quote_hash: string }>('SELECT lower(quote_hash) AS quote_hash FROM quotes WHERE lower(quote_hash) = ANY($1::text[])', [answered]);
+      const { rows } = await db.query<{ quote_hash: string }>(
+        'SELECT lower(quote_hash) AS quote_hash FROM quotes WHERE lower(quote_hash) = ANY($1::text[])',
+        [answered],
+      );
       const stored = new Set(rows.map((r) => r.quote_hash));
       expect(answered.filter((h) => !stored.has(h))).toEqual([]);
     } finally {

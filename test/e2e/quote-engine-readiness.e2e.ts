@@ -55,15 +55,22 @@ describe('quote-engine readiness', () => {
       });
       e2e.stack.services.set('quote-engine', proc);
       const seen = new Set<string>();
-      await until('the restarted engine to be ready', async () => {
-        const r = await readyz();
-        if (r.http !== 200) {
-          for (const [name, c] of Object.entries(r.body.checks)) if (!c.ok) seen.add(`${name}: ${c.detail ?? ''}`);
-          return undefined;
-        }
-        return true;
-      }, POLL);
-      const first = await preview().then(() => 'ok', (err: unknown) => JSON.stringify(apiErrorView(err)));
+      await until(
+        'the restarted engine to be ready',
+        async () => {
+          const r = await readyz();
+          if (r.http !== 200) {
+            for (const [name, c] of Object.entries(r.body.checks)) if (!c.ok) seen.add(`${name}: ${c.detail ?? ''}`);
+            return undefined;
+          }
+          return true;
+        },
+        POLL,
+      );
+      const first = await preview().then(
+        () => 'ok',
+        (err: unknown) => JSON.stringify(apiErrorView(err)),
+      );
       expect(first).toBe('ok');
       // What it waited for on the way (e.g. "prices: waiting for the first prices"), for the log.
       process.stdout.write(`[readiness] round ${round}: not ready on the way: ${[...seen].join(' | ') || '(never observed)'}\n`);
@@ -73,19 +80,37 @@ describe('quote-engine readiness', () => {
   it('reports a stale price as degraded while staying ready, and fresh once it is updated', async () => {
     const kv = await new Kvm(oracle).open(PRICES_BUCKET);
     const now = Math.floor(Date.now() / 1000);
-    const price = (publish_time: number): Price => ({ price_id: 'e2e-stale-asset', price: '100000000', expo: -8, conf: '0', publish_time, source: 'file' });
+    const price = (publish_time: number): Price => ({
+      price_id: 'e2e-stale-asset',
+      price: '100000000',
+      expo: -8,
+      conf: '0',
+      publish_time,
+      source: 'file',
+    });
     await kv.put('e2e-stale-asset', JSON.stringify(price(now - 7200 - 60)));
 
-    const degraded = await until('a degraded price check', async () => {
-      const r = await readyz();
-      return r.body.checks['prices']?.detail?.startsWith('degraded:') ? r : undefined;
-    }, POLL);
+    const degraded = await until(
+      'a degraded price check',
+      async () => {
+        const r = await readyz();
+        return r.body.checks['prices']?.detail?.startsWith('degraded:') ? r : undefined;
+      },
+      POLL,
+    );
     expect(degraded.http).toBe(200);
     expect(degraded.body.status).toBe('ok');
-    expect(degraded.body.checks['prices']).toEqual({ ok: true, detail: expect.stringMatching(/^degraded: 1 of \d+ prices older than 7200 s \(e2e-stale-asset\)$/) });
+    expect(degraded.body.checks['prices']).toEqual({
+      ok: true,
+      detail: expect.stringMatching(/^degraded: 1 of \d+ prices older than 7200 s \(e2e-stale-asset\)$/),
+    });
 
     await kv.put('e2e-stale-asset', JSON.stringify(price(now)));
-    await until('fresh prices', async () => ((await readyz()).body.checks['prices']?.detail?.endsWith('all fresh') ? true : undefined), POLL);
+    await until(
+      'fresh prices',
+      async () => ((await readyz()).body.checks['prices']?.detail?.endsWith('all fresh') ? true : undefined),
+      POLL,
+    );
   });
 
   it('with its registry gone, is not ready and answers 503 REGISTRY_NOT_LOADED (not 400 UNSUPPORTED_PAIR), until the registry is back', async () => {
@@ -98,17 +123,24 @@ describe('quote-engine readiness', () => {
       await db.end();
     }
 
-    const down = await until('not ready', async () => {
-      const r = await readyz();
-      return r.http === 503 ? r : undefined;
-    }, POLL);
+    const down = await until(
+      'not ready',
+      async () => {
+        const r = await readyz();
+        return r.http === 503 ? r : undefined;
+      },
+      POLL,
+    );
     expect(down.body.checks['registry']).toEqual({ ok: false, detail: 'registry not loaded: no chains in the database' });
     const refused = await expectApiError(preview(), { http: 503, code: 14, reason: 'REGISTRY_NOT_LOADED' });
     expect(refused.headers.get('retry-after')).toBe('1');
     await expectApiError(gatewayClient(e2e.gatewayUrl).listTokens(), { http: 503 });
 
     // The operator seeds it again: ready and quoting within a refresh.
-    await runTool('dist/apps/quote-engine/src/seed.js', [join(ROOT, 'config/registry.json')], { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('quote_engine') });
+    await runTool('dist/apps/quote-engine/src/seed.js', [join(ROOT, 'config/registry.json')], {
+      ...e2e.stack.env,
+      DATABASE_URL: e2e.databaseUrl('quote_engine'),
+    });
     await until('ready again', async () => ((await readyz()).http === 200 ? true : undefined), POLL);
     await preview();
   });

@@ -27,7 +27,15 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
   const asked: string[] = [];
   const fixture = JSON.parse(readFileSync(join(ROOT, 'apps/quote-engine/src/swap/fixtures/0x-price-usdc-weth-ethereum.json'), 'utf8'));
   let api: XchainClient;
-  const base = { src_chain: 'ethereum', src_token: T.ethereum.USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '1000000000', gas_drop: '', recipient: EVM_USER, refund_address: EVM_REFUND } as const;
+  const base = {
+    src_chain: 'ethereum',
+    src_token: T.ethereum.USDC,
+    trade_type: 'TRADE_TYPE_EXACT_INPUT',
+    amount: '1000000000',
+    gas_drop: '',
+    recipient: EVM_USER,
+    refund_address: EVM_REFUND,
+  } as const;
 
   beforeAll(async () => {
     // USDC→WETH at the fixture's rate for any size; 500 for anything involving PEPE.
@@ -36,16 +44,23 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
       asked.push(req.url ?? '');
       if ([q.get('sellToken'), q.get('buyToken')].includes(T.ethereum.PEPE)) return void res.writeHead(500).end('{}');
       const sell = BigInt(q.get('sellAmount') ?? '0');
-      const body = { ...fixture, sellAmount: sell.toString(), buyAmount: ((sell * BigInt(fixture.buyAmount)) / BigInt(fixture.sellAmount)).toString() };
+      const body = {
+        ...fixture,
+        sellAmount: sell.toString(),
+        buyAmount: ((sell * BigInt(fixture.buyAmount)) / BigInt(fixture.sellAmount)).toString(),
+      };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((r) => zeroEx.listen(0, '127.0.0.1', r));
-    e2e = await startE2eStack({
-      SWAP_PRICER: '0x',
-      ZEROEX_API_URL: `http://127.0.0.1:${(zeroEx.address() as AddressInfo).port}`,
-      ZEROEX_API_KEY: 'e2e-key',
-      ETA_REFRESH_MS: '300',
-    }, { testUsers: { [ORDER_WATCHERS]: { publish: ['orders.v1.deposited', 'orders.v1.fulfilled'] } } });
+    e2e = await startE2eStack(
+      {
+        SWAP_PRICER: '0x',
+        ZEROEX_API_URL: `http://127.0.0.1:${(zeroEx.address() as AddressInfo).port}`,
+        ZEROEX_API_KEY: 'e2e-key',
+        ETA_REFRESH_MS: '300',
+      },
+      { testUsers: { [ORDER_WATCHERS]: { publish: ['orders.v1.deposited', 'orders.v1.fulfilled'] } } },
+    );
     nc = await e2e.connectAs(ORDER_WATCHERS);
     api = gatewayClient(e2e.gatewayUrl);
   });
@@ -67,7 +82,12 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
   });
 
   it('answers UNAVAILABLE / AGGREGATOR_FAILURE when the aggregator fails', async () => {
-    await expectApiError(api.getQuote({ ...base, dst_chain: 'ethereum', dst_token: T.ethereum.PEPE }), { http: 503, code: 14, reason: 'AGGREGATOR_FAILURE', metadata: { detail: 'http_500' } });
+    await expectApiError(api.getQuote({ ...base, dst_chain: 'ethereum', dst_token: T.ethereum.PEPE }), {
+      http: 503,
+      code: 14,
+      reason: 'AGGREGATOR_FAILURE',
+      metadata: { detail: 'http_500' },
+    });
   });
 
   it('estimates fulfilment from the median of recent orders on the pair, with count and p90', async () => {
@@ -81,7 +101,13 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
       if (!('cross_chain' in q)) throw new Error(`expected a cross-chain quote, got ${JSON.stringify(q)}`);
       const hash = q.cross_chain.quote_hash;
       const events: OrderEvent[] = [
-        { type: 'fulfilled', quote_hash: hash, chain: 'optimism', tx_hash: `0xf${secs}`, occurred_at: new Date(t0 + secs * 1000).toISOString() },
+        {
+          type: 'fulfilled',
+          quote_hash: hash,
+          chain: 'optimism',
+          tx_hash: `0xf${secs}`,
+          occurred_at: new Date(t0 + secs * 1000).toISOString(),
+        },
         { type: 'deposited', quote_hash: hash, chain: 'ethereum', tx_hash: `0xd${secs}`, occurred_at: new Date(t0).toISOString() },
       ];
       for (const e of events) await js.publish(orderEventSubject(e.type), JSON.stringify(e));

@@ -65,7 +65,15 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   it('gives the same numbers in a preview and a quote at the same instant', async () => {
     const pv = await preview();
     const cc = await crossChain();
-    for (const k of ['amount_in', 'amount_out', 'min_amount_out', 'slippage_bps', 'fee_breakdown', 'amount_in_usd_micros', 'fulfill_eta_secs'] as const) {
+    for (const k of [
+      'amount_in',
+      'amount_out',
+      'min_amount_out',
+      'slippage_bps',
+      'fee_breakdown',
+      'amount_in_usd_micros',
+      'fulfill_eta_secs',
+    ] as const) {
       expect([k, cc[k]]).toEqual([k, pv[k]]);
     }
     expect(pv.same_chain_swap).toBe(false);
@@ -84,26 +92,55 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
       return JSON.parse(text) as unknown;
     };
     const post = (path: string, body: unknown) =>
-      fetch(`${e2e.gatewayUrl}/json/v1/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${e2e.gatewayUrl}/json/v1/${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     await exact(await post('quote/preview', base), QuotePreviewSchema);
-    const q = (await exact(await post('quote', { ...base, ...bound, gasless: true }), QuoteSchema)) as { cross_chain: { quote_hash: string } };
-    const view = (await exact(await fetch(`${e2e.gatewayUrl}/json/v1/orders/${q.cross_chain.quote_hash}`), OrderStatusSchema)) as { status: string };
+    const q = (await exact(await post('quote', { ...base, ...bound, gasless: true }), QuoteSchema)) as {
+      cross_chain: { quote_hash: string };
+    };
+    const view = (await exact(await fetch(`${e2e.gatewayUrl}/json/v1/orders/${q.cross_chain.quote_hash}`), OrderStatusSchema)) as {
+      status: string;
+    };
     expect(view.status).toBe('quoted');
   });
 
   it('returns a quote_hash that viem alone recomputes from the order, and stores the quote', async () => {
-    const q = await api.call('GetQuote', { ...base, ...bound, referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 10 }] });
+    const q = await api.call('GetQuote', {
+      ...base,
+      ...bound,
+      referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 10 }],
+    });
     if (!('cross_chain' in q.data)) throw new Error('expected a cross-chain quote');
     const cc = q.data.cross_chain;
     const o = cc.order; // typed by OrderWireSchema: every field a string, bytes32 as 0x hex
     const b32 = (v: string) => v as Hex;
     const tuple = {
-      version: Number(o.version), salt: b32(o.salt), srcChainId: BigInt(o.src_chain_id), dstChainId: BigInt(o.dst_chain_id),
-      srcToken: b32(o.src_token), dstToken: b32(o.dst_token), amountIn: BigInt(o.amount_in), amountOut: BigInt(o.amount_out),
-      minAmountOut: BigInt(o.min_amount_out), recipient: b32(o.recipient), refundAddress: b32(o.refund_address), gasDrop: BigInt(o.gas_drop),
-      tradeType: Number(o.trade_type), slippageBps: Number(o.slippage_bps), srcSlippageBps: Number(o.src_slippage_bps),
-      dstGasNative: BigInt(o.dst_gas_native), sponsorGas: BigInt(o.sponsor_gas), gasless: o.gasless === 'true', sponsorFees: o.sponsor_fees === 'true',
-      referrersHash: b32(o.referrers_hash), issuedAt: BigInt(o.issued_at), expiresAt: BigInt(o.expires_at), depositTarget: b32(o.deposit_target),
+      version: Number(o.version),
+      salt: b32(o.salt),
+      srcChainId: BigInt(o.src_chain_id),
+      dstChainId: BigInt(o.dst_chain_id),
+      srcToken: b32(o.src_token),
+      dstToken: b32(o.dst_token),
+      amountIn: BigInt(o.amount_in),
+      amountOut: BigInt(o.amount_out),
+      minAmountOut: BigInt(o.min_amount_out),
+      recipient: b32(o.recipient),
+      refundAddress: b32(o.refund_address),
+      gasDrop: BigInt(o.gas_drop),
+      tradeType: Number(o.trade_type),
+      slippageBps: Number(o.slippage_bps),
+      srcSlippageBps: Number(o.src_slippage_bps),
+      dstGasNative: BigInt(o.dst_gas_native),
+      sponsorGas: BigInt(o.sponsor_gas),
+      gasless: o.gasless === 'true',
+      sponsorFees: o.sponsor_fees === 'true',
+      referrersHash: b32(o.referrers_hash),
+      issuedAt: BigInt(o.issued_at),
+      expiresAt: BigInt(o.expires_at),
+      depositTarget: b32(o.deposit_target),
     };
     expect(keccak256(encodeAbiParameters(ORDER_ABI, [tuple]))).toBe(cc.quote_hash);
     const referrers = o.referrers.map((r) => ({ account: b32(r.account), bps: Number(r.bps) }));
@@ -129,7 +166,11 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     const { permit2, gasless_executor, amount_in, expires_at, order } = cc;
     if (!permit2) throw new Error('a gasless EVM quote carries permit2');
     expect(permit2.primaryType).toBe('PermitWitnessTransferFrom');
-    expect(permit2.message).toMatchObject({ spender: gasless_executor, permitted: { amount: amount_in }, deadline: String(Date.parse(expires_at) / 1000) });
+    expect(permit2.message).toMatchObject({
+      spender: gasless_executor,
+      permitted: { amount: amount_in },
+      deadline: String(Date.parse(expires_at) / 1000),
+    });
     expect(permit2.message.witness.salt).toBe(order.salt);
     expect(cc.deposit_tx).toBeUndefined();
     const account = privateKeyToAccount(generatePrivateKey());
@@ -183,12 +224,28 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
   it('quotes Solana tokens both ways with base58 addresses', async () => {
     const toSol = await crossChain({ dst_chain: 'solana', dst_token: T.solana.SOL, recipient: SOL_USER });
     expect(BigInt(toSol.amount_out)).toBeGreaterThan(6_000_000_000n); // ~$1000 at ~$142 in lamports
-    const fromSol = await crossChain({ src_chain: 'solana', src_token: T.solana.USDC, dst_chain: 'base', dst_token: T.base.USDC, refund_address: SOL_USER, gasless: true });
+    const fromSol = await crossChain({
+      src_chain: 'solana',
+      src_token: T.solana.USDC,
+      dst_chain: 'base',
+      dst_token: T.base.USDC,
+      refund_address: SOL_USER,
+      gasless: true,
+    });
     expect(fromSol).toMatchObject({ gasless: true, fee_payer: expect.any(String), deposit_target: expect.any(String) });
     expect(fromSol.gasless_executor).toBeUndefined();
     for (const evmOnly of ['permit2', 'erc2612', 'deposit_tx', 'approval'] as const) expect(fromSol[evmOnly]).toBeUndefined();
-    await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.SOL }), { http: 400, code: 3, reason: 'INVALID_ADDRESS', fields: ['recipient'] });
-    await expectError(quote({ src_chain: 'solana', src_token: T.solana.USDC, refund_address: EVM_REFUND }), { http: 400, reason: 'INVALID_ADDRESS', fields: ['refund_address'] });
+    await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.SOL }), {
+      http: 400,
+      code: 3,
+      reason: 'INVALID_ADDRESS',
+      fields: ['recipient'],
+    });
+    await expectError(quote({ src_chain: 'solana', src_token: T.solana.USDC, refund_address: EVM_REFUND }), {
+      http: 400,
+      reason: 'INVALID_ADDRESS',
+      fields: ['refund_address'],
+    });
   });
 
   it('prices gasless relay gas as sponsor_gas and refuses gasless where it is not offered', async () => {
@@ -197,23 +254,44 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     expect(g.fee_breakdown.components.find((c) => c.name === 'sponsor_gas')).toMatchObject({ side: 'src' });
     expect(g.fee_breakdown.src_gas_native).toBe('1200000000000000');
     expect(g.order.gasless).toBe('true');
-    await expectError(quote({ gasless: true, dst_chain: 'ethereum', dst_token: T.ethereum.WETH }), { http: 400, reason: 'GASLESS_UNSUPPORTED' });
+    await expectError(quote({ gasless: true, dst_chain: 'ethereum', dst_token: T.ethereum.WETH }), {
+      http: 400,
+      reason: 'GASLESS_UNSUPPORTED',
+    });
     await expectError(quote({ gasless: true, src_token: T.ethereum.ETH }), { http: 400, reason: 'GASLESS_UNSUPPORTED' });
     await expectError(quote({ gasless: true, src_chain: 'bsc', src_token: T.bsc.USDT }), { http: 400, reason: 'GASLESS_UNSUPPORTED' });
     await expectError(quote({ gasless: true, sponsor_fees: true }), { http: 401, code: 16, reason: 'SPONSOR_FEES_REQUIRES_API_KEY' });
   });
 
   it('prices referrers and a gas drop, and refuses unusable ones', async () => {
-    const q = await crossChain({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 25 }], gas_drop: '1000000000000000' });
+    const q = await crossChain({
+      referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 25 }],
+      gas_drop: '1000000000000000',
+    });
     const names = q.fee_breakdown.components.map((c) => c.name);
     expect(names).toEqual(expect.arrayContaining(['referrer_fee', 'gas_drop']));
     expect(q.order.gas_drop).toBe('1000000000000000');
-    const dup = [{ address: '0x3333333333333333333333333333333333333333', bps: 1 }, { address: '0x3333333333333333333333333333333333333333', bps: 1 }];
+    const dup = [
+      { address: '0x3333333333333333333333333333333333333333', bps: 1 },
+      { address: '0x3333333333333333333333333333333333333333', bps: 1 },
+    ];
     await expectError(quote({ referrers: dup }), { http: 400, reason: 'INVALID_REFERRERS' });
-    await expectError(quote({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 501 }] }), { reason: 'INVALID_REFERRERS', metadata: { max_total_bps: '500' } });
-    await expectError(quote({ referrers: Array.from({ length: 6 }, (_, i) => ({ address: `0x${String(i).repeat(40)}`, bps: 1 })) }), { reason: 'INVALID_REFERRERS' });
-    await expectError(quote({ referrers: [{ address: 'nope', bps: 1 }] }), { reason: 'INVALID_REFERRERS', fields: ['referrers[0].address'] });
-    await expectError(quote({ gas_drop: '30000000000000001' }), { http: 400, reason: 'GAS_DROP_OVER_CAP', metadata: { max_gas_drop: '30000000000000000' } });
+    await expectError(quote({ referrers: [{ address: '0x3333333333333333333333333333333333333333', bps: 501 }] }), {
+      reason: 'INVALID_REFERRERS',
+      metadata: { max_total_bps: '500' },
+    });
+    await expectError(quote({ referrers: Array.from({ length: 6 }, (_, i) => ({ address: `0x${String(i).repeat(40)}`, bps: 1 })) }), {
+      reason: 'INVALID_REFERRERS',
+    });
+    await expectError(quote({ referrers: [{ address: 'nope', bps: 1 }] }), {
+      reason: 'INVALID_REFERRERS',
+      fields: ['referrers[0].address'],
+    });
+    await expectError(quote({ gas_drop: '30000000000000001' }), {
+      http: 400,
+      reason: 'GAS_DROP_OVER_CAP',
+      metadata: { max_gas_drop: '30000000000000000' },
+    });
   });
 
   it.each([
@@ -227,19 +305,32 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     ['a signed amount', { amount: '+100' }, 'INVALID_REQUEST', 'amount'],
     ['an amount over uint256', { amount: (1n << 256n).toString() }, 'INVALID_REQUEST', 'amount'],
     ['a negative slippage', { slippage_bps: -1 }, 'INVALID_REQUEST', 'slippage_bps'],
-    ['100 % slippage on an expected-output quote', { trade_type: 'TRADE_TYPE_EXPECTED_OUTPUT', slippage_bps: 10000 }, 'INVALID_SLIPPAGE', 'slippage_bps'],
+    [
+      '100 % slippage on an expected-output quote',
+      { trade_type: 'TRADE_TYPE_EXPECTED_OUTPUT', slippage_bps: 10000 },
+      'INVALID_SLIPPAGE',
+      'slippage_bps',
+    ],
   ])('answers %s with INVALID_ARGUMENT naming the field', async (_name, over, reason, field) => {
     await expectError(quote(over), { http: 400, code: 3, reason, fields: [field] });
   });
 
   it('enforces the size band with the band in metadata', async () => {
-    await expectError(quote({ amount: '999999' }), { http: 400, reason: 'AMOUNT_BELOW_MIN', metadata: { min_amount: '1000000', max_amount: expect.any(String) } });
+    await expectError(quote({ amount: '999999' }), {
+      http: 400,
+      reason: 'AMOUNT_BELOW_MIN',
+      metadata: { min_amount: '1000000', max_amount: expect.any(String) },
+    });
     await expectError(quote({ src_token: T.ethereum.ETH, amount: '1000000000000000000000' }), { http: 400, reason: 'AMOUNT_ABOVE_MAX' });
   });
 
   it('answers UNAVAILABLE for a suspended bridge, short inventory, a stale price and a disabled chain', async () => {
     await expectError(quote({ dst_chain: 'bsc', dst_token: T.bsc.USDT }), { http: 503, code: 14, reason: 'BRIDGE_SUSPENDED' });
-    await expectError(quote({ dst_chain: 'optimism', dst_token: T.optimism.WBTC, amount: '200000000000' }), { http: 503, reason: 'INSUFFICIENT_INVENTORY', metadata: { available: '100000000' } });
+    await expectError(quote({ dst_chain: 'optimism', dst_token: T.optimism.WBTC, amount: '200000000000' }), {
+      http: 503,
+      reason: 'INSUFFICIENT_INVENTORY',
+      metadata: { available: '100000000' },
+    });
 
     // Operator changes through the seed tool: base disabled, and BONK re-pointed to a price
     // identity whose only value is three hours old (the suite allows two).
@@ -247,16 +338,43 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
     registry.chains.find((c: { chain: string }) => c.chain === 'base').enabled = false;
     registry.tokens.find((t: { symbol: string }) => t.symbol === 'BONK').coingecko_id = 'stale-test';
     const kv = await new Kvm(oracle).open(PRICES_BUCKET);
-    const old = { price_id: 'stale-test', price: '1129', expo: -8, conf: '0', publish_time: Math.floor(Date.now() / 1000) - 3 * 3600, source: 'pyth' };
+    const old = {
+      price_id: 'stale-test',
+      price: '1129',
+      expo: -8,
+      conf: '0',
+      publish_time: Math.floor(Date.now() / 1000) - 3 * 3600,
+      source: 'pyth',
+    };
     await kv.put('stale-test', JSON.stringify(old));
     const file = join(e2e.logDir, 'registry-changed.json');
     writeFileSync(file, JSON.stringify(registry));
     await runTool('dist/apps/quote-engine/src/seed.js', [file], { ...e2e.stack.env, DATABASE_URL: e2e.databaseUrl('quote_engine') });
     // The quote-engine picks the change up on its own schedule: poll for the first effect with a deadline.
-    const reasonOf = (over: Over) => quote(over).then(() => 'priced', (e: unknown) => apiErrorView(e).reason);
-    await waitFor('the registry change to reach the quote-engine', async () => (await reasonOf({ dst_chain: 'base', dst_token: T.base.USDC })) === 'CHAIN_DISABLED', 15_000);
-    await waitFor('BONK on its stale price identity', async () => (await reasonOf({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER })) === 'STALE_PRICE', 15_000);
-    await expectError(quote({ dst_chain: 'base', dst_token: T.base.USDC }), { http: 503, reason: 'CHAIN_DISABLED', metadata: { chain: 'base' } });
-    await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER }), { http: 503, reason: 'STALE_PRICE', metadata: { price_id: 'stale-test', max_age_secs: '7200' } });
+    const reasonOf = (over: Over) =>
+      quote(over).then(
+        () => 'priced',
+        (e: unknown) => apiErrorView(e).reason,
+      );
+    await waitFor(
+      'the registry change to reach the quote-engine',
+      async () => (await reasonOf({ dst_chain: 'base', dst_token: T.base.USDC })) === 'CHAIN_DISABLED',
+      15_000,
+    );
+    await waitFor(
+      'BONK on its stale price identity',
+      async () => (await reasonOf({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER })) === 'STALE_PRICE',
+      15_000,
+    );
+    await expectError(quote({ dst_chain: 'base', dst_token: T.base.USDC }), {
+      http: 503,
+      reason: 'CHAIN_DISABLED',
+      metadata: { chain: 'base' },
+    });
+    await expectError(quote({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER }), {
+      http: 503,
+      reason: 'STALE_PRICE',
+      metadata: { price_id: 'stale-test', max_age_secs: '7200' },
+    });
   });
 });

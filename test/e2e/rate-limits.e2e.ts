@@ -23,7 +23,11 @@ const answer = (call: Promise<ApiResponse<unknown>>): Promise<Answer> =>
   );
 
 /** A CORS preflight from a chosen source address. */
-function preflight(url: string, from: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function preflight(
+  url: string,
+  from: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     // Raw HTTP on purpose: an OPTIONS preflight is the browser's own request, not an API operation, so the typed client never sends one.
     const req = request(url, { method: 'OPTIONS', localAddress: from, headers, timeout: 10_000 }, (res) => {
@@ -57,8 +61,15 @@ describe('rate limits', () => {
   const expectLimited = (a: Answer, limit: number) => {
     expect(a.status).toBe(429);
     const err = a.error!;
-    expect({ code: err.code, reason: err.reason, metadata: err.metadata }).toEqual({ code: 8, reason: 'RATE_LIMITED', metadata: { limit: String(limit), window_secs: '60' } });
-    expect(err.status.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retry_delay: expect.stringMatching(/^\d+s$/) });
+    expect({ code: err.code, reason: err.reason, metadata: err.metadata }).toEqual({
+      code: 8,
+      reason: 'RATE_LIMITED',
+      metadata: { limit: String(limit), window_secs: '60' },
+    });
+    expect(err.status.details).toContainEqual({
+      '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+      retry_delay: expect.stringMatching(/^\d+s$/),
+    });
     // the delay in the body and in Retry-After agree
     const retry = Number(a.headers.get('retry-after'));
     expect(err.retryAfterSecs).toBe(retry);
@@ -92,7 +103,9 @@ describe('rate limits', () => {
     expect(count(answers, 200)).toBe(KEYLESS);
     expect(count(answers, 429)).toBe(50 - KEYLESS);
     const ok = answers.filter((a) => a.status === 200);
-    expect(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: KEYLESS }, (_, i) => i));
+    expect(ok.map((a) => Number(a.headers.get('ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: KEYLESS }, (_, i) => i),
+    );
     for (const a of ok) expect(a.headers.get('ratelimit-limit')).toBe(String(KEYLESS));
     for (const a of answers.filter((x) => x.status === 429)) expectLimited(a, KEYLESS);
     // another client behind the same trusted proxy has its own budget
@@ -148,7 +161,11 @@ describe('rate limits', () => {
     const origin = { origin: 'https://app.example' };
     const preflights = await Promise.all(
       Array.from({ length: KEYLESS + 5 }, () =>
-        preflight(`${e2e.gatewayUrl}/json/v1/partner`, '127.0.0.6', { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }),
+        preflight(`${e2e.gatewayUrl}/json/v1/partner`, '127.0.0.6', {
+          ...origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        }),
       ),
     );
     for (const p of preflights) {
@@ -167,7 +184,11 @@ describe('rate limits', () => {
     expectLimited(limited, KEYLESS);
     expect(limited.headers.get('access-control-allow-origin')).toBe('*');
     const unauthenticated = await answer(from('127.0.0.7').call('GetPartner', { headers: origin }));
-    expect([unauthenticated.status, unauthenticated.error?.reason, unauthenticated.headers.get('access-control-allow-origin')]).toEqual([401, 'MISSING_CREDENTIALS', '*']);
+    expect([unauthenticated.status, unauthenticated.error?.reason, unauthenticated.headers.get('access-control-allow-origin')]).toEqual([
+      401,
+      'MISSING_CREDENTIALS',
+      '*',
+    ]);
     // without an Origin (a server-side caller) no CORS header is added
     expect((await answer(from('127.0.0.7').call('ListTokens'))).headers.get('access-control-allow-origin')).toBeNull();
   });

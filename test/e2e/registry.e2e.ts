@@ -61,7 +61,15 @@ describe('ListTokens and GetChains through the gateway', () => {
   it('lists the chains with their real chain ids and limits', async () => {
     const body = await api.getChains();
     const byName = new Map(body.chains.map((c) => [c.chain, c]));
-    for (const [name, id] of [['ethereum', '1'], ['arbitrum', '42161'], ['base', '8453'], ['optimism', '10'], ['polygon', '137'], ['bsc', '56'], ['avalanche', '43114']]) {
+    for (const [name, id] of [
+      ['ethereum', '1'],
+      ['arbitrum', '42161'],
+      ['base', '8453'],
+      ['optimism', '10'],
+      ['polygon', '137'],
+      ['bsc', '56'],
+      ['avalanche', '43114'],
+    ]) {
       expect(byName.get(name!)).toMatchObject({ chain_id: id, vm: 'evm' });
     }
     expect(byName.get('solana')).toMatchObject({ vm: 'svm', native_symbol: 'SOL', native_decimals: 9 });
@@ -104,7 +112,7 @@ describe('ListTokens and GetChains through the gateway', () => {
     expect(await res.json()).toMatchObject({ status: 'ok', checks: { nats: { ok: true } } });
   });
 
-  it('shows an operator\'s registry change within a reload, though the gateway keeps its lists for 30 s', async () => {
+  it("shows an operator's registry change within a reload, though the gateway keeps its lists for 30 s", async () => {
     const usdcOnBase = (tokens: { chain: string; symbol: string }[]) => tokens.some((t) => t.chain === 'base' && t.symbol === 'USDC');
     const listed = await api.listTokens();
     expect(usdcOnBase(listed.tokens)).toBe(true);
@@ -146,7 +154,14 @@ describe('ListTokens and GetChains through the gateway', () => {
     await announceChange();
     // The notice reaches the gateway on its own connection: ask until it has dropped its lists.
     const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && (await api.listTokens().then(() => true, () => false))) await new Promise((r) => setTimeout(r, 20));
+    while (
+      Date.now() < deadline &&
+      (await api.listTokens().then(
+        () => true,
+        () => false,
+      ))
+    )
+      await new Promise((r) => setTimeout(r, 20));
     // NATS reports "no responders" at once: 503 SERVICE_UNAVAILABLE, where waiting out the
     // deadline would have answered 504 UPSTREAM_TIMEOUT. The reason is the proof, not a stopwatch.
     const err = await expectApiError(api.listTokens(), { http: 503, code: 14, reason: 'SERVICE_UNAVAILABLE' });

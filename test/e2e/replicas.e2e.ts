@@ -45,7 +45,8 @@ async function receiver() {
 }
 
 /** A connection refused or reset: the gateway instance is gone, as a load balancer would see it. */
-const unreachable = (err: unknown) => err instanceof TypeError || /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((err as Error)?.message ?? err));
+const unreachable = (err: unknown) =>
+  err instanceof TypeError || /fetch failed|ECONNREFUSED|ECONNRESET|socket/i.test(String((err as Error)?.message ?? err));
 
 /**
  * Two instances of each of the five services on one NATS, Redis and PostgreSQL, under mixed load
@@ -207,7 +208,12 @@ describe('two instances of every service', () => {
 
   it('serves orders from both gateways with both instances of everything alive', async () => {
     expect(e2e.gatewayUrls).toHaveLength(2);
-    const batch = await Promise.all([gaslessOrder('base', true), gaslessOrder('arbitrum', false), gaslessOrder('base', false), gaslessOrder('arbitrum', true)]);
+    const batch = await Promise.all([
+      gaslessOrder('base', true),
+      gaslessOrder('arbitrum', false),
+      gaslessOrder('base', false),
+      gaslessOrder('arbitrum', true),
+    ]);
     for (const o of batch) await watch(o.hash);
     await allFulfilled(batch, 120_000);
     await checkStreams();
@@ -258,7 +264,10 @@ describe('two instances of every service', () => {
     // Each order: deposited once on its source, filled once on its destination, never cancelled or refunded.
     for (const o of sent) {
       const dst: Chain = o.src === 'base' ? 'arbitrum' : 'base';
-      expect({ hash: o.hash, deposited: (await gws[0]!.deposits(o.src, s.routers[o.src]! as Address, o.hash as Hex)).length }).toEqual({ hash: o.hash, deposited: 1 });
+      expect({ hash: o.hash, deposited: (await gws[0]!.deposits(o.src, s.routers[o.src]! as Address, o.hash as Hex)).length }).toEqual({
+        hash: o.hash,
+        deposited: 1,
+      });
       expect({ hash: o.hash, filled: (await s.routerEvents(dst, 'Filled', o.hash)).length }).toEqual({ hash: o.hash, filled: 1 });
       expect((await s.routerEvents(dst, 'Cancelled', o.hash)).length + (await s.routerEvents(o.src, 'Refunded', o.hash)).length).toBe(0);
     }
@@ -272,7 +281,8 @@ describe('two instances of every service', () => {
       const ours: { from: string; hash: Hex }[] = [];
       for (let n = 0n; n <= head; n++) {
         const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
-        for (const tx of block.transactions) if (senders.has(tx.from.toLowerCase())) ours.push({ from: tx.from.toLowerCase(), hash: tx.hash });
+        for (const tx of block.transactions)
+          if (senders.has(tx.from.toLowerCase())) ours.push({ from: tx.from.toLowerCase(), hash: tx.hash });
       }
       const receipts = await Promise.all(ours.map((t) => client.getTransactionReceipt({ hash: t.hash })));
       const reverted = receipts.filter((r) => r.status !== 'success').map((r) => r.transactionHash);
@@ -280,7 +290,9 @@ describe('two instances of every service', () => {
       const relayed = ours.filter((t) => t.from !== filler.address.toLowerCase()).length;
       expect({ chain, relayed }).toEqual({ chain, relayed: sent.filter((o) => o.src === chain).length });
       // The operator's router calls each did something: a fill, a claim (one or more orders), nothing else.
-      const operatorLogs = receipts.filter((r) => r.from.toLowerCase() === filler.address.toLowerCase() && r.to?.toLowerCase() === s.routers[chain]!.toLowerCase());
+      const operatorLogs = receipts.filter(
+        (r) => r.from.toLowerCase() === filler.address.toLowerCase() && r.to?.toLowerCase() === s.routers[chain]!.toLowerCase(),
+      );
       for (const r of operatorLogs) {
         const events = parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: r.logs }).map((l) => l.eventName);
         expect(events.some((e) => e === 'Filled' || e === 'Claimed')).toBe(true);
@@ -293,8 +305,14 @@ describe('two instances of every service', () => {
     const ids = hook.got.map((d) => d.eventId);
     expect(ids.length).toBe(new Set(ids).size);
     const states = hook.got.map((d) => `${d.body.data.quote_hash} ${stateOf(d.body.data)}`);
-    expect(hook.got.filter((d, i) => states.indexOf(states[i]!) !== i).map((d) => ({ event: d.eventId, status: d.body.data.status }))).toEqual([]);
-    for (const hash of partnerOrders) expect({ hash, fulfilled: hook.got.some((d) => d.body.data.quote_hash === hash && d.body.data.status === 'fulfilled') }).toEqual({ hash, fulfilled: true });
+    expect(
+      hook.got.filter((d, i) => states.indexOf(states[i]!) !== i).map((d) => ({ event: d.eventId, status: d.body.data.status })),
+    ).toEqual([]);
+    for (const hash of partnerOrders)
+      expect({ hash, fulfilled: hook.got.some((d) => d.body.data.quote_hash === hash && d.body.data.status === 'fulfilled') }).toEqual({
+        hash,
+        fulfilled: true,
+      });
 
     // Every quote answered 200 under load is still there, whichever instance stored it.
     const answered = quotes.filter((q) => q !== '');

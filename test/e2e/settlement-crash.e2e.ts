@@ -24,7 +24,8 @@ describe('settlement survives kill -9 at every stage', () => {
   let g: GaslessClient;
   let s: SettlementFixture;
 
-  const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
+  const rpc = (chain: string, method: string, params: unknown[] = []) =>
+    g.client(chain).request({ method: method as never, params: params as never });
 
   const kill = async (name: Killable) => {
     const proc = e2e.stack.services.get(name)!;
@@ -58,7 +59,8 @@ describe('settlement survives kill -9 at every stage', () => {
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'latest' }),
         g.client('arbitrum').getTransactionCount({ address: filler.address, blockTag: 'pending' }),
       ]).then(([mined, pending]) => ({ mined, pending }));
-    return (await untilHolds('a transaction of the operator pending on arbitrum', nonces, (n) => n.pending > n.mined, { everyMs: 100 })).mined;
+    return (await untilHolds('a transaction of the operator pending on arbitrum', nonces, (n) => n.pending > n.mined, { everyMs: 100 }))
+      .mined;
   };
 
   beforeAll(async () => {
@@ -73,13 +75,16 @@ describe('settlement survives kill -9 at every stage', () => {
    * Resolves once the relayer has signed, stored and broadcast the order's `kind` transaction (its
    * row `submitted`, read from the relayer's own database), which the held chain will not mine.
    */
-  const inFlight = (kind: 'fill' | 'cancel' | 'refund', quoteHash: string) => relayerRow(kind, quoteHash, (status) => status === 'submitted', 'in flight');
+  const inFlight = (kind: 'fill' | 'cancel' | 'refund', quoteHash: string) =>
+    relayerRow(kind, quoteHash, (status) => status === 'submitted', 'in flight');
   /** Resolves once the relayer's row of the order's `kind` transaction has a status that `ok` accepts. */
   const relayerRow = async (kind: 'fill' | 'cancel' | 'refund', quoteHash: string, ok: (status: string) => boolean, what: string) => {
     const db = new Client({ connectionString: e2e.databaseUrl('gasless_relayer') });
     await db.connect();
     try {
-      const status = async () => (await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`])).rows[0]?.status ?? 'no row';
+      const status = async () =>
+        (await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`])).rows[0]
+          ?.status ?? 'no row';
       await untilHolds(`the ${kind} of ${quoteHash} ${what}`, status, (s) => s !== 'no row' && ok(s), { everyMs: 100 });
     } finally {
       await db.end();
@@ -125,7 +130,10 @@ describe('settlement survives kill -9 at every stage', () => {
           expect(steps.map((x) => x.length)).toEqual([0, 1, 1]);
           expect(await g.balanceOf('base', LOCAL_TOKENS.base.USDC, o.user.address)).toBe(6_000_000n);
         }
-        await s.reportUntil((r) => r.open.fill + r.open.cancel + r.open.refund === 0 && r.undecided === 0 && r.stuck.length === 0, 'nothing open or stuck');
+        await s.reportUntil(
+          (r) => r.open.fill + r.open.cancel + r.open.refund === 0 && r.undecided === 0 && r.stuck.length === 0,
+          'nothing open or stuck',
+        );
       });
     }
   }
@@ -139,9 +147,19 @@ describe('settlement survives kill -9 at every stage', () => {
       const nonce = await pendingOnArbitrum();
       // Another hand on the operator key (an operator's manual cancel) takes the pending fill's nonce with a higher fee.
       const fees = await g.client('arbitrum').estimateFeesPerGas();
-      const wallet = createWalletClient({ account: privateKeyToAccount(DEV_FILLER_KEY), transport: http(e2e.devnet!.chains.get('arbitrum')!.rpcUrl) });
+      const wallet = createWalletClient({
+        account: privateKeyToAccount(DEV_FILLER_KEY),
+        transport: http(e2e.devnet!.chains.get('arbitrum')!.rpcUrl),
+      });
       const tx = cancelTx(o.order, s.routers['arbitrum']!);
-      await wallet.sendTransaction({ ...tx, nonce, gas: 200_000n, maxFeePerGas: fees.maxFeePerGas * 10n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 1n, chain: null });
+      await wallet.sendTransaction({
+        ...tx,
+        nonce,
+        gas: 200_000n,
+        maxFeePerGas: fees.maxFeePerGas * 10n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 10n + 1n,
+        chain: null,
+      });
     } finally {
       await release('arbitrum');
     }

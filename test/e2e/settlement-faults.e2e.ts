@@ -12,7 +12,8 @@ describe('settlement under chain faults', () => {
   let g: GaslessClient;
   let s: SettlementFixture;
 
-  const rpc = (chain: string, method: string, params: unknown[] = []) => g.client(chain).request({ method: method as never, params: params as never });
+  const rpc = (chain: string, method: string, params: unknown[] = []) =>
+    g.client(chain).request({ method: method as never, params: params as never });
 
   beforeAll(async () => {
     ({ e2e, g, s } = await startSettlementStack());
@@ -33,7 +34,10 @@ describe('settlement under chain faults', () => {
       await s.deposit(o);
       // Deposited at depth, yet no inventory reading from arbitrum: it waits, neither filled nor refunded.
       await g.waitOrder(o.q.quote_hash, (v) => v.status === 'deposited', 30_000);
-      const stalled = await s.reportUntil((r) => r.undecided === 1 && r.oldest_unsettled?.quote_hash === o.q.quote_hash, 'the deposit shown as undecided');
+      const stalled = await s.reportUntil(
+        (r) => r.undecided === 1 && r.oldest_unsettled?.quote_hash === o.q.quote_hash,
+        'the deposit shown as undecided',
+      );
       expect(stalled.oldest_unsettled.state).toBe('undecided');
     } finally {
       process.kill(arbitrum.pid!, 'SIGCONT');

@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
 import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
-import { type SvmTransactionJson, associatedTokenAccount, depositInstructions, memoInstruction, memoText, readOrderSteps, transferCheckedInstruction, vaultTokenAccount } from '@xchain/svm-orders';
+import {
+  type SvmTransactionJson,
+  associatedTokenAccount,
+  depositInstructions,
+  memoInstruction,
+  memoText,
+  readOrderSteps,
+  transferCheckedInstruction,
+  vaultTokenAccount,
+} from '@xchain/svm-orders';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient } from '../support/gasless-client';
 import { crossChainOf } from '../support/http';
@@ -57,7 +66,12 @@ describe('stray Solana deposits are returned to their sender', () => {
     const res = await fetch(sol.standin.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getTransaction',
+        params: [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }],
+      }),
     });
     return ((await res.json()) as { result: SvmTransactionJson }).result;
   };
@@ -81,8 +95,15 @@ describe('stray Solana deposits are returned to their sender', () => {
     crossChainOf(
       await s.retryingInventory(() =>
         g.api.getQuote({
-          src_chain: 'solana', dst_chain: 'arbitrum', src_token: SOL_USDC, dst_token: ARB_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-          amount: amount.toString(), gas_drop: '', recipient: g.newUser().address, refund_address: user.publicKey.toBase58(),
+          src_chain: 'solana',
+          dst_chain: 'arbitrum',
+          src_token: SOL_USDC,
+          dst_token: ARB_USDC,
+          trade_type: 'TRADE_TYPE_EXACT_INPUT',
+          amount: amount.toString(),
+          gas_drop: '',
+          recipient: g.newUser().address,
+          refund_address: user.publicKey.toBase58(),
         }),
       ),
     );
@@ -91,7 +112,9 @@ describe('stray Solana deposits are returned to their sender', () => {
     sol = await startDevSolana({ slotMs: 100 });
     conn = new Connection(sol.standin.url, 'confirmed');
     vault = new PublicKey(sol.serviceEnv['DEV_SOLANA_VAULT']!);
-    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { vm: string; deposit_target: string; fee_payer?: string }[] };
+    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+      chains: { vm: string; deposit_target: string; fee_payer?: string }[];
+    };
     for (const c of registry.chains.filter((x) => x.vm === 'svm')) {
       c.deposit_target = sol.serviceEnv['DEV_SOLANA_VAULT']!;
       c.fee_payer = sol.serviceEnv['DEV_SOLANA_FEE_PAYER']!;
@@ -129,15 +152,28 @@ describe('stray Solana deposits are returned to their sender', () => {
     const [, memo] = depositInstructions({ order: q.order, owner: shortUser.publicKey, mintDecimals: 6 });
     const mint = new PublicKey(SOL_USDC);
     const short = transferCheckedInstruction({
-      source: associatedTokenAccount(shortUser.publicKey, mint), mint, destination: vaultTokenAccount(vault, mint), authority: shortUser.publicKey, amount: 39_999_999n, decimals: 6,
+      source: associatedTokenAccount(shortUser.publicKey, mint),
+      mint,
+      destination: vaultTokenAccount(vault, mint),
+      authority: shortUser.publicKey,
+      amount: 39_999_999n,
+      decimals: 6,
     });
     // SOL, with a deposit memo naming a quote that was never made.
     const strayUser = newUser();
     const unknown = `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}`;
-    const [vaultUsdc, vaultSol, shortSol, straySol] = [await splBalance(vault), await lamports(vault), await lamports(shortUser.publicKey), await lamports(strayUser.publicKey)];
+    const [vaultUsdc, vaultSol, shortSol, straySol] = [
+      await splBalance(vault),
+      await lamports(vault),
+      await lamports(shortUser.publicKey),
+      await lamports(strayUser.publicKey),
+    ];
 
     const shortDeposit = await sendConfirmed(shortUser, [short, memo!]);
-    const strayDeposit = await sendConfirmed(strayUser, [SystemProgram.transfer({ fromPubkey: strayUser.publicKey, toPubkey: vault, lamports: 50_000_000 }), memoInstruction(memoText('deposit', unknown))]);
+    const strayDeposit = await sendConfirmed(strayUser, [
+      SystemProgram.transfer({ fromPubkey: strayUser.publicKey, toPubkey: vault, lamports: 50_000_000 }),
+      memoInstruction(memoText('deposit', unknown)),
+    ]);
 
     const done = await untilHolds('both stray deposits settled', report, (r) => r.returned + r.stuck === 2, POLL);
     expect(done).toEqual({ open: 0, returned: 2, stuck: 0, stuck_list: [] });
@@ -148,14 +184,22 @@ describe('stray Solana deposits are returned to their sender', () => {
     expect(await splBalance(vault)).toBe(vaultUsdc);
     expect(await lamports(vault)).toBe(vaultSol);
     // Once: besides its funding (airdrop, mint: no memo) each sender's history is its deposit and one return.
-    for (const [user, deposit] of [[shortUser, shortDeposit], [strayUser, strayDeposit]] as const) {
+    for (const [user, deposit] of [
+      [shortUser, shortDeposit],
+      [strayUser, strayDeposit],
+    ] as const) {
       const history = await conn.getSignaturesForAddress(user.publicKey, { limit: 10 }, 'confirmed');
       const others = history.filter((h) => h.signature !== deposit.signature && h.memo !== null);
       expect(others).toHaveLength(1);
       // As the watcher reads it: no order step, one return naming the deposit, paid by the vault.
       const back = readOrderSteps(await rawTransaction(others[0]!.signature));
       expect(back.steps).toEqual([]);
-      expect(back.returns).toEqual([expect.objectContaining({ depositSignature: deposit.signature, transfers: [expect.objectContaining({ authority: vault.toBase58() })] })]);
+      expect(back.returns).toEqual([
+        expect.objectContaining({
+          depositSignature: deposit.signature,
+          transfers: [expect.objectContaining({ authority: vault.toBase58() })],
+        }),
+      ]);
     }
     // The order whose deposit was short stays unpaid and unrefunded: nothing of it reached settlement.
     expect((await g.order(q.quote_hash)).body.status).toBe('quoted');

@@ -39,13 +39,18 @@ describe('settlement to and from Solana', () => {
     sol = await startDevSolana({ slotMs: 100 });
     conn = new Connection(sol.standin.url, 'confirmed');
     // The registry names the stand-in's dev vault and fee payer, as `npm start` seeds it.
-    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { vm: string; deposit_target: string; fee_payer?: string }[] };
+    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+      chains: { vm: string; deposit_target: string; fee_payer?: string }[];
+    };
     for (const c of registry.chains.filter((x) => x.vm === 'svm')) {
       c.deposit_target = sol.serviceEnv['DEV_SOLANA_VAULT']!;
       c.fee_payer = sol.serviceEnv['DEV_SOLANA_FEE_PAYER']!;
     }
     writeFileSync(registryFile, JSON.stringify(registry));
-    ({ e2e, g, s } = await startSettlementStack({ ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' }, { devnet: { chains: ['arbitrum'] }, registryFile }));
+    ({ e2e, g, s } = await startSettlementStack(
+      { ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' },
+      { devnet: { chains: ['arbitrum'] }, registryFile },
+    ));
   }, 240_000);
 
   afterAll(async () => {
@@ -60,8 +65,15 @@ describe('settlement to and from Solana', () => {
     await g.setNativeBalance('arbitrum', user.address, 10n ** 17n);
     const q = crossChainOf(
       await g.api.getQuote({
-        src_chain: 'arbitrum', dst_chain: 'solana', src_token: ARB_USDC, dst_token: SOL_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-        amount: '20000000', gas_drop: '', recipient: recipient.toBase58(), refund_address: user.address,
+        src_chain: 'arbitrum',
+        dst_chain: 'solana',
+        src_token: ARB_USDC,
+        dst_token: SOL_USDC,
+        trade_type: 'TRADE_TYPE_EXACT_INPUT',
+        amount: '20000000',
+        gas_drop: '',
+        recipient: recipient.toBase58(),
+        refund_address: user.address,
       }),
     );
     await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(s.routers['arbitrum']!, maxUint256) }, user);
@@ -79,17 +91,28 @@ describe('settlement to and from Solana', () => {
     sol.standin.mintTo(user.publicKey, SOL_USDC, amount);
     const recipient = g.newUser().address;
     const q = crossChainOf(
-      await s.retryingInventory(() => g.api.getQuote({
-        src_chain: 'solana', dst_chain: 'arbitrum', src_token: SOL_USDC, dst_token: ARB_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-        amount: amount.toString(), gas_drop: '', recipient, refund_address: user.publicKey.toBase58(),
-      })),
+      await s.retryingInventory(() =>
+        g.api.getQuote({
+          src_chain: 'solana',
+          dst_chain: 'arbitrum',
+          src_token: SOL_USDC,
+          dst_token: ARB_USDC,
+          trade_type: 'TRADE_TYPE_EXACT_INPUT',
+          amount: amount.toString(),
+          gas_drop: '',
+          recipient,
+          refund_address: user.publicKey.toBase58(),
+        }),
+      ),
     );
     return { user, recipient, q };
   };
   /** ...and deposits it to the vault with the quote's own two instructions. */
   const depositFromSolana = async ({ user, q }: Awaited<ReturnType<typeof quoteFromSolana>>) => {
     const { blockhash } = await conn.getLatestBlockhash('confirmed');
-    const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(...depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }));
+    const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(
+      ...depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }),
+    );
     tx.sign(user);
     await conn.sendRawTransaction(tx.serialize());
   };

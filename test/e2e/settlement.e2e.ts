@@ -52,7 +52,11 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await s.deposit(o);
 
     const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled', 60_000);
-    expect(view.fulfillment).toMatchObject({ chain: 'arbitrum', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: amountOut.toString() });
+    expect(view.fulfillment).toMatchObject({
+      chain: 'arbitrum',
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      amount: amountOut.toString(),
+    });
     expect(view).toMatchObject({ terminal: true, settlement: { decision: 'fill' } });
     expect((await g.balanceOf('arbitrum', ARB_USDC, o.user.address)) - before).toBe(amountOut);
     expect(await s.inventory()).toBe(0n);
@@ -73,7 +77,17 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
         const who = g.newUser().address;
         const q = crossChainOf(
           await s.retryingInventory(() =>
-            g.api.getQuote({ src_chain: 'base', dst_chain: 'arbitrum', src_token: base.USDC, dst_token: ARB_USDC, trade_type: 'TRADE_TYPE_EXACT_INPUT', amount: '10000000', gas_drop: '', recipient: who, refund_address: who }),
+            g.api.getQuote({
+              src_chain: 'base',
+              dst_chain: 'arbitrum',
+              src_token: base.USDC,
+              dst_token: ARB_USDC,
+              trade_type: 'TRADE_TYPE_EXACT_INPUT',
+              amount: '10000000',
+              gas_drop: '',
+              recipient: who,
+              refund_address: who,
+            }),
           ),
         );
         return { who, q, order: orderFromWire(q.order).order };
@@ -89,7 +103,8 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
       const wallet = createWalletClient({ account: depositor, transport: http(e2e.devnet!.chains.get('base')!.rpcUrl) });
       let nonce = await g.client('base').getTransactionCount({ address: depositor.address, blockTag: 'pending' });
       const sent: Hex[] = [];
-      for (const o of orders) sent.push(await wallet.sendTransaction({ ...depositTx(o.order, s.routers['base']!), nonce: nonce++, gas: 300_000n, chain: null }));
+      for (const o of orders)
+        sent.push(await wallet.sendTransaction({ ...depositTx(o.order, s.routers['base']!), nonce: nonce++, gas: 300_000n, chain: null }));
       for (const hash of sent) expect((await g.client('base').waitForTransactionReceipt({ hash })).status).toBe('success');
       // All the balance is reserved by fills not yet landed: quoting to arbitrum USDC refuses.
       await s.reportUntil((r) => r.open.fill === 10, 'ten fills open');
@@ -100,7 +115,8 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
 
     // One at a time: they settle together, and a hundred pollers at once would only load the stack.
     const views: any[] = [];
-    for (const o of orders) views.push(await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 150_000));
+    for (const o of orders)
+      views.push(await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 150_000));
     const filled = orders.filter((_, i) => views[i].status === 'fulfilled');
     const refunded = orders.filter((_, i) => views[i].status === 'refunded');
     expect([filled.length, refunded.length]).toEqual([10, 90]);
@@ -129,7 +145,9 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await s.setInventory(amountOut);
     // Base's clock moves past the quote's expiry: the deposit lands "late".
     const expiresAt = BigInt(Math.floor(new Date(o.q.expires_at).getTime() / 1000));
-    await g.client('base').request({ method: 'evm_setNextBlockTimestamp' as never, params: [`0x${(expiresAt + 60n).toString(16)}`] as never });
+    await g
+      .client('base')
+      .request({ method: 'evm_setNextBlockTimestamp' as never, params: [`0x${(expiresAt + 60n).toString(16)}`] as never });
     await s.deposit(o);
     const view = await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
     expect(view.status).toBe('fulfilled');
@@ -143,7 +161,8 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     const refunded = 90n * 10_000_000n;
     const deadline = Date.now() + 60_000;
     while ((await g.balanceOf('base', base.USDC, s.routers['base']!)) !== 0n) {
-      if (Date.now() > deadline) throw new Error(`base's router still holds ${await g.balanceOf('base', base.USDC, s.routers['base']!)} after 60 s`);
+      if (Date.now() > deadline)
+        throw new Error(`base's router still holds ${await g.balanceOf('base', base.USDC, s.routers['base']!)} after 60 s`);
       await new Promise((r) => setTimeout(r, 250));
     }
     expect(await g.balanceOf('base', base.USDC, DEV_TREASURY)).toBe(deposited - refunded);
@@ -167,7 +186,9 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
       refunded: refunded.toString(),
       open: '0',
     });
-    expect(report.out.inventory).toEqual([{ chain: 'arbitrum', token: ARB_USDC.toLowerCase(), balance: '0', reserved: '0', open_fills: 0, available: '0' }]);
+    expect(report.out.inventory).toEqual([
+      { chain: 'arbitrum', token: ARB_USDC.toLowerCase(), balance: '0', reserved: '0', open_fills: 0, available: '0' },
+    ]);
   });
 
   it('settles a same-chain order on one router: arbitrum USDC → arbitrum ETH filled from the operator, its deposit claimed to the treasury', async () => {
@@ -176,8 +197,15 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await g.mint('arbitrum', ARB_USDC, user.address, 50_000_000n);
     await g.setNativeBalance('arbitrum', user.address, 10n ** 17n);
     const reply = await g.api.getQuote({
-      src_chain: 'arbitrum', dst_chain: 'arbitrum', src_token: ARB_USDC, dst_token: T.arbitrum.ETH, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-      amount: '50000000', gas_drop: '', recipient, refund_address: user.address,
+      src_chain: 'arbitrum',
+      dst_chain: 'arbitrum',
+      src_token: ARB_USDC,
+      dst_token: T.arbitrum.ETH,
+      trade_type: 'TRADE_TYPE_EXACT_INPUT',
+      amount: '50000000',
+      gas_drop: '',
+      recipient,
+      refund_address: user.address,
     });
     if (!('same_chain_swap' in reply)) throw new Error(`expected a same-chain quote, got ${JSON.stringify(reply)}`);
     const q = reply.same_chain_swap;
@@ -198,7 +226,13 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     // Eight days on: past the routers' seven-day retention (last: it moves base's clock for good).
     await g.client('base').request({ method: 'evm_increaseTime' as never, params: [8 * 86_400] as never });
     await g.client('base').request({ method: 'evm_mine' as never, params: [] as never });
-    const late = g.client('base').simulateContract({ address: s.routers['base']!, abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [o.order], account: o.user.address });
+    const late = g.client('base').simulateContract({
+      address: s.routers['base']!,
+      abi: XCHAIN_ROUTER_ABI,
+      functionName: 'deposit',
+      args: [o.order],
+      account: o.user.address,
+    });
     await expect(late).rejects.toThrow(/RetentionOver/);
     expect(await g.balanceOf('base', base.USDC, o.user.address)).toBe(5_000_000n);
   });

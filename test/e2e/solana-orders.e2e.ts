@@ -38,7 +38,12 @@ describe('Solana deposits and fills in the order view', () => {
     return conn.sendRawTransaction(tx.serialize());
   };
   const viewWhen = (quoteHash: string, status: string) =>
-    untilHolds(`order ${quoteHash} ${status}`, () => api.getOrder({ quote_hash: quoteHash }), (view) => view.status === status, { everyMs: 100 });
+    untilHolds(
+      `order ${quoteHash} ${status}`,
+      () => api.getOrder({ quote_hash: quoteHash }),
+      (view) => view.status === status,
+      { everyMs: 100 },
+    );
   const landed = async (signature: string) => {
     const tx = (await conn.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }))!;
     expect(tx.meta!.err).toBeNull();
@@ -48,7 +53,9 @@ describe('Solana deposits and fills in the order view', () => {
   beforeAll(async () => {
     standin = await startSolanaStandin({ slotMs: 100 });
     conn = new Connection(standin.url, 'confirmed');
-    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { chain: string; deposit_target: string }[] };
+    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+      chains: { chain: string; deposit_target: string }[];
+    };
     const vault = registry.chains.find((c) => c.chain === 'solana')!.deposit_target;
     standin.createMint({ address: USDC, decimals: 6 });
     standin.createTokenAccount(vault, USDC);
@@ -73,19 +80,38 @@ describe('Solana deposits and fills in the order view', () => {
   });
 
   it("shows the user's own deposit from Solana, with its signature, slot and block time", async () => {
-    const q = await quote({ src_chain: 'solana', dst_chain: 'arbitrum', src_token: USDC, dst_token: T.arbitrum.USDC, amount: units(25).toString(), recipient: EVM_USER, refund_address: user.publicKey.toBase58() });
+    const q = await quote({
+      src_chain: 'solana',
+      dst_chain: 'arbitrum',
+      src_token: USDC,
+      dst_token: T.arbitrum.USDC,
+      amount: units(25).toString(),
+      recipient: EVM_USER,
+      refund_address: user.publicKey.toBase58(),
+    });
     const signature = await send(depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }), user);
     const view = await viewWhen(q.quote_hash, 'deposited');
     expect(view.deposit).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)) });
   });
 
   it('shows a fill paid on Solana by a filler account', async () => {
-    const q = await quote({ src_chain: 'arbitrum', dst_chain: 'solana', src_token: T.arbitrum.USDC, dst_token: USDC, amount: units(40).toString(), recipient: recipient.toBase58(), refund_address: EVM_USER });
+    const q = await quote({
+      src_chain: 'arbitrum',
+      dst_chain: 'solana',
+      src_token: T.arbitrum.USDC,
+      dst_token: USDC,
+      amount: units(40).toString(),
+      recipient: recipient.toBase58(),
+      refund_address: EVM_USER,
+    });
     const signature = await send(fillInstructions({ order: q.order, filler: filler.publicKey, mintDecimals: 6 }), filler);
     const view = await viewWhen(q.quote_hash, 'fulfilled');
     expect(view.fulfillment).toEqual({ chain: 'solana', tx_hash: signature, ...(await landed(signature)), amount: q.amount_out });
     // The quote-engine's own health port, not the public API (the client has no operation for it): plain fetch.
     const health = (await (await fetch(`http://127.0.0.1:${e2e.ports['quote-engine']}/readyz`)).json()) as any;
-    expect(health.checks.solana_watcher).toEqual({ ok: true, detail: expect.stringMatching(/^\d+ accounts: read up to slot \d+ \(confirmed\)$/) });
+    expect(health.checks.solana_watcher).toEqual({
+      ok: true,
+      detail: expect.stringMatching(/^\d+ accounts: read up to slot \d+ \(confirmed\)$/),
+    });
   });
 });

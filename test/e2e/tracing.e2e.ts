@@ -36,7 +36,11 @@ describe('tracing across the services', () => {
     const api = gatewayClient(e2e.gatewayUrl);
     const quoted = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND }));
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const res = await api.call('GetOrder', { quote_hash: quoted.quote_hash }, { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    const res = await api.call(
+      'GetOrder',
+      { quote_hash: quoted.quote_hash },
+      { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } },
+    );
     expect(res.data.quote_hash).toBe(quoted.quote_hash);
     expect(res.headers.get('x-request-id')).toBe(traceId);
 
@@ -92,12 +96,19 @@ describe('tracing across the services', () => {
     const spans = (
       await receiver.waitFor((all) => {
         const mine = all.filter((s) => s.traceId === traceId);
-        return mine.some((s) => s.service === 'quote-engine' && s.name === 'quote.v1.get process') && mine.some((s) => s.service === 'gateway' && s.kind === 2);
+        return (
+          mine.some((s) => s.service === 'quote-engine' && s.name === 'quote.v1.get process') &&
+          mine.some((s) => s.service === 'gateway' && s.kind === 2)
+        );
       })
     ).filter((s) => s.traceId === traceId);
     const httpSpan = spans.find((s) => s.service === 'gateway' && s.kind === 2);
     expect(httpSpan).toMatchObject({ name: 'POST /json/v1/quote', parentSpanId: 'b7ad6b7169203331' });
-    expect(httpSpan!.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/json/v1/quote', 'url.path': '/json/v1/quote' });
+    expect(httpSpan!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/json/v1/quote',
+      'url.path': '/json/v1/quote',
+    });
     expect(String(httpSpan!.attributes['http.response.status_code'])).toBe('200');
     // The span the client was told about is the gateway's server span.
     expect(res.headers.get('traceparent')).toBe(`00-${traceId}-${httpSpan!.spanId}-01`);
@@ -130,14 +141,18 @@ async function accessLineOf(logDir: string, traceId: string): Promise<Record<str
 /** POSTs a JSON body in two writes with a pause between them; resolves with the status and headers. */
 async function postInTwoParts(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        resolve({ status: res.statusCode ?? 0, headers: h });
-      });
-    });
+    const req = request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers: h });
+        });
+      },
+    );
     req.on('error', reject);
     req.flushHeaders();
     const half = Math.floor(body.length / 2);

@@ -90,13 +90,26 @@ describe('partner webhooks', () => {
    * from 1001 up, so they never meet the quote-engine's own (1, 2, …) for the same order.
    */
   const publish = async (partnerId: string, hash: string, view: OrderStatus, version: number): Promise<OrderUpdate> => {
-    const u: OrderUpdate = { event_id: `${hash}:${version}`, quote_hash: hash, version, partner_id: partnerId, occurred_at: new Date().toISOString(), order: view };
+    const u: OrderUpdate = {
+      event_id: `${hash}:${version}`,
+      quote_hash: hash,
+      version,
+      partner_id: partnerId,
+      occurred_at: new Date().toISOString(),
+      order: view,
+    };
     // The stream exists once the partner-service or the quote-engine made it: retry until it takes the message.
-    await until('the stream to take the update', async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(u)), true), POLL);
+    await until(
+      'the stream to take the update',
+      async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(u)), true),
+      POLL,
+    );
     return u;
   };
-  const deliveries = (token: string, query: Parameters<XchainClient['listPartnerWebhookDeliveries']>[0] = {}) => as(token).listPartnerWebhookDeliveries(query);
-  const deliveryOf = async (token: string, eventId: string) => (await deliveries(token, { page_size: 200 })).deliveries.find((d) => d.event_id === eventId);
+  const deliveries = (token: string, query: Parameters<XchainClient['listPartnerWebhookDeliveries']>[0] = {}) =>
+    as(token).listPartnerWebhookDeliveries(query);
+  const deliveryOf = async (token: string, eventId: string) =>
+    (await deliveries(token, { page_size: 200 })).deliveries.find((d) => d.event_id === eventId);
 
   let alice: PartnerSession;
   let bob: PartnerSession;
@@ -129,17 +142,40 @@ describe('partner webhooks', () => {
   });
 
   it('refuses unusable URLs and callers without a session, and has no webhook until one is set', async () => {
-    await expectApiError(as().setPartnerWebhook({ url: 'https://hooks.example.com/x' }), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
+    await expectApiError(as().setPartnerWebhook({ url: 'https://hooks.example.com/x' }), {
+      http: 401,
+      code: 16,
+      reason: 'MISSING_CREDENTIALS',
+    });
     await expectApiError(as().listPartnerWebhookDeliveries(), { http: 401, code: 16, reason: 'MISSING_CREDENTIALS' });
     /** What refusing `body` says; some bodies are malformed on purpose: the gateway, not the client, judges them. */
     const refused = (body: unknown) =>
-      as(alice.token).setPartnerWebhook(body as WebhookBody).then((ok) => {
-        throw new Error(`expected a refusal, the webhook was set: ${JSON.stringify(ok)}`);
-      }, apiErrorView);
+      as(alice.token)
+        .setPartnerWebhook(body as WebhookBody)
+        .then((ok) => {
+          throw new Error(`expected a refusal, the webhook was set: ${JSON.stringify(ok)}`);
+        }, apiErrorView);
     // IPv6 hosts that carry a loopback, metadata or reserved IPv4 address (compatible, translated, 6to4, Teredo), and a URL over 2048 characters, too.
-    const embedded = ['https://[::7f00:1]/x', 'https://[::ffff:0:7f00:1]/x', 'https://[2002:7f00:1::]/x', 'https://[2002:a9fe:a9fe::]/x', 'https://[2001::1]/x'];
-    for (const bad of ['http://hooks.example.com/x', 'https://user:pw@hooks.example.com/x', 'https://10.0.0.7/x', 'https://169.254.169.254/latest', 'not a url', ...embedded, `https://hooks.example.com/${'a'.repeat(2049 - 26)}`]) {
-      expect([bad, await refused({ url: bad })]).toEqual([bad, expect.objectContaining({ http: 400, code: 3, reason: 'INVALID_WEBHOOK_URL', fields: ['url'] })]);
+    const embedded = [
+      'https://[::7f00:1]/x',
+      'https://[::ffff:0:7f00:1]/x',
+      'https://[2002:7f00:1::]/x',
+      'https://[2002:a9fe:a9fe::]/x',
+      'https://[2001::1]/x',
+    ];
+    for (const bad of [
+      'http://hooks.example.com/x',
+      'https://user:pw@hooks.example.com/x',
+      'https://10.0.0.7/x',
+      'https://169.254.169.254/latest',
+      'not a url',
+      ...embedded,
+      `https://hooks.example.com/${'a'.repeat(2049 - 26)}`,
+    ]) {
+      expect([bad, await refused({ url: bad })]).toEqual([
+        bad,
+        expect.objectContaining({ http: 400, code: 3, reason: 'INVALID_WEBHOOK_URL', fields: ['url'] }),
+      ]);
     }
     // No URL at all: refused by the request schema already.
     expect(await refused({})).toMatchObject({ http: 400, code: 3, fields: ['url'] });
@@ -154,16 +190,23 @@ describe('partner webhooks', () => {
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ url: r.url, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/), created_at: expect.any(String) });
     const secret = set.data.secret;
-    expect(await as(alice.token).call('GetPartnerWebhook')).toMatchObject({ status: 200, body: { url: r.url, created_at: set.data.created_at } });
+    expect(await as(alice.token).call('GetPartnerWebhook')).toMatchObject({
+      status: 200,
+      body: { url: r.url, created_at: set.data.created_at },
+    });
     expect(JSON.stringify((await as(alice.token).call('GetPartnerWebhook')).body)).not.toContain(secret);
 
     const { hash, view } = await quoted(alice.key);
     const u = await publish(alice.id, hash, view, 1001);
     await publish(alice.id, hash, view, 1001); // the same update again (a redelivery)
-    const done = await until('the delivery to succeed', async () => {
-      const d = await deliveryOf(alice.token, u.event_id);
-      return d?.status === 'delivered' ? d : undefined;
-    }, POLL);
+    const done = await until(
+      'the delivery to succeed',
+      async () => {
+        const d = await deliveryOf(alice.token, u.event_id);
+        return d?.status === 'delivered' ? d : undefined;
+      },
+      POLL,
+    );
     expect(done).toEqual({
       id: expect.stringMatching(/^whd_[0-9]+$/),
       event_id: u.event_id,
@@ -181,7 +224,13 @@ describe('partner webhooks', () => {
       expect(signedWith(secret, s)).toBe(true);
       expect(s.headers['content-type']).toBe('application/json');
     }
-    expect(JSON.parse(seen[0]!.body)).toEqual({ id: u.event_id, type: 'order.updated', created_at: u.occurred_at, version: 1001, data: view });
+    expect(JSON.parse(seen[0]!.body)).toEqual({
+      id: u.event_id,
+      type: 'order.updated',
+      created_at: u.occurred_at,
+      version: 1001,
+      data: view,
+    });
     expect(new Set(seen.map((s) => s.body)).size).toBe(1);
 
     // A later update of the order is consumed after the duplicate: once it is delivered, the
@@ -202,11 +251,19 @@ describe('partner webhooks', () => {
     const u = await publish(alice.id, hash, view, 1001);
     // Three attempts, each given up by the sender at its timeout (it hung up, we never answered).
     await until('three abandoned attempts', async () => silent.of(u.event_id).filter((s) => s.abandoned).length >= 3, POLL);
-    const pending = await until('the delivery log to show them', async () => {
-      const d = await deliveryOf(alice.token, u.event_id);
-      return d && d.attempts >= 3 ? d : undefined;
-    }, POLL);
-    expect(pending).toMatchObject({ status: 'pending', last_error: `no answer within ${TIMEOUT_MS} ms`, next_attempt_at: expect.any(String) });
+    const pending = await until(
+      'the delivery log to show them',
+      async () => {
+        const d = await deliveryOf(alice.token, u.event_id);
+        return d && d.attempts >= 3 ? d : undefined;
+      },
+      POLL,
+    );
+    expect(pending).toMatchObject({
+      status: 'pending',
+      last_error: `no answer within ${TIMEOUT_MS} ms`,
+      next_attempt_at: expect.any(String),
+    });
     expect(pending.last_status_code).toBeUndefined();
     expect(pending.delivered_at).toBeUndefined();
     expect(signedWith(secret, silent.of(u.event_id)[0]!)).toBe(true);
@@ -229,7 +286,7 @@ describe('partner webhooks', () => {
     expect(silent.of(afterRemoval.event_id)).toEqual([]);
   });
 
-  it("shows each partner its own deliveries only, newest first, paged with a cursor", async () => {
+  it('shows each partner its own deliveries only, newest first, paged with a cursor', async () => {
     const all = (await deliveries(alice.token, { page_size: 200 })).deliveries;
     expect(all.length).toBeGreaterThanOrEqual(3);
     const bobs = (await deliveries(bob.token, { page_size: 200 })).deliveries;
@@ -279,10 +336,14 @@ describe('partner webhooks', () => {
         logFile: join(e2e.logDir, 'partner-service.log'),
       }),
     );
-    const after = await until('the pending delivery after the restart', async () => {
-      const d = await deliveryOf(carl.token, pending.event_id);
-      return d?.status === 'delivered' ? d : undefined;
-    }, { ...POLL, timeoutMs: 60_000 });
+    const after = await until(
+      'the pending delivery after the restart',
+      async () => {
+        const d = await deliveryOf(carl.token, pending.event_id);
+        return d?.status === 'delivered' ? d : undefined;
+      },
+      { ...POLL, timeoutMs: 60_000 },
+    );
     expect(after.attempts).toBeGreaterThanOrEqual(3);
     // Every attempt the receiver saw was counted (an attempt is counted when it is claimed, so the
     // one the kill interrupted may never have reached it), at least one refused and the last one taken.
@@ -304,8 +365,15 @@ describe('partner webhooks', () => {
     await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 50_000_000n);
     const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '20000000', { 'x-api-key': bob.key });
     expect((await g.submit(await g.evmBody(user, q, true))).body.status).toBe('queued');
-    const events = () => r.got.filter((s) => (JSON.parse(s.body) as { data: OrderStatus }).data.quote_hash === q['quote_hash']).map((s) => JSON.parse(s.body) as { id: string; version: number; data: OrderStatus });
-    await until('the deposited view', async () => events().some((e) => e.data.status === 'deposited' && e.data.gasless?.status === 'confirmed'), { ...POLL, timeoutMs: 60_000 });
+    const events = () =>
+      r.got
+        .filter((s) => (JSON.parse(s.body) as { data: OrderStatus }).data.quote_hash === q['quote_hash'])
+        .map((s) => JSON.parse(s.body) as { id: string; version: number; data: OrderStatus });
+    await until(
+      'the deposited view',
+      async () => events().some((e) => e.data.status === 'deposited' && e.data.gasless?.status === 'confirmed'),
+      { ...POLL, timeoutMs: 60_000 },
+    );
     for (const s of r.got) expect(signedWith(secret, s)).toBe(true);
     const versions = [...new Set(events().map((e) => e.version))].sort((a, b) => a - b);
     expect(versions[0]).toBe(1);
@@ -320,7 +388,9 @@ describe('partner webhooks', () => {
 
   it('never writes a webhook secret to a log', async () => {
     const secret = (await setWebhook(bob.token, 'https://hooks.example.com/never-called')).secret;
-    const logs = readdirSync(e2e.logDir).map((f) => readFileSync(join(e2e.logDir, f), 'utf8')).join('\n');
+    const logs = readdirSync(e2e.logDir)
+      .map((f) => readFileSync(join(e2e.logDir, f), 'utf8'))
+      .join('\n');
     expect(logs.length).toBeGreaterThan(1000);
     expect(logs).not.toContain(secret);
     expect(logs).not.toContain(secret.slice(-20));

@@ -4,7 +4,18 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Devnet, type FundReport, fund, startDevnet } from '@xchain/devnet';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
-import { ROOT, SERVICES, freeStackPorts, startBuiltService, startStack, testPostgresAdmin, testRedisAdmin, type RedisLogin, type Stack, type TestUserSpec } from '@xchain/stack';
+import {
+  ROOT,
+  SERVICES,
+  freeStackPorts,
+  startBuiltService,
+  startStack,
+  testPostgresAdmin,
+  testRedisAdmin,
+  type RedisLogin,
+  type Stack,
+  type TestUserSpec,
+} from '@xchain/stack';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
@@ -75,10 +86,17 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
   const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
   const relayerWallets = relayerKeys.map((k) => privateKeyToAddress(k));
-  const devnetOpts = opts.devnet ? { chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 } : undefined;
+  const devnetOpts = opts.devnet
+    ? { chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 }
+    : undefined;
   let devnet = devnetOpts ? await startDevnet(devnetOpts) : undefined;
   const chainEnv: NodeJS.ProcessEnv = devnet
-    ? { EVM_RPC_URLS: devnet.rpcUrls, RELAYER_PRIVATE_KEYS: relayerKeys.join(','), CHAIN_WATCH_CONFIRMATIONS: '1', CHAIN_WATCH_POLL_MS: '250' }
+    ? {
+        EVM_RPC_URLS: devnet.rpcUrls,
+        RELAYER_PRIVATE_KEYS: relayerKeys.join(','),
+        CHAIN_WATCH_CONFIRMATIONS: '1',
+        CHAIN_WATCH_POLL_MS: '250',
+      }
     : {};
   let stack: Stack;
   // Chosen after the chains started (their ports come from the same pool), and chosen again when one
@@ -133,7 +151,15 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
       devnet = await startDevnet({ ...devnetOpts, ports: chainPorts });
       // As startStack starts them: the four behind the gateway, then the gateway, each on its database.
       const start = async (spec: (typeof SERVICES)[number]) => {
-        stack.services.set(spec.name, await startBuiltService({ spec, port: ports[spec.name], env: stack.envFor(spec.name), logFile: join(dataDir, 'logs', `${spec.name}.log`) }));
+        stack.services.set(
+          spec.name,
+          await startBuiltService({
+            spec,
+            port: ports[spec.name],
+            env: stack.envFor(spec.name),
+            logFile: join(dataDir, 'logs', `${spec.name}.log`),
+          }),
+        );
       };
       await Promise.all(SERVICES.filter((s) => s.name !== 'gateway').map(start));
       await start(SERVICES.find((s) => s.name === 'gateway')!);
@@ -148,15 +174,20 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
 
 function runAdmin(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number; out: any; err: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env, timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let out: unknown;
-      try {
-        out = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        out = undefined;
-      }
-      resolve({ code, out, err: stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args],
+      { env, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        let out: unknown;
+        try {
+          out = JSON.parse(code === 0 ? stdout : stderr);
+        } catch {
+          out = undefined;
+        }
+        resolve({ code, out, err: stderr });
+      },
+    );
   });
 }

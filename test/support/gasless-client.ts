@@ -63,7 +63,10 @@ export class GaslessClient {
       await this.client(chain).waitForTransactionReceipt({ hash, pollingInterval: 50 });
     };
     const next = (this.minting.get(chain) ?? Promise.resolve()).then(run, run);
-    this.minting.set(chain, next.catch(() => undefined));
+    this.minting.set(
+      chain,
+      next.catch(() => undefined),
+    );
     return next;
   }
   private readonly minting = new Map<string, Promise<void>>();
@@ -80,7 +83,14 @@ export class GaslessClient {
    * A gasless quote of `amount` of `token` from `chain` to Arbitrum USDC, for `user` (`headers`,
    * e.g. an `x-api-key`, go with the request). A refusal throws its XchainApiError.
    */
-  async gaslessQuote(chain: string, token: Address, user: Address, amount: string, headers: Record<string, string> = {}, over: Partial<QuoteBody> = {}) {
+  async gaslessQuote(
+    chain: string,
+    token: Address,
+    user: Address,
+    amount: string,
+    headers: Record<string, string> = {},
+    over: Partial<QuoteBody> = {},
+  ) {
     const body: QuoteBody = {
       src_chain: chain,
       dst_chain: 'arbitrum',
@@ -136,7 +146,8 @@ export class GaslessClient {
       const r = await this.order(quoteHash);
       last = r.body;
       if (r.status === 200 && done(r.body)) return r.body;
-      if (Date.now() > deadline) throw new Error(`order ${quoteHash} did not get there in ${timeoutMs} ms; last view ${JSON.stringify(last)}`);
+      if (Date.now() > deadline)
+        throw new Error(`order ${quoteHash} did not get there in ${timeoutMs} ms; last view ${JSON.stringify(last)}`);
       await new Promise((res) => setTimeout(res, 150));
     }
   }

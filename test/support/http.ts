@@ -39,7 +39,8 @@ export async function expectApiError(call: Promise<unknown>, want: Partial<Error
     (value) => ({ value }),
     (err: unknown) => ({ err }),
   );
-  if (!('err' in outcome)) throw new Error(`expected an API error ${JSON.stringify(want)}, got a success: ${JSON.stringify(outcome.value)}`);
+  if (!('err' in outcome))
+    throw new Error(`expected an API error ${JSON.stringify(want)}, got a success: ${JSON.stringify(outcome.value)}`);
   expect(apiErrorView(outcome.err)).toMatchObject(want);
   return outcome.err as XchainApiError;
 }

@@ -10,6 +10,12 @@ export const FULFILMENT_STAND_IN = { 'fulfilment-stand-in': { publish: [orderEve
 
 /** Publishes a `fulfilled` order event to JetStream, as the fulfilment side would. */
 export async function publishFulfilled(nc: NatsConnection, quoteHash: string, chain: string): Promise<void> {
-  const e: OrderEvent = { type: 'fulfilled', quote_hash: quoteHash, chain, tx_hash: `0x${quoteHash.slice(2, 10)}`, occurred_at: new Date().toISOString() };
+  const e: OrderEvent = {
+    type: 'fulfilled',
+    quote_hash: quoteHash,
+    chain,
+    tx_hash: `0x${quoteHash.slice(2, 10)}`,
+    occurred_at: new Date().toISOString(),
+  };
   await jetstream(nc).publish(orderEventSubject('fulfilled'), JSON.stringify(e));
 }

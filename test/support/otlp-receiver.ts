@@ -24,7 +24,9 @@ interface OtlpKv {
 interface OtlpBody {
   resourceSpans?: {
     resource?: { attributes?: OtlpKv[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpKv[] }[] }[];
+    scopeSpans?: {
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpKv[] }[];
+    }[];
   }[];
 }
 

@@ -39,7 +39,11 @@ export class PartnerSession {
   }
 
   /** Creates the partner and issues its session (and its key, with `key`). */
-  static async create(e2e: Pick<E2eStack, 'admin' | 'gatewayUrl'>, email: string, options: PartnerSessionOptions = {}): Promise<PartnerSession> {
+  static async create(
+    e2e: Pick<E2eStack, 'admin' | 'gatewayUrl'>,
+    email: string,
+    options: PartnerSessionOptions = {},
+  ): Promise<PartnerSession> {
     const admin = partnerAdmin(e2e);
     const { partner_id } = await admin('create-partner', '--email', email, ...(options.createArgs ?? []));
     return PartnerSession.signIn(e2e, email, partner_id as string, options.key);
@@ -48,7 +52,10 @@ export class PartnerSession {
   /** A session (and a key, with `key`) for a partner that exists already. */
   static async signIn(e2e: Pick<E2eStack, 'admin' | 'gatewayUrl'>, email: string, id: string, key?: string): Promise<PartnerSession> {
     const { token } = await partnerAdmin(e2e)('issue-session', '--email', email);
-    const secret = key === undefined ? undefined : (await gatewayClient(e2e.gatewayUrl, { sessionToken: token as string }).createPartnerKey({ name: key })).secret;
+    const secret =
+      key === undefined
+        ? undefined
+        : (await gatewayClient(e2e.gatewayUrl, { sessionToken: token as string }).createPartnerKey({ name: key })).secret;
     return new PartnerSession(e2e.gatewayUrl, id, email, token as string, secret);
   }
 

@@ -33,7 +33,10 @@ export const SETTLEMENT_ENV = {
  * A stack with the operator wallet on local chains (default base and arbitrum), its typed client
  * and the fixture, ready: what every settlement suite starts with.
  */
-export async function startSettlementStack(env: NodeJS.ProcessEnv = {}, opts: E2eStackOptions = {}): Promise<{ e2e: E2eStack; g: GaslessClient; s: SettlementFixture }> {
+export async function startSettlementStack(
+  env: NodeJS.ProcessEnv = {},
+  opts: E2eStackOptions = {},
+): Promise<{ e2e: E2eStack; g: GaslessClient; s: SettlementFixture }> {
   const e2e = await startE2eStack({ ...SETTLEMENT_ENV, ...env }, { devnet: { chains: ['base', 'arbitrum'] }, ...opts });
   try {
     const g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
@@ -72,7 +75,9 @@ export class SettlementFixture {
    */
   async setInventory(amount: bigint): Promise<void> {
     const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [filler.address, 0n]));
-    await this.g.client('arbitrum').request({ method: 'anvil_setStorageAt' as never, params: [ARB_USDC, slot, toHex(amount, { size: 32 })] as never });
+    await this.g
+      .client('arbitrum')
+      .request({ method: 'anvil_setStorageAt' as never, params: [ARB_USDC, slot, toHex(amount, { size: 32 })] as never });
     if ((await this.inventory()) !== amount) throw new Error('the dev token does not keep balances in slot 0 any more');
   }
 
@@ -133,12 +138,16 @@ export class SettlementFixture {
   }
 
   routerRead(chain: string, fn: 'cancelled' | 'filled' | 'refunded' | 'claimed', hash: string): Promise<boolean> {
-    return this.g.client(chain).readContract({ address: this.routers[chain]!, abi: XCHAIN_ROUTER_ABI, functionName: fn, args: [hash as Hex] });
+    return this.g
+      .client(chain)
+      .readContract({ address: this.routers[chain]!, abi: XCHAIN_ROUTER_ABI, functionName: fn, args: [hash as Hex] });
   }
 
   /** Every event `name` a router emitted for a quote hash: how many times a step really landed. */
   async routerEvents(chain: string, name: 'Filled' | 'Cancelled' | 'Refunded' | 'Claimed', hash: string) {
     const logs = await this.g.client(chain).getLogs({ address: this.routers[chain]!, fromBlock: 0n, toBlock: 'latest' });
-    return parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs, eventName: name }).filter((l) => (l.args as { quoteHash: Hex }).quoteHash === hash);
+    return parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs, eventName: name }).filter(
+      (l) => (l.args as { quoteHash: Hex }).quoteHash === hash,
+    );
   }
 }

@@ -19,7 +19,13 @@ export async function startSolanaRpcStub(): Promise<{ url: string; blockhash: st
         res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id ?? null, error: { code: -32601, message: 'Method not found' } }));
         return;
       }
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { context: { apiVersion: '2.1.21', slot: 341197053 }, value: { blockhash, lastValidBlockHeight: 319481262 } } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: call.id,
+          result: { context: { apiVersion: '2.1.21', slot: 341197053 }, value: { blockhash, lastValidBlockHeight: 319481262 } },
+        }),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

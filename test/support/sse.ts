@@ -18,7 +18,11 @@ export class SseClient {
   private readonly abort = new AbortController();
   ended = false;
 
-  private constructor(readonly status: number, readonly headers: Headers, readonly errorBody?: unknown) {}
+  private constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    readonly errorBody?: unknown,
+  ) {}
 
   static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
     const abort = new AbortController();
@@ -71,7 +75,13 @@ export class SseClient {
       } else if (field === 'id') ev.id = value;
       else if (field === 'event') ev.event = value;
     }
-    if (isEvent) this.events.push({ event: ev.event ?? 'message', data: ev.data ?? '', at: performance.now(), ...(ev.id !== undefined ? { id: ev.id } : {}) });
+    if (isEvent)
+      this.events.push({
+        event: ev.event ?? 'message',
+        data: ev.data ?? '',
+        at: performance.now(),
+        ...(ev.id !== undefined ? { id: ev.id } : {}),
+      });
     this.wake();
   }
 

@@ -22,7 +22,10 @@ export const RelayerEnv = BaseEnv.extend({
   GASLESS_RELAYER_PORT: port(8084),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** Key prefix of the relay lanes' BullMQ queues (stacks sharing one Redis set one each). */
-  RELAY_QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('bull'),
+  RELAY_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/)
+    .default('bull'),
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/gasless_relayer'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /** `chain=url,…`: the EVM chains the relayer sends on. A gasless quote from another chain is refused (503). */

@@ -35,7 +35,14 @@ export class GaslessRelayerModule {
       module: GaslessRelayerModule,
       controllers: [HealthController, RelayerHandlers],
       providers: [
-        ...coreProviders({ service: 'gasless-relayer', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...coreProviders({
+          service: 'gasless-relayer',
+          natsUrl: env.NATS_URL,
+          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+          natsUser: env.NATS_USER,
+          natsPassword: env.NATS_PASSWORD,
+          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+        }),
         ...timeProviders(),
         ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),
         ...relayerProviders(env),
@@ -51,7 +58,11 @@ function relayerProviders(env: RelayerEnv): Provider[] {
     { provide: RelayChains, useFactory: () => new RelayChains(env) },
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     { provide: OrderRepository, inject: [DB], useFactory: (db: PrismaClient) => new OrderRepository(db) },
-    { provide: StatusEvents, inject: [NATS, LOGGER, Clock], useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock) },
+    {
+      provide: StatusEvents,
+      inject: [NATS, LOGGER, Clock],
+      useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock),
+    },
     {
       provide: ChainReplacement,
       inject: [DB, LOGGER, Lanes, ModuleRef],
@@ -62,40 +73,83 @@ function relayerProviders(env: RelayerEnv): Provider[] {
           for (const q of requeued) await lanes.enqueue(chain, wallet, q).catch(() => undefined); // else the sweeper does
         }),
     },
-    { provide: NonceBook, inject: [OrderRepository, ChainReplacement], useFactory: (orders: OrderRepository, replaced: ChainReplacement) => new NonceBook(orders, replaced) },
-    { provide: Holds, inject: [OrderRepository, RpcClient, LOGGER], useFactory: (orders: OrderRepository, rpc: RpcClient, log: Logger) => new Holds(orders, rpc, log) },
-    { provide: Lanes, inject: [RelayChains, LOGGER], useFactory: (chains: RelayChains, log: Logger) => new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log) },
+    {
+      provide: NonceBook,
+      inject: [OrderRepository, ChainReplacement],
+      useFactory: (orders: OrderRepository, replaced: ChainReplacement) => new NonceBook(orders, replaced),
+    },
+    {
+      provide: Holds,
+      inject: [OrderRepository, RpcClient, LOGGER],
+      useFactory: (orders: OrderRepository, rpc: RpcClient, log: Logger) => new Holds(orders, rpc, log),
+    },
+    {
+      provide: Lanes,
+      inject: [RelayChains, LOGGER],
+      useFactory: (chains: RelayChains, log: Logger) => new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log),
+    },
     {
       provide: Sender,
       inject: [RelayChains, OrderRepository, NonceBook, StatusEvents, Holds, LOGGER],
-      useFactory: (chains: RelayChains, orders: OrderRepository, nonces: NonceBook, events: StatusEvents, holds: Holds, log: Logger) => new Sender(chains, orders, nonces, events, holds, log),
+      useFactory: (chains: RelayChains, orders: OrderRepository, nonces: NonceBook, events: StatusEvents, holds: Holds, log: Logger) =>
+        new Sender(chains, orders, nonces, events, holds, log),
     },
     {
       provide: Tracker,
       inject: [RelayChains, OrderRepository, Sender, Lanes, NonceBook, StatusEvents, LOGGER, ChainReplacement],
-      useFactory: (chains: RelayChains, orders: OrderRepository, sender: Sender, lanes: Lanes, nonces: NonceBook, events: StatusEvents, log: Logger, replaced: ChainReplacement) =>
-        new Tracker(chains, orders, sender, lanes, nonces, events, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }, log, replaced),
+      useFactory: (
+        chains: RelayChains,
+        orders: OrderRepository,
+        sender: Sender,
+        lanes: Lanes,
+        nonces: NonceBook,
+        events: StatusEvents,
+        log: Logger,
+        replaced: ChainReplacement,
+      ) =>
+        new Tracker(
+          chains,
+          orders,
+          sender,
+          lanes,
+          nonces,
+          events,
+          { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT },
+          log,
+          replaced,
+        ),
     },
     {
       provide: Sweeper,
       inject: [OrderRepository, Lanes, Holds, Sender, RpcClient, LOGGER],
-      useFactory: (orders: OrderRepository, lanes: Lanes, holds: Holds, sender: Sender, rpc: RpcClient, log: Logger) => new Sweeper(orders, lanes, holds, sender, rpc, env.RELAY_SWEEP_MS, log),
+      useFactory: (orders: OrderRepository, lanes: Lanes, holds: Holds, sender: Sender, rpc: RpcClient, log: Logger) =>
+        new Sweeper(orders, lanes, holds, sender, rpc, env.RELAY_SWEEP_MS, log),
     },
     {
       provide: SVM_PARTS,
       inject: [OrderRepository, StatusEvents, Sender, LOGGER],
-      useFactory: (orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger) => svmParts(env, orders, events, sender, log),
+      useFactory: (orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger) =>
+        svmParts(env, orders, events, sender, log),
     },
     {
       provide: OperatorTxs,
       inject: [RelayChains, OrderRepository, Lanes, LOGGER, SVM_PARTS],
-      useFactory: (chains: RelayChains, orders: OrderRepository, lanes: Lanes, log: Logger, svm: SvmParts) => new OperatorTxs(chains, orders, lanes, log, svm.operator),
+      useFactory: (chains: RelayChains, orders: OrderRepository, lanes: Lanes, log: Logger, svm: SvmParts) =>
+        new OperatorTxs(chains, orders, lanes, log, svm.operator),
     },
     {
       provide: SubmitService,
       inject: [OrderRepository, RpcClient, RelayChains, Lanes, StatusEvents, LOGGER, Clock, SVM_PARTS],
-      useFactory: (orders: OrderRepository, rpc: RpcClient, chains: RelayChains, lanes: Lanes, events: StatusEvents, log: Logger, clock: Clock, svm: SvmParts) =>
-        new SubmitService(orders, rpc, chains, lanes, events, log, clock, svm.submit),
+      useFactory: (
+        orders: OrderRepository,
+        rpc: RpcClient,
+        chains: RelayChains,
+        lanes: Lanes,
+        events: StatusEvents,
+        log: Logger,
+        clock: Clock,
+        svm: SvmParts,
+      ) => new SubmitService(orders, rpc, chains, lanes, events, log, clock, svm.submit),
     },
     {
       provide: Redis,
@@ -116,7 +170,13 @@ function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents
   const solana = env.SOLANA_RPC_URL ? new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : undefined;
   const feePayer = env.SOLANA_FEE_PAYER_KEY;
   let relay: SvmRelay | undefined;
-  const operator = new SvmOperatorTxs(orders, solana, { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY }, (key) => relay?.wake(key), log);
+  const operator = new SvmOperatorTxs(
+    orders,
+    solana,
+    { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY },
+    (key) => relay?.wake(key),
+    log,
+  );
   if (solana && (feePayer || env.SOLANA_FILLER_KEY)) {
     const resign = env.SOLANA_FILLER_KEY ? (order: GaslessOrder, from: 'queued' | 'submitted') => operator.resign(order, from) : undefined;
     relay = new SvmRelay(orders, solana, events, (chain, q) => sender.finished(chain, q), env.SOLANA_POLL_MS, log, resign);

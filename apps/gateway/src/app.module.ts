@@ -26,7 +26,14 @@ export class GatewayModule {
       providers: [
         provideValue(GATEWAY_ENV, env),
         ...timeProviders(),
-        ...coreProviders({ service: 'gateway', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...coreProviders({
+          service: 'gateway',
+          natsUrl: env.NATS_URL,
+          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+          natsUser: env.NATS_USER,
+          natsPassword: env.NATS_PASSWORD,
+          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+        }),
         {
           provide: RpcClient,
           inject: [NATS],
@@ -37,7 +44,11 @@ export class GatewayModule {
           provide: OrderStreamHub,
           inject: [NATS, LOGGER, Metrics],
           useFactory: (nc: NatsConnection, log: Logger, metrics: Metrics) => {
-            const hub = new OrderStreamHub(nc, { perCaller: env.SSE_MAX_STREAMS_PER_CALLER, perReplica: env.SSE_MAX_STREAMS_PER_REPLICA }, log);
+            const hub = new OrderStreamHub(
+              nc,
+              { perCaller: env.SSE_MAX_STREAMS_PER_CALLER, perReplica: env.SSE_MAX_STREAMS_PER_REPLICA },
+              log,
+            );
             sseStreamGauges(metrics, hub);
             return hub;
           },

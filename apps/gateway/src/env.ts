@@ -7,7 +7,12 @@ export const GatewayEnv = BaseEnv.extend({
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
   /** Deadline of SubmitGaslessOrder: its checks read the source chain (signature, nonce, balance, simulation) before answering. */
   GASLESS_SUBMIT_TIMEOUT_MS: millis(10_000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(64 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(10 * 1024 * 1024)
+    .default(64 * 1024),
   /**
    * The whole request (headers and body) must arrive within this long, or the client gets 408 and
    * the connection is closed: a client sending a byte a second cannot hold a socket for ever. It
@@ -28,7 +33,10 @@ export const GatewayEnv = BaseEnv.extend({
   /** A Redis call slower than this falls back to the per-process limiter for that request. */
   REDIS_TIMEOUT_MS: millis(250),
   /** Prefix of the rate-limit keys in Redis (separate stacks sharing one Redis use different ones). */
-  RATE_LIMIT_PREFIX: z.string().regex(/^[a-zA-Z0-9:_-]+$/).default('rl'),
+  RATE_LIMIT_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9:_-]+$/)
+    .default('rl'),
   /** Budget of a client IP without an API key, in points per minute (decisions D10). */
   KEYLESS_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /** Budget of one partner's session-authenticated partner operations, in points per minute. */
@@ -58,7 +66,12 @@ export const GatewayEnv = BaseEnv.extend({
   TRUSTED_PROXIES: z
     .string()
     .default('')
-    .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0),
+    ),
   /**
    * Browser origins allowed to call the API (CORS): `*` for any, or comma-separated origins
    * (`https://app.example.com,https://wallet.example`). Empty: no CORS headers at all.
@@ -79,7 +92,12 @@ export const GatewayEnv = BaseEnv.extend({
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('*')
-    .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p.length > 0)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p.length > 0),
+    ),
 }).superRefine((env, ctx) => {
   // An idle timeout shorter than the heartbeat would cut every quiet order event stream.
   if (env.HTTP_IDLE_TIMEOUT_MS <= env.SSE_HEARTBEAT_MS) {

@@ -44,13 +44,17 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
       // What Fastify refuses before any route or hook runs still answers in the error shape of D2.
       frameworkErrors: (err, _req, reply) =>
-        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? sendStatus(reply, httpErrors.pathTooLong(MAX_PARAM_LENGTH), 414) : sendStatus(reply, httpErrors.malformedUrl(), 400),
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? sendStatus(reply, httpErrors.pathTooLong(MAX_PARAM_LENGTH), 414)
+          : sendStatus(reply, httpErrors.malformedUrl(), 400),
       clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
         if (err.code === 'ECONNRESET' || socket.destroyed) return;
         const { status, http } = httpErrors.clientError(err.code);
         const body = JSON.stringify(status);
         if (socket.writable) {
-          socket.write(`HTTP/1.1 ${http} ${STATUS_CODES[http]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+          socket.write(
+            `HTTP/1.1 ${http} ${STATUS_CODES[http]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+          );
         }
         socket.destroy(err);
       },

@@ -3,7 +3,8 @@ import { databaseProviders } from '@xchain/service-kit';
 
 export const DB = Symbol('DB');
 
-export const dbProviders = (databaseUrl: string, poolSize: number) => databaseProviders(DB, () => createPartnerServiceDb(databaseUrl, poolSize));
+export const dbProviders = (databaseUrl: string, poolSize: number) =>
+  databaseProviders(DB, () => createPartnerServiceDb(databaseUrl, poolSize));
 
 /**
  * An open database transaction, as repositories hand it to services: a service only passes it

@@ -49,7 +49,10 @@ export const PartnerServiceEnv = BaseEnv.extend({
   /** Redis of the webhook delivery queue (BullMQ). It only schedules attempts: the database says what was delivered. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** BullMQ key prefix (separate stacks sharing one Redis use different ones). */
-  WEBHOOK_QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('bull'),
+  WEBHOOK_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/)
+    .default('bull'),
   /** Lets a partner set `http://127.0.0.1…` / `http://localhost…` as its webhook (local stack and tests only). */
   WEBHOOK_ALLOW_HTTP_LOCALHOST: z.stringbool().default(false),
   /** Deadline of one delivery attempt (DNS, connection, TLS and the answer's status line). */
@@ -58,7 +61,12 @@ export const PartnerServiceEnv = BaseEnv.extend({
   WEBHOOK_BACKOFF_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(10_000),
   WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
   /** No attempt is made later than this after the first one; the delivery is then `failed`. */
-  WEBHOOK_RETRY_WINDOW_SECS: z.coerce.number().int().min(1).max(7 * 86_400).default(86_400),
+  WEBHOOK_RETRY_WINDOW_SECS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 86_400)
+    .default(86_400),
   /** Deliveries attempted at once by one partner-service. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(20),
   /** How often pending deliveries whose job was lost (Redis flushed, a crash before enqueueing) are enqueued again. */

@@ -6,4 +6,10 @@ import { PartnerModule } from './partner.module';
 
 const env = loadPartnerServiceEnv();
 
-void startService({ service: 'partner-service', module: PartnerModule.forEnv(env), host: env.HOST, port: env.PARTNER_SERVICE_PORT, metrics: env.METRICS_ENABLED });
+void startService({
+  service: 'partner-service',
+  module: PartnerModule.forEnv(env),
+  host: env.HOST,
+  port: env.PARTNER_SERVICE_PORT,
+  metrics: env.METRICS_ENABLED,
+});

@@ -43,9 +43,24 @@ export class PartnerModule {
   static forEnv(env: PartnerServiceEnv): DynamicModule {
     return {
       module: PartnerModule,
-      controllers: [HealthController, AccountsHandlers, FundingHandlers, VouchersHandlers, ReferralsHandlers, LedgerHandlers, WebhooksHandlers],
+      controllers: [
+        HealthController,
+        AccountsHandlers,
+        FundingHandlers,
+        VouchersHandlers,
+        ReferralsHandlers,
+        LedgerHandlers,
+        WebhooksHandlers,
+      ],
       providers: [
-        ...coreProviders({ service: 'partner-service', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...coreProviders({
+          service: 'partner-service',
+          natsUrl: env.NATS_URL,
+          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+          natsUser: env.NATS_USER,
+          natsPassword: env.NATS_PASSWORD,
+          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+        }),
         ...dbProviders(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         ...timeProviders(),
         { provide: PARTNERS_CONFIG, useFactory: () => loadPartnersConfig(env.PARTNERS_CONFIG_FILE) },
@@ -54,12 +69,21 @@ export class PartnerModule {
         provideValue(VOUCHER_SIGNER_KEY, env.VOUCHER_SIGNER_KEY as `0x${string}`),
         provideValue(WEBHOOK_OPTIONS, webhookOptionsOf(env)),
         { provide: SolanaRpc, useFactory: () => new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) },
-        { provide: SOLANA_REDEMPTION_CHAIN, useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : null) },
+        {
+          provide: SOLANA_REDEMPTION_CHAIN,
+          useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : null),
+        },
         {
           provide: SOLANA_REDEMPTION_WATCH,
-          useValue: { pollMs: env.SOLANA_WATCH_POLL_MS, ...(env.SOLANA_WATCH_START_SLOT !== undefined ? { startSlot: env.SOLANA_WATCH_START_SLOT } : {}) },
+          useValue: {
+            pollMs: env.SOLANA_WATCH_POLL_MS,
+            ...(env.SOLANA_WATCH_START_SLOT !== undefined ? { startSlot: env.SOLANA_WATCH_START_SLOT } : {}),
+          },
         },
-        { provide: EVM_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcEvmChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
+        {
+          provide: EVM_CHAINS,
+          useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcEvmChain(url, env.EVM_RPC_TIMEOUT_MS)])),
+        },
         {
           provide: WATCH_OPTIONS,
           useValue: {

@@ -8,7 +8,9 @@ function registry() {
   const t = newTestService(RegistryClient, [provideValue(REGISTRY_CACHE_MS, 60_000)]);
   const rpc = t.mock(RpcClient);
   rpc.call.mockImplementation((async (contract: unknown) =>
-    contract === ListChainsRpc ? { chains: [chainRef('base', '8453', 'evm')] } : { tokens: [tokenRef('base', '0xAbC0000000000000000000000000000000000001', 'USDC', 6)] }) as never);
+    contract === ListChainsRpc
+      ? { chains: [chainRef('base', '8453', 'evm')] }
+      : { tokens: [tokenRef('base', '0xAbC0000000000000000000000000000000000001', 'USDC', 6)] }) as never);
   return { svc: t.sut, rpc, clock: t.clock };
 }
 

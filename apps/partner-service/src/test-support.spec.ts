@@ -15,7 +15,9 @@ describe('newTestService', () => {
   });
 
   it('refuses to build a service whose value token was not given, and to hand out a mock it does not inject', () => {
-    expect(() => newTestService(AccountsService)).toThrow(/^newTestService\(AccountsService\): no value given for Symbol\((NATS|PARTNERS_CONFIG)\)$/);
+    expect(() => newTestService(AccountsService)).toThrow(
+      /^newTestService\(AccountsService\): no value given for Symbol\((NATS|PARTNERS_CONFIG)\)$/,
+    );
     expect(() => newTestService(LedgerService).mock(KeysRepository)).toThrow('LedgerService does not inject KeysRepository');
   });
 });

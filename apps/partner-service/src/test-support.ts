@@ -16,9 +16,18 @@ export const FAKE_TX = {} as Tx;
 /** A stand-in of a class whose every method is a jest mock (resolving undefined until told otherwise). */
 export function mockOf<T>(cls: Class<T>): jest.Mocked<T> {
   const mock = Object.create(cls.prototype as object) as Record<string, unknown>;
-  for (let proto: object | null = cls.prototype as object; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto: object | null = cls.prototype as object;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
-      if (name !== 'constructor' && !(name in Object.prototype) && !Object.hasOwn(mock, name) && typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function') {
+      if (
+        name !== 'constructor' &&
+        !(name in Object.prototype) &&
+        !Object.hasOwn(mock, name) &&
+        typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function'
+      ) {
         mock[name] = jest.fn();
       }
     }
@@ -44,7 +53,10 @@ export interface TestService<S> {
  * `Ids` counts, a value token (config, a key) takes the value given in `values`, and every other
  * class token gets a `mockOf` that class. A token with no fake is an error, not a silent undefined.
  */
-export function newTestService<S>(Service: new (...args: never[]) => S, values: { provide: symbol; useValue: unknown }[] = []): TestService<S> {
+export function newTestService<S>(
+  Service: new (...args: never[]) => S,
+  values: { provide: symbol; useValue: unknown }[] = [],
+): TestService<S> {
   const clock = new FakeClock();
   const ids = new SequentialIds();
   const mocks = new Map<InjectionToken, unknown>();
@@ -77,21 +89,47 @@ export function newTestService<S>(Service: new (...args: never[]) => S, values: 
 }
 
 /** Matches a refusal by its gRPC code and reason (`expect(p).rejects.toMatchObject(refusal(…))`). */
-export const refusal = (code: number, reason: string) => ({ status: expect.objectContaining({ code, details: expect.arrayContaining([expect.objectContaining({ reason })]) }) as unknown });
+export const refusal = (code: number, reason: string) => ({
+  status: expect.objectContaining({ code, details: expect.arrayContaining([expect.objectContaining({ reason })]) }) as unknown,
+});
 
 /** A stored ledger entry, as the repository returns it. */
 export function ledgerEntry(e: Partial<LedgerEntry> & Pick<LedgerEntry, 'kind' | 'deltaUsdMicros' | 'amountUsdMicros'>): LedgerEntry {
-  return { id: 1n, partnerId: 'ptn_a', quoteHash: null, reason: '', chain: null, token: null, tokenAmount: null, createdAt: new Date(0), ...e };
+  return {
+    id: 1n,
+    partnerId: 'ptn_a',
+    quoteHash: null,
+    reason: '',
+    chain: null,
+    token: null,
+    tokenAmount: null,
+    createdAt: new Date(0),
+    ...e,
+  };
 }
 
 /** A stored voucher, as the repository returns it after `create`. */
-export function voucherRow(v: Omit<Voucher, 'amount' | 'redeemed' | 'redeemTx' | 'redeemedAt' | 'createdAt'> & { amount: string } & Partial<Pick<Voucher, 'redeemed' | 'redeemTx' | 'redeemedAt'>>): Voucher {
+export function voucherRow(
+  v: Omit<Voucher, 'amount' | 'redeemed' | 'redeemTx' | 'redeemedAt' | 'createdAt'> & { amount: string } & Partial<
+      Pick<Voucher, 'redeemed' | 'redeemTx' | 'redeemedAt'>
+    >,
+): Voucher {
   return { redeemed: false, redeemTx: null, redeemedAt: null, createdAt: new Date(0), ...v, amount: new Prisma.Decimal(v.amount) };
 }
 
 /** A registry chain (what the quote-engine lists). */
 export function chainRef(chain: string, chainId: string, vm: 'evm' | 'svm'): Chain {
-  return { chain, chain_id: chainId, vm, native_symbol: 'ETH', native_decimals: 18, enabled: true, gasless: false, max_gas_drop: '0', deposit_target: '' };
+  return {
+    chain,
+    chain_id: chainId,
+    vm,
+    native_symbol: 'ETH',
+    native_decimals: 18,
+    enabled: true,
+    gasless: false,
+    max_gas_drop: '0',
+    deposit_target: '',
+  };
 }
 
 /** A registry token. */

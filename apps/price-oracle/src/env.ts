@@ -9,7 +9,12 @@ const interval = (fallback: number) => z.coerce.number().int().min(1).max(86_400
 const sourceList = z
   .string()
   .default('file')
-  .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z
       .array(z.enum(SOURCE_NAMES))
@@ -49,8 +54,10 @@ export const PriceOracleEnv = BaseEnv.extend({
   PRICE_FEEDS_REFRESH_MS: interval(300_000),
 }).superRefine((env, ctx) => {
   if (!env.PRICE_SOURCES.includes('chainlink')) return;
-  if (!env.CHAINLINK_RPC_URL) ctx.addIssue({ code: 'custom', path: ['CHAINLINK_RPC_URL'], message: 'required when PRICE_SOURCES has chainlink' });
-  if (env.CHAINLINK_FEEDS.size === 0) ctx.addIssue({ code: 'custom', path: ['CHAINLINK_FEEDS'], message: 'required when PRICE_SOURCES has chainlink' });
+  if (!env.CHAINLINK_RPC_URL)
+    ctx.addIssue({ code: 'custom', path: ['CHAINLINK_RPC_URL'], message: 'required when PRICE_SOURCES has chainlink' });
+  if (env.CHAINLINK_FEEDS.size === 0)
+    ctx.addIssue({ code: 'custom', path: ['CHAINLINK_FEEDS'], message: 'required when PRICE_SOURCES has chainlink' });
 });
 export type PriceOracleEnv = z.output<typeof PriceOracleEnv>;
 

@@ -62,7 +62,8 @@ export class FeedDirectory {
         wait = feeds.length > 0 ? this.opts.refreshMs : backoff.next();
       } catch (err) {
         if (!failing) {
-          const msg = this.current.length > 0 ? 'price feed refresh failed; keeping the last list' : 'price feed list not available yet; retrying';
+          const msg =
+            this.current.length > 0 ? 'price feed refresh failed; keeping the last list' : 'price feed list not available yet; retrying';
           this.log.warn({ err: describeError(err) }, msg);
         }
         failing = true;

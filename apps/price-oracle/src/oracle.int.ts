@@ -27,7 +27,12 @@ const bus = newBus({ 'price-reader': PRICE_READER });
 async function unansweredFeedCalls(): Promise<number> {
   const { values } = await busMetrics().clientCalls.get();
   return values
-    .filter((v) => v.metricName === 'nats_client_request_duration_seconds_count' && v.labels['subject'] === ListPriceFeedsRpc.subject && v.labels['outcome'] !== 'ok')
+    .filter(
+      (v) =>
+        v.metricName === 'nats_client_request_duration_seconds_count' &&
+        v.labels['subject'] === ListPriceFeedsRpc.subject &&
+        v.labels['outcome'] !== 'ok',
+    )
     .reduce((n, v) => n + v.value, 0);
 }
 
@@ -56,7 +61,13 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   });
 
   it('waits for the quote-engine without crashing, unready and saying why', async () => {
-    oracle = await bootOracle({ NATS_URL: natsUrl, ...bus.envFor('price-oracle'), PRICE_SOURCES: 'file', PRICE_WALK_SEED: '7', PRICE_POLL_MS: '200' });
+    oracle = await bootOracle({
+      NATS_URL: natsUrl,
+      ...bus.envFor('price-oracle'),
+      PRICE_SOURCES: 'file',
+      PRICE_WALK_SEED: '7',
+      PRICE_POLL_MS: '200',
+    });
     // Several ListPriceFeeds attempts answered "no responders" (the bus metrics of this process,
     // where the oracle runs), not a fixed wait: only then is "still unready, still alive" telling.
     await eventually('three unanswered ListPriceFeeds calls', async () => ((await unansweredFeedCalls()) >= 3 ? true : undefined));
@@ -117,6 +128,9 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   it('is ready once its source gives fresh prices', async () => {
     const ready = await oracle.readiness();
     expect(ready.status).toBe(200);
-    expect(ready.body.checks['price_source:file']).toEqual({ ok: true, detail: expect.stringMatching(/^file: last fresh value \d+s ago$/) });
+    expect(ready.body.checks['price_source:file']).toEqual({
+      ok: true,
+      detail: expect.stringMatching(/^file: last fresh value \d+s ago$/),
+    });
   });
 });

@@ -7,7 +7,17 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, HealthRegistry, LOGGER, NATS, coreProviders, provideValue, timeProviders, token } from '@xchain/service-kit';
+import {
+  Clock,
+  HealthController,
+  HealthRegistry,
+  LOGGER,
+  NATS,
+  coreProviders,
+  provideValue,
+  timeProviders,
+  token,
+} from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { PriceOracleEnv } from './env';
 import { FeedDirectory } from './feed-directory';
@@ -42,11 +52,20 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
     // A source is never judged silent before it has had two polls to speak.
     const silenceMs = Math.max(env.PRICE_SOURCE_MAX_SILENCE_MS, 2 * env.PRICE_POLL_MS);
     const monitored = sources.map((source) => ({ source, monitor: new SourceMonitor(source.name, silenceMs, log) }));
-    registerSourceChecks(health, monitored.map((m) => m.monitor), clock);
-    this.directory = new FeedDirectory(new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS), log, { refreshMs: env.PRICE_FEEDS_REFRESH_MS }, (feeds) => {
-      warnUncovered(feeds, sources, log);
-      this.poller.poke();
-    });
+    registerSourceChecks(
+      health,
+      monitored.map((m) => m.monitor),
+      clock,
+    );
+    this.directory = new FeedDirectory(
+      new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
+      log,
+      { refreshMs: env.PRICE_FEEDS_REFRESH_MS },
+      (feeds) => {
+        warnUncovered(feeds, sources, log);
+        this.poller.poke();
+      },
+    );
     this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc, log), log, {
       pollMs: env.PRICE_POLL_MS,
       maxAgeSecs: env.PRICE_MAX_AGE_SECS,
@@ -79,7 +98,14 @@ export class PriceOracleModule {
       module: PriceOracleModule,
       controllers: [HealthController],
       providers: [
-        ...coreProviders({ service: 'price-oracle', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...coreProviders({
+          service: 'price-oracle',
+          natsUrl: env.NATS_URL,
+          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+          natsUser: env.NATS_USER,
+          natsPassword: env.NATS_PASSWORD,
+          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+        }),
         ...timeProviders(),
         ...(opts.clock ? [{ provide: Clock, useValue: opts.clock }] : []),
         provideValue(ORACLE_ENV, env),

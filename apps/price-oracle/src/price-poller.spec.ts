@@ -56,7 +56,10 @@ function setup(order: SourceName[]) {
 describe('PricePoller', () => {
   it('publishes, per price id, the first fresh value in priority order', async () => {
     const t = setup(['pyth', 'chainlink', 'file']);
-    t.source('pyth').answer = (now) => [price('pyth', 'ethereum', '351200000000', now - 1), price('pyth', 'usd-coin', '99990000', now - 3600)];
+    t.source('pyth').answer = (now) => [
+      price('pyth', 'ethereum', '351200000000', now - 1),
+      price('pyth', 'usd-coin', '99990000', now - 3600),
+    ];
     t.source('chainlink').answer = (now) => [price('chainlink', 'usd-coin', '100010000', now - 30)];
     t.source('file').answer = (now) => feeds.map((f) => price('file', f.price_id, '1', now));
     await t.poller.tick();
@@ -144,10 +147,16 @@ describe('PricePoller', () => {
       return [price('file', 'ethereum', '1', now)];
     };
     let puts = 0;
-    const poller = new PricePoller([{ source, monitor: new SourceMonitor('file', 5000, log) }], () => list, { put: async () => void puts++ }, log, {
-      pollMs: 3_600_000,
-      maxAgeSecs: 60,
-    });
+    const poller = new PricePoller(
+      [{ source, monitor: new SourceMonitor('file', 5000, log) }],
+      () => list,
+      { put: async () => void puts++ },
+      log,
+      {
+        pollMs: 3_600_000,
+        maxAgeSecs: 60,
+      },
+    );
     poller.start();
     list = feeds;
     poller.poke();

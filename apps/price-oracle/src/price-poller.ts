@@ -78,7 +78,8 @@ export class PricePoller {
     }
     for (const p of done) this.published.set(p.price_id, p);
     // What failed is not recorded as published, so the next tick tries again; logged once per change.
-    if (failures.length > 0 && !this.publishFailing) this.log.error({ err: failures[0], failed: failures.length }, 'publishing prices failed');
+    if (failures.length > 0 && !this.publishFailing)
+      this.log.error({ err: failures[0], failed: failures.length }, 'publishing prices failed');
     if (failures.length === 0 && this.publishFailing) this.log.info('publishing prices works again');
     this.publishFailing = failures.length > 0;
     return done;
@@ -92,7 +93,8 @@ export class PricePoller {
   private async learnBucket(nowSecs: number): Promise<void> {
     if (this.knowsBucket) return;
     for (const p of (await this.sink.current?.()) ?? []) {
-      if (p.publish_time <= nowSecs + MAX_FUTURE_SKEW_SECS && supersedes(p, this.published.get(p.price_id))) this.published.set(p.price_id, p);
+      if (p.publish_time <= nowSecs + MAX_FUTURE_SKEW_SECS && supersedes(p, this.published.get(p.price_id)))
+        this.published.set(p.price_id, p);
     }
     this.knowsBucket = true;
   }

@@ -16,7 +16,7 @@ const BPS = 10_000n;
  * anchor. The modulo bias of 2^32 mod (2·step+1) is far below anything a quote could notice.
  */
 export function walkStep(current: bigint, anchor: bigint, draw: number, limits: WalkLimits = DEFAULT_WALK): bigint {
-  const moveBps = BigInt(draw >>> 0) % (2n * limits.stepBps + 1n) - limits.stepBps;
+  const moveBps = (BigInt(draw >>> 0) % (2n * limits.stepBps + 1n)) - limits.stepBps;
   const next = current + (current * moveBps) / BPS;
   const lo = anchor - (anchor * limits.bandBps) / BPS;
   const hi = anchor + (anchor * limits.bandBps) / BPS;

@@ -44,7 +44,10 @@ export class SourceMonitor {
   }
 
   status(nowMs: number): PriceSourceStatus {
-    const base = { source: this.name, ...(this.lastFreshMs !== undefined ? { last_success_time: Math.floor(this.lastFreshMs / 1000) } : {}) };
+    const base = {
+      source: this.name,
+      ...(this.lastFreshMs !== undefined ? { last_success_time: Math.floor(this.lastFreshMs / 1000) } : {}),
+    };
     const ago = this.lastFreshMs === undefined ? undefined : `${Math.round((nowMs - this.lastFreshMs) / 1000)}s ago`;
     if (!this.polled) return { ...base, ok: false, detail: 'not polled yet (waiting for the list of price feeds)' };
     if (this.error !== undefined) return { ...base, ok: false, detail: `failing: ${this.error}${ago ? `; last fresh value ${ago}` : ''}` };

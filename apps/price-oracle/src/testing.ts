@@ -93,7 +93,8 @@ export async function eventually<T>(what: string, probe: () => Promise<T | undef
       return undefined;
     });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError})` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -6,7 +6,15 @@ import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { QuoteEngineMetrics } from './metrics/quote-engine-metrics';
 import { QuoteOutcomes } from './metrics/quote-outcomes';
-import { ETA_CONFIG, EXPIRY_SWEEP_TIMES, NATS_REQUEST_TIMEOUT_MS, PRICE_MAX_AGE_SECS, PRICE_MAX_FUTURE_SKEW_SECS, QUOTE_RETENTION_SECS, REGISTRY_REFRESH_MS } from './config.tokens';
+import {
+  ETA_CONFIG,
+  EXPIRY_SWEEP_TIMES,
+  NATS_REQUEST_TIMEOUT_MS,
+  PRICE_MAX_AGE_SECS,
+  PRICE_MAX_FUTURE_SKEW_SECS,
+  QUOTE_RETENTION_SECS,
+  REGISTRY_REFRESH_MS,
+} from './config.tokens';
 import type { QuoteEngineEnv } from './env';
 import { EtaService } from './orders/eta.service';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
@@ -41,7 +49,14 @@ export class QuoteEngineModule {
       module: QuoteEngineModule,
       controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
       providers: [
-        ...coreProviders({ service: 'quote-engine', natsUrl: env.NATS_URL, natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS, natsUser: env.NATS_USER, natsPassword: env.NATS_PASSWORD, natsStreamReplicas: env.NATS_STREAM_REPLICAS }),
+        ...coreProviders({
+          service: 'quote-engine',
+          natsUrl: env.NATS_URL,
+          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+          natsUser: env.NATS_USER,
+          natsPassword: env.NATS_PASSWORD,
+          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+        }),
         ...timeProviders(),
         provideValue(PRICE_MAX_AGE_SECS, env.PRICE_MAX_AGE_SECS),
         provideValue(PRICE_MAX_FUTURE_SKEW_SECS, env.PRICE_MAX_FUTURE_SKEW_SECS),

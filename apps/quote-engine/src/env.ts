@@ -15,13 +15,22 @@ export const QuoteEngineEnv = BaseEnv.extend({
   PRICE_MAX_FUTURE_SKEW_SECS: z.coerce.number().int().min(0).max(3600).default(5),
   REGISTRY_REFRESH_MS: millis(5000),
   /** Stored quotes stay fetchable (and depositable) this long; at least 24 h. */
-  QUOTE_RETENTION_SECS: z.coerce.number().int().min(86_400).default(7 * 86_400),
+  QUOTE_RETENTION_SECS: z.coerce
+    .number()
+    .int()
+    .min(86_400)
+    .default(7 * 86_400),
   /**
    * Past `retained_until` a quote's order view is still served this long (a quote never deposited
    * as `expired`), so the expiry sweep can push `expired` and clients read it; then NOT_FOUND, and
    * the purge deletes the row once that push went out (or the order was deposited).
    */
-  QUOTE_GRACE_SECS: z.coerce.number().int().min(3600).max(30 * 86_400).default(86_400),
+  QUOTE_GRACE_SECS: z.coerce
+    .number()
+    .int()
+    .min(3600)
+    .max(30 * 86_400)
+    .default(86_400),
   /** Pause between runs of the sweep that pushes `expired` for quotes whose retention ended undeposited. */
   QUOTE_EXPIRY_SWEEP_MS: millis(30_000),
   /** Pause between runs of the purge that deletes quotes past retention and grace. */
@@ -38,7 +47,12 @@ export const QuoteEngineEnv = BaseEnv.extend({
   QUOTE_WRITE_GATHER: z.stringbool().default(true),
   /** Server-side timeout of each stored-quote INSERT: past it the batch's quotes get 503 DATABASE_UNAVAILABLE. */
   QUOTE_WRITE_STATEMENT_TIMEOUT_MS: millis(5000),
-  ETA_WINDOW_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(72),
+  ETA_WINDOW_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(72),
   ETA_MIN_SAMPLES: z.coerce.number().int().min(1).max(1000).default(3),
   ETA_REFRESH_MS: millis(10_000),
   /** `oracle` prices swap legs from oracle prices; `0x` asks the 0x Swap API v2 for EVM legs. */

@@ -6,4 +6,10 @@ import { loadQuoteEngineEnv } from './env';
 
 const env = loadQuoteEngineEnv();
 
-void startService({ service: 'quote-engine', module: QuoteEngineModule.forEnv(env), host: env.HOST, port: env.QUOTE_ENGINE_PORT, metrics: env.METRICS_ENABLED });
+void startService({
+  service: 'quote-engine',
+  module: QuoteEngineModule.forEnv(env),
+  host: env.HOST,
+  port: env.QUOTE_ENGINE_PORT,
+  metrics: env.METRICS_ENABLED,
+});

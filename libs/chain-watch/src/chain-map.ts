@@ -5,7 +5,10 @@
  */
 export function parseChainMap<T>(text: string, parse: (value: string, chain: string) => T, what = 'value'): Map<string, T> {
   const out = new Map<string, T>();
-  for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const eq = pair.indexOf('=');
     const chain = pair.slice(0, eq).trim();
     if (eq < 1 || !/^[a-z][a-z0-9-]*$/.test(chain)) throw new Error(`"${pair}" is not chain=${what} with a lowercase chain name`);

@@ -43,7 +43,11 @@ function watcher(fake: ReturnType<typeof fakeChain>, opts: Partial<WatchOptions>
   const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
   const expectedChainId = async (name: string) => (name === 'base' ? '8453' : undefined);
   const source = { name: 'funding:base:0xrouter', chainName: 'base', chain: fake.chain, read: fake.read, handle };
-  const w = new LogWatcher(source, { confirmations: 2, pollMs: 1000, maxBlockRange: 10, ...opts }, { cursors: store, expectedChainId, log });
+  const w = new LogWatcher(
+    source,
+    { confirmations: 2, pollMs: 1000, maxBlockRange: 10, ...opts },
+    { cursors: store, expectedChainId, log },
+  );
   return { w, cursor };
 }
 
@@ -56,8 +60,17 @@ describe('LogWatcher', () => {
     const { w, cursor } = watcher(fake, { startBlock: 0 }, async (l) => (seen.push(l), 'credited'));
     await w.readOnce();
     // head 30, 2 confirmations: blocks 0..28 in ranges of 10; block 29 is not yet deep enough
-    expect(ranges).toEqual([[0, 9], [10, 19], [20, 28]]);
-    expect(seen.map((l) => [Number(l.blockNumber), l.logIndex])).toEqual([[3, 0], [12, 0], [12, 1], [25, 0]]);
+    expect(ranges).toEqual([
+      [0, 9],
+      [10, 19],
+      [20, 28],
+    ]);
+    expect(seen.map((l) => [Number(l.blockNumber), l.logIndex])).toEqual([
+      [3, 0],
+      [12, 0],
+      [12, 1],
+      [25, 0],
+    ]);
     expect(cursor()).toBe(28n);
     expect(w.detail).toBe('read up to block 28 (2 confirmations)');
     setHead(31);
@@ -123,7 +136,11 @@ describe('LogWatcher', () => {
     const { store } = fakeCursors();
     const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
     const source = { name: 'x', chainName: 'base', chain: fake.chain, read: fake.read, handle: async () => 'ok' };
-    const w = new LogWatcher(source, { confirmations: 0, pollMs: 1000, maxBlockRange: 10, startBlock: 0 }, { cursors: store, expectedChainId: async () => undefined, log });
+    const w = new LogWatcher(
+      source,
+      { confirmations: 0, pollMs: 1000, maxBlockRange: 10, startBlock: 0 },
+      { cursors: store, expectedChainId: async () => undefined, log },
+    );
     await expect(w.readOnce()).rejects.toThrow('the RPC of base serves chain id 8453, but base is not listed');
     expect(fake.ranges).toEqual([]);
   });
@@ -183,20 +200,30 @@ describe('LogWatcher', () => {
         steps,
       };
       const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-      const w = new LogWatcher(source, { confirmations, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 0 }, { cursors: store, expectedChainId: async () => '8453', log });
+      const w = new LogWatcher(
+        source,
+        { confirmations, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 0 },
+        { cursors: store, expectedChainId: async () => '8453', log },
+      );
       return { w, published, cursor };
     }
 
     it('withdraws a step whose block a deep reorg replaced, and publishes the step again where the new chain holds it', async () => {
       const fake = forkingChain(20);
-      fake.setLogs([{ block: 10, logIndex: 0, tx: '0xa1' }, { block: 12, logIndex: 0, tx: '0xb2' }]);
+      fake.setLogs([
+        { block: 10, logIndex: 0, tx: '0xa1' },
+        { block: 12, logIndex: 0, tx: '0xb2' },
+      ]);
       const { w, published, cursor } = historyWatcher(fake);
       await w.readOnce();
       expect(published).toEqual(['step a1@10', 'step b2@12']);
       expect(cursor()).toBe(18n);
       // A reorg from block 11: tx b2 moves to block 14, a1 stays where it was.
       fake.reorgFrom(11);
-      fake.setLogs([{ block: 10, logIndex: 0, tx: '0xa1' }, { block: 14, logIndex: 0, tx: '0xb2' }]);
+      fake.setLogs([
+        { block: 10, logIndex: 0, tx: '0xa1' },
+        { block: 14, logIndex: 0, tx: '0xb2' },
+      ]);
       await w.readOnce();
       expect(published).toEqual(['step a1@10', 'step b2@12', 'withdrawn b2@12', 'step b2@14']);
       expect(cursor()).toBe(18n);
@@ -243,11 +270,18 @@ describe('LogWatcher', () => {
         chainName: 'base',
         chain: fake.chain,
         read: async (from: bigint, to: bigint) => (reads++, fake.read(from, to)),
-        handle: async (l: ChainLog) => (handled.push({ txHash: l.txHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockHash: l.blockHash! }), 'published'),
+        handle: async (l: ChainLog) => (
+          handled.push({ txHash: l.txHash, logIndex: l.logIndex, blockNumber: l.blockNumber, blockHash: l.blockHash! }),
+          'published'
+        ),
         steps: { since: async () => handled, withdraw: async (s: HandledStep) => void withdrawn.push(s.txHash) },
       };
       const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-      const w = new LogWatcher(source, { confirmations: 2, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 50 }, { cursors: store, expectedChainId: async () => '8453', log });
+      const w = new LogWatcher(
+        source,
+        { confirmations: 2, pollMs: 1000, maxBlockRange: 100, startBlock: 0, recheckIdleMs: 50 },
+        { cursors: store, expectedChainId: async () => '8453', log },
+      );
       await w.readOnce();
       expect(reads).toBe(1);
       fake.reorgFrom(14); // same height, another fork

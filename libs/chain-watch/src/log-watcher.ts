@@ -171,7 +171,8 @@ export class LogWatcher<L extends ChainLog> {
       for (const log of logs) {
         try {
           const outcome = await this.source.handle(log);
-          if (outcome !== 'duplicate') this.deps.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
+          if (outcome !== 'duplicate')
+            this.deps.log.info({ watcher: this.name, tx_hash: log.txHash, log_index: log.logIndex, outcome }, 'chain log handled');
         } catch (err) {
           // Everything before this block is done; this block is read again (handled logs are no-ops).
           await this.deps.cursors.save(this.name, log.blockNumber - 1n);
@@ -199,7 +200,8 @@ export class LogWatcher<L extends ChainLog> {
     for (const l of logs) if (l.blockHash) wanted.set(l.blockNumber, l.blockHash);
     for (const [block, hash] of wanted) {
       const now = await blockHash(block);
-      if (now.toLowerCase() !== hash!.toLowerCase()) throw new Error(`block ${block} was replaced while it was read (reorg): reading it again`);
+      if (now.toLowerCase() !== hash!.toLowerCase())
+        throw new Error(`block ${block} was replaced while it was read (reorg): reading it again`);
     }
   }
 
@@ -222,7 +224,10 @@ export class LogWatcher<L extends ChainLog> {
       if (!canonical.has(step.blockNumber)) canonical.set(step.blockNumber, (await blockHash(step.blockNumber)).toLowerCase() as Hex);
       if (canonical.get(step.blockNumber) === step.blockHash.toLowerCase()) continue;
       await steps.withdraw(step);
-      this.deps.log.warn({ watcher: this.name, tx_hash: step.txHash, log_index: step.logIndex, block: step.blockNumber.toString() }, 'chain step withdrawn: a reorg replaced its block');
+      this.deps.log.warn(
+        { watcher: this.name, tx_hash: step.txHash, log_index: step.logIndex, block: step.blockNumber.toString() },
+        'chain step withdrawn: a reorg replaced its block',
+      );
       if (earliest === undefined || step.blockNumber < earliest) earliest = step.blockNumber;
     }
     if (earliest !== undefined) await this.deps.cursors.rewind(this.name, earliest - 1n);

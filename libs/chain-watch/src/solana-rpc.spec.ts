@@ -27,7 +27,10 @@ describe('SolanaRpcClient', () => {
   });
 
   it('reads the latest blockhash at the commitment asked for', async () => {
-    answer = () => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { value: { blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' } } }) });
+    answer = () => ({
+      status: 200,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, result: { value: { blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N' } } }),
+    });
     await expect(new SolanaRpcClient(url, 1000).latestBlockhash('finalized')).resolves.toBe('EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N');
   });
 
@@ -42,11 +45,18 @@ describe('SolanaRpcClient', () => {
     await expect(new SolanaRpcClient(url, 50).call('getSlot', [])).rejects.toBeInstanceOf(SolanaRpcUnavailable);
   });
 
-  it('is refused, with the node\'s code, on a JSON-RPC error', async () => {
-    answer = () => ({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32003, message: 'Transaction signature verification failure' } }) });
+  it("is refused, with the node's code, on a JSON-RPC error", async () => {
+    answer = () => ({
+      status: 200,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32003, message: 'Transaction signature verification failure' } }),
+    });
     const refused = await new SolanaRpcClient(url, 1000).call('sendTransaction', []).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(SolanaRpcRefused);
-    expect(refused).toMatchObject({ message: 'sendTransaction: Transaction signature verification failure', code: -32003, reason: 'Transaction signature verification failure' });
+    expect(refused).toMatchObject({
+      message: 'sendTransaction: Transaction signature verification failure',
+      code: -32003,
+      reason: 'Transaction signature verification failure',
+    });
     expect(chainRpcFailure(refused)).toBeUndefined();
   });
 });

@@ -54,7 +54,8 @@ export class SolanaRpcClient {
     } catch (err) {
       throw new SolanaRpcUnavailable(`${method}: ${err instanceof Error ? err.message : String(err)}`, this.url, err);
     }
-    if (body.error) throw new SolanaRpcRefused(`${method}: ${body.error.message ?? 'error'}`, body.error.code ?? 0, body.error.message ?? '');
+    if (body.error)
+      throw new SolanaRpcRefused(`${method}: ${body.error.message ?? 'error'}`, body.error.code ?? 0, body.error.message ?? '');
     return body.result;
   }
 

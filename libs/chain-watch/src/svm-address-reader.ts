@@ -38,7 +38,7 @@ export class SolanaAddressReader {
     const confirmed = BigInt(opts.confirmedSlot ?? (await this.chain.confirmedSlot()));
     const done = await this.position(confirmed);
     const fresh: SignatureEntry[] = [];
-    for (let before: string | undefined; ; ) {
+    for (let before: string | undefined; ;) {
       const page = await this.chain.signaturesForAddress(this.address, { limit: this.pageSize, ...(before ? { before } : {}) });
       const newer = page.filter((e) => BigInt(e.slot) > done);
       fresh.push(...newer);

@@ -38,18 +38,33 @@ export interface SolanaChain {
 }
 
 const Entries = z.array(
-  z.object({ signature: z.string().min(64).max(88), slot: z.number().int().nonnegative(), err: z.unknown(), blockTime: z.number().int().nullable().optional() }),
+  z.object({
+    signature: z.string().min(64).max(88),
+    slot: z.number().int().nonnegative(),
+    err: z.unknown(),
+    blockTime: z.number().int().nullable().optional(),
+  }),
 );
 const Transaction = z
   .object({
     slot: z.number().int().nonnegative(),
     blockTime: z.number().int().nullable().optional(),
-    meta: z.object({ err: z.unknown(), loadedAddresses: z.object({ writable: z.array(z.string()), readonly: z.array(z.string()) }).nullable().optional() }).nullable(),
+    meta: z
+      .object({
+        err: z.unknown(),
+        loadedAddresses: z
+          .object({ writable: z.array(z.string()), readonly: z.array(z.string()) })
+          .nullable()
+          .optional(),
+      })
+      .nullable(),
     transaction: z.object({
       signatures: z.array(z.string()),
       message: z.object({
         accountKeys: z.array(z.string()),
-        instructions: z.array(z.object({ programIdIndex: z.number().int().nonnegative(), accounts: z.array(z.number().int().nonnegative()), data: z.string() })),
+        instructions: z.array(
+          z.object({ programIdIndex: z.number().int().nonnegative(), accounts: z.array(z.number().int().nonnegative()), data: z.string() }),
+        ),
       }),
     }),
   })
@@ -75,13 +90,27 @@ export function httpSolanaChain(url: string, timeoutMs: number): SolanaChain {
     genesisHash: () => call('getGenesisHash', [], z.string().min(32).max(44)),
     confirmedSlot: () => call('getSlot', [{ commitment: 'confirmed' }], z.number().int().nonnegative()),
     async signaturesForAddress(address, opts) {
-      const entries = await call('getSignaturesForAddress', [address, { commitment: 'confirmed', limit: opts.limit, ...(opts.before ? { before: opts.before } : {}) }], Entries);
+      const entries = await call(
+        'getSignaturesForAddress',
+        [address, { commitment: 'confirmed', limit: opts.limit, ...(opts.before ? { before: opts.before } : {}) }],
+        Entries,
+      );
       return entries.map((e) => ({ signature: e.signature, slot: e.slot, err: e.err ?? null, blockTime: e.blockTime ?? null }));
     },
     transaction: (signature) =>
-      call('getTransaction', [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }], Transaction) as Promise<SolanaTransactionJson | null>,
+      call(
+        'getTransaction',
+        [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }],
+        Transaction,
+      ) as Promise<SolanaTransactionJson | null>,
     async blockhash(slot) {
-      return (await call('getBlock', [slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }], Block)).blockhash;
+      return (
+        await call(
+          'getBlock',
+          [slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }],
+          Block,
+        )
+      ).blockhash;
     },
   };
 }

@@ -16,7 +16,12 @@ interface Sent {
 const recorder = (answer: () => Response) => {
   const sent: Sent[] = [];
   const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
-    sent.push({ method: init!.method!, url: new URL(String(input)), headers: { ...(init!.headers as Record<string, string>) }, body: init!.body as string | undefined });
+    sent.push({
+      method: init!.method!,
+      url: new URL(String(input)),
+      headers: { ...(init!.headers as Record<string, string>) },
+      body: init!.body as string | undefined,
+    });
     return answer();
   }) as typeof fetch;
   return { sent, fetchImpl };
@@ -29,7 +34,9 @@ type DocParam = { name: string; in: string; required: boolean };
 type DocOp = { operationId: string; parameters: DocParam[]; requestBody?: unknown; security?: Record<string, unknown>[] };
 
 describe('XchainClient against the served OpenAPI document', () => {
-  const doc = buildOpenApiDocument(HTTP_OPERATIONS, { title: 't', version: '1', serverUrl: 'http://gw' }) as { paths: Record<string, Record<string, DocOp>> };
+  const doc = buildOpenApiDocument(HTTP_OPERATIONS, { title: 't', version: '1', serverUrl: 'http://gw' }) as {
+    paths: Record<string, Record<string, DocOp>>;
+  };
 
   it.each(Object.keys(CLIENT_OPERATIONS) as OperationId[])('sends %s as the document describes it', async (id) => {
     const entry = Object.entries(doc.paths)
@@ -67,7 +74,12 @@ describe('XchainClient against the served OpenAPI document', () => {
     const [path, methods] = Object.entries(doc.paths).find(([, m]) => m['get']?.operationId === 'StreamOrderEvents')!;
     const op = methods['get']!;
     const { sent, fetchImpl } = recorder(() => json(400, { code: 3, message: 'stop here', details: [] }));
-    const stream = new XchainClient({ baseUrl: 'http://gw', apiKey: 'xk_key', sessionToken: 'xps_token', fetch: fetchImpl }).streamOrderEvents('v-quote_hash');
+    const stream = new XchainClient({
+      baseUrl: 'http://gw',
+      apiKey: 'xk_key',
+      sessionToken: 'xps_token',
+      fetch: fetchImpl,
+    }).streamOrderEvents('v-quote_hash');
     await expect(stream.next()).rejects.toBeInstanceOf(XchainApiError);
     expect(sent[0]!.url.pathname).toBe(path.replace('{quote_hash}', 'v-quote_hash'));
     expect(op.parameters.filter((p) => p.in === 'path').map((p) => p.name)).toEqual(['quote_hash']);
@@ -97,13 +109,20 @@ describe('XchainClient answers and errors', () => {
       code: 14,
       message: 'bridge suspended',
       details: [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'BRIDGE_SUSPENDED', domain: 'xchain.api', metadata: { chain: 'bsc' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'BRIDGE_SUSPENDED',
+          domain: 'xchain.api',
+          metadata: { chain: 'bsc' },
+        },
         { '@type': 'type.googleapis.com/google.rpc.BadRequest', field_violations: [{ field: 'dst_chain', description: 'suspended' }] },
         { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retry_delay: '7s' },
       ],
     };
     const { fetchImpl } = recorder(() => json(503, status, { 'retry-after': '3' }));
-    const err = (await new XchainClient({ baseUrl: 'http://gw', fetch: fetchImpl }).getOrder({ quote_hash: '0xab' }).catch((e: unknown) => e)) as XchainApiError;
+    const err = (await new XchainClient({ baseUrl: 'http://gw', fetch: fetchImpl })
+      .getOrder({ quote_hash: '0xab' })
+      .catch((e: unknown) => e)) as XchainApiError;
     expect(err).toBeInstanceOf(XchainApiError);
     expect({ ...err, fields: err.fields, message: err.message }).toMatchObject({
       operationId: 'GetOrder',
@@ -120,7 +139,9 @@ describe('XchainClient answers and errors', () => {
 
   it('takes the retry delay from Retry-After when the Status has no RetryInfo', async () => {
     const { fetchImpl } = recorder(() => json(429, { code: 8, message: 'slow down', details: [] }, { 'retry-after': '2' }));
-    const err = (await new XchainClient({ baseUrl: 'http://gw', fetch: fetchImpl }).listTokens().catch((e: unknown) => e)) as XchainApiError;
+    const err = (await new XchainClient({ baseUrl: 'http://gw', fetch: fetchImpl })
+      .listTokens()
+      .catch((e: unknown) => e)) as XchainApiError;
     expect([err.code, err.reason, err.retryAfterSecs, err.metadata]).toEqual([8, undefined, 2, {}]);
   });
 

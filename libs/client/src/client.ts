@@ -82,7 +82,8 @@ class XchainClientCore {
   private readonly baseUrl: string;
 
   constructor(readonly options: XchainClientOptions) {
-    if (options.fetch && options.localAddress !== undefined) throw new TypeError('XchainClient: give either fetch or localAddress, not both');
+    if (options.fetch && options.localAddress !== undefined)
+      throw new TypeError('XchainClient: give either fetch or localAddress, not both');
     this.fetchImpl = options.fetch ?? (options.localAddress !== undefined ? fetchFrom(options.localAddress) : fetch);
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     for (const id of Object.keys(CLIENT_OPERATIONS) as OperationId[]) {
@@ -186,7 +187,12 @@ function decode(op: HttpOperation, res: Response, text: string): ApiResponse<unk
   try {
     body = text === '' ? undefined : JSON.parse(text);
   } catch {
-    throw new XchainResponseError(op.operationId, `HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`, res.status, text);
+    throw new XchainResponseError(
+      op.operationId,
+      `HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`,
+      res.status,
+      text,
+    );
   }
   if (res.status < 200 || res.status > 299) {
     const err = XchainApiError.fromBody(op.operationId, res.status, body, res.headers);

@@ -35,10 +35,17 @@ describe('XchainClient.streamOrderEvents', () => {
       const got: [string | undefined, string][] = [];
       const client = new XchainClient({ baseUrl: s.url, apiKey: 'xk_key' });
       for await (const e of client.streamOrderEvents(HASH, { lastEventId: 'e0' })) got.push([e.id, e.order.status]);
-      expect(got).toEqual([['e1', 'quoted'], ['e2', 'deposited']]);
+      expect(got).toEqual([
+        ['e1', 'quoted'],
+        ['e2', 'deposited'],
+      ]);
       const req = s.seen[0]!;
       expect(req.url).toBe(`/json/v1/orders/${HASH}/events`);
-      expect([req.headers['last-event-id'], req.headers['x-api-key'], req.headers['accept']]).toEqual(['e0', 'xk_key', 'text/event-stream']);
+      expect([req.headers['last-event-id'], req.headers['x-api-key'], req.headers['accept']]).toEqual([
+        'e0',
+        'xk_key',
+        'text/event-stream',
+      ]);
     } finally {
       await s.close();
     }
@@ -82,7 +89,13 @@ describe('XchainClient.streamOrderEvents', () => {
   it('throws the Status of a refusal before the stream opens', async () => {
     const s = await serve((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: 8, message: 'too many', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOO_MANY_STREAMS', domain: 'xchain.api' }] }));
+      res.end(
+        JSON.stringify({
+          code: 8,
+          message: 'too many',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TOO_MANY_STREAMS', domain: 'xchain.api' }],
+        }),
+      );
     });
     try {
       const it = new XchainClient({ baseUrl: s.url }).streamOrderEvents(HASH);

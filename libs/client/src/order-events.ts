@@ -60,10 +60,18 @@ export async function* readOrderEvents(req: StreamRequest): AsyncGenerator<Order
     } catch {
       // not JSON: reported below as it is
     }
-    throw XchainApiError.fromBody(op.operationId, res.status, body, res.headers) ?? new XchainResponseError(op.operationId, `HTTP ${res.status} without a google.rpc.Status body`, res.status, body);
+    throw (
+      XchainApiError.fromBody(op.operationId, res.status, body, res.headers) ??
+      new XchainResponseError(op.operationId, `HTTP ${res.status} without a google.rpc.Status body`, res.status, body)
+    );
   }
   if (!res.body || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
-    throw new XchainResponseError(op.operationId, `expected text/event-stream, got ${res.headers.get('content-type')}`, res.status, undefined);
+    throw new XchainResponseError(
+      op.operationId,
+      `expected text/event-stream, got ${res.headers.get('content-type')}`,
+      res.status,
+      undefined,
+    );
   }
   req.onOpen?.({ status: res.status, headers: res.headers });
   const decoder = new TextDecoder();
@@ -83,7 +91,8 @@ export async function* readOrderEvents(req: StreamRequest): AsyncGenerator<Order
           throw new XchainResponseError(op.operationId, 'an order event whose data is not JSON', res.status, event.data);
         }
         const parsed = op.response.safeParse(json);
-        if (!parsed.success) throw new XchainResponseError(op.operationId, 'an order event that does not match its schema', res.status, json);
+        if (!parsed.success)
+          throw new XchainResponseError(op.operationId, 'an order event that does not match its schema', res.status, json);
         yield { id: event.id, order: parsed.data as OrderStatus };
       }
     }

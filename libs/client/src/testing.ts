@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 
 /** A loopback server that answers with `handle` and records where each request came from and what it carried. */
 export async function serve(handle: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
-  const seen: { from: string | undefined; method: string | undefined; url: string | undefined; headers: IncomingMessage['headers']; body: string }[] = [];
+  const seen: {
+    from: string | undefined;
+    method: string | undefined;
+    url: string | undefined;
+    headers: IncomingMessage['headers'];
+    body: string;
+  }[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));

@@ -25,7 +25,10 @@ describe('bus permissions (D14), generated from the contracts', () => {
 
   it('keeps the gateway off internal and operator subjects, and the operator on operator subjects only', () => {
     for (const c of RPC_CATALOGUE) {
-      const viaGateway = c.access.access === 'public' || c.access.access === 'partner' || (c.access.access === 'internal' && c.access.callers.includes('gateway'));
+      const viaGateway =
+        c.access.access === 'public' ||
+        c.access.access === 'partner' ||
+        (c.access.access === 'internal' && c.access.callers.includes('gateway'));
       expect([c.subject, perms.gateway.publish.includes(c.subject)]).toEqual([c.subject, viaGateway]);
       expect([c.subject, perms.operator.publish.includes(c.subject)]).toEqual([c.subject, c.access.access === 'operator']);
     }

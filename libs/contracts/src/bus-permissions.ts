@@ -192,7 +192,13 @@ function jetStreamSubjects(use: StreamUse): { publish: string[]; subscribe: stri
     );
   }
   if (use.ordered) {
-    publish.push(`${api}.CONSUMER.CREATE.${s}`, `${api}.CONSUMER.CREATE.${s}.>`, `${api}.CONSUMER.INFO.${s}.>`, `${api}.CONSUMER.DELETE.${s}.>`, `$JS.FC.${s}.>`);
+    publish.push(
+      `${api}.CONSUMER.CREATE.${s}`,
+      `${api}.CONSUMER.CREATE.${s}.>`,
+      `${api}.CONSUMER.INFO.${s}.>`,
+      `${api}.CONSUMER.DELETE.${s}.>`,
+      `$JS.FC.${s}.>`,
+    );
   }
   if (use.get) publish.push(`${api}.DIRECT.GET.${s}.>`, `${api}.STREAM.MSG.GET.${s}`);
   return { publish, subscribe: [] };
@@ -211,7 +217,8 @@ export function busPermissions(): Record<BusUser, BusPermissions> {
     for (const p of e.publishers) perms[p].publish.add(e.subject);
     for (const s of e.subscribers) perms[s].subscribe.add(e.subject);
   }
-  for (const [user, subjects] of Object.entries(WILDCARD_SUBSCRIPTIONS) as [BusUser, string[]][]) for (const s of subjects) perms[user].subscribe.add(s);
+  for (const [user, subjects] of Object.entries(WILDCARD_SUBSCRIPTIONS) as [BusUser, string[]][])
+    for (const s of subjects) perms[user].subscribe.add(s);
   for (const [user, uses] of Object.entries(JETSTREAM) as [BusUser, StreamUse[]][]) {
     perms[user].publish.add('$JS.API.INFO');
     for (const use of uses) for (const subject of jetStreamSubjects(use).publish) perms[user].publish.add(subject);
@@ -219,6 +226,9 @@ export function busPermissions(): Record<BusUser, BusPermissions> {
   // Only a user that serves operations answers requests (to the requester's inbox, once each).
   const servers = new Set<BusUser>(RPC_CATALOGUE.map((c) => serverOf(c.subject)));
   return Object.fromEntries(
-    BUS_USERS.map((u) => [u, { publish: [...perms[u].publish].sort(), subscribe: [...perms[u].subscribe].sort(), allowResponses: servers.has(u) }]),
+    BUS_USERS.map((u) => [
+      u,
+      { publish: [...perms[u].publish].sort(), subscribe: [...perms[u].subscribe].sort(), allowResponses: servers.has(u) },
+    ]),
   ) as Record<BusUser, BusPermissions>;
 }

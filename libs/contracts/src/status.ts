@@ -54,11 +54,7 @@ export const RetryInfoSchema = z.object({
   '@type': z.literal('type.googleapis.com/google.rpc.RetryInfo'),
   retry_delay: z.string().regex(/^\d+(\.\d+)?s$/),
 });
-export const StatusDetailSchema = z.discriminatedUnion('@type', [
-  ErrorInfoSchema,
-  BadRequestSchema,
-  RetryInfoSchema,
-]);
+export const StatusDetailSchema = z.discriminatedUnion('@type', [ErrorInfoSchema, BadRequestSchema, RetryInfoSchema]);
 export type StatusDetail = z.infer<typeof StatusDetailSchema>;
 
 /** `google.rpc.Status`: the error body of every operation, over HTTP and over NATS. */

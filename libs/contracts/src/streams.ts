@@ -44,4 +44,8 @@ export const GASLESS_EVENTS_STREAM_DEF: StreamDefinition = {
   storage: 'file',
 };
 
-export const STREAM_DEFINITIONS: readonly StreamDefinition[] = [ORDER_EVENTS_STREAM_DEF, ORDER_UPDATES_STREAM_DEF, GASLESS_EVENTS_STREAM_DEF];
+export const STREAM_DEFINITIONS: readonly StreamDefinition[] = [
+  ORDER_EVENTS_STREAM_DEF,
+  ORDER_UPDATES_STREAM_DEF,
+  GASLESS_EVENTS_STREAM_DEF,
+];

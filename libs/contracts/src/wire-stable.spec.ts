@@ -31,8 +31,21 @@ describe('isWireStable: a reply that parses back to the JSON it came from', () =
   });
 
   it.each<[string, z.ZodType]>([
-    ['refinements, regexes, optional and nullable fields', z.object({ a: z.string().regex(/^x+$/).refine((s) => s.length < 9).optional(), b: z.number().int().nullable() })],
-    ['unions, literals, enums, tuples and records', z.union([z.tuple([z.literal('a'), z.enum(['x', 'y'])]), z.record(z.string(), z.boolean())])],
+    [
+      'refinements, regexes, optional and nullable fields',
+      z.object({
+        a: z
+          .string()
+          .regex(/^x+$/)
+          .refine((s) => s.length < 9)
+          .optional(),
+        b: z.number().int().nullable(),
+      }),
+    ],
+    [
+      'unions, literals, enums, tuples and records',
+      z.union([z.tuple([z.literal('a'), z.enum(['x', 'y'])]), z.record(z.string(), z.boolean())]),
+    ],
   ])('holds for %s', (_name, schema) => {
     expect(isWireStable(schema)).toBe(true);
   });

@@ -32,16 +32,14 @@ export const Uint64String = z
   .meta({ description: 'uint64 as a decimal string.', examples: ['42'] });
 
 /** uint64 on input: a decimal string or a JSON integer; normalised to a string. */
-export const Uint64Input = z
-  .union([z.string(), z.number()])
-  .transform((v, ctx) => {
-    const s = typeof v === 'number' ? (Number.isSafeInteger(v) && v >= 0 ? String(v) : '') : v;
-    if (!DECIMAL.test(s) || !decimalAtMost(s, UINT64_MAX)) {
-      ctx.addIssue({ code: 'custom', message: 'must be an unsigned 64-bit integer' });
-      return z.NEVER;
-    }
-    return s;
-  });
+export const Uint64Input = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const s = typeof v === 'number' ? (Number.isSafeInteger(v) && v >= 0 ? String(v) : '') : v;
+  if (!DECIMAL.test(s) || !decimalAtMost(s, UINT64_MAX)) {
+    ctx.addIssue({ code: 'custom', message: 'must be an unsigned 64-bit integer' });
+    return z.NEVER;
+  }
+  return s;
+});
 
 /** uint32 on input: a JSON integer or a decimal string; normalised to a number. */
 export const Uint32Input = z.union([z.number(), z.string()]).transform((v, ctx) => {

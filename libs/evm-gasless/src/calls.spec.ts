@@ -43,13 +43,30 @@ describe('fillTx and refundTx', () => {
 describe('depositTx, refundTx and cancelTx calldata (order words written by order-abi.ts)', () => {
   const orders = [
     sampleOrder(),
-    sampleOrder({ srcToken: toBytes32('evm', USDC), amountIn: (1n << 256n) - 1n, gasDrop: 0n, gasless: true, sponsorFees: true, slippageBps: 0xffff, issuedAt: (1n << 64n) - 1n }),
+    sampleOrder({
+      srcToken: toBytes32('evm', USDC),
+      amountIn: (1n << 256n) - 1n,
+      gasDrop: 0n,
+      gasless: true,
+      sponsorFees: true,
+      slippageBps: 0xffff,
+      issuedAt: (1n << 64n) - 1n,
+    }),
     sampleOrder({ amountIn: 0n, amountOut: 0n, minAmountOut: 0n, version: 0, tradeType: 4 }),
   ];
 
-  it.each(orders.map((o, i) => [i, o] as const))('order %i: is what viem encodes for deposit(order), refund(order) and cancel(order)', (_i, order) => {
-    expect(depositTx(order, ROUTER).data).toBe(encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }).toLowerCase());
-    expect(refundTx(order, ROUTER).data).toBe(encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }).toLowerCase());
-    expect(cancelTx(order, ROUTER).data).toBe(encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'cancel', args: [order] }).toLowerCase());
-  });
+  it.each(orders.map((o, i) => [i, o] as const))(
+    'order %i: is what viem encodes for deposit(order), refund(order) and cancel(order)',
+    (_i, order) => {
+      expect(depositTx(order, ROUTER).data).toBe(
+        encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }).toLowerCase(),
+      );
+      expect(refundTx(order, ROUTER).data).toBe(
+        encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }).toLowerCase(),
+      );
+      expect(cancelTx(order, ROUTER).data).toBe(
+        encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'cancel', args: [order] }).toLowerCase(),
+      );
+    },
+  );
 });

@@ -50,8 +50,19 @@ const MINT_ABI = parseAbi(['function mint(address to, uint256 amount)']);
 /** keys of an ABI item that matter to a caller (solc adds internalType, which viem ignores). */
 function callerView(item: Record<string, unknown>): unknown {
   const params = (list: unknown): unknown[] | undefined =>
-    (list as Record<string, unknown>[] | undefined)?.map((p) => ({ name: p['name'], type: p['type'], indexed: p['indexed'] ?? false, components: params(p['components']) }));
-  return { type: item['type'], name: item['name'], stateMutability: item['stateMutability'], inputs: params(item['inputs']), outputs: params(item['outputs']) };
+    (list as Record<string, unknown>[] | undefined)?.map((p) => ({
+      name: p['name'],
+      type: p['type'],
+      indexed: p['indexed'] ?? false,
+      components: params(p['components']),
+    }));
+  return {
+    type: item['type'],
+    name: item['name'],
+    stateMutability: item['stateMutability'],
+    inputs: params(item['inputs']),
+    outputs: params(item['outputs']),
+  };
 }
 
 /** The router's retention here: the quote-engine's default QUOTE_RETENTION_SECS (7 days), as in production. */
@@ -71,8 +82,12 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
     anvil = await startAnvil(CHAIN_ID);
     client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 50 });
     testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
-    const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
-    await Promise.all([place('XchainRouter', ROUTER, [REFUNDER, SETTLER, TREASURY, RETENTION]), place('DevToken', USDT, ['Tether USD', 'USDT', 6])]);
+    const place = (name: string, at: Address, args: unknown[]) =>
+      deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
+    await Promise.all([
+      place('XchainRouter', ROUTER, [REFUNDER, SETTLER, TREASURY, RETENTION]),
+      place('DevToken', USDT, ['Tether USD', 'USDT', 6]),
+    ]);
     await Promise.all([testClient.setBalance({ address: REFUNDER, value: ETH }), testClient.setBalance({ address: SETTLER, value: ETH })]);
   }, 60_000);
 
@@ -82,12 +97,17 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
 
   const send = async (from: Hex, tx: { to: Address; data: Hex; value?: bigint }): Promise<TransactionReceipt> => {
     const wallet = createWalletClient({ account: privateKeyToAccount(from), transport: http(anvil.rpcUrl) });
-    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ?? 0n, chain: null }) });
+    const receipt = await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ?? 0n, chain: null }),
+    });
     expect(receipt.status).toBe('success');
     return receipt;
   };
   /** The custom error a call ends in, decoded; fails the test when the call succeeds. */
-  const revertOf = async (from: Address, tx: { to: Address; data: Hex; value?: bigint }): Promise<{ errorName: string; args: readonly unknown[] | undefined }> => {
+  const revertOf = async (
+    from: Address,
+    tx: { to: Address; data: Hex; value?: bigint },
+  ): Promise<{ errorName: string; args: readonly unknown[] | undefined }> => {
     try {
       await client.call({ account: from, to: tx.to, data: tx.data, value: tx.value ?? 0n });
     } catch (e) {
@@ -99,10 +119,12 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
     }
     throw new Error('the call did not revert');
   };
-  const tokenBalance = (who: Address) => client.readContract({ address: USDT, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
+  const tokenBalance = (who: Address) =>
+    client.readContract({ address: USDT, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
   const nativeBalance = (who: Address) => client.getBalance({ address: who });
   const gasPaid = (r: TransactionReceipt) => r.gasUsed * r.effectiveGasPrice;
-  const read = (functionName: 'deposited' | 'filled' | 'refunded' | 'cancelled' | 'claimed', order: Order) => client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName, args: [hashOrder(order)] });
+  const read = (functionName: 'deposited' | 'filled' | 'refunded' | 'cancelled' | 'claimed', order: Order) =>
+    client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName, args: [hashOrder(order)] });
   const chainNow = async () => (await client.getBlock({ blockTag: 'latest' })).timestamp;
   /** Mines one empty block at `timestamp`: calls then run at that second (anvil's calls take the latest block's time). */
   const mineAt = async (timestamp: bigint) => {
@@ -158,7 +180,9 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
 
   it('serves the ABI the lib declares, item for item, and the roles and retention it was deployed with', async () => {
     const ours = (XCHAIN_ROUTER_ABI as readonly Record<string, unknown>[]).map(callerView);
-    const built = (compiled['XchainRouter']!.abi as readonly Record<string, unknown>[]).filter((i) => i['type'] !== 'constructor').map(callerView);
+    const built = (compiled['XchainRouter']!.abi as readonly Record<string, unknown>[])
+      .filter((i) => i['type'] !== 'constructor')
+      .map(callerView);
     const key = (i: unknown) => JSON.stringify(i);
     expect(ours.map(key).sort()).toEqual(built.map(key).sort());
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refunder' })).toBe(REFUNDER);
@@ -186,7 +210,14 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       expect(await nativeBalance(ROUTER)).toBe(0n);
       const [filled] = parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Filled' });
       expect(filled!.address).toBe(ROUTER.toLowerCase());
-      expect(filled!.args).toEqual({ quoteHash: hashOrder(order), filler: filler.address, recipient, token: USDT, amount: order.amountOut, gasDrop: order.gasDrop });
+      expect(filled!.args).toEqual({
+        quoteHash: hashOrder(order),
+        filler: filler.address,
+        recipient,
+        token: USDT,
+        amount: order.amountOut,
+        gasDrop: order.gasDrop,
+      });
       expect(await read('filled', order)).toBe(true);
     });
 
@@ -206,7 +237,14 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       expect(await nativeBalance(filler.address)).toBe(fillerBefore - order.amountOut - order.gasDrop - gasPaid(receipt));
       expect(await nativeBalance(ROUTER)).toBe(0n);
       const [filled] = parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Filled' });
-      expect(filled!.args).toEqual({ quoteHash: hashOrder(order), filler: filler.address, recipient, token: zeroAddress, amount: order.amountOut, gasDrop: order.gasDrop });
+      expect(filled!.args).toEqual({
+        quoteHash: hashOrder(order),
+        filler: filler.address,
+        recipient,
+        token: zeroAddress,
+        amount: order.amountOut,
+        gasDrop: order.gasDrop,
+      });
     });
 
     it('fills an order once: a second fill, by the same filler or another, reverts AlreadyFilled', async () => {
@@ -217,7 +255,10 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
 
       const again = fillTx(order, order.amountOut, ROUTER);
       expect(await revertOf(first.address, again)).toEqual({ errorName: 'AlreadyFilled', args: [hashOrder(order)] });
-      expect(await revertOf(second.address, fillTx(order, order.amountOut + 1n, ROUTER))).toEqual({ errorName: 'AlreadyFilled', args: [hashOrder(order)] });
+      expect(await revertOf(second.address, fillTx(order, order.amountOut + 1n, ROUTER))).toEqual({
+        errorName: 'AlreadyFilled',
+        args: [hashOrder(order)],
+      });
       expect(await tokenBalance(recipient)).toBe(order.amountOut);
     });
 
@@ -226,7 +267,10 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       const recipient = freshAddress();
       const order = inboundOrder(USDT, recipient);
       const below = fillTx(order, order.minAmountOut - 1n, ROUTER);
-      expect(await revertOf(filler.address, below)).toEqual({ errorName: 'BelowMinimum', args: [order.minAmountOut - 1n, order.minAmountOut] });
+      expect(await revertOf(filler.address, below)).toEqual({
+        errorName: 'BelowMinimum',
+        args: [order.minAmountOut - 1n, order.minAmountOut],
+      });
       expect(await read('filled', order)).toBe(false);
 
       await send(filler.key, fillTx(order, order.minAmountOut, ROUTER));
@@ -324,7 +368,9 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       expect((await revertOf(freshAddress(), refundTx(order, ROUTER))).errorName).toBe('NotRefunder');
 
       expect((await revertOf(REFUNDER, refundTx({ ...order, srcChainId: 1n }, ROUTER))).errorName).toBe('WrongSourceChain');
-      expect((await revertOf(REFUNDER, refundTx({ ...order, depositTarget: toBytes32('evm', OTHER_ROUTER) }, ROUTER))).errorName).toBe('WrongDepositTarget');
+      expect((await revertOf(REFUNDER, refundTx({ ...order, depositTarget: toBytes32('evm', OTHER_ROUTER) }, ROUTER))).errorName).toBe(
+        'WrongDepositTarget',
+      );
 
       const highBit = outboundOrder(USDT, freshAddress(), { refundAddress: `0xff${'00'.repeat(11)}${freshAddress().slice(2)}` as Hex });
       await deposit(highBit, user);
@@ -350,7 +396,9 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       const issuedAt = await retainedFor(60n);
       const [onTime, late] = [outboundOrder(USDT, freshAddress(), { issuedAt }), outboundOrder(USDT, freshAddress(), { issuedAt })];
       const until = retainedUntil(onTime, RETENTION);
-      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'retainedUntil', args: [onTime] })).toBe(until);
+      expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'retainedUntil', args: [onTime] })).toBe(
+        until,
+      );
 
       await testClient.setNextBlockTimestamp({ timestamp: until });
       await send(user.key, depositTx(onTime, ROUTER));
@@ -393,18 +441,29 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       const recipient = freshAddress();
       const order = inboundOrder(USDT, recipient);
       const receipt = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
-      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Cancelled' }).map((e) => e.args)).toEqual([{ quoteHash: hashOrder(order) }]);
+      expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Cancelled' }).map((e) => e.args)).toEqual([
+        { quoteHash: hashOrder(order) },
+      ]);
       expect(await read('cancelled', order)).toBe(true);
 
-      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({ errorName: 'OrderCancelled', args: [hashOrder(order)] });
-      expect([await read('filled', order), await tokenBalance(recipient), await tokenBalance(filler.address)]).toEqual([false, 0n, 300_000_000n]);
+      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({
+        errorName: 'OrderCancelled',
+        args: [hashOrder(order)],
+      });
+      expect([await read('filled', order), await tokenBalance(recipient), await tokenBalance(filler.address)]).toEqual([
+        false,
+        0n,
+        300_000_000n,
+      ]);
     });
 
     it('refuses a stranger, the settler and an order for another chain; cancelling twice succeeds with one event', async () => {
       const order = inboundOrder(USDT, freshAddress());
       expect((await revertOf(freshAddress(), cancelTx(order, ROUTER))).errorName).toBe('NotRefunder');
       expect((await revertOf(SETTLER, cancelTx(order, ROUTER))).errorName).toBe('NotRefunder');
-      expect((await revertOf(REFUNDER, cancelTx({ ...order, dstChainId: OTHER_CHAIN_ID }, ROUTER))).errorName).toBe('WrongDestinationChain');
+      expect((await revertOf(REFUNDER, cancelTx({ ...order, dstChainId: OTHER_CHAIN_ID }, ROUTER))).errorName).toBe(
+        'WrongDestinationChain',
+      );
       expect(await read('cancelled', order)).toBe(false);
 
       const first = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
@@ -412,7 +471,14 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       const second = await send(REFUNDER_KEY, cancelTx(order, ROUTER));
       expect(parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: first.logs, eventName: 'Cancelled' })).toHaveLength(1);
       expect(second.logs).toEqual([]);
-      expect(await client.getLogs({ address: ROUTER, event: getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'Cancelled' }), args: { quoteHash: hashOrder(order) }, fromBlock: 0n })).toHaveLength(1);
+      expect(
+        await client.getLogs({
+          address: ROUTER,
+          event: getAbiItem({ abi: XCHAIN_ROUTER_ABI, name: 'Cancelled' }),
+          args: { quoteHash: hashOrder(order) },
+          fromBlock: 0n,
+        }),
+      ).toHaveLength(1);
       expect(await read('cancelled', order)).toBe(true);
     });
 
@@ -434,7 +500,12 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       const native = outboundOrder(zeroAddress, freshAddress(), { amountIn: ETH + 13n });
       await deposit(erc20, user);
       await deposit(native, user);
-      const before = { token: await tokenBalance(TREASURY), native: await nativeBalance(TREASURY), routerToken: await tokenBalance(ROUTER), routerNative: await nativeBalance(ROUTER) };
+      const before = {
+        token: await tokenBalance(TREASURY),
+        native: await nativeBalance(TREASURY),
+        routerToken: await tokenBalance(ROUTER),
+        routerNative: await nativeBalance(ROUTER),
+      };
 
       const receipt = await send(SETTLER_KEY, claimTx([erc20, native], ROUTER));
 
@@ -475,10 +546,15 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       await send(REFUNDER_KEY, refundTx(refunded, ROUTER));
       const never = outboundOrder(USDT, freshAddress());
 
-      expect(await revertOf(SETTLER, claimTx([good, refunded], ROUTER))).toEqual({ errorName: 'AlreadyRefunded', args: [hashOrder(refunded)] });
+      expect(await revertOf(SETTLER, claimTx([good, refunded], ROUTER))).toEqual({
+        errorName: 'AlreadyRefunded',
+        args: [hashOrder(refunded)],
+      });
       expect(await revertOf(SETTLER, claimTx([good, never], ROUTER))).toEqual({ errorName: 'NotDeposited', args: [hashOrder(never)] });
       expect((await revertOf(SETTLER, claimTx([good, { ...good, srcChainId: 1n }], ROUTER))).errorName).toBe('WrongSourceChain');
-      expect((await revertOf(SETTLER, claimTx([good, { ...good, depositTarget: toBytes32('evm', OTHER_ROUTER) }], ROUTER))).errorName).toBe('WrongDepositTarget');
+      expect((await revertOf(SETTLER, claimTx([good, { ...good, depositTarget: toBytes32('evm', OTHER_ROUTER) }], ROUTER))).errorName).toBe(
+        'WrongDepositTarget',
+      );
       expect(await read('claimed', good)).toBe(false);
 
       // A refused batch changed nothing: the good order alone is claimed afterwards.
@@ -500,13 +576,22 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
 
   describe('a same-chain order (source and destination both here)', () => {
     const sameChain = (refundTo: Address, recipient: Address) =>
-      outboundOrder(USDT, refundTo, { dstChainId: BigInt(CHAIN_ID), recipient: toBytes32('evm', recipient), amountIn: 50_000_000n, amountOut: 49_900_000n, minAmountOut: 49_800_000n });
+      outboundOrder(USDT, refundTo, {
+        dstChainId: BigInt(CHAIN_ID),
+        recipient: toBytes32('evm', recipient),
+        amountIn: 50_000_000n,
+        amountOut: 49_900_000n,
+        minAmountOut: 49_800_000n,
+      });
 
     it('is filled only after its deposit, and then cannot be refunded (AlreadyFilled)', async () => {
       const [user, filler] = [await wallet(100_000_000n), await wallet(100_000_000n)];
       const [refundTo, recipient] = [freshAddress(), freshAddress()];
       const order = sameChain(refundTo, recipient);
-      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({ errorName: 'NotDeposited', args: [hashOrder(order)] });
+      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({
+        errorName: 'NotDeposited',
+        args: [hashOrder(order)],
+      });
       await send(user.key, depositTx(order, ROUTER));
       await send(filler.key, fillTx(order, order.amountOut, ROUTER));
       expect(await tokenBalance(recipient)).toBe(order.amountOut);
@@ -523,7 +608,10 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
       await send(REFUNDER_KEY, refundTx(order, ROUTER));
       expect(await tokenBalance(refundTo)).toBe(order.amountIn);
 
-      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({ errorName: 'AlreadyRefunded', args: [hashOrder(order)] });
+      expect(await revertOf(filler.address, fillTx(order, order.amountOut, ROUTER))).toEqual({
+        errorName: 'AlreadyRefunded',
+        args: [hashOrder(order)],
+      });
       expect(await tokenBalance(recipient)).toBe(0n);
     });
 
@@ -541,7 +629,14 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
 
   it('opens every deposit with OrderOpened, before Deposited, carrying an order that re-hashes to its quote hash', async () => {
     const user = await wallet(300_000_000n);
-    const order = outboundOrder(USDT, freshAddress(), { ...userPaysGas, gasDrop: 123n, referrersHash: generatePrivateKey(), tradeType: 3, slippageBps: 77, srcSlippageBps: 5 });
+    const order = outboundOrder(USDT, freshAddress(), {
+      ...userPaysGas,
+      gasDrop: 123n,
+      referrersHash: generatePrivateKey(),
+      tradeType: 3,
+      slippageBps: 77,
+      srcSlippageBps: 5,
+    });
     const receipt = await send(user.key, depositTx(order, ROUTER));
 
     const events = parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs });
@@ -555,7 +650,12 @@ describe('XchainRouter fill, cancel, refund and claim on anvil', () => {
     expect(decoded).toEqual(order);
 
     // A filler reading only the logs finds it by its hash, as the devnet's filler does.
-    const found = await client.getLogs({ address: ROUTER, event: XCHAIN_ROUTER_ABI[0], args: { quoteHash: hashOrder(order) }, fromBlock: 0n });
+    const found = await client.getLogs({
+      address: ROUTER,
+      event: XCHAIN_ROUTER_ABI[0],
+      args: { quoteHash: hashOrder(order) },
+      fromBlock: 0n,
+    });
     expect(found).toHaveLength(1);
     expect(hashOrder(found[0]!.args.order as Order)).toBe(hashOrder(order));
   });

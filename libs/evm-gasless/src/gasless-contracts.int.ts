@@ -1,4 +1,12 @@
-import { ANVIL_DEV_KEY, type Anvil, type CompiledContract, compileXchainContracts, deployContract, installPermit2, startAnvil } from '@xchain/chain-tools';
+import {
+  ANVIL_DEV_KEY,
+  type Anvil,
+  type CompiledContract,
+  compileXchainContracts,
+  deployContract,
+  installPermit2,
+  startAnvil,
+} from '@xchain/chain-tools';
 import { type Order, hashOrder, toBytes32 } from '@xchain/order-codec';
 import {
   type Abi,
@@ -22,7 +30,16 @@ import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress, signTyped
 import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, PERMIT2_ABI, XCHAIN_ROUTER_ABI } from './abi';
 import { approveCalldata, depositAmount, depositTx, executeCalldata, relayFee } from './calls';
-import { ORDER_EIP712_TYPE, ORDER_TYPEHASH, PERMIT2_ADDRESS, WITNESS_TYPE_STRING, erc2612TypedData, orderWitnessHash, permit2NonceSlot, permit2TypedData } from './typed-data';
+import {
+  ORDER_EIP712_TYPE,
+  ORDER_TYPEHASH,
+  PERMIT2_ADDRESS,
+  WITNESS_TYPE_STRING,
+  erc2612TypedData,
+  orderWitnessHash,
+  permit2NonceSlot,
+  permit2TypedData,
+} from './typed-data';
 
 const CHAIN_ID = 8453;
 // Fixed addresses, as the local devnet places the contracts (its registry names them).
@@ -51,7 +68,10 @@ const ERRORS = [
     'error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)',
   ]),
 ] as Abi;
-const DEV_PERMIT_ABI = parseAbi(['function mint(address to, uint256 amount)', 'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)']);
+const DEV_PERMIT_ABI = parseAbi([
+  'function mint(address to, uint256 amount)',
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
+]);
 
 /** What a wallet receives: the typed data after JSON (no bigints, no prototypes). */
 type WalletTypedData = Omit<Parameters<typeof signTypedData>[0], 'privateKey'>;
@@ -74,7 +94,8 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     client = createPublicClient({ transport: http(anvil.rpcUrl), pollingInterval: 50 });
     testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
     await installPermit2(anvil.rpcUrl);
-    const place = (name: string, at: Address, args: unknown[]) => deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
+    const place = (name: string, at: Address, args: unknown[]) =>
+      deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compiled[name]!, args, at });
     // Concurrent on purpose: deployContract serialises one deployer's sends itself.
     await Promise.all([
       place('XchainRouter', ROUTER, [REFUNDER, SETTLER, TREASURY, RETENTION]),
@@ -95,7 +116,12 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     return receipt;
   };
   /** The custom error a call ends in, decoded; fails the test when the call succeeds. */
-  const revertOf = async (from: Address, to: Address, data: Hex, value = 0n): Promise<{ errorName: string; args: readonly unknown[] | undefined }> => {
+  const revertOf = async (
+    from: Address,
+    to: Address,
+    data: Hex,
+    value = 0n,
+  ): Promise<{ errorName: string; args: readonly unknown[] | undefined }> => {
     try {
       await client.call({ account: from, to, data, value });
     } catch (e) {
@@ -107,9 +133,11 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     }
     throw new Error('the call did not revert');
   };
-  const balanceOf = (token: Address, who: Address) => client.readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
+  const balanceOf = (token: Address, who: Address) =>
+    client.readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [who] });
   const mint = (token: Address, to: Address, amount: bigint) => send(ANVIL_DEV_KEY, token, encodeMint(to, amount));
-  const encodeMint = (to: Address, amount: bigint): Hex => encodeFunctionData({ abi: DEV_PERMIT_ABI, functionName: 'mint', args: [to, amount] });
+  const encodeMint = (to: Address, amount: bigint): Hex =>
+    encodeFunctionData({ abi: DEV_PERMIT_ABI, functionName: 'mint', args: [to, amount] });
   const now = async () => (await client.getBlock()).timestamp;
 
   const gaslessOrder = (token: Address, over: Partial<Order> = {}): Order =>
@@ -138,11 +166,15 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
   const signOrder = async (userKey: Hex, order: Order, opts: { nonce?: bigint; deadline?: bigint } = {}): Promise<Signed> => {
     const nonce = opts.nonce ?? randomNonce();
     const deadline = opts.deadline ?? (await now()) + 1800n;
-    const signature = await signTypedData({ privateKey: userKey, ...overJson(permit2TypedData({ order, spender: EXECUTOR, nonce, deadline })) });
+    const signature = await signTypedData({
+      privateKey: userKey,
+      ...overJson(permit2TypedData({ order, spender: EXECUTOR, nonce, deadline })),
+    });
     return { order, owner: privateKeyToAddress(userKey), nonce, deadline, signature };
   };
   const execute = (s: Signed, permitSignature: Hex = '0x') => send(ANVIL_DEV_KEY, EXECUTOR, executeCalldata({ ...s, permitSignature }));
-  const executeRevert = (s: Signed, permitSignature: Hex = '0x') => revertOf(relayer.address, EXECUTOR, executeCalldata({ ...s, permitSignature }));
+  const executeRevert = (s: Signed, permitSignature: Hex = '0x') =>
+    revertOf(relayer.address, EXECUTOR, executeCalldata({ ...s, permitSignature }));
 
   /** The plain-token user: tokens and a standing Permit2 approval, as after a first Permit2 trade. */
   const approvedUser = async (amount: bigint): Promise<Hex> => {
@@ -156,30 +188,61 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
 
   it('places the canonical Permit2, the router, the executor and the tokens at fixed addresses', async () => {
     const domain = { name: 'Permit2', chainId: BigInt(CHAIN_ID), verifyingContract: PERMIT2_ADDRESS };
-    const expected = hashDomain({ domain, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } });
+    const expected = hashDomain({
+      domain,
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+      },
+    });
     expect(await client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2_ABI, functionName: 'DOMAIN_SEPARATOR' })).toBe(expected);
 
-    const read = (functionName: 'permit2' | 'router' | 'feeRecipient') => client.readContract({ address: EXECUTOR, abi: GASLESS_EXECUTOR_ABI, functionName });
+    const read = (functionName: 'permit2' | 'router' | 'feeRecipient') =>
+      client.readContract({ address: EXECUTOR, abi: GASLESS_EXECUTOR_ABI, functionName });
     expect([await read('permit2'), await read('router'), await read('feeRecipient')]).toEqual([PERMIT2_ADDRESS, ROUTER, FEE_RECIPIENT]);
 
     // The Solidity witness type is the lib's, character for character.
     const executorAbi = compiled['GaslessExecutor']!.abi;
     expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'ORDER_TYPE' })).toBe(ORDER_EIP712_TYPE);
-    expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'WITNESS_TYPE_STRING' })).toBe(WITNESS_TYPE_STRING);
+    expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'WITNESS_TYPE_STRING' })).toBe(
+      WITNESS_TYPE_STRING,
+    );
     expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'ORDER_TYPEHASH' })).toBe(ORDER_TYPEHASH);
     const order = gaslessOrder(USDC);
-    expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'witnessHash', args: [order] })).toBe(orderWitnessHash(order));
-    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'depositAmount', args: [order] })).toBe(depositAmount(order));
+    expect(await client.readContract({ address: EXECUTOR, abi: executorAbi, functionName: 'witnessHash', args: [order] })).toBe(
+      orderWitnessHash(order),
+    );
+    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'depositAmount', args: [order] })).toBe(
+      depositAmount(order),
+    );
     // The roles are immutables: they came along with the code.
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'refunder' })).toBe(REFUNDER);
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'settler' })).toBe(SETTLER);
     expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'treasury' })).toBe(TREASURY);
 
     // Metadata and the EIP-712 domain live in code, so they survive anvil_setCode.
-    const token = (address: Address, functionName: 'name' | 'decimals') => client.readContract({ address, abi: ERC20_PERMIT_ABI, functionName });
-    expect([await token(USDC, 'name'), await token(USDC, 'decimals'), await token(USDT, 'name'), await token(USDT, 'decimals')]).toEqual(['USD Coin', 6, 'Tether USD', 6]);
-    const [, name, version, chainId, verifyingContract] = await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'eip712Domain' });
-    expect({ name, version, chainId, verifyingContract }).toEqual({ name: 'USD Coin', version: '2', chainId: BigInt(CHAIN_ID), verifyingContract: USDC });
+    const token = (address: Address, functionName: 'name' | 'decimals') =>
+      client.readContract({ address, abi: ERC20_PERMIT_ABI, functionName });
+    expect([await token(USDC, 'name'), await token(USDC, 'decimals'), await token(USDT, 'name'), await token(USDT, 'decimals')]).toEqual([
+      'USD Coin',
+      6,
+      'Tether USD',
+      6,
+    ]);
+    const [, name, version, chainId, verifyingContract] = await client.readContract({
+      address: USDC,
+      abi: ERC20_PERMIT_ABI,
+      functionName: 'eip712Domain',
+    });
+    expect({ name, version, chainId, verifyingContract }).toEqual({
+      name: 'USD Coin',
+      version: '2',
+      chainId: BigInt(CHAIN_ID),
+      verifyingContract: USDC,
+    });
   });
 
   it('relays a plain-token order after approve(Permit2): every unit reconciles and the event names the user', async () => {
@@ -201,9 +264,16 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     expect(deposited!.args).toEqual({ quoteHash: hashOrder(order), depositor: user, token: USDT, amount: depositAmount(order) });
     const [relayed] = parseEventLogs({ abi: GASLESS_EXECUTOR_ABI, logs: receipt.logs, eventName: 'Relayed' });
     expect(relayed!.args).toEqual({ quoteHash: hashOrder(order), owner: user, relayFee: order.sponsorGas });
-    expect(await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'deposited', args: [hashOrder(order)] })).toBe(true);
+    expect(
+      await client.readContract({ address: ROUTER, abi: XCHAIN_ROUTER_ABI, functionName: 'deposited', args: [hashOrder(order)] }),
+    ).toBe(true);
     const { wordPos, bit } = permit2NonceSlot(signed.nonce);
-    const bitmap = await client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2_ABI, functionName: 'nonceBitmap', args: [user, wordPos] });
+    const bitmap = await client.readContract({
+      address: PERMIT2_ADDRESS,
+      abi: PERMIT2_ABI,
+      functionName: 'nonceBitmap',
+      args: [user, wordPos],
+    });
     expect(bitmap & bit).toBe(bit);
   });
 
@@ -218,13 +288,18 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const owner = privateKeyToAddress(key);
     const [, name, version] = await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'eip712Domain' });
     const nonce = await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [owner] });
-    return signTypedData({ privateKey: key, ...overJson(erc2612TypedData({ chainId: BigInt(CHAIN_ID), token: USDC, name, version, owner, value, nonce, deadline })) });
+    return signTypedData({
+      privateKey: key,
+      ...overJson(erc2612TypedData({ chainId: BigInt(CHAIN_ID), token: USDC, name, version, owner, value, nonce, deadline })),
+    });
   };
 
   it('relays a permit-token order with an EIP-2612 permit and no prior approval or gas', async () => {
     const { key, user } = await permitUser(250_000_000n);
     expect(await client.getBalance({ address: user })).toBe(0n);
-    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [user, PERMIT2_ADDRESS] })).toBe(0n);
+    expect(
+      await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [user, PERMIT2_ADDRESS] }),
+    ).toBe(0n);
     const order = gaslessOrder(USDC);
     const signed = await signOrder(key, order);
     const routerBefore = await balanceOf(USDC, ROUTER);
@@ -237,10 +312,19 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     expect(await balanceOf(USDC, ROUTER)).toBe(routerBefore + depositAmount(order));
     expect(await balanceOf(USDC, EXECUTOR)).toBe(0n);
     // Permit2 spent exactly the permitted amount, and the executor left no allowance behind.
-    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [user, PERMIT2_ADDRESS] })).toBe(0n);
-    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [EXECUTOR, ROUTER] })).toBe(0n);
+    expect(
+      await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [user, PERMIT2_ADDRESS] }),
+    ).toBe(0n);
+    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [EXECUTOR, ROUTER] })).toBe(
+      0n,
+    );
     const [deposited] = parseEventLogs({ abi: XCHAIN_ROUTER_ABI, logs: receipt.logs, eventName: 'Deposited' });
-    expect(deposited!.args).toEqual({ quoteHash: hashOrder(order), depositor: user, token: USDC, amount: order.amountIn - order.sponsorGas });
+    expect(deposited!.args).toEqual({
+      quoteHash: hashOrder(order),
+      depositor: user,
+      token: USDC,
+      amount: order.amountIn - order.sponsorGas,
+    });
   });
 
   it('charges no relay fee on a sponsored order: the router gets all of amountIn', async () => {
@@ -287,7 +371,15 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const r = `0x${permitSignature.slice(2, 66)}` as Hex;
     const s = `0x${permitSignature.slice(66, 130)}` as Hex;
     const v = Number(`0x${permitSignature.slice(130, 132)}`);
-    await send(ANVIL_DEV_KEY, USDC, encodeFunctionData({ abi: DEV_PERMIT_ABI, functionName: 'permit', args: [user, PERMIT2_ADDRESS, order.amountIn, signed.deadline, v, r, s] }));
+    await send(
+      ANVIL_DEV_KEY,
+      USDC,
+      encodeFunctionData({
+        abi: DEV_PERMIT_ABI,
+        functionName: 'permit',
+        args: [user, PERMIT2_ADDRESS, order.amountIn, signed.deadline, v, r, s],
+      }),
+    );
     expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [user] })).toBe(1n);
 
     const routerBefore = await balanceOf(USDC, ROUTER);
@@ -312,7 +404,10 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
   it('refuses orders the executor does not relay: not gasless, native source, another chain, another router, past retention', async () => {
     const key = await approvedUser(250_000_000n);
     const stale = gaslessOrder(USDT, { issuedAt: (await now()) - BigInt(RETENTION) - 1n });
-    expect(await executeRevert(await signOrder(key, stale))).toEqual({ errorName: 'RetentionOver', args: [stale.issuedAt + BigInt(RETENTION)] });
+    expect(await executeRevert(await signOrder(key, stale))).toEqual({
+      errorName: 'RetentionOver',
+      args: [stale.issuedAt + BigInt(RETENTION)],
+    });
     expect((await executeRevert(await signOrder(key, gaslessOrder(USDT, { gasless: false })))).errorName).toBe('NotGasless');
     expect((await executeRevert(await signOrder(key, gaslessOrder(zeroAddress)))).errorName).toBe('NativeSource');
     expect((await executeRevert(await signOrder(key, gaslessOrder(USDT, { srcChainId: 1n })))).errorName).toBe('WrongSourceChain');
@@ -321,7 +416,8 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
   });
 
   describe('plain deposits through depositTx', () => {
-    const plainOrder = (token: Address, over: Partial<Order> = {}) => gaslessOrder(token, { gasless: false, sponsorGas: 0n, amountIn: 3n * 10n ** 17n + 1n, ...over });
+    const plainOrder = (token: Address, over: Partial<Order> = {}) =>
+      gaslessOrder(token, { gasless: false, sponsorGas: 0n, amountIn: 3n * 10n ** 17n + 1n, ...over });
 
     it('deposits the native asset once; a wrong value, target or chain reverts', async () => {
       const key = generatePrivateKey();

@@ -1,7 +1,16 @@
 import { concat, encodeAbiParameters, hashTypedData, keccak256, parseAbiParameters, toHex } from 'viem';
 import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { depositAmount, relayFee } from './calls';
-import { ORDER_EIP712_TYPE, ORDER_TYPEHASH, PERMIT2_ADDRESS, WITNESS_TYPE_STRING, erc2612TypedData, orderWitnessHash, permit2TypedData, tokenOf } from './typed-data';
+import {
+  ORDER_EIP712_TYPE,
+  ORDER_TYPEHASH,
+  PERMIT2_ADDRESS,
+  WITNESS_TYPE_STRING,
+  erc2612TypedData,
+  orderWitnessHash,
+  permit2TypedData,
+  tokenOf,
+} from './typed-data';
 
 const ORDER_TYPE =
   'Order(uint8 version,bytes32 salt,uint64 srcChainId,uint64 dstChainId,bytes32 srcToken,bytes32 dstToken,' +
@@ -34,27 +43,56 @@ describe('Permit2 witness typed data', () => {
 
     // Permit2's own construction (SignatureTransfer + PermitHash), rebuilt by hand: typehash of
     // the stub plus the witness type string, the witness being the order's struct hash.
-    const typeHash = keccak256(toHex(`PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline,${WITNESS_TYPE_STRING}`));
+    const typeHash = keccak256(
+      toHex(`PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline,${WITNESS_TYPE_STRING}`),
+    );
     const tokenPermissions = keccak256(
-      encodeAbiParameters(parseAbiParameters('bytes32, address, uint256'), [keccak256(toHex('TokenPermissions(address token,uint256 amount)')), tokenOf(order), order.amountIn]),
+      encodeAbiParameters(parseAbiParameters('bytes32, address, uint256'), [
+        keccak256(toHex('TokenPermissions(address token,uint256 amount)')),
+        tokenOf(order),
+        order.amountIn,
+      ]),
     );
     const structHash = keccak256(
-      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, address, uint256, uint256, bytes32'), [typeHash, tokenPermissions, spender, 2n ** 255n + 7n, order.expiresAt, orderWitnessHash(order)]),
+      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, address, uint256, uint256, bytes32'), [
+        typeHash,
+        tokenPermissions,
+        spender,
+        2n ** 255n + 7n,
+        order.expiresAt,
+        orderWitnessHash(order),
+      ]),
     );
     const domainHash = keccak256(
-      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, uint256, address'), [keccak256(toHex('EIP712Domain(string name,uint256 chainId,address verifyingContract)')), keccak256(toHex('Permit2')), 1n, PERMIT2_ADDRESS]),
+      encodeAbiParameters(parseAbiParameters('bytes32, bytes32, uint256, address'), [
+        keccak256(toHex('EIP712Domain(string name,uint256 chainId,address verifyingContract)')),
+        keccak256(toHex('Permit2')),
+        1n,
+        PERMIT2_ADDRESS,
+      ]),
     );
     expect(digest).toBe(keccak256(concat(['0x1901', domainHash, structHash])));
   });
 
   it('changes the digest when any order field changes', () => {
     const base = hashTypedData(overJson(permit2TypedData({ order, spender, nonce: 1n, deadline: 2n })));
-    const other = hashTypedData(overJson(permit2TypedData({ order: { ...order, minAmountOut: order.minAmountOut - 1n }, spender, nonce: 1n, deadline: 2n })));
+    const other = hashTypedData(
+      overJson(permit2TypedData({ order: { ...order, minAmountOut: order.minAmountOut - 1n }, spender, nonce: 1n, deadline: 2n })),
+    );
     expect(other).not.toBe(base);
   });
 
   it('builds an EIP-2612 permit to Permit2 that survives JSON', () => {
-    const typed = erc2612TypedData({ chainId: 8453n, token: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', name: 'USD Coin', version: '2', owner: spender, value: 5n, nonce: 0n, deadline: 9n });
+    const typed = erc2612TypedData({
+      chainId: 8453n,
+      token: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+      name: 'USD Coin',
+      version: '2',
+      owner: spender,
+      value: 5n,
+      nonce: 0n,
+      deadline: 9n,
+    });
     expect(typed.message.spender).toBe(PERMIT2_ADDRESS);
     expect(typed.domain.verifyingContract).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
     expect(hashTypedData(overJson(typed))).toBe(hashTypedData(typed as unknown as AnyTypedData));

@@ -142,7 +142,13 @@ export function erc2612TypedData(p: Erc2612Input): Erc2612TypedData {
       ],
     },
     primaryType: 'Permit',
-    message: { owner: getAddress(p.owner), spender: PERMIT2_ADDRESS, value: p.value.toString(), nonce: p.nonce.toString(), deadline: p.deadline.toString() },
+    message: {
+      owner: getAddress(p.owner),
+      spender: PERMIT2_ADDRESS,
+      value: p.value.toString(),
+      nonce: p.nonce.toString(),
+      deadline: p.deadline.toString(),
+    },
   };
 }
 

@@ -5,7 +5,9 @@ import { createPublicClient, http, parseAbi } from 'viem';
 import { ChainRpcUnavailableError, chainRpcFailure, chainRpcUnavailable, isChainRpcUnavailable, onChain } from './chain-errors';
 
 /** A JSON-RPC endpoint on a free loopback port: `answer` decides each request's fate (undefined: never answer). */
-async function endpoint(answer: (body: { method: string; id: number }) => { status: number; body: unknown } | undefined): Promise<{ url: string; server: Server }> {
+async function endpoint(
+  answer: (body: { method: string; id: number }) => { status: number; body: unknown } | undefined,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
@@ -21,7 +23,13 @@ async function endpoint(answer: (body: { method: string; id: number }) => { stat
 
 const client = (url: string) => createPublicClient({ transport: http(url, { timeout: 300, retryCount: 0 }) });
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
-const read = (url: string) => client(url).readContract({ address: '0x0000000000000000000000000000000000000001', abi: ERC20, functionName: 'balanceOf', args: ['0x0000000000000000000000000000000000000002'] });
+const read = (url: string) =>
+  client(url).readContract({
+    address: '0x0000000000000000000000000000000000000001',
+    abi: ERC20,
+    functionName: 'balanceOf',
+    args: ['0x0000000000000000000000000000000000000002'],
+  });
 
 describe('chain RPC errors', () => {
   const servers: Server[] = [];
@@ -44,15 +52,25 @@ describe('chain RPC errors', () => {
   it('connection refused and an HTTP error status are failures of the RPC', async () => {
     const closed = await serve(() => undefined);
     await new Promise((r) => servers.pop()!.close(r));
-    expect(chainRpcFailure(await read(closed).catch((e: unknown) => e))).toMatchObject({ message: expect.stringMatching(/^HttpRequestError: HTTP request failed/) });
+    expect(chainRpcFailure(await read(closed).catch((e: unknown) => e))).toMatchObject({
+      message: expect.stringMatching(/^HttpRequestError: HTTP request failed/),
+    });
     const failing = await serve(() => ({ status: 502, body: { error: 'bad gateway' } }));
-    expect(chainRpcFailure(await read(failing).catch((e: unknown) => e))?.message).toBe('HttpRequestError: HTTP request failed. (HTTP 502)');
-    const limited = await serve(({ id }) => ({ status: 200, body: { jsonrpc: '2.0', id, error: { code: -32005, message: 'rate limited' } } }));
+    expect(chainRpcFailure(await read(failing).catch((e: unknown) => e))?.message).toBe(
+      'HttpRequestError: HTTP request failed. (HTTP 502)',
+    );
+    const limited = await serve(({ id }) => ({
+      status: 200,
+      body: { jsonrpc: '2.0', id, error: { code: -32005, message: 'rate limited' } },
+    }));
     expect(isChainRpcUnavailable(await read(limited).catch((e: unknown) => e))).toBe(true);
   });
 
   it('an answer is not a failure of the RPC: a revert, a malformed result, our own refusals, other timeouts', async () => {
-    const reverting = await serve(({ id }) => ({ status: 200, body: { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted', data: '0x' } } }));
+    const reverting = await serve(({ id }) => ({
+      status: 200,
+      body: { jsonrpc: '2.0', id, error: { code: 3, message: 'execution reverted', data: '0x' } },
+    }));
     const revert = await read(reverting).catch((e: unknown) => e);
     expect(revert).toBeInstanceOf(Error);
     expect(chainRpcFailure(revert)).toBeUndefined();
@@ -61,13 +79,19 @@ describe('chain RPC errors', () => {
     // A fetch's own TimeoutError or a NATS TimeoutError is no chain RPC's unless one of our clients says so.
     const fetchTimeout = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' });
     expect(chainRpcFailure(fetchTimeout)).toBeUndefined();
-    expect(chainRpcFailure(new ChainRpcUnavailableError('getLatestBlockhash: timeout', 'https://rpc.example/KEY', { chain: 'solana', cause: fetchTimeout }))).toEqual({
+    expect(
+      chainRpcFailure(
+        new ChainRpcUnavailableError('getLatestBlockhash: timeout', 'https://rpc.example/KEY', { chain: 'solana', cause: fetchTimeout }),
+      ),
+    ).toEqual({
       host: 'rpc.example',
       url: 'https://rpc.example/KEY',
       chain: 'solana',
       message: 'ChainRpcUnavailableError: getLatestBlockhash: timeout',
     });
-    expect(chainRpcFailure({ name: 'SolanaJSONRPCError', code: -32005, message: 'Node is unhealthy' })).toEqual({ message: 'SolanaJSONRPCError: Node is unhealthy' });
+    expect(chainRpcFailure({ name: 'SolanaJSONRPCError', code: -32005, message: 'Node is unhealthy' })).toEqual({
+      message: 'SolanaJSONRPCError: Node is unhealthy',
+    });
     expect(chainRpcFailure({ name: 'SolanaJSONRPCError', code: -32602, message: 'Invalid params' })).toBeUndefined();
   });
 
@@ -82,7 +106,12 @@ describe('chain RPC errors', () => {
       code: 14,
       message: 'the base chain RPC did not answer; retry shortly',
       details: [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CHAIN_RPC_UNAVAILABLE', domain: 'xchain.api', metadata: { chain: 'base' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'CHAIN_RPC_UNAVAILABLE',
+          domain: 'xchain.api',
+          metadata: { chain: 'base' },
+        },
         { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retry_delay: '2s' },
       ],
     });

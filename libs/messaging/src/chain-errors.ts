@@ -28,7 +28,14 @@ export class ChainRpcUnavailableError extends Error {
  * timeout, a socket that closed; and the JSON-RPC errors by which a node says it is overloaded or
  * cannot serve now (-32005 limit exceeded, -32002 resource unavailable).
  */
-const VIEM_UNREACHABLE = new Set(['HttpRequestError', 'TimeoutError', 'WebSocketRequestError', 'SocketClosedError', 'LimitExceededRpcError', 'ResourceUnavailableRpcError']);
+const VIEM_UNREACHABLE = new Set([
+  'HttpRequestError',
+  'TimeoutError',
+  'WebSocketRequestError',
+  'SocketClosedError',
+  'LimitExceededRpcError',
+  'ResourceUnavailableRpcError',
+]);
 /** @solana/web3.js's JSON-RPC error codes for a node that cannot serve now (node unhealthy, behind, slot skipped or not yet available). */
 const SOLANA_UNAVAILABLE_CODES = new Set([-32005, -32004, -32007, -32014, -32016]);
 
@@ -65,7 +72,11 @@ export function chainRpcFailure(err: unknown): ChainRpcFailure | undefined {
       const status = typeof v['status'] === 'number' ? ` (HTTP ${v['status']})` : '';
       const url = typeof v['url'] === 'string' ? v['url'] : undefined;
       const host = url ? rpcHost(url) : undefined;
-      return { ...(host ? { host, url } : {}), ...(chain ? { chain } : {}), message: `${name}: ${firstLine(short)}${status}`.slice(0, 300) };
+      return {
+        ...(host ? { host, url } : {}),
+        ...(chain ? { chain } : {}),
+        message: `${name}: ${firstLine(short)}${status}`.slice(0, 300),
+      };
     }
     if (name === 'SolanaJSONRPCError' && typeof v['code'] === 'number' && SOLANA_UNAVAILABLE_CODES.has(v['code'])) {
       return { ...(chain ? { chain } : {}), message: `${name}: ${firstLine(String(v['message']))}`.slice(0, 300) };
@@ -95,7 +106,12 @@ export function isChainRpcUnavailable(err: unknown): boolean {
 
 /** UNAVAILABLE / CHAIN_RPC_UNAVAILABLE with RetryInfo: what an operation answers when a chain RPC it needs does not. */
 export function chainRpcUnavailable(chain?: string): RpcError {
-  return RpcError.unavailable(`the ${chain ? `${chain} ` : ''}chain RPC did not answer; retry shortly`, 'CHAIN_RPC_UNAVAILABLE', CHAIN_RPC_RETRY_SECS, chain ? { chain } : undefined);
+  return RpcError.unavailable(
+    `the ${chain ? `${chain} ` : ''}chain RPC did not answer; retry shortly`,
+    'CHAIN_RPC_UNAVAILABLE',
+    CHAIN_RPC_RETRY_SECS,
+    chain ? { chain } : undefined,
+  );
 }
 
 /** The host of an RPC URL (`127.0.0.1:8545`, `mainnet.example.com`). */

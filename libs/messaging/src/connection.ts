@@ -38,7 +38,10 @@ export function streamReplicasOf(nc: NatsConnection): number | undefined {
  */
 export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
   const nc = await connect({
-    servers: opts.url.split(',').map((u) => u.trim()).filter((u) => u !== ''),
+    servers: opts.url
+      .split(',')
+      .map((u) => u.trim())
+      .filter((u) => u !== ''),
     name: opts.name,
     user: opts.user,
     pass: opts.password,
@@ -61,10 +64,7 @@ export async function connectNats(opts: NatsOptions): Promise<NatsConnection> {
 export async function natsHealthy(nc: NatsConnection, timeoutMs = 1000): Promise<{ ok: boolean; detail?: string }> {
   if (nc.isClosed()) return { ok: false, detail: 'connection closed' };
   try {
-    await Promise.race([
-      nc.flush(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('flush timed out')), timeoutMs).unref()),
-    ]);
+    await Promise.race([nc.flush(), new Promise((_, reject) => setTimeout(() => reject(new Error('flush timed out')), timeoutMs).unref())]);
     return { ok: true };
   } catch (err) {
     return { ok: false, detail: err instanceof Error ? err.message : 'unreachable' };

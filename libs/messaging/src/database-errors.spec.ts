@@ -6,13 +6,22 @@ const withProps = (message: string, props: Record<string, unknown>) => Object.as
 
 describe('isDatabaseUnavailable', () => {
   it.each([
-    ['Prisma cannot reach the server (P1001)', withProps('Can\'t reach database server', { code: 'P1001' })],
+    ['Prisma cannot reach the server (P1001)', withProps("Can't reach database server", { code: 'P1001' })],
     ['Prisma pool timeout (P2024)', withProps('Timed out fetching a new connection', { code: 'P2024' })],
     ['Prisma connection closed (P1017)', withProps('Server has closed the connection.', { code: 'P1017' })],
     ['PrismaClientInitializationError', Object.assign(new Error('init'), { name: 'PrismaClientInitializationError' })],
-    ['driver adapter DatabaseNotReachable', withProps('x', { code: 'P2036', meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } })],
-    ['driver adapter postgres 57P01', withProps('x', { meta: { driverAdapterError: { cause: { kind: 'postgres', originalCode: '57P01' } } } })],
-    ['pg ECONNREFUSED inside an AggregateError', new AggregateError([withProps('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })], '')],
+    [
+      'driver adapter DatabaseNotReachable',
+      withProps('x', { code: 'P2036', meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } } }),
+    ],
+    [
+      'driver adapter postgres 57P01',
+      withProps('x', { meta: { driverAdapterError: { cause: { kind: 'postgres', originalCode: '57P01' } } } }),
+    ],
+    [
+      'pg ECONNREFUSED inside an AggregateError',
+      new AggregateError([withProps('connect ECONNREFUSED 127.0.0.1:5432', { code: 'ECONNREFUSED' })], ''),
+    ],
     ['pg "Connection terminated unexpectedly"', new Error('Connection terminated unexpectedly')],
     ['pg pool connect timeout', new Error('timeout exceeded when trying to connect')],
     ['SQLSTATE 08006 as cause', new Error('wrapped', { cause: withProps('connection failure', { code: '08006' }) })],
@@ -50,7 +59,10 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('shortens a multi-line Prisma message to its reason', () => {
-    const err = withProps('\nInvalid `prisma.apiKey.findUnique()` invocation in\n/app/x.js:1:2\n\n→ 1 foo\n\nCan\'t reach database server at 127.0.0.1:5432', { code: 'P1001' });
+    const err = withProps(
+      "\nInvalid `prisma.apiKey.findUnique()` invocation in\n/app/x.js:1:2\n\n→ 1 foo\n\nCan't reach database server at 127.0.0.1:5432",
+      { code: 'P1001' },
+    );
     expect(shortError(err)).toBe("Error: Can't reach database server at 127.0.0.1:5432");
   });
 });

@@ -62,7 +62,10 @@ export function databaseUnavailable(): RpcError {
  */
 export function shortError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  const lines = message.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  const lines = message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
   const name = err instanceof Error ? `${err.name}: ` : '';
   return `${name}${lines[lines.length - 1] ?? ''}`.slice(0, 300);
 }

@@ -36,7 +36,12 @@ describe('DependencyOutage', () => {
   it('a probe ends the outage when no call comes', async () => {
     const { lines, log } = recorder();
     let up = false;
-    const outage = new DependencyOutage(log, 'base RPC', { probe: async () => { if (!up) throw new Error('down'); }, probeMs: 10 });
+    const outage = new DependencyOutage(log, 'base RPC', {
+      probe: async () => {
+        if (!up) throw new Error('down');
+      },
+      probeMs: 10,
+    });
     outage.failed(new Error('timeout'));
     up = true;
     for (let i = 0; i < 200 && outage.down; i++) await new Promise((r) => setTimeout(r, 10));
@@ -48,7 +53,18 @@ describe('DependencyOutage', () => {
 describe('DependencyOutages', () => {
   it('names the dependency an error says is away, and nothing for answers', () => {
     expect(unreachableDependency(noResponders('gasless'))).toBe('gasless');
-    expect(unreachableDependency(new RpcError(4, 'gasless did not answer within 2000 ms', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UPSTREAM_TIMEOUT', domain: 'xchain.api', metadata: { service: 'gasless' } }]))).toBe('gasless');
+    expect(
+      unreachableDependency(
+        new RpcError(4, 'gasless did not answer within 2000 ms', [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'UPSTREAM_TIMEOUT',
+            domain: 'xchain.api',
+            metadata: { service: 'gasless' },
+          },
+        ]),
+      ),
+    ).toBe('gasless');
     expect(unreachableDependency(RpcError.unavailable('x', 'RELAYER_UNAVAILABLE', 2))).toBe('gasless');
     expect(unreachableDependency(RpcError.unavailable('x', 'BUS_UNAVAILABLE', 2))).toBe('NATS');
     expect(unreachableDependency(chainRpcUnavailable('arbitrum'))).toBe('arbitrum RPC');

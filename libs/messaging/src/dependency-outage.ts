@@ -51,7 +51,10 @@ export class DependencyOutage {
     if (this.since !== undefined) return;
     this.since = this.now();
     this.failures = 1;
-    this.log.warn({ dependency: this.name, err: shortError(err), ...fields }, this.opts.messages?.down ?? `${this.name} unreachable; calls to it fail until it is back`);
+    this.log.warn(
+      { dependency: this.name, err: shortError(err), ...fields },
+      this.opts.messages?.down ?? `${this.name} unreachable; calls to it fail until it is back`,
+    );
     if (this.opts.probe) {
       this.timer = setInterval(() => void this.runProbe(), this.opts.probeMs ?? 1000);
       this.timer.unref();
@@ -61,7 +64,10 @@ export class DependencyOutage {
   /** A call that succeeded: ends an open outage with its one closing line. */
   succeeded(): void {
     if (this.since === undefined) return;
-    this.log.info({ dependency: this.name, down_ms: this.now() - this.since, failures: this.failures }, this.opts.messages?.back ?? `${this.name} reachable again`);
+    this.log.info(
+      { dependency: this.name, down_ms: this.now() - this.since, failures: this.failures },
+      this.opts.messages?.back ?? `${this.name} reachable again`,
+    );
     this.since = undefined;
     this.failures = 0;
     this.stop();

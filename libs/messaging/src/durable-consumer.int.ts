@@ -26,7 +26,12 @@ describe('DurableConsumer on a real NATS server', () => {
     dir = mkdtempSync(join(tmpdir(), 'durable-'));
     const [port, monitor] = [await freePort(), await freePort()];
     nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
-    nc = await connectNats({ url: `nats://127.0.0.1:${port}`, name: 'test-consumer', connectTimeoutMs: 2000, ...bus.credentials('test-consumer') });
+    nc = await connectNats({
+      url: `nats://127.0.0.1:${port}`,
+      name: 'test-consumer',
+      connectTimeoutMs: 2000,
+      ...bus.credentials('test-consumer'),
+    });
   });
 
   afterAll(async () => {
@@ -62,7 +67,10 @@ describe('DurableConsumer on a real NATS server', () => {
     consumer.start();
     try {
       await jetstream(nc).publish('durable-test.one', JSON.stringify({ n: 7 }));
-      await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`handled ${attempts.length} times, never acknowledged`)), 20_000))]);
+      await Promise.race([
+        done,
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`handled ${attempts.length} times, never acknowledged`)), 20_000)),
+      ]);
       expect(attempts).toHaveLength(31);
       expect(new Set(attempts)).toEqual(new Set([7]));
       expect((await jsm.consumers.info(STREAM.name, 'outage')).config.max_deliver).toBe(-1);
@@ -74,6 +82,8 @@ describe('DurableConsumer on a real NATS server', () => {
 
 describe('retryDelay', () => {
   it('doubles from the first delay per failed delivery and stops at the most', () => {
-    expect([1, 2, 3, 4, 5, 6, 50, 10_000].map((n) => retryDelay(n, 1000, 30_000))).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000]);
+    expect([1, 2, 3, 4, 5, 6, 50, 10_000].map((n) => retryDelay(n, 1000, 30_000))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000,
+    ]);
   });
 });

@@ -100,7 +100,11 @@ export class DurableConsumer<T> {
             this.failing.succeeded();
           } catch (err) {
             this.handled.inc({ consumer: durable, outcome: 'retry' });
-            if (!this.opts.outages?.failed(err)) this.failing.failed(err, { subject: m.subject, err: err instanceof Error ? err.message.split('\n')[0]!.slice(0, 300) : String(err) });
+            if (!this.opts.outages?.failed(err))
+              this.failing.failed(err, {
+                subject: m.subject,
+                err: err instanceof Error ? err.message.split('\n')[0]!.slice(0, 300) : String(err),
+              });
             m.nak(retryDelay(m.info.deliveryCount, this.opts.retryDelayMs, this.opts.maxRetryDelayMs ?? 30_000));
           }
         }

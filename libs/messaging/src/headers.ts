@@ -29,7 +29,10 @@ export function busSpan(subject: string, side: 'send' | 'process', parent: Conte
   if (!needsOwnSpan(parent)) return undefined;
   return tracer.startSpan(
     `${subject} ${side}`,
-    { kind: side === 'send' ? SpanKind.CLIENT : SpanKind.SERVER, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } },
+    {
+      kind: side === 'send' ? SpanKind.CLIENT : SpanKind.SERVER,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+    },
     parent,
   );
 }

@@ -31,16 +31,26 @@ describe('bus metric labels', () => {
 describe('RpcClient and RpcServer record every call', () => {
   it('counts a client call that timed out as `timeout`, by subject, with its duration', async () => {
     const registry = new Registry();
-    const client = new RpcClient(fakeConnection(() => 'silent'), 1000, busMetrics(registry));
+    const client = new RpcClient(
+      fakeConnection(() => 'silent'),
+      1000,
+      busMetrics(registry),
+    );
     await expect(client.call(Echo, { text: 'hi' }, { timeoutMs: 20 })).rejects.toMatchObject({ status: { code: Code.DEADLINE_EXCEEDED } });
     expect(await sample(registry, 'nats_client_request_duration_seconds_count{subject="test.v1.echo",outcome="timeout"}')).toBe(1);
-    expect(await sample(registry, 'nats_client_request_duration_seconds_sum{subject="test.v1.echo",outcome="timeout"}')).toBeGreaterThanOrEqual(0.015);
+    expect(
+      await sample(registry, 'nats_client_request_duration_seconds_sum{subject="test.v1.echo",outcome="timeout"}'),
+    ).toBeGreaterThanOrEqual(0.015);
   });
 
   it('counts a no-responders call as UNAVAILABLE and an answered one as ok', async () => {
     const registry = new Registry();
     let answer: 'none' | 'ok' = 'none';
-    const client = new RpcClient(fakeConnection(() => (answer === 'none' ? 'no-responders' : encodeJson({ ok: { text: 'hi' } }))), 1000, busMetrics(registry));
+    const client = new RpcClient(
+      fakeConnection(() => (answer === 'none' ? 'no-responders' : encodeJson({ ok: { text: 'hi' } }))),
+      1000,
+      busMetrics(registry),
+    );
     await expect(client.call(Echo, { text: 'hi' })).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
     answer = 'ok';
     await expect(client.call(Echo, { text: 'hi' })).resolves.toEqual({ text: 'hi' });
@@ -52,7 +62,9 @@ describe('RpcClient and RpcServer record every call', () => {
     const registry = new Registry();
     let callback: ((err: Error | null, msg: Msg) => void) | undefined;
     const replies: unknown[] = [];
-    const nc = { subscribe: (_s: string, o: { callback: typeof callback }) => ((callback = o.callback), { unsubscribe: () => undefined }) } as unknown as NatsConnection;
+    const nc = {
+      subscribe: (_s: string, o: { callback: typeof callback }) => ((callback = o.callback), { unsubscribe: () => undefined }),
+    } as unknown as NatsConnection;
     const server = new RpcServer(nc, 'test', pino({ level: 'silent' }), busMetrics(registry));
     server.handle(Echo, async (req) => {
       if (req.text === 'boom') throw new Error('bug');
@@ -60,7 +72,12 @@ describe('RpcClient and RpcServer record every call', () => {
     });
     const send = (body: unknown) =>
       new Promise<void>((resolve) => {
-        callback!(null, { data: encodeJson(body), reply: '_INBOX.x', headers: undefined, respond: (d: Uint8Array) => (replies.push(d), resolve(), true) } as unknown as Msg);
+        callback!(null, {
+          data: encodeJson(body),
+          reply: '_INBOX.x',
+          headers: undefined,
+          respond: (d: Uint8Array) => (replies.push(d), resolve(), true),
+        } as unknown as Msg);
       });
     await send({ text: 'hi' });
     await send({ text: '' });
@@ -89,7 +106,8 @@ function fakeConnection(answer: () => Uint8Array | 'no-responders' | 'silent'): 
     publish: (_subject: string, _data: Uint8Array, opts: { reply: string }) => {
       const a = answer();
       if (a === 'silent') return;
-      const msg = a === 'no-responders' ? { subject: opts.reply, data: new Uint8Array(), headers: { code: 503 } } : { subject: opts.reply, data: a };
+      const msg =
+        a === 'no-responders' ? { subject: opts.reply, data: new Uint8Array(), headers: { code: 503 } } : { subject: opts.reply, data: a };
       setImmediate(() => deliver?.(null, msg as unknown as Msg));
     },
     status: () => ({ [Symbol.asyncIterator]: () => ({ next: () => new Promise(() => undefined) }) }),

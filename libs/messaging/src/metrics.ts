@@ -58,8 +58,16 @@ export function busMetrics(registry: Registry = register): BusMetrics {
       registers: [registry],
     });
   return {
-    clientCalls: histogram(registry, 'nats_client_request_duration_seconds', 'NATS requests this process made, by subject and outcome (ok, timeout or the google.rpc code name)'),
-    serverRequests: histogram(registry, 'nats_server_request_duration_seconds', 'NATS requests this process served, by subject and outcome (ok or the google.rpc code name)'),
+    clientCalls: histogram(
+      registry,
+      'nats_client_request_duration_seconds',
+      'NATS requests this process made, by subject and outcome (ok, timeout or the google.rpc code name)',
+    ),
+    serverRequests: histogram(
+      registry,
+      'nats_server_request_duration_seconds',
+      'NATS requests this process served, by subject and outcome (ok or the google.rpc code name)',
+    ),
     consumerMessages: consumer,
   };
 }

@@ -17,7 +17,8 @@ describe('PendingTable', () => {
   it('finds nothing for tokens it did not make', () => {
     const t = new PendingTable<string>();
     t.add('x');
-    for (const token of ['', '_', '__proto__', 'constructor', '-1_0', '0_1', 'zzzzzzzzzzzzzz_0', '1e3_0']) expect(t.take(token)).toBeUndefined();
+    for (const token of ['', '_', '__proto__', 'constructor', '-1_0', '0_1', 'zzzzzzzzzzzzzz_0', '1e3_0'])
+      expect(t.take(token)).toBeUndefined();
   });
 
   it('finds and lists the oldest waiting entries first', () => {

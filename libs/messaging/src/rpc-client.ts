@@ -73,7 +73,10 @@ export class RpcClient extends ClientProxy {
     const subject = typeof packet.pattern === 'string' ? packet.pattern : undefined;
     const contract = subject === undefined ? undefined : (CONTRACTS_BY_SUBJECT.get(subject) ?? this.sentContracts.get(subject));
     if (!contract) {
-      callback({ err: new RpcError(Code.INTERNAL, 'internal error', [errorInfo('UNKNOWN_CONTRACT', { subject: String(packet.pattern) })]), isDisposed: true });
+      callback({
+        err: new RpcError(Code.INTERNAL, 'internal error', [errorInfo('UNKNOWN_CONTRACT', { subject: String(packet.pattern) })]),
+        isDisposed: true,
+      });
       return () => undefined;
     }
     this.call(contract, packet.data as never).then(
@@ -149,7 +152,11 @@ export class RpcClient extends ClientProxy {
   }
 
   /** Sends the request (as the contract's input form) and waits for the reply's bytes. */
-  private async exchange<Req extends z.ZodType>(contract: RpcContract<Req, z.ZodType>, request: z.input<Req>, opts: RpcCallOptions): Promise<Uint8Array> {
+  private async exchange<Req extends z.ZodType>(
+    contract: RpcContract<Req, z.ZodType>,
+    request: z.input<Req>,
+    opts: RpcCallOptions,
+  ): Promise<Uint8Array> {
     if (this.nc.isClosed() || busDown(this.nc)) {
       throw RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE', 2);
     }
@@ -181,7 +188,9 @@ function mapTransportError(err: unknown, subject: string, timeoutMs: number): Rp
     return RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
   }
   if (err instanceof natsErrors.TimeoutError) {
-    return new RpcError(Code.DEADLINE_EXCEEDED, `${service} did not answer within ${timeoutMs} ms`, [errorInfo('UPSTREAM_TIMEOUT', { service })]);
+    return new RpcError(Code.DEADLINE_EXCEEDED, `${service} did not answer within ${timeoutMs} ms`, [
+      errorInfo('UPSTREAM_TIMEOUT', { service }),
+    ]);
   }
   return RpcError.unavailable('message bus unavailable', 'BUS_UNAVAILABLE');
 }

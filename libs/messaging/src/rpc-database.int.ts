@@ -67,7 +67,14 @@ describe('RpcServer with an unreachable database', () => {
   });
 
   it('answers DATABASE_UNAVAILABLE with a retry delay and logs one line per outage state change', async () => {
-    const failures = await Promise.all(Array.from({ length: 20 }, () => client.call(Read, {}).then(() => undefined, (e: unknown) => e)));
+    const failures = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client.call(Read, {}).then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    );
     for (const err of failures) {
       expect(err).toBeInstanceOf(RpcError);
       const status = (err as RpcError).status;
@@ -85,7 +92,10 @@ describe('RpcServer with an unreachable database', () => {
     up = true;
     await expect(client.call(Read, {})).resolves.toEqual({ ok: true });
     await expect(client.call(Read, {})).resolves.toEqual({ ok: true });
-    expect(lines.map((l) => l['msg'])).toEqual(['database unreachable; answering UNAVAILABLE until it is back', 'database reachable again']);
+    expect(lines.map((l) => l['msg'])).toEqual([
+      'database unreachable; answering UNAVAILABLE until it is back',
+      'database reachable again',
+    ]);
     expect(lines[1]).toMatchObject({ failures_not_logged: 19 });
   });
 });

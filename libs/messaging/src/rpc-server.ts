@@ -70,7 +70,10 @@ export class RpcServer extends Server implements CustomTransportStrategy {
    * Serves one contract with a plain function, outside Nest (fixtures, small tools); the same
    * access check, validation and envelopes apply. Subscribes at once.
    */
-  handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>, handler: RpcHandler<Req, Res, A>): void {
+  handle<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(
+    contract: RpcContract<Req, Res, A>,
+    handler: RpcHandler<Req, Res, A>,
+  ): void {
     const bound: BoundHandler = async (request, ctx) => {
       authorize(ctx!);
       return handler(request as z.output<Req>, ctx as RpcContextFor<A>);
@@ -135,12 +138,24 @@ export class RpcServer extends Server implements CustomTransportStrategy {
       } catch (err) {
         const dbDown = !(err instanceof RpcError) && isDatabaseUnavailable(err);
         const chainDown = err instanceof RpcError || dbDown ? undefined : chainRpcFailure(err);
-        const rpcErr = err instanceof RpcError ? err : dbDown ? databaseUnavailable() : chainDown ? chainRpcUnavailable(chainDown.chain) : RpcError.internal();
+        const rpcErr =
+          err instanceof RpcError
+            ? err
+            : dbDown
+              ? databaseUnavailable()
+              : chainDown
+                ? chainRpcUnavailable(chainDown.chain)
+                : RpcError.internal();
         outcome = codeNameOf(rpcErr);
         if (dbDown) {
           this.databaseOutage.failed(err, contract.subject);
         } else if (chainDown) {
-          this.chainOutage(chainDown).failed(err, { subject: contract.subject, ...(chainDown.chain ? { chain: chainDown.chain } : {}), ...(chainDown.host ? { host: chainDown.host } : {}), err: chainDown.message });
+          this.chainOutage(chainDown).failed(err, {
+            subject: contract.subject,
+            ...(chainDown.chain ? { chain: chainDown.chain } : {}),
+            ...(chainDown.host ? { host: chainDown.host } : {}),
+            err: chainDown.message,
+          });
         } else if (!(err instanceof RpcError)) {
           this.log.error({ err: errorText(err), subject: contract.subject }, 'handler failed');
           span?.recordException(err instanceof Error ? err : new Error(String(err)));

@@ -20,15 +20,37 @@ const Nobody = defineRpc('test.v1.nobody', z.object({}), z.object({}), PUBLIC);
 const Mine = defineRpc('test.v1.mine', z.object({}), z.object({ partner: z.string() }), { access: 'partner' });
 const Forbidden = defineRpc('test.v1.forbidden', z.object({}), z.object({}), PUBLIC);
 /** A wire-stable reply (forwarded as bytes) and one whose schema transforms (parsed, then serialised). */
-const Shaped = defineRpc('test.v1.shaped', z.object({}), z.object({ a: z.string(), b: z.object({ c: z.number().optional(), d: z.boolean() }) }), PUBLIC);
+const Shaped = defineRpc(
+  'test.v1.shaped',
+  z.object({}),
+  z.object({ a: z.string(), b: z.object({ c: z.number().optional(), d: z.boolean() }) }),
+  PUBLIC,
+);
 /** Answers the trace context its handler runs in. */
-const Traced = defineRpc('test.v1.traced', z.object({}), z.object({ trace_id: z.string(), span_id: z.string(), flags: z.number() }), PUBLIC);
+const Traced = defineRpc(
+  'test.v1.traced',
+  z.object({}),
+  z.object({ trace_id: z.string(), span_id: z.string(), flags: z.number() }),
+  PUBLIC,
+);
 const Counted = defineRpc('test.v1.counted', z.object({}), z.object({ n: z.string().transform((s) => s.length) }), PUBLIC);
 
 /** The two ends as users of an authorised bus: the client may call test.v1.* but not test.v1.forbidden. */
 const bus = newBus({
   'test-server': { subscribe: ['test.v1.>'], allowResponses: true },
-  'test-client': { publish: ['test.v1.echo', 'test.v1.broken', 'test.v1.nobody', 'test.v1.silent', 'test.v1.mine', 'test.v1.late', 'test.v1.shaped', 'test.v1.counted', 'test.v1.traced'] },
+  'test-client': {
+    publish: [
+      'test.v1.echo',
+      'test.v1.broken',
+      'test.v1.nobody',
+      'test.v1.silent',
+      'test.v1.mine',
+      'test.v1.late',
+      'test.v1.shaped',
+      'test.v1.counted',
+      'test.v1.traced',
+    ],
+  },
 });
 
 describe('RPC over a real NATS server', () => {
@@ -60,7 +82,10 @@ describe('RPC over a real NATS server', () => {
     server.handle(Mine, async (_req, ctx) => ({ partner: ctx.session.partnerId }));
     server.handle(Forbidden, async () => ({}));
     // Keys out of the schema's order, and one the contract does not name.
-    server.handle(Shaped, async () => ({ secret: 'internal', b: { d: true, hidden: 1 }, a: 'x' }) as unknown as { a: string; b: { d: boolean } });
+    server.handle(
+      Shaped,
+      async () => ({ secret: 'internal', b: { d: true, hidden: 1 }, a: 'x' }) as unknown as { a: string; b: { d: boolean } },
+    );
     server.handle(Counted, async () => ({ n: 'abc' }));
     server.handle(Traced, async () => {
       const sc = trace.getActiveSpan()?.spanContext();
@@ -139,7 +164,9 @@ describe('RPC over a real NATS server', () => {
     await expect(Promise.all(texts.map((text) => client.call(Echo, { text })))).resolves.toEqual(texts.map((t) => ({ text: `${t}:none` })));
 
     const late = defineRpc('test.v1.late', z.object({}), z.object({ late: z.boolean() }), PUBLIC);
-    const sub = serverConn.subscribe(late.subject, { callback: (_e, msg) => void setTimeout(() => msg.respond(new TextEncoder().encode('{"ok":{"late":true}}')), 400) });
+    const sub = serverConn.subscribe(late.subject, {
+      callback: (_e, msg) => void setTimeout(() => msg.respond(new TextEncoder().encode('{"ok":{"late":true}}')), 400),
+    });
     await serverConn.flush();
     const err = (await lateClient.call(late, {}, { timeoutMs: 100 }).catch((e: unknown) => e)) as RpcError;
     expect(err.status.code).toBe(Code.DEADLINE_EXCEEDED);

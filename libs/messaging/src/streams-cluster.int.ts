@@ -25,7 +25,13 @@ describe('streams on a three-member NATS cluster', () => {
   let cluster: NatsCluster;
   const conns: NatsConnection[] = [];
   const connectAs = async (user: string, replicas?: number) => {
-    const nc = await connectNats({ url: cluster.url, name: user, connectTimeoutMs: 5000, ...bus.credentials(user), streamReplicas: replicas });
+    const nc = await connectNats({
+      url: cluster.url,
+      name: user,
+      connectTimeoutMs: 5000,
+      ...bus.credentials(user),
+      streamReplicas: replicas,
+    });
     conns.push(nc);
     return nc;
   };
@@ -53,8 +59,12 @@ describe('streams on a three-member NATS cluster', () => {
       expect(statSync(join(dir, m.serverName, 'nats.conf')).mode & 0o777).toBe(0o600);
     }
     const url = `127.0.0.1:${cluster.members[1]!.port}`;
-    await expect(connect({ servers: url, user: 'gateway', pass: 'wrong', reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/i);
-    await expect(connect({ servers: url, user: 'route', pass: 'anything', reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/i);
+    await expect(connect({ servers: url, user: 'gateway', pass: 'wrong', reconnect: false, timeout: 3000 })).rejects.toThrow(
+      /Authorization/i,
+    );
+    await expect(connect({ servers: url, user: 'route', pass: 'anything', reconnect: false, timeout: 3000 })).rejects.toThrow(
+      /Authorization/i,
+    );
   });
 
   it('creates a stream with the connection’s replica count: a leader and two current followers', async () => {
@@ -62,7 +72,9 @@ describe('streams on a three-member NATS cluster', () => {
     expect(streamReplicasOf(nc)).toBe(3);
     const jsm = await jetstreamManager(nc);
     const log = logger();
-    await expect(ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, log, { replicas: streamReplicasOf(nc), registry: new Registry() })).resolves.toMatchObject({ outcome: 'ok' });
+    await expect(
+      ensureStream(jsm, GASLESS_EVENTS_STREAM_DEF, log, { replicas: streamReplicasOf(nc), registry: new Registry() }),
+    ).resolves.toMatchObject({ outcome: 'ok' });
     const info = await jsm.streams.info(GASLESS_EVENTS_STREAM_DEF.name);
     expect(info.config.num_replicas).toBe(3);
     expect(info.cluster?.leader).toMatch(/^nats-\d$/);
@@ -70,14 +82,22 @@ describe('streams on a three-member NATS cluster', () => {
     expect(log.lines).toEqual([]);
     // A second service finds it as configured and says nothing.
     const other = await jetstreamManager(await connectAs('quote-engine', 3));
-    await expect(ensureStream(other, GASLESS_EVENTS_STREAM_DEF, log, { replicas: 3, registry: new Registry() })).resolves.toMatchObject({ outcome: 'ok' });
+    await expect(ensureStream(other, GASLESS_EVENTS_STREAM_DEF, log, { replicas: 3, registry: new Registry() })).resolves.toMatchObject({
+      outcome: 'ok',
+    });
     expect(log.lines).toEqual([]);
   });
 
   it('moves a one-copy stream made earlier to three copies, keeping its messages and its durable consumer', async () => {
     const admin = await jetstreamManager(await connectAs('test-operator'));
     const def = ORDER_EVENTS_STREAM_DEF;
-    await admin.streams.add({ name: def.name, subjects: [...def.subjects], max_age: def.maxAgeSecs * 1e9, storage: def.storage, num_replicas: 1 });
+    await admin.streams.add({
+      name: def.name,
+      subjects: [...def.subjects],
+      max_age: def.maxAgeSecs * 1e9,
+      storage: def.storage,
+      num_replicas: 1,
+    });
     await admin.consumers.add(def.name, { durable_name: 'quote-engine', ack_policy: AckPolicy.Explicit });
     const qe = await connectAs('quote-engine', 3);
     for (let i = 0; i < 5; i++) await qe.request('orders.v1.deposited', JSON.stringify({ i }), { timeout: 5000 });
@@ -86,11 +106,17 @@ describe('streams on a three-member NATS cluster', () => {
     const check = await ensureStream(await jetstreamManager(qe), def, log, { replicas: 3, registry });
     expect(check).toEqual({ stream: def.name, outcome: 'ok', differences: [] });
     expect(log.lines.map((l) => l.msg)).toEqual([`stream ${def.name}: replicas 1 → 3 (NATS_STREAM_REPLICAS)`]);
-    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([{ labels: { stream: def.name }, value: 0 }]);
+    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([
+      { labels: { stream: def.name }, value: 0 },
+    ]);
     const info = await admin.streams.info(def.name);
     expect({ replicas: info.config.num_replicas, messages: info.state.messages }).toEqual({ replicas: 3, messages: 5 });
     // The consumer follows its stream onto the new members (it inherits the stream's count).
-    await waitFor('the consumer on three members', async () => (await admin.consumers.info(def.name, 'quote-engine')).cluster?.replicas?.length === 2, 20_000);
+    await waitFor(
+      'the consumer on three members',
+      async () => (await admin.consumers.info(def.name, 'quote-engine')).cluster?.replicas?.length === 2,
+      20_000,
+    );
     expect((await admin.consumers.info(def.name, 'quote-engine')).num_pending).toBe(5);
   });
 
@@ -115,10 +141,16 @@ describe('streams on a three-member NATS cluster', () => {
     expect(leader.running()).toBe(false);
     // The two others elect a new leader and the stream takes writes again (the client reconnects if it was on the dead one).
     let seq = 0;
-    await waitFor('a write after the kill', async () => {
-      seq = (await nc.request('gasless.v1.events.queued', '{}', { timeout: 2000 }).then((m) => JSON.parse(m.string()) as { seq?: number })).seq ?? 0;
-      return seq > 0;
-    }, 30_000);
+    await waitFor(
+      'a write after the kill',
+      async () => {
+        seq =
+          (await nc.request('gasless.v1.events.queued', '{}', { timeout: 2000 }).then((m) => JSON.parse(m.string()) as { seq?: number }))
+            .seq ?? 0;
+        return seq > 0;
+      },
+      30_000,
+    );
     const after = await jsm.streams.info(stream);
     expect(after.cluster?.leader).not.toBe(leader.serverName);
     expect(after.cluster?.replicas?.find((r) => r.name === leader.serverName)).toMatchObject({ current: false });
@@ -126,10 +158,14 @@ describe('streams on a three-member NATS cluster', () => {
     await leader.restart();
     expect(leader.running()).toBe(true);
     // Back in the cluster: it catches up on what it missed.
-    await waitFor('the restarted member current again', async () => {
-      const info = await jsm.streams.info(stream);
-      const all = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).filter((r) => r.current).map((r) => r.name)];
-      return all.includes(leader.serverName);
-    }, 30_000);
+    await waitFor(
+      'the restarted member current again',
+      async () => {
+        const info = await jsm.streams.info(stream);
+        const all = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).filter((r) => r.current).map((r) => r.name)];
+        return all.includes(leader.serverName);
+      },
+      30_000,
+    );
   });
 });

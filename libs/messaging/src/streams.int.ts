@@ -43,14 +43,20 @@ describe('ensureStream on a real NATS server, as the services connect', () => {
     const jsm = await jetstreamManager(await connect('quote-engine'));
     const log = logger();
     const registry = new Registry();
-    await expect(ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log, { registry })).resolves.toEqual({ stream: 'ORDER_UPDATES_V1', outcome: 'ok', differences: [] });
+    await expect(ensureStream(jsm, ORDER_UPDATES_STREAM_DEF, log, { registry })).resolves.toEqual({
+      stream: 'ORDER_UPDATES_V1',
+      outcome: 'ok',
+      differences: [],
+    });
     const info = await jsm.streams.info('ORDER_UPDATES_V1');
     expect(info.config).toMatchObject({ subjects: ['orders.v1.updated.*'], max_age: 7 * 24 * 3600 * 1e9, storage: 'file' });
     // Another service (its own user) starting later finds the same stream and says nothing.
     const other = await jetstreamManager(await connect('partner-service'));
     await expect(ensureStream(other, ORDER_UPDATES_STREAM_DEF, log, { registry })).resolves.toMatchObject({ outcome: 'ok' });
     expect(log.lines).toEqual([]);
-    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([{ labels: { stream: 'ORDER_UPDATES_V1' }, value: 0 }]);
+    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([
+      { labels: { stream: 'ORDER_UPDATES_V1' }, value: 0 },
+    ]);
   });
 
   it('reports a server stream that differs (one warn line naming each difference) and leaves it unchanged', async () => {
@@ -63,21 +69,31 @@ describe('ensureStream on a real NATS server, as the services connect', () => {
     expect(check).toEqual({
       stream: 'GASLESS_EVENTS_V1',
       outcome: 'mismatch',
-      differences: ['subjects: server [gasless.v1.events.*, gasless.v1.extra], defined [gasless.v1.events.*]', 'max_age: server 3600 s, defined 604800 s'],
+      differences: [
+        'subjects: server [gasless.v1.events.*, gasless.v1.extra], defined [gasless.v1.events.*]',
+        'max_age: server 3600 s, defined 604800 s',
+      ],
     });
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]!.msg).toContain('GASLESS_EVENTS_V1 differs from its definition');
     expect(log.lines[0]!.msg).toContain('max_age: server 3600 s, defined 604800 s');
     expect(streamChecks().get('GASLESS_EVENTS_V1')).toEqual(check);
-    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([{ labels: { stream: 'GASLESS_EVENTS_V1' }, value: 1 }]);
+    expect((await registry.getSingleMetric('nats_stream_config_mismatch')!.get()).values).toEqual([
+      { labels: { stream: 'GASLESS_EVENTS_V1' }, value: 1 },
+    ]);
     // Not updated behind the operator's back.
-    expect((await admin.streams.info('GASLESS_EVENTS_V1')).config).toMatchObject({ max_age: 3600 * 1e9, subjects: ['gasless.v1.events.*', 'gasless.v1.extra'] });
+    expect((await admin.streams.info('GASLESS_EVENTS_V1')).config).toMatchObject({
+      max_age: 3600 * 1e9,
+      subjects: ['gasless.v1.events.*', 'gasless.v1.extra'],
+    });
   });
 
   it('a user that may not create the stream gets the error, not a report of a mismatch', async () => {
     const jsm = await jetstreamManager(await connect('gateway'), { checkAPI: false });
     const log = logger();
-    await expect(ensureStream(jsm, { ...GASLESS_EVENTS_STREAM_DEF, name: 'NOT_A_STREAM_OF_OURS' }, log, { registry: new Registry() })).rejects.toThrow();
+    await expect(
+      ensureStream(jsm, { ...GASLESS_EVENTS_STREAM_DEF, name: 'NOT_A_STREAM_OF_OURS' }, log, { registry: new Registry() }),
+    ).rejects.toThrow();
     expect(log.lines).toEqual([]);
   });
 });

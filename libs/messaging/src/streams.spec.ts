@@ -14,7 +14,9 @@ describe('compareStream', () => {
       'max_age: server 604800 s, defined 2592000 s',
       'storage: server memory, defined file',
     ]);
-    expect(compareStream(def, { subjects: ['orders.v1.*'], max_age: 0, storage: 'file' })).toEqual(['max_age: server unlimited, defined 2592000 s']);
+    expect(compareStream(def, { subjects: ['orders.v1.*'], max_age: 0, storage: 'file' })).toEqual([
+      'max_age: server unlimited, defined 2592000 s',
+    ]);
   });
 
   it('the contracts define each of the three streams once', () => {

@@ -69,7 +69,8 @@ export async function ensureStream(
   const differences = compareStream(def, server);
   if (replicas !== undefined && replicasOf(server) !== replicas) {
     const moved = await ensureReplicas(jsm, def.name, replicas, log);
-    if (moved.ok) refusal = undefined; // the add was refused for the replica count only, now as configured
+    if (moved.ok)
+      refusal = undefined; // the add was refused for the replica count only, now as configured
     else differences.push(moved.difference);
   }
   if (differences.length === 0 && refusal !== undefined) differences.push(`the server refused the definition: ${refusal}`);
@@ -77,7 +78,10 @@ export async function ensureStream(
   lastChecks.set(def.name, check);
   mismatchGauge(registry).set({ stream: def.name }, check.outcome === 'ok' ? 0 : 1);
   if (check.outcome === 'mismatch') {
-    log.warn({ stream: def.name, differences }, `stream ${def.name} differs from its definition (left as it is): ${differences.join('; ')}`);
+    log.warn(
+      { stream: def.name, differences },
+      `stream ${def.name} differs from its definition (left as it is): ${differences.join('; ')}`,
+    );
   }
   return check;
 }
@@ -115,9 +119,11 @@ export function compareStream(def: StreamDefinition, server: Pick<StreamConfig, 
   const differences: string[] = [];
   const defined = [...def.subjects].sort();
   const actual = [...(server.subjects ?? [])].sort();
-  if (defined.join('\n') !== actual.join('\n')) differences.push(`subjects: server [${actual.join(', ')}], defined [${defined.join(', ')}]`);
+  if (defined.join('\n') !== actual.join('\n'))
+    differences.push(`subjects: server [${actual.join(', ')}], defined [${defined.join(', ')}]`);
   const serverSecs = server.max_age / NS_PER_SEC;
-  if (serverSecs !== def.maxAgeSecs) differences.push(`max_age: server ${serverSecs === 0 ? 'unlimited' : `${serverSecs} s`}, defined ${def.maxAgeSecs} s`);
+  if (serverSecs !== def.maxAgeSecs)
+    differences.push(`max_age: server ${serverSecs === 0 ? 'unlimited' : `${serverSecs} s`}, defined ${def.maxAgeSecs} s`);
   if (server.storage !== def.storage) differences.push(`storage: server ${server.storage}, defined ${def.storage}`);
   return differences;
 }
@@ -126,6 +132,11 @@ function mismatchGauge(registry: Registry): Gauge<'stream'> {
   const name = 'nats_stream_config_mismatch';
   return (
     (registry.getSingleMetric(name) as Gauge<'stream'> | undefined) ??
-    new Gauge({ name, help: '1 when a JetStream stream on the server differs from its definition in the contracts (see the warn log), else 0', labelNames: ['stream'], registers: [registry] })
+    new Gauge({
+      name,
+      help: '1 when a JetStream stream on the server differs from its definition in the contracts (see the warn log), else 0',
+      labelNames: ['stream'],
+      registers: [registry],
+    })
   );
 }

@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { violationsOf } from './zod-violations';
 
 describe('violationsOf', () => {
-  const schema = z.object({ amount: z.string(), gasless: z.boolean().optional(), referrers: z.array(z.object({ address: z.string(), bps: z.number() })) });
+  const schema = z.object({
+    amount: z.string(),
+    gasless: z.boolean().optional(),
+    referrers: z.array(z.object({ address: z.string(), bps: z.number() })),
+  });
   const violations = (input: unknown) => {
     const r = schema.safeParse(input);
     if (r.success) throw new Error('accepted');

@@ -50,7 +50,10 @@ const arbOrder = fc.record(Object.fromEntries(ORDER_ABI_COMPONENTS.map((c) => [c
 
 /** Every uint at 2^N-1, every bytes32 all ones, both bools true; and the all-zero order. */
 const allMax = Object.fromEntries(
-  ORDER_ABI_COMPONENTS.map((c) => [c.name, c.type === 'bool' ? true : c.type === 'bytes32' ? `0x${'ff'.repeat(32)}` : asField(c, (1n << BigInt(bitsOf(c))) - 1n)]),
+  ORDER_ABI_COMPONENTS.map((c) => [
+    c.name,
+    c.type === 'bool' ? true : c.type === 'bytes32' ? `0x${'ff'.repeat(32)}` : asField(c, (1n << BigInt(bitsOf(c))) - 1n),
+  ]),
 ) as unknown as Order;
 const allZero = Object.fromEntries(
   ORDER_ABI_COMPONENTS.map((c) => [c.name, c.type === 'bool' ? false : c.type === 'bytes32' ? `0x${'00'.repeat(32)}` : asField(c, 0n)]),
@@ -112,18 +115,23 @@ describe('encodeOrder rejects what viem rejects', () => {
     expect(() => hashOrder(order)).toThrow(new RegExp(`^order\\.${name} `));
   }
 
-  it.each(UINTS.map((c) => [c.name, c.type, c] as const))('%s (%s): negative, 2^N, and for a number a fraction, NaN or Infinity', (name, _type, c) => {
-    const bits = bitsOf(c);
-    expectBothReject(name, asField(c, -1n));
-    expectBothReject(name, asField(c, 1n << BigInt(bits)));
-    expectBothReject(name, -1);
-    expectBothReject(name, 1.5);
-    expectBothReject(name, Number.NaN);
-    expectBothReject(name, Number.POSITIVE_INFINITY);
-    // and the ends of the range are taken
-    expect(encodeOrderHex(withField(name, asField(c, (1n << BigInt(bits)) - 1n)))).toBe(viemEncode(withField(name, asField(c, (1n << BigInt(bits)) - 1n))));
-    expect(encodeOrderHex(withField(name, asField(c, 0n)))).toBe(viemEncode(withField(name, asField(c, 0n))));
-  });
+  it.each(UINTS.map((c) => [c.name, c.type, c] as const))(
+    '%s (%s): negative, 2^N, and for a number a fraction, NaN or Infinity',
+    (name, _type, c) => {
+      const bits = bitsOf(c);
+      expectBothReject(name, asField(c, -1n));
+      expectBothReject(name, asField(c, 1n << BigInt(bits)));
+      expectBothReject(name, -1);
+      expectBothReject(name, 1.5);
+      expectBothReject(name, Number.NaN);
+      expectBothReject(name, Number.POSITIVE_INFINITY);
+      // and the ends of the range are taken
+      expect(encodeOrderHex(withField(name, asField(c, (1n << BigInt(bits)) - 1n)))).toBe(
+        viemEncode(withField(name, asField(c, (1n << BigInt(bits)) - 1n))),
+      );
+      expect(encodeOrderHex(withField(name, asField(c, 0n)))).toBe(viemEncode(withField(name, asField(c, 0n))));
+    },
+  );
 
   it.each(BYTES32S.map((c) => [c.name]))('%s (bytes32): 31 or 33 bytes, not a string', (name) => {
     expectBothReject(name, `0x${'ab'.repeat(31)}`);

@@ -106,7 +106,8 @@ function putUint(out: Uint8Array, word: number, value: bigint | number, bits: Ui
 /** A bytes32 word: exactly `0x` and 64 hex digits (either case). */
 function putBytes32(out: Uint8Array, word: number, value: Hex, field: string): void {
   if (typeof value !== 'string') throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${typeof value}`);
-  if (value.length !== 66 || value[0] !== '0' || value[1] !== 'x') throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${JSON.stringify(value)}`);
+  if (value.length !== 66 || value[0] !== '0' || value[1] !== 'x')
+    throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${JSON.stringify(value)}`);
   let at = word * 32;
   for (let i = 2; i < 66; i += 2) {
     const hi = NIBBLE[value.charCodeAt(i)] ?? -1;

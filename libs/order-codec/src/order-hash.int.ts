@@ -34,7 +34,11 @@ describe('the on-chain order hash equals the off-chain one', () => {
     ];
     const onChainReferrers = await client.readContract({ address, abi, functionName: 'hashReferrers', args: [referrers] });
     expect(onChainReferrers).toBe(hashReferrers(referrers));
-    for (const order of [sampleOrder(), sampleOrder({ gasless: true, sponsorFees: true, sponsorGas: 2_100_000n, referrersHash: hashReferrers(referrers) }), sampleOrder({ amountIn: (1n << 256n) - 1n, tradeType: 4 })]) {
+    for (const order of [
+      sampleOrder(),
+      sampleOrder({ gasless: true, sponsorFees: true, sponsorGas: 2_100_000n, referrersHash: hashReferrers(referrers) }),
+      sampleOrder({ amountIn: (1n << 256n) - 1n, tradeType: 4 }),
+    ]) {
       const onChain = await client.readContract({ address, abi, functionName: 'hashOrder', args: [order] });
       expect(onChain).toBe(hashOrder(order));
     }

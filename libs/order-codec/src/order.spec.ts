@@ -16,7 +16,9 @@ describe('order codec', () => {
     const evm = toBytes32('evm', '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48');
     expect(evm).toBe('0x000000000000000000000000a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48');
     expect(fromBytes32('evm', evm)).toBe('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48');
-    expect(fromBytes32('svm', toBytes32('svm', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'))).toBe('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+    expect(fromBytes32('svm', toBytes32('svm', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'))).toBe(
+      'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    );
     expect(() => toBytes32('svm', '1111')).toThrow(/32-byte/);
   });
 
@@ -35,7 +37,14 @@ describe('order codec', () => {
   it('changes the hash when any field changes', () => {
     const base = hashOrder(sampleOrder());
     expect(base).toMatch(/^0x[0-9a-f]{64}$/);
-    const variants: Partial<Order>[] = [{ amountOut: 999_000_001n }, { gasless: true }, { recipient: ZERO_BYTES32 }, { tradeType: 2 }, { expiresAt: 1n }, { salt: ZERO_BYTES32 }];
+    const variants: Partial<Order>[] = [
+      { amountOut: 999_000_001n },
+      { gasless: true },
+      { recipient: ZERO_BYTES32 },
+      { tradeType: 2 },
+      { expiresAt: 1n },
+      { salt: ZERO_BYTES32 },
+    ];
     for (const v of variants) expect(hashOrder(sampleOrder(v))).not.toBe(base);
   });
 });

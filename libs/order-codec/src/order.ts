@@ -64,7 +64,15 @@ export const ORDER_ABI_COMPONENTS = [
   { name: 'depositTarget', type: 'bytes32' },
 ] as const;
 
-const REFERRERS_ARRAY = [{ type: 'tuple[]', components: [{ name: 'account', type: 'bytes32' }, { name: 'bps', type: 'uint16' }] }] as const;
+const REFERRERS_ARRAY = [
+  {
+    type: 'tuple[]',
+    components: [
+      { name: 'account', type: 'bytes32' },
+      { name: 'bps', type: 'uint16' },
+    ],
+  },
+] as const;
 
 export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
 
@@ -78,7 +86,9 @@ export function hashOrder(order: Order): Hex {
 }
 
 export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
-  return referrers.length === 0 ? ZERO_BYTES32 : keccak256(encodeAbiParameters(REFERRERS_ARRAY, [referrers.map((r) => ({ account: r.account, bps: r.bps }))]));
+  return referrers.length === 0
+    ? ZERO_BYTES32
+    : keccak256(encodeAbiParameters(REFERRERS_ARRAY, [referrers.map((r) => ({ account: r.account, bps: r.bps }))]));
 }
 
 /** viem's isAddress without its checksum check, and without the LRU cache it keeps (a Map delete and set per call). */

@@ -29,7 +29,10 @@ describe('OrderWireSchema (contracts) matches the order codec', () => {
     ];
     const orders = [
       orderToWire(sampleOrder(), []),
-      orderToWire(sampleOrder({ gasless: true, sponsorFees: true, sponsorGas: 2_100_000n, referrersHash: hashReferrers(referrers) }), referrers),
+      orderToWire(
+        sampleOrder({ gasless: true, sponsorFees: true, sponsorGas: 2_100_000n, referrersHash: hashReferrers(referrers) }),
+        referrers,
+      ),
       orderToWire(sampleOrder({ amountIn: (1n << 256n) - 1n, srcChainId: (1n << 64n) - 1n, version: 255, slippageBps: 65_535 }), []),
     ];
     for (const wire of orders) {
@@ -48,11 +51,21 @@ describe('OrderWireSchema (contracts) matches the order codec', () => {
         expect([rejects(field, true), rejects(field, 'TRUE'), rejects(field, '1')]).toEqual([true, true, true]);
       } else if (type === 'bytes32') {
         expect(rejects(field, `0x${'ab'.repeat(32)}`)).toBe(false);
-        expect([rejects(field, `0x${'AB'.repeat(32)}`), rejects(field, `0x${'ab'.repeat(31)}`), rejects(field, 'ab'.repeat(32))]).toEqual([true, true, true]);
+        expect([rejects(field, `0x${'AB'.repeat(32)}`), rejects(field, `0x${'ab'.repeat(31)}`), rejects(field, 'ab'.repeat(32))]).toEqual([
+          true,
+          true,
+          true,
+        ]);
       } else {
         const bits = BigInt(type.replace('uint', ''));
         expect([rejects(field, String((1n << bits) - 1n)), rejects(field, '0')]).toEqual([false, false]);
-        expect([rejects(field, String(1n << bits)), rejects(field, '01'), rejects(field, '-1'), rejects(field, '1.5'), rejects(field, 1)]).toEqual([true, true, true, true, true]);
+        expect([
+          rejects(field, String(1n << bits)),
+          rejects(field, '01'),
+          rejects(field, '-1'),
+          rejects(field, '1.5'),
+          rejects(field, 1),
+        ]).toEqual([true, true, true, true, true]);
       }
       const { [field]: _dropped, ...missing } = wire as Record<string, unknown>;
       expect(OrderWireSchema.safeParse(missing).success).toBe(false);

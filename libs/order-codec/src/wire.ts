@@ -30,7 +30,10 @@ export function orderFromWire(wire: OrderWire): { order: Order; referrers: Order
   }
   const list = wire['referrers'];
   const referrers = Array.isArray(list)
-    ? list.map((r, i) => ({ account: parseField('bytes32', r.account, `referrers[${i}].account`) as Hex, bps: Number(parseField('uint16', r.bps, `referrers[${i}].bps`)) }))
+    ? list.map((r, i) => ({
+        account: parseField('bytes32', r.account, `referrers[${i}].account`) as Hex,
+        bps: Number(parseField('uint16', r.bps, `referrers[${i}].bps`)),
+      }))
     : [];
   const order = out as unknown as Order;
   if (hashReferrers(referrers) !== order.referrersHash) throw new Error('order.referrers do not match referrers_hash');

@@ -23,7 +23,12 @@ describe('buildFundingCall', () => {
 
   it('accepts the largest uint256 and refuses amounts outside 1..2^256-1', () => {
     const max = (1n << 256n) - 1n;
-    expect(decodeFunctionData({ abi: PARTNER_FUNDING_ROUTER_ABI, data: buildFundingCall({ fundingId: FUNDING_ID, token: USDC, amount: max }).calldata }).args[2]).toBe(max);
+    expect(
+      decodeFunctionData({
+        abi: PARTNER_FUNDING_ROUTER_ABI,
+        data: buildFundingCall({ fundingId: FUNDING_ID, token: USDC, amount: max }).calldata,
+      }).args[2],
+    ).toBe(max);
     for (const amount of [0n, -1n, 1n << 256n]) {
       expect(() => buildFundingCall({ fundingId: FUNDING_ID, token: USDC, amount })).toThrow(Error);
     }

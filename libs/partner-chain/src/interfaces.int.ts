@@ -16,7 +16,9 @@ function describeAbi(abi: Abi): string[] {
       lines.push(`function ${toFunctionSignature(fn)} ${fn.stateMutability} returns (${fn.outputs.map((o) => o.type).join(',')})`);
     } else if (item.type === 'event') {
       const ev = item as AbiEvent;
-      lines.push(`event ${toEventSignature(ev)} indexed [${ev.inputs.map((i) => Boolean(i.indexed)).join(',')}] anonymous ${Boolean(ev.anonymous)}`);
+      lines.push(
+        `event ${toEventSignature(ev)} indexed [${ev.inputs.map((i) => Boolean(i.indexed)).join(',')}] anonymous ${Boolean(ev.anonymous)}`,
+      );
     } else {
       lines.push(item.type);
     }

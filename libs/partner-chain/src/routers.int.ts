@@ -28,8 +28,15 @@ describe('funding and voucher calls on anvil', () => {
     const hash = await wallet.sendTransaction({ to, data, value, account, chain: null });
     return client.waitForTransactionReceipt({ hash });
   };
-  const balanceOf = (who: Address) => client.readContract({ address: addr.token, abi: compiled['TestToken']!.abi, functionName: 'balanceOf', args: [who] }) as Promise<bigint>;
-  const tokenCall = (functionName: string, args: unknown[]) => wallet.writeContract({ address: addr.token, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null });
+  const balanceOf = (who: Address) =>
+    client.readContract({
+      address: addr.token,
+      abi: compiled['TestToken']!.abi,
+      functionName: 'balanceOf',
+      args: [who],
+    }) as Promise<bigint>;
+  const tokenCall = (functionName: string, args: unknown[]) =>
+    wallet.writeContract({ address: addr.token, abi: compiled['TestToken']!.abi, functionName, args, account, chain: null });
 
   beforeAll(async () => {
     compiled = compileContracts(['contracts/test/PartnerRoutersHarness.sol'], ROOT);
@@ -64,19 +71,41 @@ describe('funding and voucher calls on anvil', () => {
   it('redeems a signed voucher once, pays the referrer, and refuses a tampered or foreign one', async () => {
     const referrer = privateKeyToAddress(generatePrivateKey());
     await client.waitForTransactionReceipt({ hash: await tokenCall('mint', [addr.vouchers, 10_000_000n]) });
-    const v: VoucherStruct = { id: pad('0xabc1'), chainId: BigInt(CHAIN_ID), router: b32(addr.vouchers), token: b32(addr.token), referrer: b32(referrer), amount: 1_233_333n };
-    expect(await client.readContract({ address: addr.vouchers, abi: compiled['VoucherRouterHarness']!.abi, functionName: 'digest', args: [v] })).toBe(voucherDigest(v));
+    const v: VoucherStruct = {
+      id: pad('0xabc1'),
+      chainId: BigInt(CHAIN_ID),
+      router: b32(addr.vouchers),
+      token: b32(addr.token),
+      referrer: b32(referrer),
+      amount: 1_233_333n,
+    };
+    expect(
+      await client.readContract({ address: addr.vouchers, abi: compiled['VoucherRouterHarness']!.abi, functionName: 'digest', args: [v] }),
+    ).toBe(voucherDigest(v));
     const signature = await signVoucher(v, operatorKey);
     const receipt = await send(addr.vouchers, encodeVoucherRedemption(v, signature));
-    expect(parseEventLogs({ abi: REFERRAL_VOUCHER_ROUTER_ABI, logs: receipt.logs, eventName: 'VoucherRedeemed' })[0]!.args).toEqual({ id: v.id, referrer: v.referrer, token: v.token, amount: v.amount });
+    expect(parseEventLogs({ abi: REFERRAL_VOUCHER_ROUTER_ABI, logs: receipt.logs, eventName: 'VoucherRedeemed' })[0]!.args).toEqual({
+      id: v.id,
+      referrer: v.referrer,
+      token: v.token,
+      amount: v.amount,
+    });
     expect(await balanceOf(referrer)).toBe(1_233_333n);
-    expect(await client.readContract({ address: addr.vouchers, abi: REFERRAL_VOUCHER_ROUTER_ABI, functionName: 'redeemed', args: [v.id] })).toBe(true);
+    expect(
+      await client.readContract({ address: addr.vouchers, abi: REFERRAL_VOUCHER_ROUTER_ABI, functionName: 'redeemed', args: [v.id] }),
+    ).toBe(true);
 
     await expect(send(addr.vouchers, encodeVoucherRedemption(v, signature))).rejects.toThrow(/already redeemed/);
     const more = { ...v, id: pad('0xabc2') };
-    await expect(send(addr.vouchers, encodeVoucherRedemption({ ...more, amount: 9_000_000n }, await signVoucher(more, operatorKey)))).rejects.toThrow(/operator/);
-    await expect(send(addr.vouchers, encodeVoucherRedemption(more, await signVoucher(more, generatePrivateKey())))).rejects.toThrow(/operator/);
+    await expect(
+      send(addr.vouchers, encodeVoucherRedemption({ ...more, amount: 9_000_000n }, await signVoucher(more, operatorKey))),
+    ).rejects.toThrow(/operator/);
+    await expect(send(addr.vouchers, encodeVoucherRedemption(more, await signVoucher(more, generatePrivateKey())))).rejects.toThrow(
+      /operator/,
+    );
     const elsewhere = { ...more, chainId: 1n };
-    await expect(send(addr.vouchers, encodeVoucherRedemption(elsewhere, await signVoucher(elsewhere, operatorKey)))).rejects.toThrow(/wrong chain/);
+    await expect(send(addr.vouchers, encodeVoucherRedemption(elsewhere, await signVoucher(elsewhere, operatorKey)))).rejects.toThrow(
+      /wrong chain/,
+    );
   });
 });

@@ -133,7 +133,10 @@ describe('buildSolanaVoucherRedemption', () => {
     expect(eth).toBe(SIGNER);
     // keccak256(message) is the EIP-712 digest, and the signature over it recovers the operator
     expect(keccak256(message)).toBe(voucherDigest(voucher));
-    const recovered = recoverAddress({ hash: keccak256(message), signature: { r: bytesToHex(sig.subarray(0, 32)), s: bytesToHex(sig.subarray(32)), yParity: recovery } });
+    const recovered = recoverAddress({
+      hash: keccak256(message),
+      signature: { r: bytesToHex(sig.subarray(0, 32)), s: bytesToHex(sig.subarray(32)), yParity: recovery },
+    });
     return expect(recovered).resolves.toBe(SIGNER);
   });
 
@@ -144,8 +147,13 @@ describe('buildSolanaVoucherRedemption', () => {
 
 describe('decodeSolanaVoucherRedemptionData', () => {
   it('reads back exactly what the encoder wrote, including u64 extremes', () => {
-    const cases: VoucherStruct[] = [voucher, { ...voucher, amount: (1n << 64n) - 1n, chainId: 0n }, { ...voucher, amount: 1n, chainId: (1n << 64n) - 1n, id: `0x${'00'.repeat(31)}01` }];
-    for (const v of cases) expect(decodeSolanaVoucherRedemptionData(encodeSolanaVoucherRedemptionData(v, signature))).toEqual({ voucher: v, signature });
+    const cases: VoucherStruct[] = [
+      voucher,
+      { ...voucher, amount: (1n << 64n) - 1n, chainId: 0n },
+      { ...voucher, amount: 1n, chainId: (1n << 64n) - 1n, id: `0x${'00'.repeat(31)}01` },
+    ];
+    for (const v of cases)
+      expect(decodeSolanaVoucherRedemptionData(encodeSolanaVoucherRedemptionData(v, signature))).toEqual({ voucher: v, signature });
   });
 
   it('reads the data of the instruction the builder puts in the transaction', () => {
@@ -168,7 +176,9 @@ describe('decodeSolanaVoucherRedemptionData', () => {
     expect(isRedeemVoucherData(other)).toBe(false);
     expect(isRedeemVoucherData(data.subarray(0, 7))).toBe(false);
     expect(() => decodeSolanaVoucherRedemptionData(other)).toThrow(/discriminator/);
-    expect(() => decodeSolanaVoucherRedemptionData(data.subarray(0, REDEEM_VOUCHER_DATA_LENGTH - 1))).toThrow(new RegExp(`${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${REDEEM_VOUCHER_DATA_LENGTH - 1}`));
+    expect(() => decodeSolanaVoucherRedemptionData(data.subarray(0, REDEEM_VOUCHER_DATA_LENGTH - 1))).toThrow(
+      new RegExp(`${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${REDEEM_VOUCHER_DATA_LENGTH - 1}`),
+    );
     const longer = new Uint8Array(REDEEM_VOUCHER_DATA_LENGTH + 1);
     longer.set(data);
     expect(() => decodeSolanaVoucherRedemptionData(longer)).toThrow(/bytes, got/);

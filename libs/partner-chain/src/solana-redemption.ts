@@ -42,14 +42,16 @@ function publicKey(name: string, value: string): PublicKey {
 }
 
 function writeU64(view: DataView, offset: number, name: string, value: bigint): void {
-  if (value < 0n || value > MAX_U64) throw new Error(`voucher ${name} ${value} does not fit in a u64 (Solana amounts and chain ids are u64)`);
+  if (value < 0n || value > MAX_U64)
+    throw new Error(`voucher ${name} ${value} does not fit in a u64 (Solana amounts and chain ids are u64)`);
   view.setBigUint64(offset, value, true);
 }
 
 /** The instruction data of redeem_voucher; layout in the README. */
 export function encodeSolanaVoucherRedemptionData(voucher: VoucherStruct, signature: Hex): Uint8Array {
   assertVoucher(voucher);
-  if (!isHex(signature, { strict: true }) || size(signature) !== 65) throw new Error(`voucher signature must be 65 bytes (r‖s‖v), got ${signature}`);
+  if (!isHex(signature, { strict: true }) || size(signature) !== 65)
+    throw new Error(`voucher signature must be 65 bytes (r‖s‖v), got ${signature}`);
   const data = new Uint8Array(REDEEM_VOUCHER_DATA_LENGTH);
   const view = new DataView(data.buffer);
   let offset = 0;
@@ -84,7 +86,8 @@ export function isRedeemVoucherData(data: Uint8Array): boolean {
  */
 export function decodeSolanaVoucherRedemptionData(data: Uint8Array): { voucher: VoucherStruct; signature: Hex } {
   if (!isRedeemVoucherData(data)) throw new Error('instruction data does not start with the redeem_voucher discriminator');
-  if (data.length !== REDEEM_VOUCHER_DATA_LENGTH) throw new Error(`redeem_voucher data must be ${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${data.length}`);
+  if (data.length !== REDEEM_VOUCHER_DATA_LENGTH)
+    throw new Error(`redeem_voucher data must be ${REDEEM_VOUCHER_DATA_LENGTH} bytes, got ${data.length}`);
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   let offset = REDEEM_VOUCHER_DISCRIMINATOR.length;
   const take = (n: number): Hex => bytesToHex(data.subarray(offset, (offset += n)));

@@ -30,10 +30,20 @@ function digestByHand(v: VoucherStruct): Hex {
       [domainType, keccak256(stringToBytes('XchainReferralVouchers')), keccak256(stringToBytes('1'))],
     ),
   );
-  const voucherType = keccak256(stringToBytes('Voucher(bytes32 id,uint256 chainId,bytes32 router,bytes32 token,bytes32 referrer,uint256 amount)'));
+  const voucherType = keccak256(
+    stringToBytes('Voucher(bytes32 id,uint256 chainId,bytes32 router,bytes32 token,bytes32 referrer,uint256 amount)'),
+  );
   const structHash = keccak256(
     encodeAbiParameters(
-      [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint256' }],
+      [
+        { type: 'bytes32' },
+        { type: 'bytes32' },
+        { type: 'uint256' },
+        { type: 'bytes32' },
+        { type: 'bytes32' },
+        { type: 'bytes32' },
+        { type: 'uint256' },
+      ],
       [voucherType, v.id, v.chainId, v.router, v.token, v.referrer, v.amount],
     ),
   );

@@ -1,4 +1,16 @@
-import { type Address, type Hex, concat, encodeFunctionData, hashDomain, hashStruct, hashTypedData, hexToBytes, isHex, recoverTypedDataAddress, size } from 'viem';
+import {
+  type Address,
+  type Hex,
+  concat,
+  encodeFunctionData,
+  hashDomain,
+  hashStruct,
+  hashTypedData,
+  hexToBytes,
+  isHex,
+  recoverTypedDataAddress,
+  size,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**
@@ -108,7 +120,16 @@ export function voucherDigest(v: VoucherStruct): Hex {
  */
 export function voucherSigningPreimage(v: VoucherStruct): Uint8Array {
   const t = typedData(v);
-  const domain = hashDomain({ domain: t.domain, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }], ...t.types } });
+  const domain = hashDomain({
+    domain: t.domain,
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+      ],
+      ...t.types,
+    },
+  });
   const struct = hashStruct({ data: t.message, primaryType: 'Voucher', types: t.types });
   return hexToBytes(concat(['0x1901', domain, struct]));
 }

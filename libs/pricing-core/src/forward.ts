@@ -90,7 +90,13 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
   if (relay > 0n) {
     const tokens = amountCeil(relay, src);
     if (trace) {
-      trace.fees.push({ name: 'sponsor_gas', side: 'src', usdMicros: e18ToMicros(relay), native: tokens, chargedTo: input.sponsorFees ? 'partner' : 'user' });
+      trace.fees.push({
+        name: 'sponsor_gas',
+        side: 'src',
+        usdMicros: e18ToMicros(relay),
+        native: tokens,
+        chargedTo: input.sponsorFees ? 'partner' : 'user',
+      });
       trace.sponsorGasInSrcToken = tokens;
     }
     if (!input.sponsorFees) deducted += tokens;
@@ -103,7 +109,14 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
   } else {
     amount = swap(pricer, trace, src.chain, src, srcChain.bridgeAsset, amount, 'src');
     const bridged = amountFloor(valueFloor(amount, srcChain.bridgeAsset), dstChain.bridgeAsset);
-    trace?.legs.push({ kind: 'bridge', chain: `${src.chain}>${dst.chain}`, tokenIn: srcChain.bridgeAsset.address, tokenOut: dstChain.bridgeAsset.address, amountIn: amount, amountOut: bridged });
+    trace?.legs.push({
+      kind: 'bridge',
+      chain: `${src.chain}>${dst.chain}`,
+      tokenIn: srcChain.bridgeAsset.address,
+      tokenOut: dstChain.bridgeAsset.address,
+      amountIn: amount,
+      amountOut: bridged,
+    });
     amount = swap(pricer, trace, dst.chain, dstChain.bridgeAsset, dst, bridged, 'dst');
   }
 
@@ -115,16 +128,26 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
 }
 
 function pctFee(trace: Trace, src: PricedToken, name: FeeComponent['name'], tokens: bigint): void {
-  if (tokens > 0n) trace.fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueFloor(tokens, src)), native: tokens, chargedTo: 'user' });
+  if (tokens > 0n)
+    trace.fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueFloor(tokens, src)), native: tokens, chargedTo: 'user' });
 }
 
 /** One swap leg (skipped between the same token), recording its leg and the value it lost. */
-function swap(pricer: SwapLegPricer, trace: Trace | undefined, chain: string, tIn: PricedToken, tOut: PricedToken, amt: bigint, side: 'src' | 'dst'): bigint {
+function swap(
+  pricer: SwapLegPricer,
+  trace: Trace | undefined,
+  chain: string,
+  tIn: PricedToken,
+  tOut: PricedToken,
+  amt: bigint,
+  side: 'src' | 'dst',
+): bigint {
   if (sameToken(tIn, tOut)) return amt;
   const out = pricer.amountOut(tIn, tOut, amt);
   if (trace) {
     const lost = valueFloor(amt, tIn) - valueFloor(out, tOut);
-    if (lost > 0n) trace.fees.push({ name: 'swap_fee', side, usdMicros: e18ToMicros(lost), native: amountCeil(lost, tIn), chargedTo: 'user' });
+    if (lost > 0n)
+      trace.fees.push({ name: 'swap_fee', side, usdMicros: e18ToMicros(lost), native: amountCeil(lost, tIn), chargedTo: 'user' });
     trace.legs.push({ kind: 'swap', chain, tokenIn: tIn.address, tokenOut: tOut.address, amountIn: amt, amountOut: out });
   }
   return out;

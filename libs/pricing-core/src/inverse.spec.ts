@@ -13,13 +13,26 @@ const anyToken = fc.nat({ max: TOKENS.length - 1 }).map(tokenAt);
 beforeEach(resetX87);
 
 // A shallow pool reaches its impact cap at $3k–$300k, so both pieces of its curve get solved.
-const shallow = new OraclePoolPricer({ feeBps: 30n, depthE18: { stable: usd(1_000_000n), major: usd(100_000n), long_tail: usd(10_000n) }, maxImpactBps: 3000n });
+const shallow = new OraclePoolPricer({
+  feeBps: 30n,
+  depthE18: { stable: usd(1_000_000n), major: usd(100_000n), long_tail: usd(10_000n) },
+  maxImpactBps: 3000n,
+});
 const aggregator = new FixedRatePricer(1_000_000_000n, 284_519_273_518_204_911n);
 // A pricer without `amountInFor`, as a caller may write one: its legs are bisected one by one.
 const opaque: SwapLegPricer = { amountOut: (tIn, tOut, amountIn) => shallow.amountOut(tIn, tOut, amountIn) };
 // Impact cap above half of what the fee leaves: not monotone, so no closed form is offered.
-const steep = new OraclePoolPricer({ feeBps: 30n, depthE18: { stable: usd(100_000n), major: usd(100_000n), long_tail: usd(10_000n) }, maxImpactBps: 6000n });
-const PRICERS: [string, SwapLegPricer][] = [['pool', pool], ['shallow', shallow], ['aggregator', aggregator], ['opaque', opaque]];
+const steep = new OraclePoolPricer({
+  feeBps: 30n,
+  depthE18: { stable: usd(100_000n), major: usd(100_000n), long_tail: usd(10_000n) },
+  maxImpactBps: 6000n,
+});
+const PRICERS: [string, SwapLegPricer][] = [
+  ['pool', pool],
+  ['shallow', shallow],
+  ['aggregator', aggregator],
+  ['opaque', opaque],
+];
 
 /** A deposit's output, 0 when fees swallow it (as the solver sees it). */
 const outOf = (q: QuoteInput, amountIn: bigint, pricer: SwapLegPricer) => {
@@ -79,13 +92,23 @@ describe('closed-form inverses', () => {
   it('FixedRatePricer.amountInFor is the smallest input reaching the output, and none at a zero rate', () => {
     let reached = 0;
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: 10n ** 30n }), fc.bigInt({ min: 1n, max: 10n ** 30n }), anyMagnitude, (quotedIn, quotedOut, wanted) => {
-        const p = new FixedRatePricer(quotedIn, quotedOut);
-        const x = p.amountInFor(eth.ethereum, usdc.ethereum, wanted);
-        if (x === undefined || p.amountOut(eth.ethereum, usdc.ethereum, x) < wanted || (x > 0n && p.amountOut(eth.ethereum, usdc.ethereum, x - 1n) >= wanted)) return false;
-        reached++;
-        return true;
-      }),
+      fc.property(
+        fc.bigInt({ min: 1n, max: 10n ** 30n }),
+        fc.bigInt({ min: 1n, max: 10n ** 30n }),
+        anyMagnitude,
+        (quotedIn, quotedOut, wanted) => {
+          const p = new FixedRatePricer(quotedIn, quotedOut);
+          const x = p.amountInFor(eth.ethereum, usdc.ethereum, wanted);
+          if (
+            x === undefined ||
+            p.amountOut(eth.ethereum, usdc.ethereum, x) < wanted ||
+            (x > 0n && p.amountOut(eth.ethereum, usdc.ethereum, x - 1n) >= wanted)
+          )
+            return false;
+          reached++;
+          return true;
+        },
+      ),
       { numRuns: 500 },
     );
     expect(reached).toBe(500);
@@ -114,24 +137,29 @@ describe('closed-form inverses', () => {
   it('prices output quotes at the smallest deposit, by the closed form or by bisection when there is none', () => {
     const reached = { expected: 0, exact: 0, bisected: 0 };
     fc.assert(
-      fc.property(arbRoute, fc.constantFrom<[string, SwapLegPricer]>(...PRICERS, ['steep', steep]), fc.boolean(), ({ q, deposit }, [name, pricer], exact) => {
-        const out = outOf(q, deposit, pricer);
-        const wanted = out / 2n;
-        if (wanted === 0n) return;
-        const tradeType = exact ? 'TRADE_TYPE_EXACT_OUTPUT' : 'TRADE_TYPE_EXPECTED_OUTPUT';
-        let r;
-        try {
-          r = priceQuote({ ...q, tradeType, amount: wanted }, pricer);
-        } catch {
-          return; // refused (size band, inventory): nothing to check
-        }
-        const target = exact ? mulDivCeil(wanted, 10_000n + BigInt(r.slippageBps), 10_000n) : wanted;
-        if (r.amountOut < target || outOf(q, r.amountIn - 1n, pricer) >= target) return false;
-        if (r.amountOut !== outOf(q, r.amountIn, pricer)) return false;
-        if (name === 'steep') reached.bisected++;
-        else reached[exact ? 'exact' : 'expected']++;
-        return true;
-      }),
+      fc.property(
+        arbRoute,
+        fc.constantFrom<[string, SwapLegPricer]>(...PRICERS, ['steep', steep]),
+        fc.boolean(),
+        ({ q, deposit }, [name, pricer], exact) => {
+          const out = outOf(q, deposit, pricer);
+          const wanted = out / 2n;
+          if (wanted === 0n) return;
+          const tradeType = exact ? 'TRADE_TYPE_EXACT_OUTPUT' : 'TRADE_TYPE_EXPECTED_OUTPUT';
+          let r;
+          try {
+            r = priceQuote({ ...q, tradeType, amount: wanted }, pricer);
+          } catch {
+            return; // refused (size band, inventory): nothing to check
+          }
+          const target = exact ? mulDivCeil(wanted, 10_000n + BigInt(r.slippageBps), 10_000n) : wanted;
+          if (r.amountOut < target || outOf(q, r.amountIn - 1n, pricer) >= target) return false;
+          if (r.amountOut !== outOf(q, r.amountIn, pricer)) return false;
+          if (name === 'steep') reached.bisected++;
+          else reached[exact ? 'exact' : 'expected']++;
+          return true;
+        },
+      ),
       { numRuns: 1000 },
     );
     expect(reached.expected).toBeGreaterThan(150);

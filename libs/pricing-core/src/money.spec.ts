@@ -10,7 +10,7 @@ describe('isqrt', () => {
     let beyondFloat = 0;
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1200 }), fc.bigInt({ min: 0n, max: (1n << 1200n) - 1n }), (bits, raw) => {
-        const n = raw % (1n << BigInt(bits) || 1n) + (1n << BigInt(bits)) - 1n; // about `bits` bits
+        const n = (raw % (1n << BigInt(bits) || 1n)) + (1n << BigInt(bits)) - 1n; // about `bits` bits
         const r = isqrt(n);
         if (n >= 1n << 1024n) beyondFloat++;
         return r >= 0n && r * r <= n && (r + 1n) * (r + 1n) > n;

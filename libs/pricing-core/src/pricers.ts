@@ -19,7 +19,8 @@ export interface PoolModel {
   maxImpactBps: bigint;
 }
 
-const riskier = (a: Tier, b: Tier): Tier => (a === 'long_tail' || b === 'long_tail' ? 'long_tail' : a === 'major' || b === 'major' ? 'major' : 'stable');
+const riskier = (a: Tier, b: Tier): Tier =>
+  a === 'long_tail' || b === 'long_tail' ? 'long_tail' : a === 'major' || b === 'major' ? 'major' : 'stable';
 
 /**
  * The default: converts at oracle prices, less a pool fee and a size-dependent price impact

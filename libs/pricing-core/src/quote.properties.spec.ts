@@ -66,7 +66,9 @@ describe('pricing properties', () => {
         const valueOut = valueFloor(r.amountOut, q.dst);
         // Each conversion rounds by at most one base unit of the token converted (or one micro-USD
         // per fee component when a fee is shown in micros); the route has at most 3 legs.
-        const units = [q.src, q.dst, q.srcChain.bridgeAsset, q.dstChain.bridgeAsset, q.dstChain.native, q.srcChain.native].map((t) => valueFloor(1n, t) + 1n);
+        const units = [q.src, q.dst, q.srcChain.bridgeAsset, q.dstChain.bridgeAsset, q.dstChain.native, q.srcChain.native].map(
+          (t) => valueFloor(1n, t) + 1n,
+        );
         const tolerance = units.reduce((a, b) => a + b, 0n) * 4n + BigInt(r.fees.length + 2) * 10n ** 12n;
         const gap = valueIn - userFees - valueOut;
         // The operator may keep dust; the user never receives more than was paid for.
@@ -93,23 +95,37 @@ describe('pricing properties', () => {
   });
 
   it('keeps min_amount_out ≤ amount_out and every value within its wire type', () => {
-    const types: TradeType[] = ['TRADE_TYPE_EXACT_INPUT', 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT', 'TRADE_TYPE_EXPECTED_OUTPUT', 'TRADE_TYPE_EXACT_OUTPUT'];
+    const types: TradeType[] = [
+      'TRADE_TYPE_EXACT_INPUT',
+      'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT',
+      'TRADE_TYPE_EXPECTED_OUTPUT',
+      'TRADE_TYPE_EXACT_OUTPUT',
+    ];
     const runs = new Map<TradeType, number>();
     const priced = new Map<TradeType, number>();
     fc.assert(
       fc.property(arbQuote, fc.constantFrom(...types), (q0, tradeType) => {
         runs.set(tradeType, (runs.get(tradeType) ?? 0) + 1);
-        const q = tradeType.startsWith('TRADE_TYPE_EXACT_INPUT') ? { ...q0, tradeType } : { ...q0, tradeType, amount: (valueFloor(q0.amount, q0.src) * pow10(q0.dst.decimals)) / q0.dst.priceE18 / 2n + 1n };
+        const q = tradeType.startsWith('TRADE_TYPE_EXACT_INPUT')
+          ? { ...q0, tradeType }
+          : { ...q0, tradeType, amount: (valueFloor(q0.amount, q0.src) * pow10(q0.dst.decimals)) / q0.dst.priceE18 / 2n + 1n };
         const r = tryQuote(q);
         if (!r) return;
         priced.set(tradeType, (priced.get(tradeType) ?? 0) + 1);
         const amounts = [r.amountIn, r.amountOut, r.minAmountOut, r.srcGasNative, r.dstGasNative, ...r.fees.map((f) => f.native)];
-        const micros = [r.amountInUsdMicros, r.amountOutUsdMicros, r.srcTotalUsdMicros, r.dstTotalUsdMicros, ...r.fees.map((f) => f.usdMicros)];
+        const micros = [
+          r.amountInUsdMicros,
+          r.amountOutUsdMicros,
+          r.srcTotalUsdMicros,
+          r.dstTotalUsdMicros,
+          ...r.fees.map((f) => f.usdMicros),
+        ];
         return (
           r.minAmountOut <= r.amountOut &&
           amounts.every((a) => a >= 0n && a <= UINT256_MAX) &&
           micros.every((m) => m >= 0n && m < 1n << 64n) &&
-          r.slippageBps >= 0 && r.slippageBps <= 10_000
+          r.slippageBps >= 0 &&
+          r.slippageBps <= 10_000
         );
       }),
       { numRuns: 300 },
@@ -132,7 +148,9 @@ describe('pricing properties', () => {
         worstBps = Math.max(worstBps, overBps);
         // The output moves in steps of the coarsest base unit along the route (1 sat of WBTC, or
         // 1 micro-USDC at the bridge): the overshoot is at most one such step, in output units.
-        const coarsest = [q0.src, q0.srcChain.bridgeAsset, q0.dstChain.bridgeAsset].map((t) => valueFloor(1n, t) + 1n).reduce((a, b) => (a > b ? a : b));
+        const coarsest = [q0.src, q0.srcChain.bridgeAsset, q0.dstChain.bridgeAsset]
+          .map((t) => valueFloor(1n, t) + 1n)
+          .reduce((a, b) => (a > b ? a : b));
         const step = (coarsest * pow10(q0.dst.decimals)) / q0.dst.priceE18 + 1n;
         return r.amountOut - wanted <= step;
       }),

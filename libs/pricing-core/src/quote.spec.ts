@@ -55,18 +55,50 @@ describe('priceQuote', () => {
   });
 
   it('prices referrers as referrer_fee and rejects unusable lists', () => {
-    const q = priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: [{ address: '0xa', bps: 20 }, { address: '0xb', bps: 5 }] }), pool);
+    const q = priceQuote(
+      input({
+        src: usdc.ethereum,
+        dst: usdc.arbitrum,
+        referrers: [
+          { address: '0xa', bps: 20 },
+          { address: '0xb', bps: 5 },
+        ],
+      }),
+      pool,
+    );
     expect(fee(q, 'referrer_fee')[0]).toMatchObject({ side: 'src', usdMicros: 2_500_000n });
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: [{ address: '0xA', bps: 1 }, { address: '0xa', bps: 1 }] }), pool))).toMatchObject({ reason: 'INVALID_REFERRERS' });
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: [{ address: '0xa', bps: 501 }] }), pool))).toMatchObject({ reason: 'INVALID_REFERRERS', max_total_bps: '500' });
+    expect(
+      reason(() =>
+        priceQuote(
+          input({
+            src: usdc.ethereum,
+            dst: usdc.arbitrum,
+            referrers: [
+              { address: '0xA', bps: 1 },
+              { address: '0xa', bps: 1 },
+            ],
+          }),
+          pool,
+        ),
+      ),
+    ).toMatchObject({ reason: 'INVALID_REFERRERS' });
+    expect(
+      reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: [{ address: '0xa', bps: 501 }] }), pool)),
+    ).toMatchObject({ reason: 'INVALID_REFERRERS', max_total_bps: '500' });
     const six = Array.from({ length: 6 }, (_, i) => ({ address: `0x${i}`, bps: 1 }));
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: six }), pool))).toMatchObject({ reason: 'INVALID_REFERRERS', max_referrers: '5' });
+    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, referrers: six }), pool))).toMatchObject({
+      reason: 'INVALID_REFERRERS',
+      max_referrers: '5',
+    });
   });
 
   it('delivers a gas drop and caps it', () => {
     const q = priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, gasDrop: 10n ** 15n }), pool);
     expect(fee(q, 'gas_drop')[0]).toMatchObject({ side: 'dst', usdMicros: 3_500_000n, native: 10n ** 15n });
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, gasDrop: 31n * 10n ** 15n }), pool))).toEqual({ reason: 'GAS_DROP_OVER_CAP', max_gas_drop: '30000000000000000' });
+    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, gasDrop: 31n * 10n ** 15n }), pool))).toEqual({
+      reason: 'GAS_DROP_OVER_CAP',
+      max_gas_drop: '30000000000000000',
+    });
   });
 
   it('prices relay gas into a gasless quote, or charges it to the partner with sponsor_fees', () => {
@@ -82,7 +114,10 @@ describe('priceQuote', () => {
   });
 
   it('solves the deposit of an expected-output quote to land at or just above the request', () => {
-    const q = priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', amount: 5_000_000_000n }), pool);
+    const q = priceQuote(
+      input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', amount: 5_000_000_000n }),
+      pool,
+    );
     expect(q.amountOut).toBeGreaterThanOrEqual(5_000_000_000n);
     expect(q.amountOut - 5_000_000_000n).toBeLessThanOrEqual(1n); // 1 wei of ETH is worth far less than 1 micro-USDC
     const less = priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, amount: q.amountIn - 1n }), pool);
@@ -91,13 +126,19 @@ describe('priceQuote', () => {
   });
 
   it('guarantees the requested amount on an exact-output quote', () => {
-    const q = priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXACT_OUTPUT', amount: 5_000_000_000n, slippageBps: 30 }), pool);
+    const q = priceQuote(
+      input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXACT_OUTPUT', amount: 5_000_000_000n, slippageBps: 30 }),
+      pool,
+    );
     expect(q.minAmountOut).toBe(5_000_000_000n);
     expect(q.amountOut).toBeGreaterThanOrEqual(5_015_000_000n);
   });
 
   it('guarantees the quoted output on exact-input-guaranteed-output', () => {
-    const q = priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT', amount: 10n ** 17n }), pool);
+    const q = priceQuote(
+      input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT', amount: 10n ** 17n }),
+      pool,
+    );
     expect(q.minAmountOut).toBe(q.amountOut);
     expect(q.slippageBps).toBe(0);
   });
@@ -105,17 +146,34 @@ describe('priceQuote', () => {
   it('uses the slippage tier of the riskier token and rejects 100 % on output quotes', () => {
     expect(priceQuote(input({ src: usdc.solana, dst: bonk, amount: 100_000_000n }), pool).slippageBps).toBe(100);
     expect(priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, slippageBps: 7 }), pool).slippageBps).toBe(7);
-    expect(reason(() => priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', slippageBps: 10_000 }), pool))).toMatchObject({ reason: 'INVALID_SLIPPAGE' });
+    expect(
+      reason(() =>
+        priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', slippageBps: 10_000 }), pool),
+      ),
+    ).toMatchObject({ reason: 'INVALID_SLIPPAGE' });
   });
 
   it('enforces the size band with limits in the request token', () => {
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, amount: 999_999n }), pool))).toEqual({ reason: 'AMOUNT_BELOW_MIN', min_amount: '1000000', max_amount: '1000000000000' });
-    expect(reason(() => priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, amount: 10n ** 24n }), pool))).toMatchObject({ reason: 'AMOUNT_ABOVE_MAX' });
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', amount: 10n }), pool))).toMatchObject({ reason: 'AMOUNT_BELOW_MIN', min_amount: '1000000' });
+    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, amount: 999_999n }), pool))).toEqual({
+      reason: 'AMOUNT_BELOW_MIN',
+      min_amount: '1000000',
+      max_amount: '1000000000000',
+    });
+    expect(reason(() => priceQuote(input({ src: eth.ethereum, dst: usdc.arbitrum, amount: 10n ** 24n }), pool))).toMatchObject({
+      reason: 'AMOUNT_ABOVE_MAX',
+    });
+    expect(
+      reason(() =>
+        priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, tradeType: 'TRADE_TYPE_EXPECTED_OUTPUT', amount: 10n }), pool),
+      ),
+    ).toMatchObject({ reason: 'AMOUNT_BELOW_MIN', min_amount: '1000000' });
   });
 
   it('refuses an order the destination inventory cannot fill, and same-token pairs', () => {
-    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, dstInventory: 100_000_000n }), pool))).toEqual({ reason: 'INSUFFICIENT_INVENTORY', available: '100000000' });
+    expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.arbitrum, dstInventory: 100_000_000n }), pool))).toEqual({
+      reason: 'INSUFFICIENT_INVENTORY',
+      available: '100000000',
+    });
     expect(reason(() => priceQuote(input({ src: usdc.ethereum, dst: usdc.ethereum }), pool))).toMatchObject({ reason: 'UNSUPPORTED_PAIR' });
   });
 
@@ -137,8 +195,14 @@ describe('OraclePoolPricer', () => {
       expect(out).toBeGreaterThanOrEqual(previous);
       previous = out;
     }
-    const small = priceQuote(input({ src: wbtc, dst: usdc.ethereum, amount: 526_312_115n, referrers: [{ address: '0x0', bps: 35 }] }), pool);
-    const bigger = priceQuote(input({ src: wbtc, dst: usdc.ethereum, amount: 526_315_800n, referrers: [{ address: '0x0', bps: 35 }] }), pool);
+    const small = priceQuote(
+      input({ src: wbtc, dst: usdc.ethereum, amount: 526_312_115n, referrers: [{ address: '0x0', bps: 35 }] }),
+      pool,
+    );
+    const bigger = priceQuote(
+      input({ src: wbtc, dst: usdc.ethereum, amount: 526_315_800n, referrers: [{ address: '0x0', bps: 35 }] }),
+      pool,
+    );
     expect(bigger.amountOut).toBeGreaterThan(small.amountOut);
   });
 });

@@ -115,7 +115,12 @@ function solveAmountIn(input: QuoteInput, target: bigint, pricer: SwapLegPricer)
 }
 
 function validate(input: QuoteInput): void {
-  if (input.amount <= 0n) throw new PricingError('AMOUNT_BELOW_MIN', 'amount must be positive', minMeta(input, input.tradeType.startsWith('TRADE_TYPE_EXACT_INPUT') ? 'src' : 'dst'));
+  if (input.amount <= 0n)
+    throw new PricingError(
+      'AMOUNT_BELOW_MIN',
+      'amount must be positive',
+      minMeta(input, input.tradeType.startsWith('TRADE_TYPE_EXACT_INPUT') ? 'src' : 'dst'),
+    );
   if (input.src.chain === input.dst.chain && input.src.address === input.dst.address) {
     throw new PricingError('UNSUPPORTED_PAIR', 'source and destination are the same token');
   }
@@ -123,7 +128,9 @@ function validate(input: QuoteInput): void {
   const seen = new Set<string>();
   let total = 0n;
   if (input.referrers.length > input.fees.maxReferrers) {
-    throw new PricingError('INVALID_REFERRERS', `at most ${input.fees.maxReferrers} referrers`, { max_referrers: String(input.fees.maxReferrers) });
+    throw new PricingError('INVALID_REFERRERS', `at most ${input.fees.maxReferrers} referrers`, {
+      max_referrers: String(input.fees.maxReferrers),
+    });
   }
   for (const r of input.referrers) {
     const key = r.address.toLowerCase();

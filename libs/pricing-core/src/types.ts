@@ -2,10 +2,7 @@ export type Tier = 'stable' | 'major' | 'long_tail';
 export type Vm = 'evm' | 'svm';
 
 export type TradeType =
-  | 'TRADE_TYPE_EXACT_INPUT'
-  | 'TRADE_TYPE_EXPECTED_OUTPUT'
-  | 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT'
-  | 'TRADE_TYPE_EXACT_OUTPUT';
+  'TRADE_TYPE_EXACT_INPUT' | 'TRADE_TYPE_EXPECTED_OUTPUT' | 'TRADE_TYPE_EXACT_INPUT_GUARANTEED_OUTPUT' | 'TRADE_TYPE_EXACT_OUTPUT';
 
 /** A token with its USD price (E18 per whole unit). */
 export interface PricedToken {

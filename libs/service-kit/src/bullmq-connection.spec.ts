@@ -13,6 +13,11 @@ describe('bullmqConnection', () => {
   });
 
   it('leaves the user out when the URL has none', () => {
-    expect(bullmqConnection('redis://:secret@127.0.0.1')).toEqual({ host: '127.0.0.1', port: 6379, password: 'secret', maxRetriesPerRequest: null });
+    expect(bullmqConnection('redis://:secret@127.0.0.1')).toEqual({
+      host: '127.0.0.1',
+      port: 6379,
+      password: 'secret',
+      maxRetriesPerRequest: null,
+    });
   });
 });

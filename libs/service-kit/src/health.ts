@@ -15,9 +15,7 @@ export class HealthRegistry {
   }
 
   async readiness(): Promise<Health> {
-    const entries = await Promise.all(
-      [...this.checks].map(async ([name, check]) => [name, await bounded(check)] as const),
-    );
+    const entries = await Promise.all([...this.checks].map(async ([name, check]) => [name, await bounded(check)] as const));
     const checks = Object.fromEntries(entries);
     const ok = entries.every(([, r]) => r.ok);
     return { status: ok ? 'ok' : 'unavailable', service: this.service, checks };

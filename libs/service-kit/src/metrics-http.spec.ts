@@ -24,7 +24,11 @@ describe('HTTP metrics', () => {
           method: o.method,
           ...(o.payload !== undefined ? { body: JSON.stringify(o.payload), headers: { 'content-type': 'application/json' } } : {}),
         });
-        return { statusCode: res.status, headers: Object.fromEntries(res.headers) as Record<string, string | undefined>, body: await res.text() };
+        return {
+          statusCode: res.status,
+          headers: Object.fromEntries(res.headers) as Record<string, string | undefined>,
+          body: await res.text(),
+        };
       },
       close: () => f.close(),
     };
@@ -33,16 +37,20 @@ describe('HTTP metrics', () => {
 
   it('labels a request with its route pattern, never the raw URL, so paths cannot multiply the series', async () => {
     const { app } = await server();
-    for (const id of ['0xaa', '0xbb', '0xcc']) expect((await app.inject({ method: 'GET', url: `/json/v1/orders/${id}?x=${id}` })).statusCode).toBe(200);
+    for (const id of ['0xaa', '0xbb', '0xcc'])
+      expect((await app.inject({ method: 'GET', url: `/json/v1/orders/${id}?x=${id}` })).statusCode).toBe(200);
     await app.inject({ method: 'POST', url: '/json/v1/quote', payload: {} });
-    for (const path of ['/nope', '/json/v1/nope/1', '/a/b/c/d']) expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+    for (const path of ['/nope', '/json/v1/nope/1', '/a/b/c/d'])
+      expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
     const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
     expect(countOf(text, 'method="GET",route="/json/v1/orders/:quote_hash",status="200"')).toBe(3);
     expect(countOf(text, 'method="POST",route="/json/v1/quote",status="400"')).toBe(1);
     expect(countOf(text, `method="GET",route="${UNMATCHED_ROUTE}",status="404"`)).toBe(3);
     expect(text).not.toContain('0xaa');
     expect(text).not.toContain('/nope');
-    expect(text).toContain('http_request_duration_seconds_bucket{le="0.005",method="GET",route="/json/v1/orders/:quote_hash",status="200"}');
+    expect(text).toContain(
+      'http_request_duration_seconds_bucket{le="0.005",method="GET",route="/json/v1/orders/:quote_hash",status="200"}',
+    );
     await app.close();
   });
 

@@ -25,7 +25,11 @@ export function methodLabel(method: string): string {
  */
 export function installHttpMetrics(fastify: FastifyInstance, metrics: Metrics): void {
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = metrics.counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status', labelNames });
+  const requests = metrics.counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames,
+  });
   const duration = metrics.histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from receiving an HTTP request to its answer, by method, route pattern and status',

@@ -29,7 +29,11 @@ function watcher(name: string, state: { head: number; failAt?: number }) {
     },
   };
   const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
-  return new LogWatcher(source, { confirmations: 2, pollMs: 1000, maxBlockRange: 100, startBlock: 0 }, { cursors: store, expectedChainId: async () => '8453', log });
+  return new LogWatcher(
+    source,
+    { confirmations: 2, pollMs: 1000, maxBlockRange: 100, startBlock: 0 },
+    { cursors: store, expectedChainId: async () => '8453', log },
+  );
 }
 
 describe('chain watcher metrics', () => {

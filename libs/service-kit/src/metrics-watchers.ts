@@ -25,9 +25,21 @@ export function watchChainWatchers(metrics: Metrics, list: () => readonly Watche
   const labelNames = ['watcher', 'chain'] as const;
   const head = metrics.gauge({ name: 'chain_watcher_head_block', help: 'Chain head seen by the watcher’s last pass', labelNames });
   const read = metrics.gauge({ name: 'chain_watcher_read_block', help: 'Last block the watcher fully handled', labelNames });
-  const lag = metrics.gauge({ name: 'chain_watcher_lag_blocks', help: 'Chain head minus the last block the watcher handled (includes its confirmations)', labelNames });
-  const confirmations = metrics.gauge({ name: 'chain_watcher_confirmations', help: 'Blocks the watcher waits on top of a log before handling it', labelNames });
-  const lastPass = metrics.gauge({ name: 'chain_watcher_last_pass_timestamp_seconds', help: 'Unix time of the watcher’s last pass that completed without an error', labelNames });
+  const lag = metrics.gauge({
+    name: 'chain_watcher_lag_blocks',
+    help: 'Chain head minus the last block the watcher handled (includes its confirmations)',
+    labelNames,
+  });
+  const confirmations = metrics.gauge({
+    name: 'chain_watcher_confirmations',
+    help: 'Blocks the watcher waits on top of a log before handling it',
+    labelNames,
+  });
+  const lastPass = metrics.gauge({
+    name: 'chain_watcher_last_pass_timestamp_seconds',
+    help: 'Unix time of the watcher’s last pass that completed without an error',
+    labelNames,
+  });
   const all = [head, read, lag, confirmations, lastPass];
   metrics.onScrape('chain_watchers', () => {
     for (const g of all) g.reset();

@@ -36,8 +36,16 @@ export class Metrics {
   private defaultsOn = false;
 
   constructor(readonly registry: Registry = register) {
-    this.collectSuccess = this.gauge({ name: 'metrics_collect_success', help: 'Whether a scrape-time collector finished within its deadline at the last scrape (1) or not (0)', labelNames: ['collector'] });
-    this.collectDuration = this.gauge({ name: 'metrics_collect_duration_seconds', help: 'How long a scrape-time collector took at the last scrape', labelNames: ['collector'] });
+    this.collectSuccess = this.gauge({
+      name: 'metrics_collect_success',
+      help: 'Whether a scrape-time collector finished within its deadline at the last scrape (1) or not (0)',
+      labelNames: ['collector'],
+    });
+    this.collectDuration = this.gauge({
+      name: 'metrics_collect_duration_seconds',
+      help: 'How long a scrape-time collector took at the last scrape',
+      labelNames: ['collector'],
+    });
   }
 
   /** Node's process metrics (CPU, memory, event loop lag, GC, handles), once per registry. */

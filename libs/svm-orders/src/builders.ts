@@ -9,7 +9,14 @@ import { type KeyLike, associatedTokenAccount, toKey } from './programs';
  * One transfer of `amount` of `token` from `from` to `to` (owners; SPL moves between their
  * associated token accounts, signed by `from`).
  */
-function transfer(token: SvmMint, from: PublicKey, to: PublicKey, amount: bigint, decimals: number | undefined, what: string): TransactionInstruction {
+function transfer(
+  token: SvmMint,
+  from: PublicKey,
+  to: PublicKey,
+  amount: bigint,
+  decimals: number | undefined,
+  what: string,
+): TransactionInstruction {
   if (token === SOL) return solTransferInstruction(from, to, amount);
   if (decimals === undefined) throw new Error(`${what} moves the SPL token ${token}: mintDecimals is required`);
   const mint = new PublicKey(token);

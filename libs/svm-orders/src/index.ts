@@ -1,5 +1,11 @@
 export * from './builders';
-export { createAssociatedTokenAccountInstruction, memoInstruction, transferCheckedInstruction, solTransferInstruction, type TransferCheckedArgs } from './instructions';
+export {
+  createAssociatedTokenAccountInstruction,
+  memoInstruction,
+  transferCheckedInstruction,
+  solTransferInstruction,
+  type TransferCheckedArgs,
+} from './instructions';
 export * from './keys';
 export * from './memo';
 export * from './order-terms';

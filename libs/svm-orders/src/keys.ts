@@ -17,7 +17,10 @@ export function isSvmKey(text: string): boolean {
  * a malformed one is an error naming it, never silently dropped.
  */
 export function parseSvmKeyList(text: string): string[] {
-  const keys = text.split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = text
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   for (const k of keys) if (!isSvmKey(k)) throw new Error(`${k} is not a base58 Solana key`);
   return [...new Set(keys)];
 }

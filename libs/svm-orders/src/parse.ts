@@ -77,7 +77,11 @@ function readInstruction(keys: readonly string[], ix: { programIdIndex: number; 
   } catch {
     return { type: 'other', program: program ?? '?' };
   }
-  if (program === SYSTEM && data.length === 12 && new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true) === SYSTEM_TRANSFER) {
+  if (
+    program === SYSTEM &&
+    data.length === 12 &&
+    new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true) === SYSTEM_TRANSFER
+  ) {
     const [from, to] = [account(0), account(1)];
     if (from && to) return { type: 'transfer', transfer: { mint: SOL, from, to, authority: from, amount: readU64(data, 4) } };
   }
@@ -94,7 +98,8 @@ function readInstruction(keys: readonly string[], ix: { programIdIndex: number; 
   }
   if (program === COMPUTE_BUDGET) return { type: 'helper' };
   // Create (empty data or 0) and CreateIdempotent (1): a filler may open the recipient's account.
-  if (program === ASSOCIATED_TOKEN && (data.length === 0 || (data.length === 1 && (data[0] === 0 || data[0] === 1)))) return { type: 'helper' };
+  if (program === ASSOCIATED_TOKEN && (data.length === 0 || (data.length === 1 && (data[0] === 0 || data[0] === 1))))
+    return { type: 'helper' };
   return { type: 'other', program: program ?? '?' };
 }
 
@@ -108,12 +113,20 @@ function readInstruction(keys: readonly string[], ix: { programIdIndex: number; 
  * - a return memo (a stray deposit sent back) is no step: it is listed apart with its transfers.
  * Only top-level instructions count; what programs do inside (CPI) is not read.
  */
-export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { steps: OrderStep[]; refused: RefusedStep[]; returns: ReturnStep[] } {
+export function readOrderSteps(tx: SvmTransactionJson | null | undefined): {
+  steps: OrderStep[];
+  refused: RefusedStep[];
+  returns: ReturnStep[];
+} {
   const steps: OrderStep[] = [];
   const refused: RefusedStep[] = [];
   const returns: ReturnStep[] = [];
   if (!tx || !tx.meta || tx.meta.err !== null) return { steps, refused, returns };
-  const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
+  const keys = [
+    ...tx.transaction.message.accountKeys,
+    ...(tx.meta.loadedAddresses?.writable ?? []),
+    ...(tx.meta.loadedAddresses?.readonly ?? []),
+  ];
   const reads = tx.transaction.message.instructions.map((ix) => readInstruction(keys, ix));
   let segmentStart = 0;
   reads.forEach((read, index) => {
@@ -122,15 +135,24 @@ export function readOrderSteps(tx: SvmTransactionJson | null | undefined): { ste
     segmentStart = index + 1;
     const memo = parseMemoText(read.text);
     const back = memo ? undefined : parseReturnMemo(read.text);
-    if (back) return void returns.push({ index, depositSignature: back.depositSignature, transfers: segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : [])) });
+    if (back)
+      return void returns.push({
+        index,
+        depositSignature: back.depositSignature,
+        transfers: segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : [])),
+      });
     if (!memo) return void refused.push({ index, reason: `malformed memo ${JSON.stringify(read.text.slice(0, 120))}` });
     const transfers = segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : []));
     const fail = (reason: string) => refused.push({ index, kind: memo.kind, quoteHash: memo.quoteHash, reason });
     if (memo.kind === 'deposit') {
-      if (reads.length !== 2 || index !== 1 || transfers.length !== 1) return void fail('a deposit transaction is exactly one transfer and then the deposit memo');
+      if (reads.length !== 2 || index !== 1 || transfers.length !== 1)
+        return void fail('a deposit transaction is exactly one transfer and then the deposit memo');
     } else {
       const stray = segment.find((r) => r.type === 'other' || r.type === 'memo');
-      if (stray) return void fail(`a ${memo.kind} holds an instruction that is neither a transfer nor allowed (${stray.type === 'other' ? `program ${stray.program}` : 'another memo'})`);
+      if (stray)
+        return void fail(
+          `a ${memo.kind} holds an instruction that is neither a transfer nor allowed (${stray.type === 'other' ? `program ${stray.program}` : 'another memo'})`,
+        );
       if (transfers.length === 0) return void fail(`a ${memo.kind} without any transfer before its memo`);
     }
     steps.push({ kind: memo.kind, quoteHash: memo.quoteHash, index, transfers });

@@ -46,7 +46,9 @@ function solanaOrder(src?: string, dst: string = USDC, gasDrop = 0n) {
 
 /** What getTransaction (encoding json) answers for a transaction of these instructions. */
 function confirmed(instructions: TransactionInstruction[], feePayer: PublicKey, err: unknown = null): SvmTransactionJson {
-  const message = new Transaction({ feePayer, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(...instructions).compileMessage();
+  const message = new Transaction({ feePayer, recentBlockhash: Keypair.generate().publicKey.toBase58() })
+    .add(...instructions)
+    .compileMessage();
   return {
     slot: 42,
     blockTime: 1_795_000_000,
@@ -88,7 +90,25 @@ describe('return memo', () => {
     const vaultKey = Keypair.generate();
     const back = solTransferInstruction(vaultKey.publicKey, user, 1234n);
     const read = readOrderSteps(confirmed([back, memoInstruction(returnMemoText(signature))], filler));
-    expect(read).toEqual({ steps: [], refused: [], returns: [{ index: 1, depositSignature: signature, transfers: [{ mint: SOL, from: vaultKey.publicKey.toBase58(), to: user.toBase58(), authority: vaultKey.publicKey.toBase58(), amount: 1234n }] }] });
+    expect(read).toEqual({
+      steps: [],
+      refused: [],
+      returns: [
+        {
+          index: 1,
+          depositSignature: signature,
+          transfers: [
+            {
+              mint: SOL,
+              from: vaultKey.publicKey.toBase58(),
+              to: user.toBase58(),
+              authority: vaultKey.publicKey.toBase58(),
+              amount: 1234n,
+            },
+          ],
+        },
+      ],
+    });
     const bad = readOrderSteps(confirmed([back, memoInstruction('xchain:v1:return:nope')], filler));
     expect(bad).toEqual({ steps: [], refused: [{ index: 1, reason: expect.stringMatching(/malformed memo/) }], returns: [] });
   });
@@ -98,7 +118,14 @@ describe('return memo', () => {
     expect(a).toMatch(/^0x[0-9a-f]{64}$/);
     // keccak256("solana:<88 fours>:1") as computed by viem, an implementation of its own.
     expect(a).toBe(keccak256(toBytes(`solana:${signature}:1`)));
-    expect(new Set([a, strayReturnKey('solana', signature, 2), strayReturnKey('solana', '5'.repeat(88), 1), strayReturnKey('devnet', signature, 1)]).size).toBe(4);
+    expect(
+      new Set([
+        a,
+        strayReturnKey('solana', signature, 2),
+        strayReturnKey('solana', '5'.repeat(88), 1),
+        strayReturnKey('devnet', signature, 1),
+      ]).size,
+    ).toBe(4);
   });
 
   it('builds a return as exactly the amount from the vault, then the memo, and refuses nothing to return', () => {
@@ -106,8 +133,15 @@ describe('return memo', () => {
     const ixs = returnInstructions({ vault: vaultKey, to: user, mint: USDC, amount: 42n, mintDecimals: 6, depositSignature: signature });
     expect(ixs.map((i) => i.programId.toBase58())).toEqual([SVM_PROGRAMS.token.toBase58(), SVM_PROGRAMS.memo.toBase58()]);
     expect([...ixs[0]!.data]).toEqual([12, ...u64le(42n), 6]);
-    expect(ixs[0]!.keys.map((k) => k.pubkey.toBase58())).toEqual([vaultTokenAccount(vaultKey, USDC).toBase58(), USDC, associatedTokenAccount(user, USDC).toBase58(), vaultKey.toBase58()]);
-    expect(() => returnInstructions({ vault: vaultKey, to: user, mint: SOL, amount: 0n, depositSignature: signature })).toThrow(/positive amount/);
+    expect(ixs[0]!.keys.map((k) => k.pubkey.toBase58())).toEqual([
+      vaultTokenAccount(vaultKey, USDC).toBase58(),
+      USDC,
+      associatedTokenAccount(user, USDC).toBase58(),
+      vaultKey.toBase58(),
+    ]);
+    expect(() => returnInstructions({ vault: vaultKey, to: user, mint: SOL, amount: 0n, depositSignature: signature })).toThrow(
+      /positive amount/,
+    );
   });
 });
 
@@ -128,7 +162,12 @@ describe('builders and parser', () => {
     expect(ixs.map((i) => i.programId.toBase58())).toEqual([SVM_PROGRAMS.system.toBase58(), SVM_PROGRAMS.memo.toBase58()]);
     expect(ixs[1]!.keys).toEqual([]);
     expect(parseOrderSteps(confirmed(ixs, user))).toEqual([
-      { kind: 'deposit', quoteHash, index: 1, transfers: [{ mint: SOL, from: user.toBase58(), to: vault.toBase58(), authority: user.toBase58(), amount: order.amountIn }] },
+      {
+        kind: 'deposit',
+        quoteHash,
+        index: 1,
+        transfers: [{ mint: SOL, from: user.toBase58(), to: vault.toBase58(), authority: user.toBase58(), amount: order.amountIn }],
+      },
     ]);
   });
 
@@ -143,7 +182,13 @@ describe('builders and parser', () => {
         quoteHash,
         index: 1,
         transfers: [
-          { mint: USDC, from: associatedTokenAccount(user, USDC).toBase58(), to: vaultTokenAccount(vault, USDC).toBase58(), authority: user.toBase58(), amount: order.amountIn },
+          {
+            mint: USDC,
+            from: associatedTokenAccount(user, USDC).toBase58(),
+            to: vaultTokenAccount(vault, USDC).toBase58(),
+            authority: user.toBase58(),
+            amount: order.amountIn,
+          },
         ],
       },
     ]);
@@ -158,7 +203,13 @@ describe('builders and parser', () => {
         quoteHash,
         index: 2,
         transfers: [
-          { mint: USDC, from: associatedTokenAccount(filler, USDC).toBase58(), to: associatedTokenAccount(recipient, USDC).toBase58(), authority: filler.toBase58(), amount: order.amountOut },
+          {
+            mint: USDC,
+            from: associatedTokenAccount(filler, USDC).toBase58(),
+            to: associatedTokenAccount(recipient, USDC).toBase58(),
+            authority: filler.toBase58(),
+            amount: order.amountOut,
+          },
           { mint: SOL, from: filler.toBase58(), to: recipient.toBase58(), authority: filler.toBase58(), amount: 5000n },
         ],
       },
@@ -170,7 +221,13 @@ describe('builders and parser', () => {
         quoteHash,
         index: 1,
         transfers: [
-          { mint: USDC, from: vaultTokenAccount(vault, USDC).toBase58(), to: associatedTokenAccount(user, USDC).toBase58(), authority: vault.toBase58(), amount: order.amountIn },
+          {
+            mint: USDC,
+            from: vaultTokenAccount(vault, USDC).toBase58(),
+            to: associatedTokenAccount(user, USDC).toBase58(),
+            authority: vault.toBase58(),
+            amount: order.amountIn,
+          },
         ],
       },
     ]);
@@ -200,12 +257,20 @@ describe('builders and parser', () => {
     const { wire, quoteHash } = solanaOrder();
     const [transfer] = depositInstructions({ order: wire, owner: user });
     expect(readOrderSteps(confirmed([transfer!], user))).toEqual({ steps: [], refused: [], returns: [] });
-    expect(readOrderSteps(confirmed([transfer!, memoInstruction('thanks for the coffee')], user))).toEqual({ steps: [], refused: [], returns: [] });
-    const upper = readOrderSteps(confirmed([transfer!, memoInstruction(`xchain:v1:deposit:${quoteHash.toUpperCase().replace('0X', '0x')}`)], user));
+    expect(readOrderSteps(confirmed([transfer!, memoInstruction('thanks for the coffee')], user))).toEqual({
+      steps: [],
+      refused: [],
+      returns: [],
+    });
+    const upper = readOrderSteps(
+      confirmed([transfer!, memoInstruction(`xchain:v1:deposit:${quoteHash.toUpperCase().replace('0X', '0x')}`)], user),
+    );
     expect(upper.steps).toEqual([]);
     expect(upper.refused).toEqual([{ index: 1, reason: expect.stringMatching(/malformed memo/) }]);
     // A memo alone is no fill.
-    expect(readOrderSteps(confirmed([memoInstruction(memoText('fill', quoteHash))], filler)).refused[0]!.reason).toMatch(/without any transfer/);
+    expect(readOrderSteps(confirmed([memoInstruction(memoText('fill', quoteHash))], filler)).refused[0]!.reason).toMatch(
+      /without any transfer/,
+    );
   });
 
   it('refuses to build what the watcher would not accept', () => {
@@ -217,9 +282,9 @@ describe('builders and parser', () => {
 
   it("derives an owner's associated token account as spl-token does", () => {
     // A published getAssociatedTokenAddress(mint, owner) result (devnet USDC), not our own output.
-    expect(associatedTokenAccount('5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i', '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU').toBase58()).toBe(
-      'HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw',
-    );
+    expect(
+      associatedTokenAccount('5waJka9MrCgPFoLo3SQSjLDTGnkoDcwYYPnpk4YNJS6i', '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU').toBase58(),
+    ).toBe('HmBpVD6N1vuGvQpS8KrwWH6Tr8rSwXQBEDKn5VXW6yyw');
     const a = vaultTokenAccount(vault, USDC);
     expect(PublicKey.isOnCurve(a.toBytes())).toBe(false);
     expect(associatedTokenAccount(user, USDC).equals(a)).toBe(false);

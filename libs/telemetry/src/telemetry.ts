@@ -27,8 +27,7 @@ export interface TelemetryOptions {
 export function startTelemetry(serviceName: string, opts: TelemetryOptions = {}): void {
   if (sdk || process.env['OTEL_SDK_DISABLED'] === 'true') return;
   const otlpConfigured =
-    process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined ||
-    process.env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] !== undefined;
+    process.env['OTEL_EXPORTER_OTLP_ENDPOINT'] !== undefined || process.env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'] !== undefined;
   if (process.env['OTEL_TRACES_EXPORTER'] === undefined) {
     process.env['OTEL_TRACES_EXPORTER'] = otlpConfigured ? 'otlp' : 'none';
   }

@@ -14,14 +14,21 @@ import { median } from './median';
  * rate-limit decision makes. Prints figures only.
  */
 function admin(env: NodeJS.ProcessEnv, ...args: string[]): { key: { id: string }; secret: string } {
-  return JSON.parse(execFileSync(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env, encoding: 'utf8', timeout: 20_000 }));
+  return JSON.parse(
+    execFileSync(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], {
+      env,
+      encoding: 'utf8',
+      timeout: 20_000,
+    }),
+  );
 }
 
 async function redisRoundTrips(url: string, prefix: string): Promise<string> {
   const redis = new Redis(url, { maxRetriesPerRequest: 1 });
   // The shape of one fixed-window decision: INCRBY and a TTL on first use, in one script (as the
   // gateway's Redis user, with its commands and on its prefix).
-  const script = "local n = redis.call('incrby', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('expire', KEYS[1], 60) end return {n, redis.call('pttl', KEYS[1])}";
+  const script =
+    "local n = redis.call('incrby', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('expire', KEYS[1], 60) end return {n, redis.call('pttl', KEYS[1])}";
   const lines: string[] = [];
   for (const inFlight of [1, 32]) {
     const n = 20_000;
@@ -33,7 +40,9 @@ async function redisRoundTrips(url: string, prefix: string): Promise<string> {
       }),
     );
     const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-    lines.push(`Redis rate-limit script, ${String(inFlight).padStart(2)} in flight ${(n / secs).toFixed(0).padStart(8)} calls/s  (${((secs / n) * 1000 * inFlight).toFixed(3)} ms each)`);
+    lines.push(
+      `Redis rate-limit script, ${String(inFlight).padStart(2)} in flight ${(n / secs).toFixed(0).padStart(8)} calls/s  (${((secs / n) * 1000 * inFlight).toFixed(3)} ms each)`,
+    );
   }
   redis.disconnect();
   return lines.join('\n');
@@ -48,19 +57,33 @@ async function main(): Promise<void> {
     admin(env, 'set-tier', '--key-id', key.key.id, '--tier', 'bench', '--points-per-min', '1000000');
     const base = bench.gatewayUrl;
     const request = PREVIEW_REQUEST;
-    const preview: LoadOptions = { url: `${base}/json/v1/quote/preview`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request), concurrency: 1, maxRequests: 0, maxSeconds: 0 };
+    const preview: LoadOptions = {
+      url: `${base}/json/v1/quote/preview`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(request),
+      concurrency: 1,
+      maxRequests: 0,
+      maxSeconds: 0,
+    };
     const chains: LoadOptions = { url: `${base}/json/v1/chains`, headers: {}, concurrency: 1, maxRequests: 0, maxSeconds: 0 };
     const withKey = (o: LoadOptions, k: string): LoadOptions => ({ ...o, headers: { ...o.headers, 'x-api-key': k } });
     await runLoad({ ...preview, concurrency: 8, maxRequests: 500, maxSeconds: 5 }); // warm-up
     await runLoad({ ...withKey(preview, key.secret), concurrency: 8, maxRequests: 500, maxSeconds: 5 });
     const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
     const summary: string[] = [];
-    for (const [label, spec] of [['GetChains', chains], ['PreviewQuote', preview]] as const) {
+    for (const [label, spec] of [
+      ['GetChains', chains],
+      ['PreviewQuote', preview],
+    ] as const) {
       for (const concurrency of [1, 32]) {
         const runs: Record<'keyless' | 'API key', LoadResult[]> = { keyless: [], 'API key': [] };
         // Interleaved, the order flipped every round, so drift over the run hits both alike.
         for (let round = 1; round <= rounds; round++) {
-          const order = [['keyless', spec], ['API key', withKey(spec, key.secret)]] as const;
+          const order = [
+            ['keyless', spec],
+            ['API key', withKey(spec, key.secret)],
+          ] as const;
           for (const [who, s] of round % 2 === 1 ? order : [...order].reverse()) {
             const r = await runLoad({ ...s, concurrency, maxRequests: 20_000, maxSeconds: 5 });
             runs[who].push(r);

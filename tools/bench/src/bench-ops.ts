@@ -22,10 +22,17 @@ export function benchOp(name = process.env['BENCH_OP'] ?? 'preview'): Op {
 
 /** The request that loads `op` through the gateway at `gatewayUrl`. */
 export function opRequest(gatewayUrl: string, op: Op): RawRequestSpec {
-  return op.body ? { url: `${gatewayUrl}${op.path}`, method: 'POST', headers: JSON_HEADERS, body: op.body } : { url: `${gatewayUrl}${op.path}` };
+  return op.body
+    ? { url: `${gatewayUrl}${op.path}`, method: 'POST', headers: JSON_HEADERS, body: op.body }
+    : { url: `${gatewayUrl}${op.path}` };
 }
 
 /** Extra environment for one side's services, from `K=V,K=V` (BENCH_BEFORE_ENV, BENCH_AFTER_ENV). */
 export function envOf(spec: string | undefined): NodeJS.ProcessEnv {
-  return Object.fromEntries((spec ?? '').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    (spec ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 }

@@ -9,7 +9,7 @@ describe('removeStaleBenchDirs', () => {
   beforeEach(() => (scratch = mkdtempSync(join(tmpdir(), 'bench-scratch-'))));
   afterEach(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it("removes the folders of benches whose process is gone, and only those", () => {
+  it('removes the folders of benches whose process is gone, and only those', () => {
     // A pid that was surely in use and is surely gone: a process that ran and exited.
     const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
     const stale = `bench-${gone}-1795740000000`;

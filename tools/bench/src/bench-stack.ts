@@ -7,7 +7,14 @@ export async function startBenchStack(
   testUsers: Record<string, TestUserSpec> = {},
   root?: string,
   env: NodeJS.ProcessEnv = {},
-): Promise<{ stack: Stack; gatewayUrl: string; serviceUrls: Map<string, string>; logDir: string; coldStartMs: number; stop: () => Promise<void> }> {
+): Promise<{
+  stack: Stack;
+  gatewayUrl: string;
+  serviceUrls: Map<string, string>;
+  logDir: string;
+  coldStartMs: number;
+  stop: () => Promise<void>;
+}> {
   const scratch = join(ROOT, '.test-data');
   removeStaleBenchDirs(scratch);
   const dataDir = join(scratch, `bench-${process.pid}-${Date.now()}`);
@@ -15,7 +22,15 @@ export async function startBenchStack(
   const started = Date.now();
   // Benchmarks measure throughput from one IP: the keyless budget is set out of the way.
   const logDir = join(dataDir, 'logs');
-  const stack = await startStack({ dataDir, ports, persistent: false, logDir, extraEnv: { LOG_LEVEL: 'warn', KEYLESS_POINTS_PER_MIN: '1000000', ...env }, testUsers, ...(root ? { root } : {}) });
+  const stack = await startStack({
+    dataDir,
+    ports,
+    persistent: false,
+    logDir,
+    extraEnv: { LOG_LEVEL: 'warn', KEYLESS_POINTS_PER_MIN: '1000000', ...env },
+    testUsers,
+    ...(root ? { root } : {}),
+  });
   return {
     stack,
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,

@@ -127,7 +127,9 @@ export function ioSplit(from: IoSnapshot, to: IoSnapshot, requests: number): str
  * A run with a part it does not count (an open loop's warm-up) calls `restart` when the counted
  * part begins, so the figures cover the same requests as its result.
  */
-export async function withCpuSplit<R extends LoadResult>(run: (restart: () => void) => Promise<R>): Promise<{ result: R; cpu: string; io: string }> {
+export async function withCpuSplit<R extends LoadResult>(
+  run: (restart: () => void) => Promise<R>,
+): Promise<{ result: R; cpu: string; io: string }> {
   let from = cpuSnapshot();
   let ioFrom = ioSnapshot();
   const result = await run(() => {

@@ -1,6 +1,11 @@
 import { DEFAULT_FIXED_RATES, fixedRates } from './fixed-rates';
 
-const TARGETS = [['ceiling (Fastify → NATS → echo)', {}], ['PreviewQuote', {}], ['GetQuote (stored)', {}], ['GetChains', {}]] as const;
+const TARGETS = [
+  ['ceiling (Fastify → NATS → echo)', {}],
+  ['PreviewQuote', {}],
+  ['GetQuote (stored)', {}],
+  ['GetChains', {}],
+] as const;
 
 describe('fixedRates (BENCH_FIXED_RATES)', () => {
   it('reads the default: PreviewQuote and GetQuote at half the rates issue 12 measured', () => {

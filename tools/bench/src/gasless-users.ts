@@ -46,7 +46,11 @@ export class RawSender {
   ) {}
 
   static async open(client: PublicClient, account: PrivateKeyAccount): Promise<RawSender> {
-    const [chainId, fees, nonce] = await Promise.all([client.getChainId(), client.estimateFeesPerGas(), client.getTransactionCount({ address: account.address, blockTag: 'pending' })]);
+    const [chainId, fees, nonce] = await Promise.all([
+      client.getChainId(),
+      client.estimateFeesPerGas(),
+      client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    ]);
     // Under automine the base fee falls to a few wei, then rises again when one block takes a burst
     // past the gas target: a cap of 10 gwei on top keeps every signed transaction includable.
     const maxFeePerGas = fees.maxFeePerGas * 2n + 10_000_000_000n;
@@ -82,7 +86,11 @@ export class RawSender {
 }
 
 /** Sum of the mined nonces (`latest` transaction counts) of `wallets`, or with the node's pool (`pending`). */
-export async function minedNonces(client: PublicClient, wallets: readonly Address[], blockTag: 'latest' | 'pending' = 'latest'): Promise<number> {
+export async function minedNonces(
+  client: PublicClient,
+  wallets: readonly Address[],
+  blockTag: 'latest' | 'pending' = 'latest',
+): Promise<number> {
   const counts = await Promise.all(wallets.map((address) => client.getTransactionCount({ address, blockTag })));
   return counts.reduce((a, b) => a + b, 0);
 }
@@ -139,7 +147,12 @@ export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 export async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown; ms: number }> {
   const t0 = nowMs();
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const parsed = (await res.json()) as unknown;
     return { status: res.status, body: parsed, ms: nowMs() - t0 };
   } catch (err) {
@@ -180,7 +193,12 @@ export async function prepareOrders(count: number, opts: PrepareOptions): Promis
   const users = Array.from({ length: count }, () => privateKeyToAccount(generatePrivateKey()));
   const sender = await RawSender.open(opts.client, opts.minter);
   const start = sender.nextNonce;
-  const raws = await sender.signCalls(opts.srcToken, 'mint', users.map((u) => u.address), opts.amount);
+  const raws = await sender.signCalls(
+    opts.srcToken,
+    'mint',
+    users.map((u) => u.address),
+    opts.amount,
+  );
   await pool(raws, 32, (raw) => sender.send(raw));
   const minted = await waitForNonces(opts.client, [opts.minter.address], start + count, 50, 120_000);
   if (minted.atMs === undefined) throw new Error(`minting stalled at ${minted.last - start} of ${count}`);
@@ -198,9 +216,11 @@ export async function prepareOrders(count: number, opts: PrepareOptions): Promis
       gasless: true,
     });
     const quote = (q.body as { cross_chain?: GaslessQuote }).cross_chain;
-    if (q.status !== 200 || !quote?.permit2 || !quote.erc2612) throw new Error(`gasless quote failed: ${q.status} ${JSON.stringify(q.body).slice(0, 300)}`);
+    if (q.status !== 200 || !quote?.permit2 || !quote.erc2612)
+      throw new Error(`gasless quote failed: ${q.status} ${JSON.stringify(q.body).slice(0, 300)}`);
     // Signed exactly as served, which is what a wallet's eth_signTypedData_v4 receives.
-    const sign = (typed: unknown) => user.signTypedData(JSON.parse(JSON.stringify(typed)) as Parameters<PrivateKeyAccount['signTypedData']>[0]);
+    const sign = (typed: unknown) =>
+      user.signTypedData(JSON.parse(JSON.stringify(typed)) as Parameters<PrivateKeyAccount['signTypedData']>[0]);
     return {
       quoteHash: quote.quote_hash,
       body: {

@@ -38,7 +38,8 @@ const envInt = (name: string, fallback: number, max: number) => {
 const N = envInt('BENCH_N', 300, 2000);
 const BASELINE_N = envInt('BENCH_BASELINE_N', 300, 5000);
 const KEY_COUNTS = (process.env['BENCH_RELAYER_KEYS'] ?? '1').split(',').map((k) => Number(k.trim()));
-if (KEY_COUNTS.some((k) => !Number.isInteger(k) || k < 1 || k > 4)) throw new Error('BENCH_RELAYER_KEYS: 1 to 4 keys per section, e.g. 1,2');
+if (KEY_COUNTS.some((k) => !Number.isInteger(k) || k < 1 || k > 4))
+  throw new Error('BENCH_RELAYER_KEYS: 1 to 4 keys per section, e.g. 1,2');
 
 const IN_FLIGHT = 32;
 const POLL_MS = 50;
@@ -75,7 +76,8 @@ async function baseline(client: PublicClient, rpcUrl: string, usdc: Address): Pr
     throw err;
   }
   const done = await watch;
-  if (done.atMs === undefined) throw new Error(`baseline stalled at ${done.last} of ${BASELINE_N} mined; ${await poolState(client, account.address)}`);
+  if (done.atMs === undefined)
+    throw new Error(`baseline stalled at ${done.last} of ${BASELINE_N} mined; ${await poolState(client, account.address)}`);
   const secs = (done.atMs - t0) / 1000;
   return { perSec: BASELINE_N / secs, secs, nudges: done.nudges };
 }
@@ -114,7 +116,8 @@ async function relayed(gatewayUrl: string, client: PublicClient, wallets: Addres
     stop.abort();
   }
   const done = await watch;
-  if (done.atMs === undefined) throw new Error(`relayed deposits incomplete: ${accepted} of ${orders.length} accepted, mined nonces ${done.last - before}`);
+  if (done.atMs === undefined)
+    throw new Error(`relayed deposits incomplete: ${accepted} of ${orders.length} accepted, mined nonces ${done.last - before}`);
   const secs = (done.atMs - t0) / 1000;
   const views = await confirmedViews(gatewayUrl, orders);
   return { perSec: orders.length / secs, secs, accepted, nudges: done.nudges, ...views };
@@ -227,7 +230,14 @@ async function measure(gatewayUrl: string, rpcUrl: string, wallets: Address[], w
   const prepStart = Date.now();
   say(`preparing ${WARM_UP + N + lat} users (mint, gasless quote, permit2 + erc2612 signatures), untimed`);
   const orders = await prepareOrders(WARM_UP + N + lat, {
-    gatewayUrl, client, minter: await freshFundedAccount(rpcUrl, 1000n), srcChain: CHAIN, srcToken: usdc, dstChain: 'arbitrum', dstToken: usdcOf('arbitrum'), amount: AMOUNT,
+    gatewayUrl,
+    client,
+    minter: await freshFundedAccount(rpcUrl, 1000n),
+    srcChain: CHAIN,
+    srcToken: usdc,
+    dstChain: 'arbitrum',
+    dstToken: usdcOf('arbitrum'),
+    amount: AMOUNT,
   });
   say(`prepared in ${((Date.now() - prepStart) / 1000).toFixed(1)} s; warming up with ${WARM_UP} relayed orders`);
   await relayed(gatewayUrl, client, wallets, orders.slice(0, WARM_UP));
@@ -239,7 +249,8 @@ async function measure(gatewayUrl: string, rpcUrl: string, wallets: Address[], w
   const rows = [
     `anvil baseline, 1 sender, ERC-20 transfer   ${base.perSec.toFixed(1).padStart(8)} tx/s        (${BASELINE_N} tx in ${base.secs.toFixed(2)} s${nudged(base.nudges)})`,
     `relayed deposits, ${k} relayer wallet${k > 1 ? 's' : ' '}        ${r.perSec.toFixed(1).padStart(8)} deposits/s  (${N} in ${r.secs.toFixed(2)} s; ${(
-      (100 * r.perSec) / base.perSec
+      (100 * r.perSec) /
+      base.perSec
     ).toFixed(1)} % of baseline, aim ≥ 90 %${nudged(r.nudges)})`,
     `  order views confirmed                     ${`${r.confirmed}/${N}`.padStart(8)}${Object.keys(r.other).length ? `  others: ${JSON.stringify(r.other)}` : ''}`,
   ];
@@ -257,7 +268,9 @@ async function measure(gatewayUrl: string, rpcUrl: string, wallets: Address[], w
 }
 
 async function main(): Promise<void> {
-  const out = [`machine: nproc ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; N ${N} relayed orders, ${BASELINE_N} baseline transfers, ${IN_FLIGHT} in flight, nonces polled every ${POLL_MS} ms`];
+  const out = [
+    `machine: nproc ${execFileSync('nproc', { encoding: 'utf8' }).trim()}; N ${N} relayed orders, ${BASELINE_N} baseline transfers, ${IN_FLIGHT} in flight, nonces polled every ${POLL_MS} ms`,
+  ];
   for (const [i, keys] of KEY_COUNTS.entries()) out.push(...(await section(keys, i === 0)));
   console.log(out.join('\n'));
 }

@@ -3,7 +3,12 @@ import { createServer as createHttpServer } from 'node:http';
 import { formatGc, gcDelta, gcOverRun, gcSnapshot, majorGcs, parseGcStats } from './gc-stats';
 
 // The GC series as prom-client writes them (copied from a gateway's /metrics), around other series.
-const exposition = (minor: number, minorSecs: number, major: number, majorSecs: number) => `# HELP nodejs_eventloop_lag_seconds Lag of event loop in seconds.
+const exposition = (
+  minor: number,
+  minorSecs: number,
+  major: number,
+  majorSecs: number,
+) => `# HELP nodejs_eventloop_lag_seconds Lag of event loop in seconds.
 # TYPE nodejs_eventloop_lag_seconds gauge
 nodejs_eventloop_lag_seconds 0.004
 # HELP nodejs_gc_duration_seconds Garbage collection duration by kind, one of major, minor, incremental or weakcb.
@@ -91,7 +96,9 @@ describe('gcOverRun', () => {
   it('gives the collections between its start and its finish, and none without a start', async () => {
     let majors = 1;
     const server = createHttpServer((_req, res) => res.end(exposition(10, 0.02, majors, majors * 0.01)));
-    const url = await new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+    const url = await new Promise<string>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+    );
     try {
       const services = new Map([['gateway', url]]);
       const run = gcOverRun(services);

@@ -38,7 +38,9 @@ const say = (line: string) => console.error(`[bench] ${line}`);
 
 async function main(): Promise<void> {
   if (!Number.isInteger(N) || N < 1 || N > 1000) throw new Error('BENCH_N must be a whole number from 1 to 1000');
-  say(`local base and arbitrum (a block every ${BLOCK_SECS} s), stack with ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms`);
+  say(
+    `local base and arbitrum (a block every ${BLOCK_SECS} s), stack with ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms`,
+  );
   const devnet = await startDevnet({ chains: ['base', 'arbitrum'], blockTimeSecs: BLOCK_SECS });
   const dataDir = join(ROOT, '.test-data', `bench-lifecycle-${process.pid}`);
   const ports = await freeStackPorts();
@@ -63,7 +65,8 @@ async function main(): Promise<void> {
   try {
     const rpcUrl = devnet.chains.get('base')!.rpcUrl;
     const client = chainClient(rpcUrl);
-    const chains = ((await (await fetch(`${gateway}/json/v1/chains`)).json()) as { chains: { chain: string; deposit_target: Address }[] }).chains;
+    const chains = ((await (await fetch(`${gateway}/json/v1/chains`)).json()) as { chains: { chain: string; deposit_target: Address }[] })
+      .chains;
     const router = chains.find((c) => c.chain === 'base')!.deposit_target;
     const usdc = usdcOf('base');
     const arbUsdc = usdcOf('arbitrum');
@@ -71,8 +74,16 @@ async function main(): Promise<void> {
     // One depositor for every order (the router takes funds from whoever sends the deposit).
     const depositor = await freshFundedAccount(rpcUrl, 1000n);
     const wallet = createWalletClient({ account: depositor, transport: http(rpcUrl) });
-    await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [depositor.address, AMOUNT * BigInt(N)] }), chain: null }) });
-    await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: approveCalldata(router, maxUint256), chain: null }) });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({
+        to: usdc,
+        data: encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [depositor.address, AMOUNT * BigInt(N)] }),
+        chain: null,
+      }),
+    });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: usdc, data: approveCalldata(router, maxUint256), chain: null }),
+    });
 
     // A partner with an API key and a webhook to a local receiver that notes when each deposit's update arrives.
     const webhookAt = new Map<string, number>();
@@ -95,13 +106,24 @@ async function main(): Promise<void> {
     const adminEnv = { ...stack.env, ...stack.bus.envFor('operator') };
     const admin = (...args: string[]) =>
       new Promise<Record<string, string>>((resolve, reject) =>
-        execFile(process.execPath, [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args], { env: adminEnv, timeout: 20_000 }, (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Record<string, string>))),
+        execFile(
+          process.execPath,
+          [join(ROOT, 'dist/tools/partner-admin/src/main.js'), ...args],
+          { env: adminEnv, timeout: 20_000 },
+          (err, out) => (err ? reject(err) : resolve(JSON.parse(out) as Record<string, string>)),
+        ),
       );
     await admin('create-partner', '--email', 'bench@example.com');
     const { token } = await admin('issue-session', '--email', 'bench@example.com');
     const bearer = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const key = (await (await fetch(`${gateway}/json/v1/partner/keys`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'bench' }) })).json()) as { secret: string };
-    const hook = await fetch(`${gateway}/json/v1/partner/webhook`, { method: 'PUT', headers: bearer, body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }) });
+    const key = (await (
+      await fetch(`${gateway}/json/v1/partner/keys`, { method: 'POST', headers: bearer, body: JSON.stringify({ name: 'bench' }) })
+    ).json()) as { secret: string };
+    const hook = await fetch(`${gateway}/json/v1/partner/webhook`, {
+      method: 'PUT',
+      headers: bearer,
+      body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
+    });
     if (hook.status !== 200) throw new Error(`webhook not set: ${hook.status} ${await hook.text()}`);
 
     say(`quoting ${N} orders with the partner's key and opening a stream for each (untimed)`);
@@ -111,8 +133,15 @@ async function main(): Promise<void> {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key.secret },
         body: JSON.stringify({
-          src_chain: 'base', dst_chain: 'arbitrum', src_token: usdc, dst_token: arbUsdc, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-          amount: AMOUNT.toString(), gas_drop: '', recipient: who, refund_address: who,
+          src_chain: 'base',
+          dst_chain: 'arbitrum',
+          src_token: usdc,
+          dst_token: arbUsdc,
+          trade_type: 'TRADE_TYPE_EXACT_INPUT',
+          amount: AMOUNT.toString(),
+          gas_drop: '',
+          recipient: who,
+          refund_address: who,
         }),
       });
       const r = { status: res.status, body: (await res.json()) as unknown };
@@ -124,12 +153,18 @@ async function main(): Promise<void> {
     for (const q of quotes) taps.push(await SseTap.open(streams, q.hash));
 
     // What the quote-engine pushed, and when it stamped it.
-    const nc = await connectNats({ url: `nats://127.0.0.1:${ports.nats}`, name: 'bench-updates', connectTimeoutMs: 5000, ...stack.bus.credentials('bench-updates') });
+    const nc = await connectNats({
+      url: `nats://127.0.0.1:${ports.nats}`,
+      name: 'bench-updates',
+      connectTimeoutMs: 5000,
+      ...stack.bus.credentials('bench-updates'),
+    });
     const pushedAt = new Map<string, number>();
     nc.subscribe(ORDER_UPDATE_SUBJECTS, {
       callback: (_err, msg) => {
         const u = OrderUpdateSchema.safeParse(msg.json());
-        if (u.success && u.data.order.status === 'deposited' && !pushedAt.has(u.data.quote_hash)) pushedAt.set(u.data.quote_hash, Date.parse(u.data.occurred_at));
+        if (u.success && u.data.order.status === 'deposited' && !pushedAt.has(u.data.quote_hash))
+          pushedAt.set(u.data.quote_hash, Date.parse(u.data.occurred_at));
       },
     });
 
@@ -161,7 +196,8 @@ async function main(): Promise<void> {
       await sleep(1000 / RATE_PER_SEC);
     }
     const deadline = Date.now() + 60_000;
-    while ((taps.some((t) => t.firstWithStatus('deposited') === undefined) || webhookAt.size < N) && Date.now() < deadline) await sleep(100);
+    while ((taps.some((t) => t.firstWithStatus('deposited') === undefined) || webhookAt.size < N) && Date.now() < deadline)
+      await sleep(100);
     stop = true;
     await watching;
     await nc.close();
@@ -189,7 +225,9 @@ async function main(): Promise<void> {
       if (pushed !== undefined && hooked !== undefined) changeToWebhook.push(hooked - pushed);
     });
     const aim = CONFIRMATIONS * BLOCK_SECS * 1000 + 1000;
-    console.log(`order lifecycle latency, ${N} deposits on local base (a block every ${BLOCK_SECS} s, ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms)`);
+    console.log(
+      `order lifecycle latency, ${N} deposits on local base (a block every ${BLOCK_SECS} s, ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms)`,
+    );
     console.log(`  deposit mined → view shows it (SSE)   ${fmt(toView)}   aim p99 ≤ confirmation delay + 1 s ≈ ${aim} ms`);
     console.log(`  confirmation delay (mined → deep)     ${fmt(confirmDelay)}`);
     console.log(`  deep → view shows it (SSE)            ${fmt(afterDeep)}`);

@@ -52,10 +52,14 @@ class NodeHttpClient implements Client {
 
   send(): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = request(this.spec.url, { method: this.spec.method ?? 'GET', agent: this.agent, headers: this.spec.headers, timeout: 10_000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        this.spec.url,
+        { method: this.spec.method ?? 'GET', agent: this.agent, headers: this.spec.headers, timeout: 10_000 },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.on('timeout', () => req.destroy(new Error('timeout')));
       if (this.spec.body) req.write(this.spec.body);
@@ -137,7 +141,15 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
 function summarize(latencies: number[], errors: number, seconds: number, statuses: Record<string, number>): LoadResult {
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: pct(0.5), p99Ms: pct(0.99), statuses };
+  return {
+    requests: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: pct(0.5),
+    p99Ms: pct(0.99),
+    statuses,
+  };
 }
 
 export function formatLoad(label: string, r: LoadResult): string {
@@ -266,5 +278,10 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
   });
   pool.close();
   const slow = clustering(dues, latencies); // before summarize sorts the latencies
-  return { ...summarize(latencies, errors, (elapsedNs() - (countedFromNs ?? 0)) / 1e9, statuses), offeredPerSec: opts.ratePerSec, dropped, slow };
+  return {
+    ...summarize(latencies, errors, (elapsedNs() - (countedFromNs ?? 0)) / 1e9, statuses),
+    offeredPerSec: opts.ratePerSec,
+    dropped,
+    slow,
+  };
 }

@@ -23,7 +23,11 @@ export interface ObservedRun {
  * all five at once: scraped as the counted part began, that burst would hold up the first requests
  * counted and raise the p99. So the first scrape is made as the warm-up starts.
  */
-export async function observedOpenLoop(opts: OpenLoopOptions, serviceUrls: ReadonlyMap<string, string>, probe?: StallProbe): Promise<ObservedRun> {
+export async function observedOpenLoop(
+  opts: OpenLoopOptions,
+  serviceUrls: ReadonlyMap<string, string>,
+  probe?: StallProbe,
+): Promise<ObservedRun> {
   const gcs = gcOverRun(serviceUrls);
   gcs.start();
   const { result, cpu } = await withCpuSplit((restart) =>

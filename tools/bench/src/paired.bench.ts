@@ -64,7 +64,8 @@ async function slice(side: Side): Promise<Slice & { errors: number }> {
 }
 
 const us = (x: number) => x.toFixed(1);
-const show = (s: Slice) => `${s.perSecond.toFixed(0).padStart(6)} req/s  p99 ${s.p99Ms.toFixed(1).padStart(5)} ms  ${SERVICES.map((n, i) => `${n} ${us(s.cpuUs[i]!)} µs`).join(', ')}`;
+const show = (s: Slice) =>
+  `${s.perSecond.toFixed(0).padStart(6)} req/s  p99 ${s.p99Ms.toFixed(1).padStart(5)} ms  ${SERVICES.map((n, i) => `${n} ${us(s.cpuUs[i]!)} µs`).join(', ')}`;
 
 async function main(): Promise<void> {
   const beforeRoot = resolve(process.argv[2] ?? '');
@@ -92,13 +93,17 @@ async function main(): Promise<void> {
         if (errors) console.log(`  (${name}: ${errors} errors in this slice)`);
         sides[name].slices.push(s);
       }
-      console.log(`  pair ${String(pair + 1).padStart(2)}  before ${show(sides.before.slices[pair]!)}\n           after  ${show(sides.after.slices[pair]!)}`);
+      console.log(
+        `  pair ${String(pair + 1).padStart(2)}  before ${show(sides.before.slices[pair]!)}\n           after  ${show(sides.after.slices[pair]!)}`,
+      );
     }
     const sum = summarizePairs(sides.before.slices, sides.after.slices);
     console.log(`\nmedians   before ${show(sum.before)}\n          after  ${show(sum.after)}`);
     console.log(`paired: after ÷ before throughput ${sum.throughputRatio.toFixed(3)} (median of pairs)`);
     SERVICES.forEach((n, i) =>
-      console.log(`  ${n}: after − before ${sum.cpuDeltaUs[i]! >= 0 ? '+' : ''}${us(sum.cpuDeltaUs[i]!)} µs per request (median of pairs); after lower in ${sum.afterLower[i]} of ${sum.pairs}`),
+      console.log(
+        `  ${n}: after − before ${sum.cpuDeltaUs[i]! >= 0 ? '+' : ''}${us(sum.cpuDeltaUs[i]!)} µs per request (median of pairs); after lower in ${sum.afterLower[i]} of ${sum.pairs}`,
+      ),
     );
   } finally {
     await sides.before.stop();

@@ -9,8 +9,21 @@ import { E18, OraclePoolPricer, type PricedToken, type QuoteInput, type TradeTyp
  * figure is quotes per second of this process's CPU time (one thread prices, so that is one core),
  * which other load on a shared machine barely moves; wall-clock quotes/s is printed beside it.
  */
-const tok = (chain: string, symbol: string, decimals: number, priceE18: bigint, tier: PricedToken['tier'], isNative = false): PricedToken => ({
-  chain, address: `${chain}:${symbol}`, symbol, decimals, tier, isNative, priceE18,
+const tok = (
+  chain: string,
+  symbol: string,
+  decimals: number,
+  priceE18: bigint,
+  tier: PricedToken['tier'],
+  isNative = false,
+): PricedToken => ({
+  chain,
+  address: `${chain}:${symbol}`,
+  symbol,
+  decimals,
+  tier,
+  isNative,
+  priceE18,
 });
 
 const eth = tok('ethereum', 'ETH', 18, 3500n * E18, 'major', true);
@@ -23,14 +36,46 @@ const usdcS = tok('solana', 'USDC', 6, E18, 'stable');
 const bonk = tok('solana', 'BONK', 5, 20n * 10n ** 12n, 'long_tail');
 
 const chains = {
-  ethereum: { name: 'ethereum', native: eth, bridgeAsset: usdcE, fulfilGasNative: 10n ** 15n, relayGasNative: 6n * 10n ** 14n, maxGasDrop: 10n ** 17n },
-  arbitrum: { name: 'arbitrum', native: ethA, bridgeAsset: usdcA, fulfilGasNative: 10n ** 13n, relayGasNative: 6n * 10n ** 12n, maxGasDrop: 10n ** 17n },
-  solana: { name: 'solana', native: sol, bridgeAsset: usdcS, fulfilGasNative: 10_000n, relayGasNative: 10_000n, maxGasDrop: 6n * 10n ** 8n },
+  ethereum: {
+    name: 'ethereum',
+    native: eth,
+    bridgeAsset: usdcE,
+    fulfilGasNative: 10n ** 15n,
+    relayGasNative: 6n * 10n ** 14n,
+    maxGasDrop: 10n ** 17n,
+  },
+  arbitrum: {
+    name: 'arbitrum',
+    native: ethA,
+    bridgeAsset: usdcA,
+    fulfilGasNative: 10n ** 13n,
+    relayGasNative: 6n * 10n ** 12n,
+    maxGasDrop: 10n ** 17n,
+  },
+  solana: {
+    name: 'solana',
+    native: sol,
+    bridgeAsset: usdcS,
+    fulfilGasNative: 10_000n,
+    relayGasNative: 10_000n,
+    maxGasDrop: 6n * 10n ** 8n,
+  },
 };
 type ChainName = keyof typeof chains;
 
-const fees = { protocolFeeBps: 5n, keylessSpreadBps: 10n, maxReferrers: 5, maxReferrerBpsTotal: 500n, minOrderUsdMicros: 10n ** 6n, maxOrderUsdMicros: 10n ** 12n };
-const pricer = new OraclePoolPricer({ feeBps: 5n, depthE18: { stable: 5n * 10n ** 25n, major: 2n * 10n ** 25n, long_tail: 10n ** 24n }, maxImpactBps: 1000n });
+const fees = {
+  protocolFeeBps: 5n,
+  keylessSpreadBps: 10n,
+  maxReferrers: 5,
+  maxReferrerBpsTotal: 500n,
+  minOrderUsdMicros: 10n ** 6n,
+  maxOrderUsdMicros: 10n ** 12n,
+};
+const pricer = new OraclePoolPricer({
+  feeBps: 5n,
+  depthE18: { stable: 5n * 10n ** 25n, major: 2n * 10n ** 25n, long_tail: 10n ** 24n },
+  maxImpactBps: 1000n,
+});
 
 /** Routes as partners ask for them: 3-leg cross-chain, 2-leg, 1-leg same chain; USD sizes $10 … $200k. */
 const ROUTES: { src: PricedToken; dst: PricedToken; label: string }[] = [
@@ -47,10 +92,18 @@ function inputs(tradeType: TradeType): QuoteInput[] {
     for (const usd of USD_SIZES) {
       const side = tradeType.startsWith('TRADE_TYPE_EXACT_INPUT') ? src : dst;
       out.push({
-        src, dst, srcChain: chains[src.chain as ChainName], dstChain: chains[dst.chain as ChainName],
-        tradeType, amount: (usd * E18 * 10n ** BigInt(side.decimals)) / side.priceE18,
+        src,
+        dst,
+        srcChain: chains[src.chain as ChainName],
+        dstChain: chains[dst.chain as ChainName],
+        tradeType,
+        amount: (usd * E18 * 10n ** BigInt(side.decimals)) / side.priceE18,
         gasDrop: usd >= 250n ? chains[dst.chain as ChainName].maxGasDrop / 100n : 0n,
-        referrers: [{ address: '0x1', bps: 10 }], gasless: usd === 3_000n, sponsorFees: false, keyless: true, fees,
+        referrers: [{ address: '0x1', bps: 10 }],
+        gasless: usd === 3_000n,
+        sponsorFees: false,
+        keyless: true,
+        fees,
       });
     }
   }
@@ -85,7 +138,9 @@ function main(): void {
     rate(qs, 0.5); // warm-up
     const { perCpuSecond, perWallSecond, count } = rate(qs, seconds);
     const name = tradeType.replace('TRADE_TYPE_', '').toLowerCase().padEnd(16);
-    console.log(`  ${name} ${perCpuSecond.toFixed(0).padStart(9)} quotes/s of CPU (${perWallSecond.toFixed(0)} per wall second, ${count} quotes)`);
+    console.log(
+      `  ${name} ${perCpuSecond.toFixed(0).padStart(9)} quotes/s of CPU (${perWallSecond.toFixed(0)} per wall second, ${count} quotes)`,
+    );
   }
 }
 

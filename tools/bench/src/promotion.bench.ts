@@ -32,18 +32,32 @@ async function main(): Promise<void> {
   const bench = await startBenchStack({}, process.env['BENCH_ROOT'] || undefined, { SERVICE_EXTRA_NODE_FLAGS: '--trace-gc-nvp' });
   try {
     const body = OP === 'quote' ? { ...PREVIEW_REQUEST, ...BOUND } : PREVIEW_REQUEST;
-    const spec = { url: `${bench.gatewayUrl}/json/v1/quote${OP === 'quote' ? '' : '/preview'}`, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+    const spec = {
+      url: `${bench.gatewayUrl}/json/v1/quote${OP === 'quote' ? '' : '/preview'}`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    };
     await runLoad({ ...spec, concurrency: 32, maxRequests: 1_000_000, maxSeconds: WARM_SECS });
-    for (const name of BEFORE) await runLoad({ url: `${bench.gatewayUrl}${READS[name]}`, concurrency: 32, maxRequests: 1_000_000, maxSeconds: 5 });
+    for (const name of BEFORE)
+      await runLoad({ url: `${bench.gatewayUrl}${READS[name]}`, concurrency: 32, maxRequests: 1_000_000, maxSeconds: 5 });
     const names = [...bench.stack.services.keys()];
     const logOf = (name: string) => readFileSync(join(bench.logDir, `${name}.log`), 'utf8');
     // GCs already in each log before the counted part: those are not counted.
     let before = new Map<string, number>();
-    const open = await runOpenLoop({ ...spec, ratePerSec: RATE, maxSeconds: SECS, maxInFlight: 512, onCountStart: () => {
-      before = new Map(names.map((n) => [n, gcs(logOf(n)).length]));
-    } });
+    const open = await runOpenLoop({
+      ...spec,
+      ratePerSec: RATE,
+      maxSeconds: SECS,
+      maxInFlight: 512,
+      onCountStart: () => {
+        before = new Map(names.map((n) => [n, gcs(logOf(n)).length]));
+      },
+    });
     const after = BEFORE.length > 0 ? ` after ${BEFORE.join(' and ')} at 32 in flight` : '';
-    console.log(`${OP === 'quote' ? 'GetQuote' : 'PreviewQuote'} open loop at ${RATE}/s for ${SECS} s${after}: ${open.requests} requests, ${open.errors} errors, p99 ${open.p99Ms.toFixed(2)} ms`);
+    console.log(
+      `${OP === 'quote' ? 'GetQuote' : 'PreviewQuote'} open loop at ${RATE}/s for ${SECS} s${after}: ${open.requests} requests, ${open.errors} errors, p99 ${open.p99Ms.toFixed(2)} ms`,
+    );
     for (const name of names) {
       const counted = gcs(logOf(name)).slice(before.get(name) ?? 0);
       const young = counted.filter((g) => g.kind === 's');

@@ -1,6 +1,7 @@
 import { gcs, oldGenerationGrowth } from './promotion';
 
-const nvp = (ms: number, kind: string, fields: string) => `[1:0x1:0]     ${ms} ms: pause=1.0 mutator=600.3 gc=${kind} reduce_memory=0 ${fields}`;
+const nvp = (ms: number, kind: string, fields: string) =>
+  `[1:0x1:0]     ${ms} ms: pause=1.0 mutator=600.3 gc=${kind} reduce_memory=0 ${fields}`;
 
 describe('gcs (--trace-gc-nvp)', () => {
   it('reads the time, kind, bytes promoted and heap sizes of each GC; other lines are skipped', () => {

@@ -6,7 +6,12 @@ const bytes = (s: string) => Buffer.from(s, 'latin1');
 
 describe('rawTarget', () => {
   it('builds the request node:http would send, body length included', () => {
-    const t = rawTarget({ url: 'http://127.0.0.1:8080/json/v1/quote?x=1', method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":"é"}' });
+    const t = rawTarget({
+      url: 'http://127.0.0.1:8080/json/v1/quote?x=1',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":"é"}',
+    });
     expect(t).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(t.request.toString('utf8')).toBe(
       'POST /json/v1/quote?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nConnection: keep-alive\r\ncontent-type: application/json\r\nContent-Length: 10\r\n\r\n{"a":"é"}',
@@ -14,7 +19,9 @@ describe('rawTarget', () => {
   });
 
   it('sends a GET without a body or its length, and refuses anything but plain HTTP', () => {
-    expect(rawTarget({ url: 'http://localhost:9/json/v1/chains' }).request.toString()).toBe('GET /json/v1/chains HTTP/1.1\r\nHost: localhost:9\r\nConnection: keep-alive\r\n\r\n');
+    expect(rawTarget({ url: 'http://localhost:9/json/v1/chains' }).request.toString()).toBe(
+      'GET /json/v1/chains HTTP/1.1\r\nHost: localhost:9\r\nConnection: keep-alive\r\n\r\n',
+    );
     expect(() => rawTarget({ url: 'https://localhost/' })).toThrow('plain HTTP only');
   });
 });
@@ -81,7 +88,9 @@ describe('RawConnection against a node:http server', () => {
       res.writeHead(seen.length % 2 ? 200 : 404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ n: seen.length }));
     };
-    const conn = new RawConnection(rawTarget({ url: `http://127.0.0.1:${port}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"k":1}' }));
+    const conn = new RawConnection(
+      rawTarget({ url: `http://127.0.0.1:${port}/echo`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"k":1}' }),
+    );
     const statuses = [];
     for (let i = 0; i < 5; i++) statuses.push(await conn.send());
     expect(statuses).toEqual([200, 404, 200, 404, 200]);

@@ -5,7 +5,17 @@ import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { type OrderWire, orderFromWire } from '@xchain/order-codec';
 import { ROOT, freeStackPorts, startStack } from '@xchain/stack';
 import { Pool } from 'pg';
-import { type Address, type Hex, createWalletClient, encodeAbiParameters, encodeFunctionData, http, keccak256, maxUint256, toHex } from 'viem';
+import {
+  type Address,
+  type Hex,
+  createWalletClient,
+  encodeAbiParameters,
+  encodeFunctionData,
+  http,
+  keccak256,
+  maxUint256,
+  toHex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { MINT_ABI, fmt, usdcOf } from './chain-bench';
 import { chainClient, freshFundedAccount, pool, sleep } from './gasless-users';
@@ -33,7 +43,10 @@ const AMOUNT = 10_000_000n;
 const say = (line: string) => console.error(`[bench] ${line}`);
 
 async function main(): Promise<void> {
-  for (const [name, v] of [['BENCH_N', N], ['BENCH_REFUNDS', REFUNDS]] as const) {
+  for (const [name, v] of [
+    ['BENCH_N', N],
+    ['BENCH_REFUNDS', REFUNDS],
+  ] as const) {
     if (!Number.isInteger(v) || v < 0 || v > 1000) throw new Error(`${name} must be a whole number from 0 to 1000`);
   }
   say(`local base and arbitrum (a block every ${BLOCK_SECS} s), ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms`);
@@ -61,7 +74,8 @@ async function main(): Promise<void> {
   try {
     const base = devnet.chains.get('base')!.rpcUrl;
     const client = chainClient(base);
-    const chains = ((await (await fetch(`${gateway}/json/v1/chains`)).json()) as { chains: { chain: string; deposit_target: Address }[] }).chains;
+    const chains = ((await (await fetch(`${gateway}/json/v1/chains`)).json()) as { chains: { chain: string; deposit_target: Address }[] })
+      .chains;
     const router = chains.find((c) => c.chain === 'base')!.deposit_target;
     const usdc = usdcOf('base');
     const arbUsdc = usdcOf('arbitrum');
@@ -69,8 +83,16 @@ async function main(): Promise<void> {
     const depositor = await freshFundedAccount(base, 1000n);
     const wallet = createWalletClient({ account: depositor, transport: http(base) });
     const total = BigInt(N + REFUNDS);
-    await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [depositor.address, AMOUNT * total] }), chain: null }) });
-    await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: usdc, data: approveCalldata(router, maxUint256), chain: null }) });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({
+        to: usdc,
+        data: encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [depositor.address, AMOUNT * total] }),
+        chain: null,
+      }),
+    });
+    await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: usdc, data: approveCalldata(router, maxUint256), chain: null }),
+    });
 
     say(`quoting ${N + REFUNDS} orders (untimed)`);
     const quotes = await pool(Array.from({ length: N + REFUNDS }), 8, async () => {
@@ -79,8 +101,15 @@ async function main(): Promise<void> {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          src_chain: 'base', dst_chain: 'arbitrum', src_token: usdc, dst_token: arbUsdc, trade_type: 'TRADE_TYPE_EXACT_INPUT',
-          amount: AMOUNT.toString(), gas_drop: '', recipient: who, refund_address: who,
+          src_chain: 'base',
+          dst_chain: 'arbitrum',
+          src_token: usdc,
+          dst_token: arbUsdc,
+          trade_type: 'TRADE_TYPE_EXACT_INPUT',
+          amount: AMOUNT.toString(),
+          gas_drop: '',
+          recipient: who,
+          refund_address: who,
         }),
       });
       const body = (await res.json()) as { cross_chain: { quote_hash: Hex; order: OrderWire } };
@@ -117,7 +146,12 @@ async function main(): Promise<void> {
     };
     const doneCount = async (kind: string, hashes: string[]) =>
       Number(
-        (await relayer.query<{ n: string }>("SELECT COUNT(*) AS n FROM gasless_orders WHERE kind = $1 AND order_hash = ANY($2) AND status IN ('confirmed', 'failed')", [kind, hashes])).rows[0]!.n,
+        (
+          await relayer.query<{ n: string }>(
+            "SELECT COUNT(*) AS n FROM gasless_orders WHERE kind = $1 AND order_hash = ANY($2) AND status IN ('confirmed', 'failed')",
+            [kind, hashes],
+          )
+        ).rows[0]!.n,
       );
     // Until each has its final outcome: the inventory must not change under a fill still in flight.
     const waitDone = async (kind: string, hashes: string[]) => {
@@ -129,20 +163,33 @@ async function main(): Promise<void> {
     const refunds = quotes.slice(N);
     say(`depositing ${N} orders at ${RATE_PER_SEC}/s with inventory for all`);
     await depositAll(fills);
-    await waitDone('fill', fills.map((q) => q.hash));
+    await waitDone(
+      'fill',
+      fills.map((q) => q.hash),
+    );
     if (refunds.length > 0) {
       say(`operator's arbitrum USDC set to zero; depositing ${REFUNDS} more`);
       const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [DEV_FILLER, 0n]));
-      await chainClient(devnet.chains.get('arbitrum')!.rpcUrl).request({ method: 'anvil_setStorageAt' as never, params: [arbUsdc, slot, toHex(0n, { size: 32 })] as never });
+      await chainClient(devnet.chains.get('arbitrum')!.rpcUrl).request({
+        method: 'anvil_setStorageAt' as never,
+        params: [arbUsdc, slot, toHex(0n, { size: 32 })] as never,
+      });
       await depositAll(refunds);
-      await waitDone('refund', refunds.map((q) => q.hash));
+      await waitDone(
+        'refund',
+        refunds.map((q) => q.hash),
+      );
     }
     stop = true;
     await watching;
 
     // The service side's own times: each decision, and each operator transaction's first signed send.
     const decided = new Map(
-      (await qe.query<{ quote_hash: string; decision: string; reason: string | null; error: string | null; decided_at: Date }>('SELECT quote_hash, decision, reason, error, decided_at FROM settlements')).rows.map((r) => [r.quote_hash, r]),
+      (
+        await qe.query<{ quote_hash: string; decision: string; reason: string | null; error: string | null; decided_at: Date }>(
+          'SELECT quote_hash, decision, reason, error, decided_at FROM settlements',
+        )
+      ).rows.map((r) => [r.quote_hash, r]),
     );
     const sends = new Map(
       (
@@ -156,7 +203,13 @@ async function main(): Promise<void> {
       const block = minedIn.get(depositTxs.get(hash)!);
       return block === undefined ? undefined : deepAt.get(block);
     };
-    const series = { depthToFillDecided: [] as number[], depthToFillSent: [] as number[], depthToRefundDecided: [] as number[], decidedToCancelSent: [] as number[], decidedToRefundSent: [] as number[] };
+    const series = {
+      depthToFillDecided: [] as number[],
+      depthToFillSent: [] as number[],
+      depthToRefundDecided: [] as number[],
+      decidedToCancelSent: [] as number[],
+      decidedToRefundSent: [] as number[],
+    };
     const missing = { depth: 0, decision: 0, send: 0 };
     const miss = (deep: number | undefined, decision: boolean, sent: boolean) => {
       if (deep === undefined) missing.depth++;
@@ -189,7 +242,9 @@ async function main(): Promise<void> {
       series.decidedToCancelSent.push(cancel - d.decided_at.getTime());
       series.decidedToRefundSent.push(refund - d.decided_at.getTime());
     }
-    console.log(`settlement latency, ${N} fills and ${REFUNDS} refunds, local base → arbitrum (a block every ${BLOCK_SECS} s, ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms)`);
+    console.log(
+      `settlement latency, ${N} fills and ${REFUNDS} refunds, local base → arbitrum (a block every ${BLOCK_SECS} s, ${CONFIRMATIONS} confirmations, watcher poll ${WATCH_POLL_MS} ms)`,
+    );
     console.log(`  deposit at depth → fill decided       ${fmt(series.depthToFillDecided)}`);
     console.log(`  deposit at depth → fill tx sent       ${fmt(series.depthToFillSent)}   aim p99 ≤ 1000 ms`);
     console.log(`  deposit at depth → refund decided     ${fmt(series.depthToRefundDecided)}`);
@@ -197,7 +252,9 @@ async function main(): Promise<void> {
     console.log(`  refund decided → refund tx sent       ${fmt(series.decidedToRefundSent)}   (source; after the cancel's confirmation)`);
     if (missing.depth + missing.decision + missing.send > 0) {
       // No depth: the bench did not see the deposit's block deepen (it was mined before its block watch began).
-      console.log(`  not measured: ${missing.depth} without a depth seen, ${missing.decision} without the expected decision, ${missing.send} without a send`);
+      console.log(
+        `  not measured: ${missing.depth} without a depth seen, ${missing.decision} without the expected decision, ${missing.send} without a send`,
+      );
     }
   } finally {
     await qe.end();

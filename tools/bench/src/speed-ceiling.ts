@@ -42,7 +42,12 @@ export async function startCeiling(natsUrl: string, natsAuth: { user?: string; p
   const url = `http://127.0.0.1:${port}/echo`;
   try {
     // Ready when a request makes the round trip (the responder is subscribed too).
-    await waitFor('bench ceiling', async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).ok, 15_000, procs[1]);
+    await waitFor(
+      'bench ceiling',
+      async () => (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).ok,
+      15_000,
+      procs[1],
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -94,8 +99,10 @@ async function serveHttp(): Promise<void> {
 
 if (require.main === module) {
   const role = process.argv[2];
-  (role === 'echo' ? serveEcho() : role === 'http' ? serveHttp() : Promise.reject(new Error(`unknown role ${role}`))).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exit(1);
-  });
+  (role === 'echo' ? serveEcho() : role === 'http' ? serveHttp() : Promise.reject(new Error(`unknown role ${role}`))).catch(
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(1);
+    },
+  );
 }

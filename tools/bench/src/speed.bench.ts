@@ -52,7 +52,11 @@ function specs(gateway: string, ceilingUrl: string): [string, Spec][] {
 /** 32 in flight over every operation but the ceiling (8 each), for `secs`. */
 function soakMix(targets: [string, Spec][], secs: number): Promise<(readonly [string, LoadResult])[]> {
   return Promise.all(
-    targets.slice(1).map(([label, spec]) => runLoad({ ...spec, concurrency: 8, maxRequests: 1_000_000, maxSeconds: secs }).then((r) => [label, r] as const)),
+    targets
+      .slice(1)
+      .map(([label, spec]) =>
+        runLoad({ ...spec, concurrency: 8, maxRequests: 1_000_000, maxSeconds: secs }).then((r) => [label, r] as const),
+      ),
   );
 }
 
@@ -71,8 +75,16 @@ function row(label: string, r: LoadResult, ceiling?: number): string {
  * 100 ms at a time, lands on one run of several operations rather than on every run of one. Prints
  * the run with the median p99, with every run's p99 and full GCs.
  */
-async function openLoopSection(serviceUrls: Map<string, string>, probe: StallProbe, targets: [string, Spec][], rates: Map<string, number>, title: string): Promise<void> {
-  console.log(`\n${title} (latency from each scheduled start; ${OPEN_RUNS} runs each, rounds in turn; the run with the median p99 is shown)`);
+async function openLoopSection(
+  serviceUrls: Map<string, string>,
+  probe: StallProbe,
+  targets: [string, Spec][],
+  rates: Map<string, number>,
+  title: string,
+): Promise<void> {
+  console.log(
+    `\n${title} (latency from each scheduled start; ${OPEN_RUNS} runs each, rounds in turn; the run with the median p99 is shown)`,
+  );
   const open = new Map<string, (ObservedRun & { stalls: Stalls })[]>();
   for (let round = 0; round < OPEN_RUNS; round++) {
     for (const [label, spec] of targets) {
@@ -91,12 +103,16 @@ async function openLoopSection(serviceUrls: Map<string, string>, probe: StallPro
     // (stall-probe.ts): a whole-machine stall, which no service of ours caused, shows there and not
     // in the GCs.
     const p99s = runs.map((r) => `${r.result.p99Ms.toFixed(1)} (${majorGcs(r.gc)}; ${r.stalls.longestMs.toFixed(0)})`).join(', ');
-    console.log(`${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs; the idle probe's longest stall, ms) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`);
+    console.log(
+      `${row(`${label} @ ${median.result.offeredPerSec}/s`, median.result)}  p99 (full GCs; the idle probe's longest stall, ms) of each run: ${p99s} ms${dropped > 0 ? `  ${dropped} dropped` : ''}`,
+    );
     // Half the closed-loop rate is not half-busy: unbatched requests cost more each. The machine's
     // busy cores ("all busy", of its cores in total) say how near saturation this rate really is.
     console.log(`    cores used (CPU per request) in that run: ${median.cpu}`);
     console.log(`    garbage collections in that run, its warm-up included (count, sum of pauses): ${formatGc(median.gc)}`);
-    console.log(`    an idle process's 1 ms timer in that run: longest gap ${median.stalls.longestMs.toFixed(1)} ms, ${median.stalls.over} gaps over ${STALL_MS} ms`);
+    console.log(
+      `    an idle process's 1 ms timer in that run: longest gap ${median.stalls.longestMs.toFixed(1)} ms, ${median.stalls.over} gaps over ${STALL_MS} ms`,
+    );
     const slow = median.result.slow;
     console.log(
       `    requests over ${SLOW_MS} ms in that run: ${slow.requests} (${((100 * slow.requests) / Math.max(1, median.result.requests)).toFixed(1)} %), in ${slow.slowWindows} of its ${slow.windows} windows of ${WINDOW_MS} ms of scheduled start`,
@@ -143,7 +159,10 @@ async function main(): Promise<void> {
   // The ceiling's own bus user (D14): it may only request and answer on bench.echo.*.
   // BENCH_ROOT: run another built checkout's services (scripts/build-at.sh) under this bench, for
   // the same figures before a change.
-  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, process.env['BENCH_ROOT'] || undefined);
+  const bench = await startBenchStack(
+    { [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } },
+    process.env['BENCH_ROOT'] || undefined,
+  );
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   const processes = new Map<string, number>([
     ...[...bench.stack.services.entries()].map(([name, m]) => [name, m.child.pid!] as const),
@@ -154,7 +173,9 @@ async function main(): Promise<void> {
   const rss = () => new Map([...processes].map(([name, pid]) => [name, rssMiB(pid)]));
   try {
     const targets = specs(bench.gatewayUrl, ceiling.url);
-    console.log(`speed bench: services of ${process.env['BENCH_ROOT'] || 'this checkout'}; ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores (client: ${loadClientName()})`);
+    console.log(
+      `speed bench: services of ${process.env['BENCH_ROOT'] || 'this checkout'}; ${SECS} s per run, ${SOAK_SECS} s saturating run; load generator on the same cores (client: ${loadClientName()})`,
+    );
     for (const [, spec] of targets) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const short = rss();
     // RSS is sampled after a saturating warm-up of the soak's own mix. V8 sizes its young
@@ -171,14 +192,20 @@ async function main(): Promise<void> {
       const cpu = new Map<string, string>();
       const io = new Map<string, string>();
       for (const [label, spec] of targets.slice(1)) {
-        const { result, cpu: split, io: calls } = await withCpuSplit(() => runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS }));
+        const {
+          result,
+          cpu: split,
+          io: calls,
+        } = await withCpuSplit(() => runLoad({ ...spec, concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS }));
         cpu.set(label, split);
         io.set(label, calls);
         results.push([label, result]);
       }
       const after = await runLoad({ ...targets[0]![1], concurrency, maxRequests: MAX_REQUESTS, maxSeconds: SECS });
       const ceilingRate = (before.perSecond + after.perSecond) / 2;
-      console.log(`\nclosed loop, ${concurrency} in flight (ceiling ${ceilingRate.toFixed(0)} req/s = mean of ${before.perSecond.toFixed(0)} before and ${after.perSecond.toFixed(0)} after)`);
+      console.log(
+        `\nclosed loop, ${concurrency} in flight (ceiling ${ceilingRate.toFixed(0)} req/s = mean of ${before.perSecond.toFixed(0)} before and ${after.perSecond.toFixed(0)} after)`,
+      );
       console.log(row(`${targets[0]![0]}, before`, before, ceilingRate));
       for (const [label, r] of results) console.log(row(label, r, ceilingRate));
       console.log(row(`${targets[0]![0]}, after`, after, ceilingRate));
@@ -219,11 +246,15 @@ async function main(): Promise<void> {
     const mib = (x: number | undefined) => (x?.toFixed(1) ?? 'gone').padStart(10);
     const change = (from: number | undefined, to: number | undefined) =>
       (from && to ? `${to >= from ? '+' : ''}${((100 * (to - from)) / from).toFixed(0)} %` : 'n/a').padStart(7);
-    console.log(`\nRSS (MiB); warm-up = after ${WARM_SECS} s of the same mix   short warm-up   warm-up   soak start   mid-run  end of run   end vs soak start   end vs warm-up`);
+    console.log(
+      `\nRSS (MiB); warm-up = after ${WARM_SECS} s of the same mix   short warm-up   warm-up   soak start   mid-run  end of run   end vs soak start   end vs warm-up`,
+    );
     for (const [name, before] of warm) {
       const s = start.get(name);
       const after = soaked.get(name);
-      console.log(`  ${name.padEnd(30)} ${mib(short.get(name)).padStart(27)} ${mib(before)} ${mib(s).padStart(12)} ${mib(mid.get(name))} ${mib(after)}   ${change(s, after).padStart(17)}   ${change(before, after).padStart(14)}`);
+      console.log(
+        `  ${name.padEnd(30)} ${mib(short.get(name)).padStart(27)} ${mib(before)} ${mib(s).padStart(12)} ${mib(mid.get(name))} ${mib(after)}   ${change(s, after).padStart(17)}   ${change(before, after).padStart(14)}`,
+      );
     }
   } finally {
     await probe.stop();

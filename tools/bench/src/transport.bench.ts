@@ -49,14 +49,22 @@ interface Sample {
 }
 
 async function measure(root: string, rate: number | undefined, env: NodeJS.ProcessEnv): Promise<Sample> {
-  const bench = await startBenchStack({ [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } }, root, env);
+  const bench = await startBenchStack(
+    { [CEILING_USER]: { publish: ['bench.echo.>'], subscribe: ['bench.echo.>'], allowResponses: true } },
+    root,
+    env,
+  );
   const ceiling = await startCeiling(bench.stack.env['NATS_URL']!, bench.stack.bus.credentials(CEILING_USER));
   try {
     const preview = opRequest(bench.gatewayUrl, OP);
     const echo = { url: ceiling.url, method: 'POST' as const, headers: JSON_HEADERS, body: PREVIEW };
     for (const spec of [echo, preview]) await runLoad({ ...spec, concurrency: 8, maxRequests: 3000, maxSeconds: 3 }); // warm-up
     const c1 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
-    const { result: closed, cpu, io } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
+    const {
+      result: closed,
+      cpu,
+      io,
+    } = await withCpuSplit(() => runLoad({ ...preview, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS }));
     const c2 = await runLoad({ ...echo, concurrency: 32, maxRequests: 200_000, maxSeconds: SECS });
     if (!rate) return { ceiling: (c1.perSecond + c2.perSecond) / 2, closed, cpu, io };
     const open = await observedOpenLoop({ ...preview, ratePerSec: rate, maxSeconds: SECS, maxInFlight: 512 }, bench.serviceUrls);
@@ -72,7 +80,9 @@ const f = (x: number, w = 7) => x.toFixed(x >= 100 ? 0 : 2).padStart(w);
 function line(label: string, s: Sample): string {
   const share = `${((100 * s.closed.perSecond) / s.ceiling).toFixed(0).padStart(3)} %`;
   const gcs = s.openGc ? `  full GCs ${majorGcs(s.openGc)}` : '';
-  const open = s.open ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${gcs}${s.open.errors ? `  ${s.open.errors} errors` : ''}` : '';
+  const open = s.open
+    ? `   open p50 ${f(s.open.p50Ms)} ms  p99 ${f(s.open.p99Ms)} ms${gcs}${s.open.errors ? `  ${s.open.errors} errors` : ''}`
+    : '';
   const bad = s.closed.errors ? `  ${s.closed.errors} errors ${JSON.stringify(s.closed.statuses)}` : '';
   return `  ${label.padEnd(12)} ceiling ${f(s.ceiling)} req/s   ${OP.label} ${f(s.closed.perSecond)} req/s = ${share}   closed p99 ${f(s.closed.p99Ms)} ms${open}${bad}`;
 }
@@ -83,7 +93,9 @@ async function main(): Promise<void> {
     throw new Error('usage: npm run bench:transport -- <a built checkout to compare with> (see scripts/build-at.sh)');
   }
   const sides = ['BEFORE', 'AFTER'].map((s) => (process.env[`BENCH_${s}_ENV`] ? ` (${process.env[`BENCH_${s}_ENV`]})` : ''));
-  console.log(`transport bench: before = ${before}${sides[0]}, after = ${ROOT}${sides[1]}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores (client: ${loadClientName()})`);
+  console.log(
+    `transport bench: before = ${before}${sides[0]}, after = ${ROOT}${sides[1]}; ${ROUNDS} rounds, ${SECS} s per run, load generator on the same cores (client: ${loadClientName()})`,
+  );
   let rate = process.env['BENCH_RATE'] ? Number(process.env['BENCH_RATE']) : undefined;
   const rows: [string, Sample][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -106,7 +118,10 @@ async function main(): Promise<void> {
     }
   }
   const mean = (which: string, pick: (s: Sample) => number | undefined) => {
-    const xs = rows.filter(([l]) => l.startsWith(which)).map(([, s]) => pick(s)).filter((x): x is number => x !== undefined);
+    const xs = rows
+      .filter(([l]) => l.startsWith(which))
+      .map(([, s]) => pick(s))
+      .filter((x): x is number => x !== undefined);
     return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
   };
   console.log('\nmean over rounds              before      after');

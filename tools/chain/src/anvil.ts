@@ -21,16 +21,26 @@ export async function startAnvil(chainId = 1337, opts: { port?: number; stateFil
   const port = opts.port ?? (await freePort());
   const bin = join(ROOT, 'node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
   const state = opts.stateFile ? ['--state', opts.stateFile, '--state-interval', '2'] : [];
-  const proc = launch('anvil', bin, ['--port', String(port), '--host', opts.host ?? '127.0.0.1', '--chain-id', String(chainId), '--silent', ...state], { logFile: '/dev/null' });
+  const proc = launch(
+    'anvil',
+    bin,
+    ['--port', String(port), '--host', opts.host ?? '127.0.0.1', '--chain-id', String(chainId), '--silent', ...state],
+    { logFile: '/dev/null' },
+  );
   const rpcUrl = `http://127.0.0.1:${port}`;
-  await waitFor('anvil', async () => {
-    const res = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(500),
-    });
-    return res.ok;
-  }, 15_000, proc);
+  await waitFor(
+    'anvil',
+    async () => {
+      const res = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+        signal: AbortSignal.timeout(500),
+      });
+      return res.ok;
+    },
+    15_000,
+    proc,
+  );
   return { rpcUrl, chainId, proc };
 }

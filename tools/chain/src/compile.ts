@@ -19,7 +19,9 @@ interface SolcOutput {
 export function compileContracts(files: string[], root: string): Record<string, CompiledContract> {
   // solc is CommonJS and heavy; load it only when a test compiles.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const solc = require('solc') as { compile(input: string, opts: { import: (p: string) => { contents: string } | { error: string } }): string };
+  const solc = require('solc') as {
+    compile(input: string, opts: { import: (p: string) => { contents: string } | { error: string } }): string;
+  };
   const sources = Object.fromEntries(files.map((f) => [f, { content: readFileSync(join(root, f), 'utf8') }]));
   const input = {
     language: 'Solidity',

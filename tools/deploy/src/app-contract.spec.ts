@@ -29,7 +29,8 @@ beforeAll(async () => {
 });
 
 /** The paths the shared health controller serves, read from Nest's route metadata. */
-const served = (method: keyof HealthController): string => `/${Reflect.getMetadata(PATH_METADATA, HealthController.prototype[method]) as string}`;
+const served = (method: keyof HealthController): string =>
+  `/${Reflect.getMetadata(PATH_METADATA, HealthController.prototype[method]) as string}`;
 const LIVE = served('live');
 const READY = served('ready');
 
@@ -53,7 +54,9 @@ describe('the images table', () => {
 
   it.each(APP_NAMES)('%s registers the shared health controller (/livez, /readyz)', (app) => {
     expect([LIVE, READY]).toEqual(['/livez', '/readyz']);
-    expect(sourceFiles(join(ROOT, 'apps', app, 'src')).some((f) => /controllers: \[[^\]]*HealthController/.test(readFileSync(f, 'utf8')))).toBe(true);
+    expect(
+      sourceFiles(join(ROOT, 'apps', app, 'src')).some((f) => /controllers: \[[^\]]*HealthController/.test(readFileSync(f, 'utf8'))),
+    ).toBe(true);
   });
 
   it.each(Object.entries(IMAGES))('%s: the files it reads exist', (_name, spec) => {
@@ -101,10 +104,16 @@ describe.each(OVERLAYS)('k8s/overlays/%s against the code', (overlay) => {
       const listens = Number(env.get(health.portVar));
       const http = container.ports.find((p: any) => p.containerPort === listens);
       expect(http).toBeDefined();
-      const portOf = (probe: any) => (typeof probe.httpGet.port === 'string' ? container.ports.find((p: any) => p.name === probe.httpGet.port)?.containerPort : probe.httpGet.port);
+      const portOf = (probe: any) =>
+        typeof probe.httpGet.port === 'string'
+          ? container.ports.find((p: any) => p.name === probe.httpGet.port)?.containerPort
+          : probe.httpGet.port;
       expect({ path: container.startupProbe.httpGet.path, port: portOf(container.startupProbe) }).toEqual({ path: LIVE, port: listens });
       expect({ path: container.livenessProbe.httpGet.path, port: portOf(container.livenessProbe) }).toEqual({ path: LIVE, port: listens });
-      expect({ path: container.readinessProbe.httpGet.path, port: portOf(container.readinessProbe) }).toEqual({ path: READY, port: listens });
+      expect({ path: container.readinessProbe.httpGet.path, port: portOf(container.readinessProbe) }).toEqual({
+        path: READY,
+        port: listens,
+      });
       const service = find(objects, 'Service', app);
       expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
       const target = service.spec.ports[0].targetPort;
@@ -113,13 +122,21 @@ describe.each(OVERLAYS)('k8s/overlays/%s against the code', (overlay) => {
 
     it('has Prometheus scrape the metrics it serves, where it serves them', () => {
       const annotations = deployment.spec.template.metadata.annotations;
-      expect(annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': env.get(health.portVar), 'prometheus.io/path': METRICS_PATH });
+      expect(annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': env.get(health.portVar),
+        'prometheus.io/path': METRICS_PATH,
+      });
       expect(contracts[app].defaults['METRICS_ENABLED']).toBe(true);
       expect(env.get('METRICS_ENABLED') ?? 'true').toBe('true');
       // The monitoring namespace may reach that port.
       const policy = find(objects, 'NetworkPolicy', 'metrics-from-monitoring');
-      expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => deployment.spec.template.metadata.labels[k] === v)).toBe(true);
-      expect(container.ports.find((p: any) => p.name === policy.spec.ingress[0].ports[0].port)?.containerPort).toBe(Number(env.get(health.portVar)));
+      expect(Object.entries(policy.spec.podSelector.matchLabels).every(([k, v]) => deployment.spec.template.metadata.labels[k] === v)).toBe(
+        true,
+      );
+      expect(container.ports.find((p: any) => p.name === policy.spec.ingress[0].ports[0].port)?.containerPort).toBe(
+        Number(env.get(health.portVar)),
+      );
     });
 
     it('reads its configuration files from the mounted ConfigMap', () => {

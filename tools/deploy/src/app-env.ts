@@ -63,7 +63,8 @@ export function telemetryReads(root: string): Set<string> {
   const dir = join(root, 'libs/telemetry/src');
   const names = new Set<string>();
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.ts') && !/\.(spec|int)\.ts$/.test(f))) {
-    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/process\.env(?:\['([A-Z0-9_]+)'\]|\.([A-Z0-9_]+))/g)) names.add((m[1] ?? m[2])!);
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/process\.env(?:\['([A-Z0-9_]+)'\]|\.([A-Z0-9_]+))/g))
+      names.add((m[1] ?? m[2])!);
   }
   return names;
 }
@@ -84,8 +85,12 @@ export function envProblems(who: string, set: Map<string, string | undefined>, c
     if (!readsVariable(contract, telemetry, name)) problems.push(`${who} sets ${name}, which it never reads`);
   }
   for (const name of [...contract.required, ...contract.loopbackDefaults]) {
-    if (!set.has(name)) problems.push(`${who} does not set ${name} (${contract.required.includes(name) ? 'required' : `its default ${inspect(contract.defaults[name])} is loopback`})`);
+    if (!set.has(name))
+      problems.push(
+        `${who} does not set ${name} (${contract.required.includes(name) ? 'required' : `its default ${inspect(contract.defaults[name])} is loopback`})`,
+      );
   }
-  if (contract.names.has('HOST') && set.has('HOST') && set.get('HOST') !== '0.0.0.0') problems.push(`${who} listens on HOST=${set.get('HOST')}, not 0.0.0.0`);
+  if (contract.names.has('HOST') && set.has('HOST') && set.get('HOST') !== '0.0.0.0')
+    problems.push(`${who} listens on HOST=${set.get('HOST')}, not 0.0.0.0`);
   return problems;
 }

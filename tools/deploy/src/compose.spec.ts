@@ -22,14 +22,20 @@ beforeAll(async () => {
 
 /** `${NAME:?…}`, `${NAME:-…}` or `${NAME}` → NAME; a literal → undefined. */
 const interpolated = (value: string): string | undefined => /^\$\{([A-Z0-9_]+)(?::[?-][^}]*)?\}$/.exec(value)?.[1];
-const envOf = (service: any) => new Map<string, string | undefined>(Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)]));
+const envOf = (service: any) =>
+  new Map<string, string | undefined>(Object.entries(service.environment ?? {}).map(([k, v]) => [k, String(v)]));
 
 describe('docker/compose.yaml', () => {
   it('builds every image from docker/Dockerfile with its APP', () => {
     const built = Object.entries(services).filter(([, s]) => s.build);
     expect(built.map(([name]) => name).sort()).toEqual([...IMAGE_NAMES].sort());
     for (const [name, s] of built) {
-      expect({ name, context: s.build.context, dockerfile: s.build.dockerfile, app: s.build.args.APP }).toEqual({ name, context: '..', dockerfile: 'docker/Dockerfile', app: name });
+      expect({ name, context: s.build.context, dockerfile: s.build.dockerfile, app: s.build.args.APP }).toEqual({
+        name,
+        context: '..',
+        dockerfile: 'docker/Dockerfile',
+        app: name,
+      });
     }
   });
 
@@ -51,7 +57,8 @@ describe('docker/compose.yaml', () => {
     it('runs read-only without capabilities, after its dependencies are up', () => {
       expect(service.read_only).toBe(true);
       expect(service.cap_drop).toEqual(['ALL']);
-      if (contracts[app].names.has('DATABASE_URL')) expect(service.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
+      if (contracts[app].names.has('DATABASE_URL'))
+        expect(service.depends_on.migrate).toEqual({ condition: 'service_completed_successfully' });
       if (env.has('REDIS_URL')) expect(service.depends_on.redis).toEqual({ condition: 'service_healthy' });
     });
   });
@@ -60,7 +67,8 @@ describe('docker/compose.yaml', () => {
     for (const app of APP_NAMES) {
       const merged = new Map([...envOf(services[app]), ...envOf(devnet[app] ?? {})]);
       expect(envProblems(app, merged, contracts[app], telemetry)).toEqual([]);
-      if (devnet[app]) expect(merged.get('EVM_RPC_URLS')).toBe('ethereum=http://chains:8545,base=http://chains:8546,arbitrum=http://chains:8547');
+      if (devnet[app])
+        expect(merged.get('EVM_RPC_URLS')).toBe('ethereum=http://chains:8545,base=http://chains:8546,arbitrum=http://chains:8547');
     }
     expect(Object.keys(devnet).filter((s) => s !== 'chains' && !(APP_NAMES as readonly string[]).includes(s))).toEqual([]);
   });
@@ -72,11 +80,18 @@ describe('docker/compose.yaml', () => {
     for (const app of ['quote-engine', 'partner-service', 'gasless-relayer'] as const) {
       const db = app.replace('-', '_');
       expect(envOf(services[app]).get('DATABASE_URL')).toBe(`postgresql://${db}:\${${dbVar(db)}}@postgres:5432/${db}`);
-      expect(envOf(services['migrate']).get(`${db.toUpperCase()}_DATABASE_URL`)).toBe(`postgresql://${db}_migrator:\${${dbVar(`${db}_migrator`)}}@postgres:5432/${db}`);
+      expect(envOf(services['migrate']).get(`${db.toUpperCase()}_DATABASE_URL`)).toBe(
+        `postgresql://${db}_migrator:\${${dbVar(`${db}_migrator`)}}@postgres:5432/${db}`,
+      );
     }
     // PostgreSQL makes those roles from the generated provisioning, each password from its variable.
     const pg = services['postgres'];
-    expect(pg.volumes).toEqual(expect.arrayContaining(['../k8s/provision/postgres.sql:/provision/postgres.sql:ro', './postgres-roles.sh:/docker-entrypoint-initdb.d/roles.sh:ro']));
+    expect(pg.volumes).toEqual(
+      expect.arrayContaining([
+        '../k8s/provision/postgres.sql:/provision/postgres.sql:ro',
+        './postgres-roles.sh:/docker-entrypoint-initdb.d/roles.sh:ro',
+      ]),
+    );
     const init = readFileSync(join(ROOT, 'docker/postgres-roles.sh'), 'utf8');
     const passed = new Map([...init.matchAll(/-v ([a-z_]+)="\$([A-Z0-9_]+)"/g)].map((m) => [m[1]!, m[2]!]));
     const wanted = [...new Set([...sql.matchAll(/:'([a-z_]+)'/g)].map((m) => m[1]!))];
@@ -114,7 +129,9 @@ describe('docker/compose.yaml', () => {
   });
 
   it('lists in .env.example every variable it requires', () => {
-    const required = new Set([...readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]!));
+    const required = new Set(
+      [...readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]!),
+    );
     const example = new Set([...readFileSync(join(ROOT, 'docker/.env.example'), 'utf8').matchAll(/^([A-Z0-9_]+)=/gm)].map((m) => m[1]!));
     expect([...required].sort()).toEqual([...example].sort());
   });

@@ -21,7 +21,10 @@ function instructions(text: string): { op: string; args: string }[] {
 
 describe('docker/Dockerfile', () => {
   const all = instructions(readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8'));
-  const stages = all.reduce<{ op: string; args: string }[][]>((acc, i) => (i.op === 'FROM' ? [...acc, [i]] : (acc.at(-1)?.push(i), acc)), []);
+  const stages = all.reduce<{ op: string; args: string }[][]>(
+    (acc, i) => (i.op === 'FROM' ? [...acc, [i]] : (acc.at(-1)?.push(i), acc)),
+    [],
+  );
   const build = stages.find((s) => / AS build$/i.test(s[0]!.args))!;
   const final = stages.at(-1)!;
 
@@ -49,8 +52,11 @@ describe('docker/Dockerfile', () => {
   });
 
   it('has a build context without installed packages, builds, local data or secrets', () => {
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const p of ['node_modules', '**/node_modules', 'dist', '.data', '.test-data', '.git', '**/.env', '**/generated']) expect(ignored).toContain(p);
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const p of ['node_modules', '**/node_modules', 'dist', '.data', '.test-data', '.git', '**/.env', '**/generated'])
+      expect(ignored).toContain(p);
   });
 });
 
@@ -81,7 +87,9 @@ describe('the runtime layout', () => {
       'dist/libs/x/src/index.js',
     ]);
     write('dist/apps/b/src/main.js', 'require("./gone");\n');
-    expect(() => requireClosure(dir, ['dist/apps/b/src/main.js'])).toThrow('dist/apps/b/src/main.js requires ./gone, which is not in the build');
+    expect(() => requireClosure(dir, ['dist/apps/b/src/main.js'])).toThrow(
+      'dist/apps/b/src/main.js requires ./gone, which is not in the build',
+    );
   });
 
   it('takes the production packages of the lockfile, not dev ones nor those only an optional peer reaches', () => {
@@ -101,7 +109,12 @@ describe('the runtime layout', () => {
       }),
     );
     for (const p of ['zod', 'pg', 'pg/node_modules/nested', 'jest', 'typescript', 'missing']) write(`node_modules/${p}/package.json`, '{}');
-    expect(productionPackages(dir)).toEqual(['node_modules/missing', 'node_modules/pg', 'node_modules/pg/node_modules/nested', 'node_modules/zod']);
+    expect(productionPackages(dir)).toEqual([
+      'node_modules/missing',
+      'node_modules/pg',
+      'node_modules/pg/node_modules/nested',
+      'node_modules/zod',
+    ]);
     rmSync(join(dir, 'node_modules/missing'), { recursive: true });
     expect(() => productionPackages(dir)).toThrow('node_modules/missing is a production package but is not installed');
   });
@@ -137,14 +150,31 @@ describe('the runtime layout', () => {
       'node_modules/f',
     ]);
     write('dist/y.js', 'require("nowhere");\n');
-    expect(() => packageClosure(dir, ['dist/y.js'])).toThrow('nowhere (needed by the compiled code) is not an installed production package');
+    expect(() => packageClosure(dir, ['dist/y.js'])).toThrow(
+      'nowhere (needed by the compiled code) is not an installed production package',
+    );
   });
 
   it('leaves out of the packages what the app never loads: source maps, types, TypeScript sources, docs, other databases’ Prisma compilers', () => {
-    for (const p of ['node_modules/viem/_cjs/index.js.map', 'node_modules/viem/_types/index.d.ts', 'node_modules/x/index.d.mts', 'node_modules/viem/utils/abi.ts', 'node_modules/zod/README.md', 'node_modules/@prisma/client/runtime/query_compiler_fast_bg.mysql.wasm-base64.js']) {
+    for (const p of [
+      'node_modules/viem/_cjs/index.js.map',
+      'node_modules/viem/_types/index.d.ts',
+      'node_modules/x/index.d.mts',
+      'node_modules/viem/utils/abi.ts',
+      'node_modules/zod/README.md',
+      'node_modules/@prisma/client/runtime/query_compiler_fast_bg.mysql.wasm-base64.js',
+    ]) {
       expect({ p, left: neverLoaded(p) }).toEqual({ p, left: true });
     }
-    for (const p of ['node_modules/viem/_cjs/index.js', 'node_modules/@nestjs/core/index.mjs', 'node_modules/x/package.json', 'node_modules/zod/LICENSE.md', 'node_modules/x/LICENSE', 'node_modules/@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js', 'node_modules/@prisma/client/runtime/client.js']) {
+    for (const p of [
+      'node_modules/viem/_cjs/index.js',
+      'node_modules/@nestjs/core/index.mjs',
+      'node_modules/x/package.json',
+      'node_modules/zod/LICENSE.md',
+      'node_modules/x/LICENSE',
+      'node_modules/@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js',
+      'node_modules/@prisma/client/runtime/client.js',
+    ]) {
       expect({ p, left: neverLoaded(p) }).toEqual({ p, left: false });
     }
   });
@@ -159,7 +189,9 @@ describe('the runtime layout', () => {
     const port = (server.address() as { port: number }).port;
     write('healthcheck.js', healthcheckScript('gateway'));
     const check = (env: NodeJS.ProcessEnv) =>
-      new Promise<number | null>((resolve) => spawn(process.execPath, [join(dir, 'healthcheck.js')], { env, stdio: 'ignore' }).once('exit', resolve));
+      new Promise<number | null>((resolve) =>
+        spawn(process.execPath, [join(dir, 'healthcheck.js')], { env, stdio: 'ignore' }).once('exit', resolve),
+      );
     try {
       expect(await check({ GATEWAY_PORT: String(port) })).toBe(0);
       status = 503;
@@ -170,6 +202,8 @@ describe('the runtime layout', () => {
       server.close();
     }
     write('migrate-check.js', healthcheckScript('migrate'));
-    expect(await new Promise((resolve) => spawn(process.execPath, [join(dir, 'migrate-check.js')], { stdio: 'ignore' }).once('exit', resolve))).toBe(0);
+    expect(
+      await new Promise((resolve) => spawn(process.execPath, [join(dir, 'migrate-check.js')], { stdio: 'ignore' }).once('exit', resolve)),
+    ).toBe(0);
   });
 });

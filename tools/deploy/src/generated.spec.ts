@@ -9,9 +9,12 @@ import { K8S_CLUSTER, PASSWORD_RULE, ROUTE_PASSWORD_VAR, passwordVar, routeVar }
 
 /** The committed generated files are what the generator makes from today's contracts and config/. */
 describe('generated deployment files', () => {
-  it.each(Object.entries(generatedFiles(ROOT)))('%s is up to date (else: npm run build && node dist/tools/deploy/src/generate.js)', (path, content) => {
-    expect(readFileSync(join(ROOT, path), 'utf8')).toBe(content);
-  });
+  it.each(Object.entries(generatedFiles(ROOT)))(
+    '%s is up to date (else: npm run build && node dist/tools/deploy/src/generate.js)',
+    (path, content) => {
+      expect(readFileSync(join(ROOT, path), 'utf8')).toBe(content);
+    },
+  );
 });
 
 /** nats-server's own configuration check (`-t`), with the variables the pods or compose set. */
@@ -20,7 +23,11 @@ function natsConfigTest(text: string, env: Record<string, string>): { ok: boolea
   try {
     const file = join(dir, 'nats.conf');
     writeFileSync(file, text);
-    const res = spawnSync('nats-server', ['-t', '-c', file], { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8', timeout: 10_000 });
+    const res = spawnSync('nats-server', ['-t', '-c', file], {
+      env: { PATH: process.env['PATH'], ...env },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     if (res.error) throw new Error(`nats-server cannot run (${res.error.message}); scripts/ensure-deps.sh installs it`);
     return { ok: res.status === 0, out: `${res.stdout}${res.stderr}` };
   } finally {
@@ -31,14 +38,20 @@ function natsConfigTest(text: string, env: Record<string, string>): { ok: boolea
 describe('the generated NATS configurations', () => {
   const passwords = Object.fromEntries(BUS_USERS.map((u, i) => [passwordVar(u), `p${i}x${'0a'.repeat(12)}`]));
   const routes = Object.fromEntries(
-    Array.from({ length: K8S_CLUSTER.replicas }, (_, i) => [routeVar(i), `nats-route://route:r0a0a0a0a0a0a0a0a@nats-${i}.nats-headless:6222`]),
+    Array.from({ length: K8S_CLUSTER.replicas }, (_, i) => [
+      routeVar(i),
+      `nats-route://route:r0a0a0a0a0a0a0a0a@nats-${i}.nats-headless:6222`,
+    ]),
   );
   const cluster = { ...passwords, ...routes, [ROUTE_PASSWORD_VAR]: 'r0a0a0a0a0a0a0a0a', POD_NAME: 'nats-0' };
   const files = generatedFiles(ROOT);
 
   it('write no password: every one is a variable', () => {
     // The cluster's routes have a password of their own.
-    for (const [text, count] of [[files['k8s/base/nats/nats.conf']!, BUS_USERS.length + 1], [files['docker/nats.conf']!, BUS_USERS.length]] as const) {
+    for (const [text, count] of [
+      [files['k8s/base/nats/nats.conf']!, BUS_USERS.length + 1],
+      [files['docker/nats.conf']!, BUS_USERS.length],
+    ] as const) {
       const passwordsWritten = [...text.matchAll(/password: (\S+?)[,\s}]/g)].map((m) => m[1]);
       expect(passwordsWritten.length).toBe(count);
       for (const p of passwordsWritten) expect(p).toMatch(/^\$[A-Z0-9_]+$/);

@@ -17,7 +17,22 @@ const podman = (...args: string[]): string => execFileSync('podman', args, { enc
 const tag = (image: ImageName) => `localhost/xchain/${image}:local`;
 
 /** Packages of the build stage (devDependencies, tools) that no runtime image may carry. */
-const DEV_PACKAGES = ['jest', 'typescript', 'prisma', 'nx', '@swc/core', '@swc/cli', 'eslint', 'solc', 'node', 'kubernetes-models', 'litesvm', '@foundry-rs/anvil-linux-amd64', '@nestjs/testing', 'fast-check'];
+const DEV_PACKAGES = [
+  'jest',
+  'typescript',
+  'prisma',
+  'nx',
+  '@swc/core',
+  '@swc/cli',
+  'eslint',
+  'solc',
+  'node',
+  'kubernetes-models',
+  'litesvm',
+  '@foundry-rs/anvil-linux-amd64',
+  '@nestjs/testing',
+  'fast-check',
+];
 /** Debian packages a runtime image has no use for: compilers, build tools, interpreters, fetchers. */
 const DEV_DEBS = /^(gcc(-[0-9]+)?|g\+\+(-[0-9]+)?|cpp(-[0-9]+)?|make|build-essential|python3.*|git|curl|wget|.*-dev)$/;
 
@@ -27,7 +42,13 @@ function proxyCaLines(): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.crt'))
-    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').map((l) => l.trim()).filter((l) => /^[A-Za-z0-9+/]{64}$/.test(l)).slice(2, 4));
+    .flatMap((f) =>
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => /^[A-Za-z0-9+/]{64}$/.test(l))
+        .slice(2, 4),
+    );
 }
 
 interface Entry {
@@ -52,10 +73,15 @@ function walk(root: string, rel = ''): Entry[] {
 describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
   let root = '';
   let files: Entry[] = [];
-  let info: { Size: number; Healthcheck?: { Test: string[] }; Config: { User: string; WorkingDir: string; Entrypoint: string[]; Env: string[] } };
+  let info: {
+    Size: number;
+    Healthcheck?: { Test: string[] };
+    Config: { User: string; WorkingDir: string; Entrypoint: string[]; Env: string[] };
+  };
 
   beforeAll(() => {
-    if (!process.env['CONTAINERS_STORAGE_CONF']) throw new Error('podman storage is not set: run through docker/podman/check.sh (npm run release:check)');
+    if (!process.env['CONTAINERS_STORAGE_CONF'])
+      throw new Error('podman storage is not set: run through docker/podman/check.sh (npm run release:check)');
     const [found] = JSON.parse(podman('image', 'inspect', tag(image))) as (typeof info)[];
     if (!found) throw new Error(`no image ${tag(image)}: npm run images`);
     info = found;
@@ -63,7 +89,9 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
     files = walk(root);
     const size = info.Size;
     const app = files.filter((f) => f.path.startsWith('/app/')).reduce((n, f) => n + (f.dir ? 0 : f.size), 0);
-    console.log(`xchain/${image}: ${(size / 1e6).toFixed(0)} MB, of which /app ${(app / 1e6).toFixed(0)} MB in ${files.filter((f) => f.path.startsWith('/app/')).length} entries`);
+    console.log(
+      `xchain/${image}: ${(size / 1e6).toFixed(0)} MB, of which /app ${(app / 1e6).toFixed(0)} MB in ${files.filter((f) => f.path.startsWith('/app/')).length} entries`,
+    );
   });
 
   afterAll(() => {
@@ -77,7 +105,14 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
     expect(config.Entrypoint.at(0)).toBe('node');
     expect(config.Entrypoint.at(-1)).toBe('main.js');
     expect(info.Healthcheck?.Test).toEqual(['CMD', 'node', 'healthcheck.js']);
-    const tops = new Set(['dist', 'healthcheck.js', 'main.js', 'node_modules', 'package.json', ...IMAGES[image].files.map((f) => f.split('/')[0] ?? f)]);
+    const tops = new Set([
+      'dist',
+      'healthcheck.js',
+      'main.js',
+      'node_modules',
+      'package.json',
+      ...IMAGES[image].files.map((f) => f.split('/')[0] ?? f),
+    ]);
     expect(readdirSync(join(root, 'app')).sort()).toEqual([...tops].sort());
   });
 
@@ -89,9 +124,21 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
 
   it('carries no CA bundle, npm configuration, credential or environment secret', () => {
     const paths = files.map((f) => f.path);
-    expect(paths.filter((p) => p.startsWith('/etc/ssl/certs/') || p.startsWith('/usr/local/share/ca-certificates/') || p.startsWith('/run/xchain-build'))).toEqual([]);
-    expect(paths.filter((p) => /(^|\/)(\.npmrc|\.env|\.netrc|\.git-credentials|id_rsa|id_ed25519|\.dockerconfigjson|config\.json)$/.test(p) && !p.startsWith('/app/node_modules/'))).toEqual([]);
-    expect(paths.filter((p) => /^\/(root|home\/[^/]+)\/\.(npm|cache|config)(\/|$)/.test(p) || p.startsWith('/src') || p.startsWith('/runtime'))).toEqual([]);
+    expect(
+      paths.filter(
+        (p) => p.startsWith('/etc/ssl/certs/') || p.startsWith('/usr/local/share/ca-certificates/') || p.startsWith('/run/xchain-build'),
+      ),
+    ).toEqual([]);
+    expect(
+      paths.filter(
+        (p) =>
+          /(^|\/)(\.npmrc|\.env|\.netrc|\.git-credentials|id_rsa|id_ed25519|\.dockerconfigjson|config\.json)$/.test(p) &&
+          !p.startsWith('/app/node_modules/'),
+      ),
+    ).toEqual([]);
+    expect(
+      paths.filter((p) => /^\/(root|home\/[^/]+)\/\.(npm|cache|config)(\/|$)/.test(p) || p.startsWith('/src') || p.startsWith('/runtime')),
+    ).toEqual([]);
     expect(info.Config.Env.filter((e) => /PASSWORD|SECRET|TOKEN|_KEY=|NPM_CONFIG|NODE_EXTRA_CA_CERTS/i.test(e))).toEqual([]);
     // The proxy's CA must not hide in any file under any name: look for its lines in every file.
     const needles = proxyCaLines().map((l) => Buffer.from(l));
@@ -111,7 +158,9 @@ describe.each(IMAGE_NAMES)('image xchain/%s', (image) => {
     for (const p of DEV_PACKAGES) expect({ p, installed: existsSync(join(root, 'app/node_modules', p)) }).toEqual({ p, installed: false });
     const debs = [...readFileSync(join(root, 'var/lib/dpkg/status'), 'utf8').matchAll(/^Package: (.+)$/gm)].map((m) => m[1] ?? '');
     expect(debs.filter((d) => DEV_DEBS.test(d))).toEqual([]);
-    expect(files.filter((f) => f.path.startsWith('/app/dist/') && /\.(ts|map)$|\.(spec|int|e2e|ctr)\.js$/.test(f.path)).map((f) => f.path)).toEqual([]);
+    expect(
+      files.filter((f) => f.path.startsWith('/app/dist/') && /\.(ts|map)$|\.(spec|int|e2e|ctr)\.js$/.test(f.path)).map((f) => f.path),
+    ).toEqual([]);
   });
 });
 
@@ -179,13 +228,15 @@ describe.each(OVERLAYS)('the %s overlay against the built images', (overlay) => 
     for (const w of workloads.filter((x) => x.image === app)) {
       const env = new Map(((w.c.env ?? []) as { name: string; value?: string }[]).map((e) => [e.name, e.value]));
       const listens = Number(env.get(health.portVar) ?? health.port);
-      const ports = ((w.c.ports ?? []) as { name?: string; containerPort: number }[]);
+      const ports = (w.c.ports ?? []) as { name?: string; containerPort: number }[];
       expect({ ref: w.ref, ports: ports.map((p) => p.containerPort) }).toEqual({ ref: w.ref, ports: [listens] });
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
         const get = w.c[probe]?.httpGet as { path: string; port: number | string } | undefined;
         if (!get) continue;
         const port = typeof get.port === 'number' ? get.port : ports.find((p) => p.name === get.port)?.containerPort;
-        expect({ ref: w.ref, probe, port, served: codeOf(app).includes(`'${get.path}'`) || codeOf(app).includes(`"${get.path}"`) }).toEqual({ ref: w.ref, probe, port: listens, served: true });
+        expect({ ref: w.ref, probe, port, served: codeOf(app).includes(`'${get.path}'`) || codeOf(app).includes(`"${get.path}"`) }).toEqual(
+          { ref: w.ref, probe, port: listens, served: true },
+        );
       }
     }
   });
@@ -194,10 +245,16 @@ describe.each(OVERLAYS)('the %s overlay against the built images', (overlay) => 
     for (const w of workloads) {
       for (const e of (w.c.env ?? []) as { name: string; value?: string }[]) {
         if (!e.name.endsWith('_FILE') || !e.value?.startsWith('/')) continue;
-        const mount = ((w.c.volumeMounts ?? []) as { name: string; mountPath: string }[]).find((m) => e.value?.startsWith(`${m.mountPath}/`));
+        const mount = ((w.c.volumeMounts ?? []) as { name: string; mountPath: string }[]).find((m) =>
+          e.value?.startsWith(`${m.mountPath}/`),
+        );
         const cm = ((w.spec.volumes ?? []) as Loose[]).find((v) => v.name === mount?.name)?.configMap?.name;
         const data = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === cm)?.data ?? {};
-        expect({ ref: w.ref, file: e.value, held: e.value.slice((mount?.mountPath.length ?? 0) + 1) in data }).toEqual({ ref: w.ref, file: e.value, held: true });
+        expect({ ref: w.ref, file: e.value, held: e.value.slice((mount?.mountPath.length ?? 0) + 1) in data }).toEqual({
+          ref: w.ref,
+          file: e.value,
+          held: true,
+        });
       }
     }
   });

@@ -34,7 +34,12 @@ export const IMAGES: Readonly<Record<ImageName, ImageSpec>> = {
   migrate: {
     entry: 'dist/tools/deploy/src/migrate-job.js',
     alsoRuns: ['dist/tools/migrate/src/main.js', 'dist/apps/quote-engine/src/seed.js'],
-    files: ['config/registry.json', 'prisma/quote-engine/migrations', 'prisma/partner-service/migrations', 'prisma/gasless-relayer/migrations'],
+    files: [
+      'config/registry.json',
+      'prisma/quote-engine/migrations',
+      'prisma/partner-service/migrations',
+      'prisma/gasless-relayer/migrations',
+    ],
   },
 };
 

@@ -37,7 +37,9 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     for (const app of ['gateway', 'quote-engine', 'price-oracle', 'gasless-relayer', 'partner-service', 'otel-collector']) {
       expect(names).toEqual(expect.arrayContaining([`Deployment/${app}`]));
     }
-    expect(names).toEqual(expect.arrayContaining(['StatefulSet/nats', 'Job/xchain-migrate', 'Namespace/' + (overlay === 'prod' ? 'xchain' : 'xchain-dev')]));
+    expect(names).toEqual(
+      expect.arrayContaining(['StatefulSet/nats', 'Job/xchain-migrate', 'Namespace/' + (overlay === 'prod' ? 'xchain' : 'xchain-dev')]),
+    );
     const namespaces = new Set(objects.filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace));
     expect(namespaces.size).toBe(1);
   });
@@ -60,7 +62,8 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
       }
     }
     const documented = new Map<string, boolean>();
-    for (const [name, spec] of Object.entries(SECRETS)) for (const key of spec.keys) documented.set(`${name}/${key}`, spec.optionalKeys?.includes(key) ?? false);
+    for (const [name, spec] of Object.entries(SECRETS))
+      for (const key of spec.keys) documented.set(`${name}/${key}`, spec.optionalKeys?.includes(key) ?? false);
     expect(Object.fromEntries(used)).toEqual(Object.fromEntries(documented));
     const readme = readFileSync(join(ROOT, 'k8s/README.md'), 'utf8');
     for (const [name, spec] of Object.entries(SECRETS)) {
@@ -85,7 +88,8 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
         if (sc.allowPrivilegeEscalation !== false) problems.push(`${who} may escalate privileges`);
         if (!sc.capabilities?.drop?.includes('ALL')) problems.push(`${who} keeps capabilities`);
         if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault') problems.push(`${who} has no RuntimeDefault seccomp profile`);
-        for (const kind of ['requests', 'limits']) for (const r of ['cpu', 'memory']) if (!c.resources?.[kind]?.[r]) problems.push(`${who} has no ${r} ${kind.slice(0, -1)}`);
+        for (const kind of ['requests', 'limits'])
+          for (const r of ['cpu', 'memory']) if (!c.resources?.[kind]?.[r]) problems.push(`${who} has no ${r} ${kind.slice(0, -1)}`);
         if (c.envFrom) problems.push(`${who} uses envFrom (the env checks must see every name)`);
         if (!/:[^/]+$/.test(c.image)) problems.push(`${who} runs an untagged image ${c.image}`);
       }
@@ -97,10 +101,16 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget');
     for (const w of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')) {
       const labels = w.spec.template.metadata.labels;
-      expect({ workload: refOf(w), pdbs: pdbs.filter((p) => selects(p.spec.selector.matchLabels, labels)).length }).toEqual({ workload: refOf(w), pdbs: 1 });
+      expect({ workload: refOf(w), pdbs: pdbs.filter((p) => selects(p.spec.selector.matchLabels, labels)).length }).toEqual({
+        workload: refOf(w),
+        pdbs: 1,
+      });
     }
     const hpas = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler');
-    expect(hpas.map((h) => `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`).sort()).toEqual(['Deployment/gateway', 'Deployment/quote-engine']);
+    expect(hpas.map((h) => `${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`).sort()).toEqual([
+      'Deployment/gateway',
+      'Deployment/quote-engine',
+    ]);
     for (const h of hpas) {
       // A replica count in the Deployment would fight the autoscaler on every apply.
       expect(find(objects, 'Deployment', h.spec.scaleTargetRef.name).spec.replicas).toBeUndefined();
@@ -110,9 +120,13 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
 
   it('lets traffic from outside reach only the gateway', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
-    const denyAll = policies.filter((p) => Object.keys(p.spec.podSelector).length === 0 && p.spec.policyTypes.includes('Ingress') && !p.spec.ingress);
+    const denyAll = policies.filter(
+      (p) => Object.keys(p.spec.podSelector).length === 0 && p.spec.policyTypes.includes('Ingress') && !p.spec.ingress,
+    );
     expect(denyAll).toHaveLength(1);
-    const openToAnyone = policies.filter((p) => (p.spec.ingress ?? []).some((rule: any) => !rule.from || rule.from.some((f: any) => f.ipBlock)));
+    const openToAnyone = policies.filter((p) =>
+      (p.spec.ingress ?? []).some((rule: any) => !rule.from || rule.from.some((f: any) => f.ipBlock)),
+    );
     expect(openToAnyone.map((p) => p.spec.podSelector.matchLabels)).toEqual([{ 'app.kubernetes.io/name': 'gateway' }]);
     // Every other rule admits pods of this namespace by label, or Prometheus' namespace to the services' ports.
     const MONITORING = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
@@ -139,7 +153,9 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
     }
     expect(env.get(ROUTE_PASSWORD_VAR)?.valueFrom?.secretKeyRef).toEqual({ name: 'xchain-nats-users', key: 'route' });
     for (let i = 0; i < K8S_CLUSTER.replicas; i++) {
-      expect(env.get(routeVar(i))?.value).toBe(`nats-route://route:$(${ROUTE_PASSWORD_VAR})@nats-${i}.${nats.spec.serviceName}:${NATS_PORTS.cluster}`);
+      expect(env.get(routeVar(i))?.value).toBe(
+        `nats-route://route:$(${ROUTE_PASSWORD_VAR})@nats-${i}.${nats.spec.serviceName}:${NATS_PORTS.cluster}`,
+      );
     }
     expect(env.get('POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
     expect(find(objects, 'Service', nats.spec.serviceName).spec.clusterIP).toBe('None');
@@ -153,7 +169,10 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
       expect(probe.exec.command.at(-1)).toMatch(new RegExp(`^http://${MONITOR_LISTEN.replace(/\./g, '\\.')}/healthz`));
     }
     for (const svc of objects.filter((o) => o.kind === 'Service' && o.spec.selector?.['app.kubernetes.io/name'] === 'nats')) {
-      expect({ svc: svc.metadata.name, ports: svc.spec.ports.map((p: any) => p.port) }).toEqual({ svc: svc.metadata.name, ports: expect.not.arrayContaining([NATS_PORTS.monitor]) });
+      expect({ svc: svc.metadata.name, ports: svc.spec.ports.map((p: any) => p.port) }).toEqual({
+        svc: svc.metadata.name,
+        ports: expect.not.arrayContaining([NATS_PORTS.monitor]),
+      });
     }
     // The configuration the pods mount is the generated one.
     const configVolume = nats.spec.template.spec.volumes.find((v: any) => v.configMap);
@@ -163,7 +182,11 @@ describe.each(OVERLAYS)('k8s/overlays/%s', (overlay) => {
   });
 
   it('mounts the configuration files of config/ unchanged', () => {
-    const names = new Set(workloads(objects).flatMap((w) => (podSpecOf(w).volumes ?? []).filter((v: any) => v.configMap?.name.startsWith('xchain-config')).map((v: any) => v.configMap.name)));
+    const names = new Set(
+      workloads(objects).flatMap((w) =>
+        (podSpecOf(w).volumes ?? []).filter((v: any) => v.configMap?.name.startsWith('xchain-config')).map((v: any) => v.configMap.name),
+      ),
+    );
     expect(names.size).toBe(1);
     const data = find(objects, 'ConfigMap', [...names][0]!).data!;
     for (const f of CONFIG_FILES) expect(data[f]).toBe(readFileSync(join(ROOT, 'config', f), 'utf8'));

@@ -30,17 +30,23 @@ export function kubectlMissing(): string | undefined {
 }
 
 export function renderOverlay(root: string, overlay: string): K8sObject[] {
-  const text = execFileSync('kubectl', ['kustomize', join(root, 'k8s/overlays', overlay)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 60_000 });
+  const text = execFileSync('kubectl', ['kustomize', join(root, 'k8s/overlays', overlay)], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 60_000,
+  });
   return parseYaml(text) as K8sObject[];
 }
 
 /** Every document of a YAML stream, as plain data (a document that does not parse throws). */
 export function parseYaml(text: string): unknown[] {
   // Merge keys (`<<: *anchor`) as docker compose applies them.
-  return parseAllDocuments(text, { merge: true }).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(doc.errors.map((e) => e.message).join('; '));
-    return doc.toJS();
-  }).filter((d) => d !== null);
+  return parseAllDocuments(text, { merge: true })
+    .map((doc) => {
+      if (doc.errors.length > 0) throw new Error(doc.errors.map((e) => e.message).join('; '));
+      return doc.toJS();
+    })
+    .filter((d) => d !== null);
 }
 
 export const refOf = (o: K8sObject): string => `${o.kind}/${o.metadata.name}`;

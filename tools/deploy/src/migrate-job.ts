@@ -11,7 +11,11 @@ import { MigrateJobEnv } from './migrate-job-env';
 const DIST = join(__dirname, '../../..');
 
 function run(what: string, script: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): void {
-  const res = spawnSync(process.execPath, [join(DIST, script), ...args], { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: timeoutMs });
+  const res = spawnSync(process.execPath, [join(DIST, script), ...args], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    timeout: timeoutMs,
+  });
   if (res.error) throw new Error(`${what}: ${res.error.message}`);
   if (res.status !== 0) throw new Error(`${what} failed (exit ${res.status ?? res.signal})`);
 }
@@ -34,7 +38,13 @@ function main(): void {
     run(`migrating ${service}`, 'tools/migrate/src/main.js', [service, url], inherited, env.MIGRATE_STEP_TIMEOUT_MS);
   }
   if (env.REGISTRY_FILE !== 'none') {
-    run('seeding the registry', 'apps/quote-engine/src/seed.js', [env.REGISTRY_FILE], { ...inherited, DATABASE_URL: env.QUOTE_ENGINE_DATABASE_URL }, env.MIGRATE_STEP_TIMEOUT_MS);
+    run(
+      'seeding the registry',
+      'apps/quote-engine/src/seed.js',
+      [env.REGISTRY_FILE],
+      { ...inherited, DATABASE_URL: env.QUOTE_ENGINE_DATABASE_URL },
+      env.MIGRATE_STEP_TIMEOUT_MS,
+    );
   }
 }
 

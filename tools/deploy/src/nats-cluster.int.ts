@@ -29,7 +29,8 @@ describe('the generated NATS cluster configuration', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'nats-cluster-'));
-    for (let i = 0; i < K8S_CLUSTER.replicas; i++) ports.push({ client: await freePort(), cluster: await freePort(), monitor: await freePort() });
+    for (let i = 0; i < K8S_CLUSTER.replicas; i++)
+      ports.push({ client: await freePort(), cluster: await freePort(), monitor: await freePort() });
     const committed = readFileSync(join(ROOT, 'k8s/base/nats/nats.conf'), 'utf8');
     const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'], [ROUTE_PASSWORD_VAR]: routePassword };
     for (const u of BUS_USERS) env[passwordVar(u)] = passwords[u];
@@ -39,13 +40,20 @@ describe('the generated NATS cluster configuration', () => {
       mkdirSync(store);
       const config = join(dir, `nats-${i}.conf`);
       expect(committed).toContain(`store_dir: "${K8S_CLUSTER.storeDir}"`);
-      writeFileSync(config, committed.replace(`store_dir: "${K8S_CLUSTER.storeDir}"`, `store_dir: ${JSON.stringify(store)}`), { mode: 0o600 });
+      writeFileSync(config, committed.replace(`store_dir: "${K8S_CLUSTER.storeDir}"`, `store_dir: ${JSON.stringify(store)}`), {
+        mode: 0o600,
+      });
       const p = ports[i]!;
       servers.push(
-        launch(`nats-${i}`, 'nats-server', ['-c', config, '-a', '127.0.0.1', '-p', String(p.client), '-m', String(p.monitor), '--cluster', `nats://127.0.0.1:${p.cluster}`], {
-          env: { ...env, POD_NAME: `nats-${i}` },
-          logFile: join(dir, `nats-${i}.log`),
-        }),
+        launch(
+          `nats-${i}`,
+          'nats-server',
+          ['-c', config, '-a', '127.0.0.1', '-p', String(p.client), '-m', String(p.monitor), '--cluster', `nats://127.0.0.1:${p.cluster}`],
+          {
+            env: { ...env, POD_NAME: `nats-${i}` },
+            logFile: join(dir, `nats-${i}.log`),
+          },
+        ),
       );
     }
     // The StatefulSet's startup probe: /healthz answers 200 once JetStream is current with the cluster.
@@ -59,14 +67,24 @@ describe('the generated NATS cluster configuration', () => {
   });
 
   const as = async (user: string, member: number) => {
-    const nc = await connectNats({ url: `nats://127.0.0.1:${ports[member]!.client}`, name: user, user, password: passwords[user]!, connectTimeoutMs: 5000 });
+    const nc = await connectNats({
+      url: `nats://127.0.0.1:${ports[member]!.client}`,
+      name: user,
+      user,
+      password: passwords[user]!,
+      connectTimeoutMs: 5000,
+    });
     connections.push(nc);
     return nc;
   };
 
   it('forms one JetStream cluster of three members with a leader', async () => {
     const jsz = (await (await fetch(`http://127.0.0.1:${ports[0]!.monitor}/jsz`)).json()) as any;
-    expect(jsz.meta_cluster).toMatchObject({ name: K8S_CLUSTER.clusterName, cluster_size: K8S_CLUSTER.replicas, leader: expect.stringMatching(/^nats-\d$/) });
+    expect(jsz.meta_cluster).toMatchObject({
+      name: K8S_CLUSTER.clusterName,
+      cluster_size: K8S_CLUSTER.replicas,
+      leader: expect.stringMatching(/^nats-\d$/),
+    });
     const routez = (await (await fetch(`http://127.0.0.1:${ports[1]!.monitor}/routez`)).json()) as any;
     expect(routez.num_routes).toBe(K8S_CLUSTER.replicas - 1);
   });
@@ -86,17 +104,25 @@ describe('the generated NATS cluster configuration', () => {
     // Subscription interest reaches the other members through the routes.
     const client = await as('quote-engine', 2);
     let reply = '';
-    await waitFor('reply across members', async () => {
-      reply = (await client.request('ledger.v1.balance', '{}', { timeout: 1000 })).string();
-      return true;
-    }, 10_000);
+    await waitFor(
+      'reply across members',
+      async () => {
+        reply = (await client.request('ledger.v1.balance', '{}', { timeout: 1000 })).string();
+        return true;
+      },
+      10_000,
+    );
     expect(reply).toBe('{"ok":true}');
     sub.unsubscribe();
   });
 
   it('refuses a user with a wrong password, and anyone not generated', async () => {
     const url = `127.0.0.1:${ports[2]!.client}`;
-    await expect(connect({ servers: url, user: 'gateway', pass: `${passwords['gateway']}x`, reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/i);
-    await expect(connect({ servers: url, user: 'route', pass: routePassword, reconnect: false, timeout: 3000 })).rejects.toThrow(/Authorization/i);
+    await expect(
+      connect({ servers: url, user: 'gateway', pass: `${passwords['gateway']}x`, reconnect: false, timeout: 3000 }),
+    ).rejects.toThrow(/Authorization/i);
+    await expect(connect({ servers: url, user: 'route', pass: routePassword, reconnect: false, timeout: 3000 })).rejects.toThrow(
+      /Authorization/i,
+    );
   });
 });

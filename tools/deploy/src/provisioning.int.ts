@@ -17,7 +17,8 @@ describe('k8s/provision/postgres.sql on a real PostgreSQL', () => {
   const dbs = ['quote_engine', 'partner_service', 'gasless_relayer'];
   const passwords = new Map(dbs.flatMap((d) => [d, `${d}_migrator`]).map((r) => [r, newPassword()]));
   let dir: string;
-  const url = (role: string, db: string) => pgUrl(Number(new URL(testPostgresAdminUrl()).port), { user: `${prefix}${role}`, password: passwords.get(role)! }, `${prefix}${db}`);
+  const url = (role: string, db: string) =>
+    pgUrl(Number(new URL(testPostgresAdminUrl()).port), { user: `${prefix}${role}`, password: passwords.get(role)! }, `${prefix}${db}`);
   const query = async (u: string, sql: string) => {
     const c = new Client({ connectionString: u });
     await c.connect();

@@ -30,7 +30,9 @@ export function postgresProvisioning(): string {
   const lines = [
     ...HEADER('--'),
     '-- Run once per environment, as a role that may create roles and databases, with a password per role:',
-    `--   psql "$ADMIN_URL" -v ON_ERROR_STOP=1 ${DATABASES.flatMap((d) => [d, `${d}_migrator`]).map((r) => `-v ${passwordVariable(r)}=…`).join(' ')} -f k8s/provision/postgres.sql`,
+    `--   psql "$ADMIN_URL" -v ON_ERROR_STOP=1 ${DATABASES.flatMap((d) => [d, `${d}_migrator`])
+      .map((r) => `-v ${passwordVariable(r)}=…`)
+      .join(' ')} -f k8s/provision/postgres.sql`,
     '-- The Secrets then hold postgresql://<role>:<password>@host/<database>: xchain-databases the service',
     '-- roles, xchain-database-migrators the migrators.',
     'REVOKE ALL ON DATABASE postgres FROM PUBLIC;',
@@ -63,7 +65,9 @@ export const redisPasswordVariable = (service: string): string => `REDIS_PASSWOR
 export function redisProvisioning(): string {
   const lines = [
     `user default ${DEFAULT_USER_RULES.join(' ')}`,
-    ...REDIS_SERVICES.map((s) => `user ${s} reset on >\${${redisPasswordVariable(s)}} ${redisServiceRules(s, DEFAULT_REDIS_PREFIXES).join(' ')}`),
+    ...REDIS_SERVICES.map(
+      (s) => `user ${s} reset on >\${${redisPasswordVariable(s)}} ${redisServiceRules(s, DEFAULT_REDIS_PREFIXES).join(' ')}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }

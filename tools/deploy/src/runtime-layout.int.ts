@@ -44,7 +44,18 @@ jest.setTimeout(300_000);
 const pg = Number(process.env['TEST_POSTGRES_PORT']);
 const redis = Number(process.env['TEST_REDIS_PORT']);
 const OWNS_DATA = new Set<ImageName>(['quote-engine', 'partner-service', 'gasless-relayer', 'migrate']);
-const DEV_PACKAGES = ['jest', 'typescript', 'prisma', 'nx', '@swc/core', 'eslint', 'solc', 'node', 'kubernetes-models', '@foundry-rs/anvil-linux-amd64'];
+const DEV_PACKAGES = [
+  'jest',
+  'typescript',
+  'prisma',
+  'nx',
+  '@swc/core',
+  'eslint',
+  'solc',
+  'node',
+  'kubernetes-models',
+  '@foundry-rs/anvil-linux-amd64',
+];
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -77,7 +88,8 @@ describe('the runtime layout of every image', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('has nothing installed above it that a program could fall back on', () => {
-    for (let d = dir; d !== dirname(d); d = dirname(d)) expect({ d, modules: existsSync(join(d, 'node_modules')) }).toEqual({ d, modules: false });
+    for (let d = dir; d !== dirname(d); d = dirname(d))
+      expect({ d, modules: existsSync(join(d, 'node_modules')) }).toEqual({ d, modules: false });
   });
 
   it.each(IMAGE_NAMES)('%s holds its own compiled files and the production packages, nothing else', (image) => {
@@ -88,14 +100,27 @@ describe('the runtime layout of every image', () => {
     expect(dist.filter((f) => !f.endsWith('.js') && !f.endsWith('.json'))).toEqual([]);
     const apps = new Set(dist.filter((f) => f.startsWith('dist/apps/')).map((f) => f.split('/')[2]));
     expect([...apps]).toEqual(image === 'migrate' ? ['quote-engine'] : [image]);
-    expect(dist.some((f) => f.startsWith('dist/tools/stack/') || f.startsWith('dist/test/') || f.includes('.spec.') || f.includes('.int.'))).toBe(false);
+    expect(
+      dist.some((f) => f.startsWith('dist/tools/stack/') || f.startsWith('dist/test/') || f.includes('.spec.') || f.includes('.int.')),
+    ).toBe(false);
     for (const p of DEV_PACKAGES) expect({ p, installed: existsSync(join(out, 'node_modules', p)) }).toEqual({ p, installed: false });
-    const needs = ['zod', ...(image === 'migrate' ? [] : ['@nestjs/core', '@opentelemetry/sdk-node']), ...(OWNS_DATA.has(image) ? ['@prisma/client', 'pg'] : [])];
+    const needs = [
+      'zod',
+      ...(image === 'migrate' ? [] : ['@nestjs/core', '@opentelemetry/sdk-node']),
+      ...(OWNS_DATA.has(image) ? ['@prisma/client', 'pg'] : []),
+    ];
     for (const p of needs) expect({ p, installed: existsSync(join(out, 'node_modules', p)) }).toEqual({ p, installed: true });
     // Only what the image's code needs: the gateway owns no data, so it carries no database client.
     if (!OWNS_DATA.has(image)) expect(existsSync(join(out, 'node_modules/@prisma/client'))).toBe(false);
     for (const f of IMAGES[image].files) expect(existsSync(join(out, f))).toBe(true);
-    const tops = new Set(['dist', 'healthcheck.js', 'main.js', 'node_modules', 'package.json', ...IMAGES[image].files.map((f) => f.split('/')[0]!)]);
+    const tops = new Set([
+      'dist',
+      'healthcheck.js',
+      'main.js',
+      'node_modules',
+      'package.json',
+      ...IMAGES[image].files.map((f) => f.split('/')[0]!),
+    ]);
     expect(readdirSync(out).sort()).toEqual([...tops].sort());
   });
 
@@ -104,7 +129,9 @@ describe('the runtime layout of every image', () => {
     // As a database administrator would provision them (k8s/README.md): each database with its
     // service's role and its migrator (D17); the migrate image runs as the migrators, the apps as
     // their own roles, each with its own Redis user.
-    const databases = new Map<string, DatabaseAccess>(['quote_engine', 'partner_service', 'gasless_relayer'].map((n) => [n, newDatabaseAccess(`rt_${id}_${n}`)]));
+    const databases = new Map<string, DatabaseAccess>(
+      ['quote_engine', 'partner_service', 'gasless_relayer'].map((n) => [n, newDatabaseAccess(`rt_${id}_${n}`)]),
+    );
     const db = (name: string) => pgUrl(pg, databases.get(name)!.service, databases.get(name)!.database);
     const migrator = (name: string) => pgUrl(pg, databases.get(name)!.migrator, databases.get(name)!.database);
     const prefixes = { rateLimit: `rl-rt-${id}`, relayQueue: `rq-rt-${id}`, webhookQueue: `wh-rt-${id}` };
@@ -127,7 +154,14 @@ describe('the runtime layout of every image', () => {
     beforeAll(async () => {
       for (const access of databases.values()) await provisionDatabase(testPostgresAdmin(), access);
       const admin = testRedisAdmin();
-      await provisionRedisUsers(admin.port, admin.login, REDIS_SERVICES.map((s: RedisService) => ({ login: redisUsers.get(s)!, rules: redisServiceRules(s, { ...DEFAULT_REDIS_PREFIXES, ...prefixes }) })));
+      await provisionRedisUsers(
+        admin.port,
+        admin.login,
+        REDIS_SERVICES.map((s: RedisService) => ({
+          login: redisUsers.get(s)!,
+          rules: redisServiceRules(s, { ...DEFAULT_REDIS_PREFIXES, ...prefixes }),
+        })),
+      );
     });
 
     it('migrate: migrates every database as its migrator and seeds the registry, and does it again harmlessly', async () => {
@@ -141,7 +175,8 @@ describe('the runtime layout of every image', () => {
     it('migrate: refuses to start without its databases, naming each', async () => {
       const res = await runImage(layouts.migrate.out, base());
       expect(res.code).toBe(2);
-      for (const v of ['QUOTE_ENGINE_DATABASE_URL', 'PARTNER_SERVICE_DATABASE_URL', 'GASLESS_RELAYER_DATABASE_URL']) expect(res.out).toContain(v);
+      for (const v of ['QUOTE_ENGINE_DATABASE_URL', 'PARTNER_SERVICE_DATABASE_URL', 'GASLESS_RELAYER_DATABASE_URL'])
+        expect(res.out).toContain(v);
     });
 
     it('the five apps start from their folders, answer /readyz and pass their image health check; the gateway serves the seeded registry', async () => {
@@ -150,11 +185,20 @@ describe('the runtime layout of every image', () => {
       mkdirSync(join(natsDir, 'jetstream'), { recursive: true });
       const conf = readFileSync(join(ROOT, 'docker/nats.conf'), 'utf8');
       expect(conf).toContain('store_dir: "/data/jetstream"');
-      writeFileSync(join(natsDir, 'nats.conf'), conf.replace('store_dir: "/data/jetstream"', `store_dir: ${JSON.stringify(join(natsDir, 'jetstream'))}`), { mode: 0o600 });
+      writeFileSync(
+        join(natsDir, 'nats.conf'),
+        conf.replace('store_dir: "/data/jetstream"', `store_dir: ${JSON.stringify(join(natsDir, 'jetstream'))}`),
+        { mode: 0o600 },
+      );
       const [natsPort, monitorPort] = [await freePort(), await freePort()];
       const natsEnv: NodeJS.ProcessEnv = { PATH: process.env['PATH'] };
       for (const u of BUS_USERS) natsEnv[passwordVar(u)] = passwords[u];
-      const nats = launch('nats', 'nats-server', ['-c', join(natsDir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(natsPort), '-m', String(monitorPort)], { env: natsEnv, logFile: join(natsDir, 'nats.log') });
+      const nats = launch(
+        'nats',
+        'nats-server',
+        ['-c', join(natsDir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(natsPort), '-m', String(monitorPort)],
+        { env: natsEnv, logFile: join(natsDir, 'nats.log') },
+      );
       running.push(nats);
       await waitFor('nats', () => httpOk(`http://127.0.0.1:${monitorPort}/healthz`), 15_000, nats);
 
@@ -188,15 +232,21 @@ describe('the runtime layout of every image', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
         OTEL_BSP_SCHEDULE_DELAY: '200',
-        ...({
-          'quote-engine': { DATABASE_URL: db('quote_engine') },
-          'partner-service': { DATABASE_URL: db('partner_service'), WEBHOOK_SECRET_KEY: webhookKey },
-          'gasless-relayer': { DATABASE_URL: db('gasless_relayer') },
-        } as Record<string, NodeJS.ProcessEnv>)[app],
+        ...(
+          {
+            'quote-engine': { DATABASE_URL: db('quote_engine') },
+            'partner-service': { DATABASE_URL: db('partner_service'), WEBHOOK_SECRET_KEY: webhookKey },
+            'gasless-relayer': { DATABASE_URL: db('gasless_relayer') },
+          } as Record<string, NodeJS.ProcessEnv>
+        )[app],
       });
       const start = async (app: (typeof APP_NAMES)[number]) => {
         const log = join(dir, `${app}.log`);
-        const proc = launch(app, process.execPath, [...SERVICE_NODE_FLAGS, 'main.js'], { cwd: layouts[app].out, env: envOf(app), logFile: log });
+        const proc = launch(app, process.execPath, [...SERVICE_NODE_FLAGS, 'main.js'], {
+          cwd: layouts[app].out,
+          env: envOf(app),
+          logFile: log,
+        });
         running.push(proc);
         try {
           await waitFor(app, () => httpOk(`http://127.0.0.1:${ports[app]}/readyz`), 60_000, proc);
@@ -210,7 +260,9 @@ describe('the runtime layout of every image', () => {
 
       for (const app of APP_NAMES) {
         const code = await new Promise<number>((resolve) =>
-          execFile(process.execPath, ['healthcheck.js'], { cwd: layouts[app].out, env: envOf(app), timeout: 10_000 }, (err) => resolve(err ? ((err as { code?: number }).code ?? 1) : 0)),
+          execFile(process.execPath, ['healthcheck.js'], { cwd: layouts[app].out, env: envOf(app), timeout: 10_000 }, (err) =>
+            resolve(err ? ((err as { code?: number }).code ?? 1) : 0),
+          ),
         );
         expect({ app, healthcheck: code }).toEqual({ app, healthcheck: 0 });
       }

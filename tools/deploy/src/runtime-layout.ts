@@ -128,7 +128,8 @@ interface LockEntry {
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 }
 
-const readLock = (root: string) => (JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
+const readLock = (root: string) =>
+  (JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> }).packages;
 
 const BARE_REQUIRE = /require\("([^."][^"]*)"\)/g;
 
@@ -166,14 +167,15 @@ export function packageClosure(root: string, files: Iterable<string>): string[] 
     const entry = lock[key]!;
     for (const d of Object.keys(entry.dependencies ?? {})) queue.push({ from: key, name: d, optional: false });
     for (const d of Object.keys(entry.optionalDependencies ?? {})) queue.push({ from: key, name: d, optional: true });
-    for (const d of Object.keys(entry.peerDependencies ?? {})) queue.push({ from: key, name: d, optional: entry.peerDependenciesMeta?.[d]?.optional === true });
+    for (const d of Object.keys(entry.peerDependencies ?? {}))
+      queue.push({ from: key, name: d, optional: entry.peerDependenciesMeta?.[d]?.optional === true });
   }
   return [...keep].sort();
 }
 
 /** Where `name` resolves from the package at lockfile key `from` ('' for the app's own code): its own node_modules, then each enclosing one. */
 function resolvePackage(lock: Record<string, LockEntry>, from: string, name: string): string | undefined {
-  for (let base = from; ; ) {
+  for (let base = from; ;) {
     const key = `${base ? `${base}/` : ''}node_modules/${name}`;
     if (lock[key]) return key;
     if (!base) return undefined;

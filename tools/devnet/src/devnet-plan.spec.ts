@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { zeroAddress } from 'viem';
 import { DEFAULT_PARTNERS_FILE, DEFAULT_REGISTRY_FILE, planDevnet, readDevnetPlan } from './devnet-plan';
 
-const registry = JSON.parse(readFileSync(DEFAULT_REGISTRY_FILE, 'utf8')) as { tokens: { chain: string; address: string; permit: boolean }[] };
+const registry = JSON.parse(readFileSync(DEFAULT_REGISTRY_FILE, 'utf8')) as {
+  tokens: { chain: string; address: string; permit: boolean }[];
+};
 const partners = JSON.parse(readFileSync(DEFAULT_PARTNERS_FILE, 'utf8')) as unknown;
 
 describe('planDevnet', () => {

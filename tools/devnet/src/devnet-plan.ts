@@ -46,7 +46,15 @@ const Registry = z.object({
       gasless_executor: z.string().optional(),
     }),
   ),
-  tokens: z.array(z.object({ chain: z.string(), address: z.string(), symbol: z.string(), decimals: z.number().int().min(0).max(255), permit: z.boolean() })),
+  tokens: z.array(
+    z.object({
+      chain: z.string(),
+      address: z.string(),
+      symbol: z.string(),
+      decimals: z.number().int().min(0).max(255),
+      permit: z.boolean(),
+    }),
+  ),
 });
 
 const Partners = z.object({
@@ -86,7 +94,11 @@ export function planDevnet(chains: readonly string[], registryJson: unknown, par
 }
 
 /** `planDevnet` over the files (default: config/registry.json and config/partners.json). */
-export function readDevnetPlan(chains: readonly string[], registryFile = DEFAULT_REGISTRY_FILE, partnersFile = DEFAULT_PARTNERS_FILE): ChainPlan[] {
+export function readDevnetPlan(
+  chains: readonly string[],
+  registryFile = DEFAULT_REGISTRY_FILE,
+  partnersFile = DEFAULT_PARTNERS_FILE,
+): ChainPlan[] {
   const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as unknown;
   return planDevnet(chains, read(registryFile), read(partnersFile));
 }

@@ -14,7 +14,11 @@ const TOKEN_ABI = parseAbi([
   'function balanceOf(address) view returns (uint256)',
   'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
 ]);
-const EXECUTOR_ABI = parseAbi(['function permit2() view returns (address)', 'function router() view returns (address)', 'function feeRecipient() view returns (address)']);
+const EXECUTOR_ABI = parseAbi([
+  'function permit2() view returns (address)',
+  'function router() view returns (address)',
+  'function feeRecipient() view returns (address)',
+]);
 const VOUCHER_ABI = parseAbi(['function operator() view returns (address)']);
 
 /**
@@ -51,11 +55,22 @@ describe('devnet', () => {
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'permit2' })).toBe(getAddress(PERMIT2_ADDRESS));
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'router' })).toBe(plan.depositTarget);
       expect(await c.readContract({ address: at, abi: EXECUTOR_ABI, functionName: 'feeRecipient' })).toBe(DEV_FEE_RECIPIENT);
-      const router = (functionName: 'refunder' | 'settler' | 'treasury' | 'retention') => c.readContract({ address: plan.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName });
-      expect([await router('refunder'), await router('settler'), await router('treasury'), await router('retention')]).toEqual([DEV_FILLER, DEV_FILLER, DEV_TREASURY, 604_800n]);
+      const router = (functionName: 'refunder' | 'settler' | 'treasury' | 'retention') =>
+        c.readContract({ address: plan.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName });
+      expect([await router('refunder'), await router('settler'), await router('treasury'), await router('retention')]).toEqual([
+        DEV_FILLER,
+        DEV_FILLER,
+        DEV_TREASURY,
+        604_800n,
+      ]);
     }
     expect(devnet.feeRecipient).toBe(DEV_FEE_RECIPIENT);
-    expect([devnet.refunder, devnet.settler, devnet.treasury, devnet.retentionSecs]).toEqual([DEV_FILLER, DEV_FILLER, DEV_TREASURY, DEV_RETENTION_SECS]);
+    expect([devnet.refunder, devnet.settler, devnet.treasury, devnet.retentionSecs]).toEqual([
+      DEV_FILLER,
+      DEV_FILLER,
+      DEV_TREASURY,
+      DEV_RETENTION_SECS,
+    ]);
     // The published keys behind the addresses: anvil's accounts #5 and #6.
     expect(privateKeyToAddress(DEV_FILLER_KEY)).toBe(DEV_FILLER);
     expect(DEV_TREASURY).toBe(privateKeyToAddress('0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e'));
@@ -67,8 +82,17 @@ describe('devnet', () => {
     const c = client('base');
     expect(await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'decimals' })).toBe(6);
     expect(await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'symbol' })).toBe('USDC');
-    const [, name, version, chainId, verifyingContract] = await c.readContract({ address: usdc, abi: TOKEN_ABI, functionName: 'eip712Domain' });
-    expect({ name, version, chainId, verifyingContract }).toEqual({ name: 'USD Coin', version: '2', chainId: 8453n, verifyingContract: usdc });
+    const [, name, version, chainId, verifyingContract] = await c.readContract({
+      address: usdc,
+      abi: TOKEN_ABI,
+      functionName: 'eip712Domain',
+    });
+    expect({ name, version, chainId, verifyingContract }).toEqual({
+      name: 'USD Coin',
+      version: '2',
+      chainId: 8453n,
+      verifyingContract: usdc,
+    });
   });
 
   it('puts a non-permit token at its registry address with its registry decimals', async () => {
@@ -86,7 +110,9 @@ describe('devnet', () => {
     expect((await client('base').getCode({ address: basePlan.fundingRouter! }))?.length).toBeGreaterThan(2);
     expect(ethPlan.fundingRouter).toBeUndefined();
     for (const plan of [ethPlan, basePlan]) {
-      expect(await client(plan.name).readContract({ address: plan.voucherRouter!, abi: VOUCHER_ABI, functionName: 'operator' })).toBe(DEV_VOUCHER_SIGNER);
+      expect(await client(plan.name).readContract({ address: plan.voucherRouter!, abi: VOUCHER_ABI, functionName: 'operator' })).toBe(
+        DEV_VOUCHER_SIGNER,
+      );
     }
   });
 
@@ -139,7 +165,9 @@ describe('devnet with a block time and a retention of its own', () => {
       const who = privateKeyToAddress('0x3333333333333333333333333333333333333333333333333333333333333333');
       const [arb] = (await fund(devnet.rpcUrls, who)).chains;
       const usdc = arb!.tokens.find((t) => t.symbol === 'USDC')!;
-      expect(await c.readContract({ address: usdc.address, abi: TOKEN_ABI, functionName: 'balanceOf', args: [who] })).toBe(1_000_000n * 10n ** 6n);
+      expect(await c.readContract({ address: usdc.address, abi: TOKEN_ABI, functionName: 'balanceOf', args: [who] })).toBe(
+        1_000_000n * 10n ** 6n,
+      );
     } finally {
       await devnet.stop();
     }

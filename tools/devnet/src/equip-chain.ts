@@ -28,7 +28,13 @@ export const DEV_RETENTION_SECS = 604_800;
  * is why every contract placed here keeps its configuration in immutables, never in storage.
  * Returns how many contracts it placed (Permit2 included).
  */
-export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Record<string, CompiledContract>, roles: ChainRoles, retentionSecs = DEV_RETENTION_SECS): Promise<number> {
+export async function equipChain(
+  rpcUrl: string,
+  plan: ChainPlan,
+  contracts: Record<string, CompiledContract>,
+  roles: ChainRoles,
+  retentionSecs = DEV_RETENTION_SECS,
+): Promise<number> {
   const place = async (name: string, at: Address, args: unknown[] = []) => {
     const contract = contracts[name];
     if (!contract) throw new Error(`contract ${name} is not among the compiled contracts`);
@@ -43,7 +49,8 @@ export async function equipChain(rpcUrl: string, plan: ChainPlan, contracts: Rec
     placed++;
   }
   for (const token of plan.tokens) {
-    if (token.permitVersion !== undefined) await place('DevPermitToken', token.address, [token.name, token.symbol, token.decimals, token.permitVersion]);
+    if (token.permitVersion !== undefined)
+      await place('DevPermitToken', token.address, [token.name, token.symbol, token.decimals, token.permitVersion]);
     else await place('DevToken', token.address, [token.name, token.symbol, token.decimals]);
     placed++;
   }

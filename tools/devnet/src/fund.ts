@@ -55,7 +55,16 @@ async function fundChain(rpcUrl: string, plan: ChainPlan, to: Address): Promise<
   const sent: Hex[] = [];
   for (const token of plan.tokens) {
     const amount = FUND_TOKEN_UNITS * 10n ** BigInt(token.decimals);
-    sent.push(await wallet.writeContract({ address: token.address, abi: MINT_ABI, functionName: 'mint', args: [to, amount], chain: null, nonce: nonce++ }));
+    sent.push(
+      await wallet.writeContract({
+        address: token.address,
+        abi: MINT_ABI,
+        functionName: 'mint',
+        args: [to, amount],
+        chain: null,
+        nonce: nonce++,
+      }),
+    );
     tokens.push({ symbol: token.symbol, address: token.address, amount: amount.toString() });
   }
   for (const hash of sent) {

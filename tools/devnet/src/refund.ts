@@ -47,7 +47,8 @@ export async function refundOrder(opts: RefundOptions): Promise<RefundReport> {
   const src = plans.find((p) => p.name === opts.chain)!;
   const client = createPublicClient({ transport: http(url, { timeout: 10_000 }), pollingInterval: 250 });
   const opened = await findOpenedOrder(client, src.depositTarget, opts.quoteHash);
-  if (!opened) throw new Error(`no order ${opts.quoteHash} was deposited on ${opts.chain} (no OrderOpened on its router ${src.depositTarget})`);
+  if (!opened)
+    throw new Error(`no order ${opts.quoteHash} was deposited on ${opts.chain} (no OrderOpened on its router ${src.depositTarget})`);
   const { order } = opened;
 
   const account = privateKeyToAccount(opts.refunderKey ?? DEV_FILLER_KEY);
@@ -91,9 +92,17 @@ async function cancelOnDestination(
   if (order.dstChainId === BigInt(srcChainId)) return { destination: 'same chain: the router itself refuses a filled order' };
   const dst = plans.find((p) => BigInt(p.chainId) === order.dstChainId);
   const dstUrl = dst && opts.rpcUrls.get(dst.name);
-  if (!dst || !dstUrl) return { destination: `chain id ${order.dstChainId} is not a running local chain: the order was not cancelled there, nor its fill checked` };
+  if (!dst || !dstUrl)
+    return {
+      destination: `chain id ${order.dstChainId} is not a running local chain: the order was not cancelled there, nor its fill checked`,
+    };
   const client = createPublicClient({ transport: http(dstUrl, { timeout: 10_000 }), pollingInterval: 250 });
-  const filled = await client.readContract({ address: dst.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName: 'filled', args: [opts.quoteHash] });
+  const filled = await client.readContract({
+    address: dst.depositTarget,
+    abi: XCHAIN_ROUTER_ABI,
+    functionName: 'filled',
+    args: [opts.quoteHash],
+  });
   if (filled) throw new Error(`${opts.quoteHash} was already filled on ${dst.name}: it cannot be refunded`);
   const tx = cancelTx(order, dst.depositTarget);
   try {
@@ -106,7 +115,13 @@ async function cancelOnDestination(
 }
 
 /** Sends a router call and waits for its receipt; throws when it reverted. */
-async function sendChecked(client: PublicClient, url: string, account: PrivateKeyAccount, tx: { to: Address; data: Hex }, what: string): Promise<Hex> {
+async function sendChecked(
+  client: PublicClient,
+  url: string,
+  account: PrivateKeyAccount,
+  tx: { to: Address; data: Hex },
+  what: string,
+): Promise<Hex> {
   const wallet = createWalletClient({ account, transport: http(url, { timeout: 10_000 }) });
   const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, chain: null });
   const receipt = await client.waitForTransactionReceipt({ hash, timeout: 30_000 });

@@ -37,17 +37,28 @@ export interface ServeConfig {
 const HEX_KEY = /^0x[0-9a-fA-F]{64}$/;
 
 export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
-  const chains = (env['DEVNET_CHAINS'] ?? 'ethereum,base,arbitrum').split(',').map((c) => c.trim()).filter(Boolean);
+  const chains = (env['DEVNET_CHAINS'] ?? 'ethereum,base,arbitrum')
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   if (chains.length === 0) throw new Error('DEVNET_CHAINS names no chain');
   const basePort = whole(env, 'ANVIL_BASE_PORT', 8545);
-  if (basePort < 1 || basePort + chains.length - 1 > 65535) throw new Error(`ANVIL_BASE_PORT=${basePort} leaves no room for ${chains.length} ports`);
+  if (basePort < 1 || basePort + chains.length - 1 > 65535)
+    throw new Error(`ANVIL_BASE_PORT=${basePort} leaves no room for ${chains.length} ports`);
   const blockTimeSecs = whole(env, 'ANVIL_BLOCK_TIME', 1);
   const keysText = env['RELAYER_PRIVATE_KEYS'];
-  const relayers = (keysText ?? DEV_RELAYER_KEYS.join(',')).split(',').map((k) => k.trim()).filter(Boolean).map((k) => addressOf(k, 'RELAYER_PRIVATE_KEYS'));
+  const relayers = (keysText ?? DEV_RELAYER_KEYS.join(','))
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .map((k) => addressOf(k, 'RELAYER_PRIVATE_KEYS'));
   const voucherKey = env['VOUCHER_SIGNER_KEY'];
   const partners = env['PARTNERS_CONFIG_FILE'];
   const fillerText = env['FILLER_PRIVATE_KEYS'];
-  if (fillerText !== undefined && !HEX_KEY.test(fillerText.trim())) throw new Error('FILLER_PRIVATE_KEYS must be one 32-byte hex private key for the local chains (chain=key lists are for real deployments)');
+  if (fillerText !== undefined && !HEX_KEY.test(fillerText.trim()))
+    throw new Error(
+      'FILLER_PRIVATE_KEYS must be one 32-byte hex private key for the local chains (chain=key lists are for real deployments)',
+    );
   const fillerKey = (fillerText?.trim() ?? DEV_FILLER_KEY) as Hex;
   const config: ServeConfig = {
     chains,

@@ -63,7 +63,9 @@ export async function serve(args: string[]): Promise<number> {
     try {
       const plans = readDevnetPlan([...started.chains.keys()], undefined, config.partnersFile);
       await equipFiller(started.rpcUrls, plans, config.fillerKey, config.partnersFile ? { partnersFile: config.partnersFile } : {});
-      console.log(`[devnet] operator wallet ${operator} (FILLER_PRIVATE_KEYS): gas, 1,000,000 of every token and router approvals on every chain`);
+      console.log(
+        `[devnet] operator wallet ${operator} (FILLER_PRIVATE_KEYS): gas, 1,000,000 of every token and router approvals on every chain`,
+      );
     } catch (err) {
       await started.stop();
       throw err;

@@ -15,7 +15,11 @@ function schemaName(schema: z.ZodType | undefined): string {
 }
 
 function fieldsOf(schema: z.ZodObject | undefined): string {
-  return schema ? Object.keys(schema.shape).map((k) => `\`${k}\``).join(', ') : '';
+  return schema
+    ? Object.keys(schema.shape)
+        .map((k) => `\`${k}\``)
+        .join(', ')
+    : '';
 }
 
 /** What holds for every operation; the operations table below is generated, this text is kept here. */
@@ -25,21 +29,21 @@ const CONVENTIONS = [
   '- **Wire format** (D1): JSON only (other content types get 415); snake_case; amounts and other big',
   '  numbers as decimal strings in base units; enums by name; unknown request fields ignored.',
   '- **Errors** (D2): every failure is a `google.rpc.Status` (`code`, `message`, `details` with an',
-  '  `ErrorInfo` reason and metadata, `BadRequest` field violations, `RetryInfo`) with grpc-gateway\'s',
+  "  `ErrorInfo` reason and metadata, `BadRequest` field violations, `RetryInfo`) with grpc-gateway's",
   '  HTTP status: 400 `INVALID_ARGUMENT`/`FAILED_PRECONDITION`, 401, 403, 404, 409, 429, 501, 503',
   '  `UNAVAILABLE` (with `Retry-After`), 504 `DEADLINE_EXCEEDED`. The reason (`STALE_PRICE`,',
   '  `QUOTE_NOT_FOUND`, `CHAIN_RPC_UNAVAILABLE`, …) is what to branch on.',
   '- **Credentials** (D9): public operations take an optional `x-api-key` (`xk_…`); an unknown or',
   '  disabled key is refused (401), never treated as keyless. Partner operations need',
   '  `Authorization: Bearer <session token>` (`xps_…`, issued by the operator with `partner-admin',
-  '  issue-session`). Another partner\'s ids answer 404, as if they did not exist.',
-  '- **Rate limits** (D10): per minute, a keyless caller\'s IP has `KEYLESS_POINTS_PER_MIN` (120)',
-  '  points, an API key its tier\'s (`config/partners.json`: free 60, standard 600, pro 6000), a',
-  '  partner session `PARTNER_POINTS_PER_MIN` (300). Each call costs its operation\'s points; every',
+  "  issue-session`). Another partner's ids answer 404, as if they did not exist.",
+  "- **Rate limits** (D10): per minute, a keyless caller's IP has `KEYLESS_POINTS_PER_MIN` (120)",
+  "  points, an API key its tier's (`config/partners.json`: free 60, standard 600, pro 6000), a",
+  "  partner session `PARTNER_POINTS_PER_MIN` (300). Each call costs its operation's points; every",
   '  answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; over budget is 429',
   '  `RATE_LIMITED` with `Retry-After`.',
   '- **Caching**: ListTokens and GetChains answer with a strong `ETag` and honour `If-None-Match` (304).',
-  '- **Order status** (D12, D13): GetOrder reads an order\'s view once; StreamOrderEvents pushes it on',
+  "- **Order status** (D12, D13): GetOrder reads an order's view once; StreamOrderEvents pushes it on",
   '  every change; partners also get it by webhook (SetPartnerWebhook), each POST signed',
   '  `x-xchain-signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.',
   '- **Tracing**: every answer carries `x-request-id` (the trace id) and `traceparent`.',
@@ -66,7 +70,9 @@ export function renderApiDoc(operations: readonly HttpOperation[]): string {
     '| --- | --- | --- | --- | --- |',
   ];
   for (const op of operations) {
-    out.push(`| [${op.operationId}](#${op.operationId.toLowerCase()}) | \`${op.method} ${op.path}\` | ${AUTH[op.auth]} | ${op.points ?? 1} | ${cell(op.summary)} |`);
+    out.push(
+      `| [${op.operationId}](#${op.operationId.toLowerCase()}) | \`${op.method} ${op.path}\` | ${AUTH[op.auth]} | ${op.points ?? 1} | ${cell(op.summary)} |`,
+    );
   }
   const tags = [...new Set(operations.map((op) => op.tag))];
   for (const tag of tags) {

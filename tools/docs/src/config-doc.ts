@@ -55,13 +55,19 @@ export function renderConfigDoc(envs: readonly ServiceEnv[]): string {
     'Every service parses its environment with a zod schema at start and refuses to start, naming',
     'each bad variable, when one is invalid. The defaults are those of the local stack, so `npm start`',
     'needs none set. Each service runs alone given these variables:',
-    '`node --max-semi-space-size=16 dist/apps/<service>/src/main.js` (the flag caps V8\'s young',
+    "`node --max-semi-space-size=16 dist/apps/<service>/src/main.js` (the flag caps V8's young",
     'generation; the local stack and the images pass it). Durations are in milliseconds unless the',
     'name ends in `_SECS`/`_HOURS`; ranges are inclusive.',
   ];
   for (const { service, file, schemas } of envs) {
     for (const schema of schemas) {
-      out.push('', `## ${service}`, '', `\`${schema.name}\` in \`${file}\`${schema.extends ? `, with the variables of \`${schema.extends}\` (every service)` : ''}.`, '');
+      out.push(
+        '',
+        `## ${service}`,
+        '',
+        `\`${schema.name}\` in \`${file}\`${schema.extends ? `, with the variables of \`${schema.extends}\` (every service)` : ''}.`,
+        '',
+      );
       out.push('| Variable | Type | Default | Description |', '| --- | --- | --- | --- |');
       for (const v of schema.variables) {
         out.push(`| \`${v.name}\` | ${cell(v.type)} | ${cell(defaultOf(v))} | ${cell(descriptionOf(service, v) ?? '')} |`);
@@ -70,6 +76,12 @@ export function renderConfigDoc(envs: readonly ServiceEnv[]): string {
   }
   out.push('', '## Local stack, tools and shared libraries', '', 'Read directly from the environment, outside the schemas above.', '');
   out.push('| Variable | Read by | Default | Description |', '| --- | --- | --- | --- |');
-  for (const v of UNSCHEMATIZED_VARIABLES) out.push(`| ${v.name.split(', ').map((n) => (n === '…' ? n : `\`${n}\``)).join(', ')} | ${v.readBy} | ${v.default} | ${cell(v.description)} |`);
+  for (const v of UNSCHEMATIZED_VARIABLES)
+    out.push(
+      `| ${v.name
+        .split(', ')
+        .map((n) => (n === '…' ? n : `\`${n}\``))
+        .join(', ')} | ${v.readBy} | ${v.default} | ${cell(v.description)} |`,
+    );
   return `${out.join('\n')}\n`;
 }

@@ -7,8 +7,12 @@ const TOP = ['apps', 'libs', 'tools', 'test', 'prisma', 'docker', 'k8s', 'script
 const PATH = new RegExp(`(?:\`|\\]\\()((?:${TOP.join('|')})/[A-Za-z0-9_./-]+?)(?::\\d+)?(?:\`|\\)|#)`, 'g');
 
 function documents(): string[] {
-  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-  const decisions = readdirSync(join(ROOT, 'docs', 'decisions')).filter((f) => f.endsWith('.md')).map((f) => `docs/decisions/${f}`);
+  const docs = readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`);
+  const decisions = readdirSync(join(ROOT, 'docs', 'decisions'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/decisions/${f}`);
   return ['README.md', ...docs, ...decisions];
 }
 

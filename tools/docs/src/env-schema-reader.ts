@@ -60,9 +60,22 @@ export function readEnvSchemas(file: string): EnvSchema[] {
         variables: found.shape.properties.filter(ts.isPropertyAssignment).map((prop) => {
           const info = reader.read(prop.initializer, new Map());
           const [min, max] = info.range;
-          const range = min !== undefined && max !== undefined ? ` ${min}–${max}` : min !== undefined ? ` ≥ ${min}` : max !== undefined ? ` ≤ ${max}` : '';
+          const range =
+            min !== undefined && max !== undefined
+              ? ` ${min}–${max}`
+              : min !== undefined
+                ? ` ≥ ${min}`
+                : max !== undefined
+                  ? ` ≤ ${max}`
+                  : '';
           const doc = docOf(prop) ?? info.description;
-          return { name: prop.name.getText(source), type: `${info.type}${range}`, default: info.default, optional: info.optional, ...(doc ? { doc } : {}) };
+          return {
+            name: prop.name.getText(source),
+            type: `${info.type}${range}`,
+            default: info.default,
+            optional: info.optional,
+            ...(doc ? { doc } : {}),
+          };
         }),
       });
     }
@@ -140,8 +153,13 @@ class ChainReader {
         return args[0] && ts.isStringLiteralLike(args[0]) ? { ...info, description: args[0].text } : info;
       case 'meta': {
         const meta = args[0];
-        const prop = meta && ts.isObjectLiteralExpression(meta) ? meta.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText(this.source) === 'description') : undefined;
-        return prop && ts.isPropertyAssignment(prop) && ts.isStringLiteralLike(prop.initializer) ? { ...info, description: prop.initializer.text } : info;
+        const prop =
+          meta && ts.isObjectLiteralExpression(meta)
+            ? meta.properties.find((p) => ts.isPropertyAssignment(p) && p.name.getText(this.source) === 'description')
+            : undefined;
+        return prop && ts.isPropertyAssignment(prop) && ts.isStringLiteralLike(prop.initializer)
+          ? { ...info, description: prop.initializer.text }
+          : info;
       }
       case 'regex':
         return { ...info, type: args[0] && ts.isRegularExpressionLiteral(args[0]) ? `text matching \`${args[0].text}\`` : info.type };
@@ -164,7 +182,10 @@ class ChainReader {
         return plain('boolean');
       case 'enum': {
         const list = args[0];
-        const names = list && ts.isArrayLiteralExpression(list) ? list.elements.map((e) => `\`${ts.isStringLiteral(e) ? e.text : e.getText()}\``) : undefined;
+        const names =
+          list && ts.isArrayLiteralExpression(list)
+            ? list.elements.map((e) => `\`${ts.isStringLiteral(e) ? e.text : e.getText()}\``)
+            : undefined;
         return plain(names ? `one of ${names.join(', ')}` : 'one of a list');
       }
       default:
@@ -182,7 +203,12 @@ class ChainReader {
         return { type: 'milliseconds', range: ['1', '600000'], default: arg(0), optional: false };
       case 'parsedText': {
         const fallback = arg(1);
-        return { type: 'text', range: [], default: fallback === undefined || fallback === '``' ? undefined : fallback, optional: fallback === undefined || fallback === '``' };
+        return {
+          type: 'text',
+          range: [],
+          default: fallback === undefined || fallback === '``' ? undefined : fallback,
+          optional: fallback === undefined || fallback === '``',
+        };
       }
     }
     const fn = this.consts.get(name);
@@ -204,7 +230,8 @@ class ChainReader {
     if (ts.isStringLiteralLike(node)) return `\`${node.text}\``;
     if (ts.isIdentifier(node)) {
       const bound = scope.get(node.text) ?? this.consts.get(node.text);
-      if (bound && ts.isStringLiteralLike(bound)) return bound.text.length > 48 ? `\`${node.text}\` (published for development: never for real money)` : `\`${bound.text}\``;
+      if (bound && ts.isStringLiteralLike(bound))
+        return bound.text.length > 48 ? `\`${node.text}\` (published for development: never for real money)` : `\`${bound.text}\``;
       if (bound) return this.value(bound, scope);
     }
     return `\`${node.getText(this.source)}\``;

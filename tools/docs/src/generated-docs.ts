@@ -10,9 +10,11 @@ export const GENERATED_DOCS: readonly { path: string; render: (root: string) => 
     render: (root) => {
       const envs = readServiceEnvs(root);
       const missing = undescribed(envs);
-      if (missing.length > 0) throw new Error(`variables without a description (add a doc comment in the schema or an ENV_DESCRIPTIONS entry):\n  ${missing.join('\n  ')}`);
+      if (missing.length > 0)
+        throw new Error(
+          `variables without a description (add a doc comment in the schema or an ENV_DESCRIPTIONS entry):\n  ${missing.join('\n  ')}`,
+        );
       return renderConfigDoc(envs);
     },
   },
 ];
-

@@ -11,9 +11,7 @@ async function main(): Promise<void> {
   const dir = resolve(__dirname, '../../../../prisma', service, 'migrations');
   const created = await ensureDatabase(url);
   const result = await migrate(url, dir);
-  console.log(
-    JSON.stringify({ service, database_created: created, applied: result.applied, already_applied: result.skipped.length }),
-  );
+  console.log(JSON.stringify({ service, database_created: created, applied: result.applied, already_applied: result.skipped.length }));
 }
 
 main().catch((err: unknown) => {

@@ -47,7 +47,14 @@ export const COMMANDS: Record<string, Command> = {
   credit: {
     usage: '--email E --usd-micros N --reason TEXT [--token ADDRESS --amount BASE_UNITS]',
     contract: AdminAdjustFundingRpc,
-    request: (f) => ({ email: f['email'], direction: 'credit', usd_micros: f['usd-micros'], reason: f['reason'], token: f['token'], amount: f['amount'] }),
+    request: (f) => ({
+      email: f['email'],
+      direction: 'credit',
+      usd_micros: f['usd-micros'],
+      reason: f['reason'],
+      token: f['token'],
+      amount: f['amount'],
+    }),
   },
   debit: {
     usage: '--email E --usd-micros N --reason TEXT',
@@ -55,7 +62,8 @@ export const COMMANDS: Record<string, Command> = {
     request: (f) => ({ email: f['email'], direction: 'debit', usd_micros: f['usd-micros'], reason: f['reason'] }),
   },
   settlement: {
-    usage: '[--since RFC3339]          (inventory, reservations, open and stuck settlements, the oldest unsettled order, deposits = claims + refunds + open, stray Solana deposits by state and the stuck ones)',
+    usage:
+      '[--since RFC3339]          (inventory, reservations, open and stuck settlements, the oldest unsettled order, deposits = claims + refunds + open, stray Solana deposits by state and the stuck ones)',
     contract: SettlementReportRpc,
     request: (f) => ({ since: f['since'] }),
   },

@@ -16,7 +16,11 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`usage: partner-admin <command> [flags]\n${Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`).join('\n')}\n`);
+    process.stderr.write(
+      `usage: partner-admin <command> [flags]\n${Object.entries(COMMANDS)
+        .map(([n, c]) => `  ${n} ${c.usage}`)
+        .join('\n')}\n`,
+    );
     return 2;
   }
   let request: unknown;
@@ -29,7 +33,9 @@ async function main(argv: string[]): Promise<number> {
   const localFile = join(credentialsDir(process.env['DATA_DIR'] ?? join(ROOT, '.data')), CREDENTIAL_FILES.natsOperator);
   const password = process.env['NATS_PASSWORD'] || readSecretFile(localFile);
   if (!password) {
-    process.stderr.write(`NATS_PASSWORD is required: the operator connects to NATS as its own user (NATS_USER, default operator); a running npm start leaves it in ${localFile}\n`);
+    process.stderr.write(
+      `NATS_PASSWORD is required: the operator connects to NATS as its own user (NATS_USER, default operator); a running npm start leaves it in ${localFile}\n`,
+    );
     return 2;
   }
   const nc = await connectNats({

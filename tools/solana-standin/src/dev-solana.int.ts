@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { Connection, PublicKey } from '@solana/web3.js';
 import { ROOT } from '@xchain/stack';
 import { associatedTokenAccount, vaultTokenAccount } from '@xchain/svm-orders';
-import { DEV_SOLANA_FEE_PAYER_SEED, DEV_SOLANA_FILLER_SEED, DEV_SOLANA_VAULT_SEED, devKeypair, startDevSolana, startLocalSolana } from './index';
+import {
+  DEV_SOLANA_FEE_PAYER_SEED,
+  DEV_SOLANA_FILLER_SEED,
+  DEV_SOLANA_VAULT_SEED,
+  devKeypair,
+  startDevSolana,
+  startLocalSolana,
+} from './index';
 
 describe('the stand-in as npm start runs it', () => {
   it("places the registry's Solana tokens, funds the dev vault, fee payer, filler and wallet, and hands the services its URL and keys", async () => {
@@ -27,8 +34,13 @@ describe('the stand-in as npm start runs it', () => {
       for (const wallet of [chain.deposit_target, chain.fee_payer, dev.filler.toBase58(), dev.user.toBase58()]) {
         expect([wallet, await conn.getBalance(new PublicKey(wallet))]).toEqual([wallet, 1000 * 10 ** 9]);
       }
-      expect((await conn.getTokenAccountBalance(vaultTokenAccount(chain.deposit_target, usdc.address))).value).toMatchObject({ amount: '0', decimals: usdc.decimals });
-      expect((await conn.getTokenAccountBalance(associatedTokenAccount(dev.filler, usdc.address))).value.amount).toBe(String(1_000_000n * 10n ** BigInt(usdc.decimals)));
+      expect((await conn.getTokenAccountBalance(vaultTokenAccount(chain.deposit_target, usdc.address))).value).toMatchObject({
+        amount: '0',
+        decimals: usdc.decimals,
+      });
+      expect((await conn.getTokenAccountBalance(associatedTokenAccount(dev.filler, usdc.address))).value.amount).toBe(
+        String(1_000_000n * 10n ** BigInt(usdc.decimals)),
+      );
     } finally {
       await dev.stop();
     }

@@ -55,7 +55,11 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
   const name = opts.chain ?? 'solana';
   const chain = registry.chains.find((c) => c.chain === name && c.vm === 'svm');
   if (!chain) throw new Error(`the registry has no svm chain named ${name}`);
-  const standin = await startSolanaStandin({ ...(opts.port !== undefined ? { port: opts.port } : {}), ...(opts.host ? { host: opts.host } : {}), ...(opts.slotMs !== undefined ? { slotMs: opts.slotMs } : {}) });
+  const standin = await startSolanaStandin({
+    ...(opts.port !== undefined ? { port: opts.port } : {}),
+    ...(opts.host ? { host: opts.host } : {}),
+    ...(opts.slotMs !== undefined ? { slotMs: opts.slotMs } : {}),
+  });
   try {
     const fillerKey = devKeypair(DEV_SOLANA_FILLER_SEED);
     const filler = fillerKey.publicKey;
@@ -73,7 +77,9 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
       if (token.address === NATIVE_MINT) continue;
       for (const wallet of [filler, user]) standin.mintTo(wallet, token.address, FUND_TOKEN_UNITS * 10n ** BigInt(token.decimals));
     }
-    say(`solana: stand-in at ${standin.url}; ${tokens.length} SPL tokens, vault ${vault.toBase58()}, filler ${filler.toBase58()}, dev user ${user.toBase58()}`);
+    say(
+      `solana: stand-in at ${standin.url}; ${tokens.length} SPL tokens, vault ${vault.toBase58()}, filler ${filler.toBase58()}, dev user ${user.toBase58()}`,
+    );
     return {
       standin,
       serviceEnv: {

@@ -17,7 +17,13 @@ export class StandinFunds {
   private sent = 0;
 
   constructor(private readonly ledger: SolanaLedger) {
-    ledger.svm.setAccount(this.faucet.publicKey, { lamports: FAUCET_LAMPORTS, data: new Uint8Array(), owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
+    ledger.svm.setAccount(this.faucet.publicKey, {
+      lamports: FAUCET_LAMPORTS,
+      data: new Uint8Array(),
+      owner: SystemProgram.programId,
+      executable: false,
+      rentEpoch: 0,
+    });
   }
 
   /** Lamports from the faucet; the signature of the transfer. */
@@ -35,7 +41,13 @@ export class StandinFunds {
     const address = opts.address !== undefined ? toKey(opts.address) : Keypair.generate().publicKey;
     const authority = Keypair.generate();
     const lamports = Number(this.ledger.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
-    this.ledger.svm.setAccount(address, { lamports, data: encodeMint(authority.publicKey, opts.decimals), owner: SVM_PROGRAMS.token, executable: false, rentEpoch: 0 });
+    this.ledger.svm.setAccount(address, {
+      lamports,
+      data: encodeMint(authority.publicKey, opts.decimals),
+      owner: SVM_PROGRAMS.token,
+      executable: false,
+      rentEpoch: 0,
+    });
     this.mintAuthorities.set(address.toBase58(), authority);
     return address;
   }
@@ -52,7 +64,10 @@ export class StandinFunds {
     const authority = this.mintAuthorities.get(m.toBase58());
     if (!authority) throw new Error(`the stand-in holds no authority over mint ${m.toBase58()}: create it with createMint`);
     return this.send(
-      [createAssociatedTokenAccountInstruction(this.faucet.publicKey, toKey(owner), m), mintToInstruction(m, associatedTokenAccount(owner, m), authority.publicKey, amount)],
+      [
+        createAssociatedTokenAccountInstruction(this.faucet.publicKey, toKey(owner), m),
+        mintToInstruction(m, associatedTokenAccount(owner, m), authority.publicKey, amount),
+      ],
       [authority],
     );
   }
@@ -64,7 +79,10 @@ export class StandinFunds {
    */
   private send(instructions: TransactionInstruction[], signers: Keypair[]): string {
     const unique = ComputeBudgetProgram.setComputeUnitLimit({ units: 1_400_000 - (this.sent++ % 1_000_000) });
-    const tx = new Transaction({ feePayer: this.faucet.publicKey, recentBlockhash: this.ledger.latestBlockhash('processed').blockhash }).add(unique, ...instructions);
+    const tx = new Transaction({
+      feePayer: this.faucet.publicKey,
+      recentBlockhash: this.ledger.latestBlockhash('processed').blockhash,
+    }).add(unique, ...instructions);
     tx.sign(this.faucet, ...signers);
     return this.ledger.submit(tx.serialize(), { skipPreflight: false });
   }

@@ -109,9 +109,13 @@ export class SolanaLedger {
     try {
       tx = VersionedTransaction.deserialize(raw);
     } catch (err) {
-      throw new RpcFailure(-32602, `invalid transaction: failed to deserialize VersionedTransaction: ${err instanceof Error ? err.message : String(err)}`);
+      throw new RpcFailure(
+        -32602,
+        `invalid transaction: failed to deserialize VersionedTransaction: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
-    if (tx.message.addressTableLookups.length > 0) throw new RpcFailure(-32602, 'invalid transaction: the stand-in does not resolve address lookup tables');
+    if (tx.message.addressTableLookups.length > 0)
+      throw new RpcFailure(-32602, 'invalid transaction: the stand-in does not resolve address lookup tables');
     return tx;
   }
 
@@ -137,7 +141,8 @@ export class SolanaLedger {
   }
 
   simulate(raw: Uint8Array, opts: { sigVerify: boolean; replaceRecentBlockhash: boolean; accounts?: PublicKey[] }): SimulationValue {
-    if (opts.sigVerify && opts.replaceRecentBlockhash) throw new RpcFailure(-32602, 'sigVerify may not be used with replaceRecentBlockhash');
+    if (opts.sigVerify && opts.replaceRecentBlockhash)
+      throw new RpcFailure(-32602, 'sigVerify may not be used with replaceRecentBlockhash');
     const tx = this.decode(raw);
     if (opts.sigVerify && !signaturesValid(tx)) throw new RpcFailure(-32003, 'Transaction signature verification failure');
     return this.simulateDecoded(tx, opts);
@@ -181,17 +186,35 @@ export class SolanaLedger {
 
   private simulateDecoded(tx: VersionedTransaction, opts: { replaceRecentBlockhash: boolean; accounts?: PublicKey[] }): SimulationValue {
     const latest = this.latestBlockhash('processed');
-    const refused = (err: string): SimulationValue => ({ err, logs: [], accounts: null, unitsConsumed: 0n, returnData: null, innerInstructions: null, replacementBlockhash: null });
+    const refused = (err: string): SimulationValue => ({
+      err,
+      logs: [],
+      accounts: null,
+      unitsConsumed: 0n,
+      returnData: null,
+      innerInstructions: null,
+      replacementBlockhash: null,
+    });
     if (!opts.replaceRecentBlockhash) {
       if (this.records.has(signatureOf(tx))) return refused('AlreadyProcessed');
       if (!this.isBlockhashValid(tx.message.recentBlockhash)) return refused('BlockhashNotFound');
     }
     const result = this.svm.simulateTransaction(tx);
     settleX87();
-    const replacementBlockhash = opts.replaceRecentBlockhash ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } : null;
+    const replacementBlockhash = opts.replaceRecentBlockhash
+      ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }
+      : null;
     if (result instanceof FailedTransactionMetadata) {
       const meta = result.meta();
-      return { err: txErrorJson(result.err()), logs: meta.logs(), accounts: null, unitsConsumed: meta.computeUnitsConsumed(), returnData: null, innerInstructions: null, replacementBlockhash };
+      return {
+        err: txErrorJson(result.err()),
+        logs: meta.logs(),
+        accounts: null,
+        unitsConsumed: meta.computeUnitsConsumed(),
+        returnData: null,
+        innerInstructions: null,
+        replacementBlockhash,
+      };
     }
     const meta = result.meta();
     const post = new Map(result.postAccounts().map(([key, account]) => [key.toBase58(), account]));
@@ -201,7 +224,10 @@ export class SolanaLedger {
       logs: meta.logs(),
       accounts: opts.accounts ? opts.accounts.map((k) => post.get(k.toBase58()) ?? this.account(k)) : null,
       unitsConsumed: meta.computeUnitsConsumed(),
-      returnData: ret.data().length > 0 ? { programId: base58Encode(ret.programId()), data: [Buffer.from(ret.data()).toString('base64'), 'base64'] } : null,
+      returnData:
+        ret.data().length > 0
+          ? { programId: base58Encode(ret.programId()), data: [Buffer.from(ret.data()).toString('base64'), 'base64'] }
+          : null,
       innerInstructions: null,
       replacementBlockhash,
     };

@@ -17,7 +17,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const dev = await startDevSolana({ port, onProgress: (line) => console.log(`[solana-standin] ${line}`) });
-  console.log(`[solana-standin] ready: SOLANA_RPC_URL=${dev.serviceEnv['SOLANA_RPC_URL']} SOLANA_FILLER_ACCOUNTS=${dev.serviceEnv['SOLANA_FILLER_ACCOUNTS']}`);
+  console.log(
+    `[solana-standin] ready: SOLANA_RPC_URL=${dev.serviceEnv['SOLANA_RPC_URL']} SOLANA_FILLER_ACCOUNTS=${dev.serviceEnv['SOLANA_FILLER_ACCOUNTS']}`,
+  );
   return new Promise<number>((resolve) => {
     const stop = (why: string) => {
       console.log(`[solana-standin] ${why}: stopping`);

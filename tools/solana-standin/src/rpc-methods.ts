@@ -26,10 +26,18 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
     let encoded: [string, string];
     if (encoding === 'base64' || encoding === 'jsonParsed') encoded = [Buffer.from(data).toString('base64'), 'base64'];
     else if (encoding === undefined || encoding === 'base58') {
-      if (data.length > 128) throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
+      if (data.length > 128)
+        throw invalidParams('Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
       encoded = [base58Encode(data), 'base58'];
     } else throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-    return { data: encoded, executable: account.executable(), lamports: account.lamports(), owner: base58Encode(account.owner()), rentEpoch: account.rentEpoch(), space: data.length };
+    return {
+      data: encoded,
+      executable: account.executable(),
+      lamports: account.lamports(),
+      owner: base58Encode(account.owner()),
+      rentEpoch: account.rentEpoch(),
+      space: data.length,
+    };
   };
 
   const txJson = (r: TxRecord, encoding: unknown, maxVersion: unknown) => {
@@ -49,7 +57,10 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
 
   const tokenBalance = (address: PublicKey) => {
     const account = ledger.account(address);
-    const token = account && base58Encode(account.owner()) === 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' ? decodeTokenAccount(account.data()) : undefined;
+    const token =
+      account && base58Encode(account.owner()) === 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+        ? decodeTokenAccount(account.data())
+        : undefined;
     const mint = token && ledger.account(token.mint);
     const decimals = mint ? decodeMint(mint.data())?.decimals : undefined;
     if (!token || decimals === undefined) throw invalidParam('not a Token account');
@@ -105,7 +116,8 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
     simulateTransaction: (p) => {
       const c = config(p, 1);
       const accounts = c['accounts'] as { addresses?: unknown[]; encoding?: unknown } | undefined;
-      if (accounts && accounts.encoding !== undefined && accounts.encoding !== 'base64') throw invalidParams('the stand-in returns simulated accounts in base64 only');
+      if (accounts && accounts.encoding !== undefined && accounts.encoding !== 'base64')
+        throw invalidParams('the stand-in returns simulated accounts in base64 only');
       const keys = accounts?.addresses?.map((_, i) => pubkey(accounts.addresses!, i));
       const value = ledger.simulate(wireBytes(text(p, 0, 'a transaction'), c['encoding']), {
         sigVerify: c['sigVerify'] === true,
@@ -130,7 +142,14 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
         ...(typeof c['before'] === 'string' ? { before: c['before'] } : {}),
         ...(typeof c['until'] === 'string' ? { until: c['until'] } : {}),
       });
-      return records.map((r) => ({ signature: r.signature, slot: r.slot, err: r.err, memo: r.memo, blockTime: r.blockTime, confirmationStatus: ledger.statusOf(r) }));
+      return records.map((r) => ({
+        signature: r.signature,
+        slot: r.slot,
+        err: r.err,
+        memo: r.memo,
+        blockTime: r.blockTime,
+        confirmationStatus: ledger.statusOf(r),
+      }));
     },
     getTransaction: (p) => {
       const c = config(p, 1);
@@ -156,7 +175,11 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
       return {
         ...base,
         transactions: block.signatures.map((s) => {
-          const { transaction, meta, version } = txJson(ledger.record(s)!, c['encoding'], c['maxSupportedTransactionVersion']) as { transaction: unknown; meta: unknown; version?: unknown };
+          const { transaction, meta, version } = txJson(ledger.record(s)!, c['encoding'], c['maxSupportedTransactionVersion']) as {
+            transaction: unknown;
+            meta: unknown;
+            version?: unknown;
+          };
           return { transaction, meta, ...(version !== undefined ? { version } : {}) };
         }),
       };
@@ -164,7 +187,8 @@ export function rpcMethods(ledger: SolanaLedger, funds: StandinFunds): Record<st
     getBlockTime: (p) => ledger.block(whole(param(p, 0), 'slot'), 'confirmed').blockTime,
     requestAirdrop: (p) => {
       const lamports = param(p, 1);
-      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0) throw invalidParams('lamports must be a positive integer');
+      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
+        throw invalidParams('lamports must be a positive integer');
       return funds.airdrop(pubkey(p, 0), BigInt(lamports));
     },
   };

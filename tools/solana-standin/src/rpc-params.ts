@@ -14,13 +14,15 @@ export function param<T = unknown>(params: unknown[], i: number): T | undefined 
 export function config(params: unknown[], i: number): Record<string, unknown> {
   const c = params[i];
   if (c === undefined || c === null) return {};
-  if (typeof c !== 'object' || Array.isArray(c)) throw invalidParams(`invalid type: ${Array.isArray(c) ? 'sequence' : typeof c}, expected a config object`);
+  if (typeof c !== 'object' || Array.isArray(c))
+    throw invalidParams(`invalid type: ${Array.isArray(c) ? 'sequence' : typeof c}, expected a config object`);
   return c as Record<string, unknown>;
 }
 
 export function text(params: unknown[], i: number, what: string): string {
   const v = params[i];
-  if (typeof v !== 'string') throw invalidParams(v === undefined ? `missing ${what}` : `invalid type: ${typeof v}, expected a string (${what})`);
+  if (typeof v !== 'string')
+    throw invalidParams(v === undefined ? `missing ${what}` : `invalid type: ${typeof v}, expected a string (${what})`);
   return v;
 }
 

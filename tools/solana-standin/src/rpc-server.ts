@@ -55,7 +55,9 @@ export function rpcServer(methods: Record<string, RpcMethod>, onError: (err: unk
       }
       if (Array.isArray(body)) {
         if (body.length === 0) return send(res, 200, json(failure(null, -32600, 'Invalid request')));
-        const answers = body.map((r) => (r && typeof r === 'object' ? call(r as Request) : failure(null, -32600, 'Invalid request'))).filter((a) => a !== undefined);
+        const answers = body
+          .map((r) => (r && typeof r === 'object' ? call(r as Request) : failure(null, -32600, 'Invalid request')))
+          .filter((a) => a !== undefined);
         return send(res, 200, json(answers));
       }
       const answer = body && typeof body === 'object' ? call(body as Request) : failure(null, -32600, 'Invalid request');

@@ -36,7 +36,11 @@ export interface TokenAccountData {
 /** A token account (Initialized or Frozen), or undefined for any other data. */
 export function decodeTokenAccount(data: Uint8Array): TokenAccountData | undefined {
   if (data.length !== TOKEN_ACCOUNT_SIZE || data[108] === 0) return undefined;
-  return { mint: new PublicKey(data.subarray(0, 32)), owner: new PublicKey(data.subarray(32, 64)), amount: view(data).getBigUint64(64, true) };
+  return {
+    mint: new PublicKey(data.subarray(0, 32)),
+    owner: new PublicKey(data.subarray(32, 64)),
+    amount: view(data).getBigUint64(64, true),
+  };
 }
 
 /** SPL Token `MintTo` (tag 7): accounts mint (w), destination (w), authority (s). */

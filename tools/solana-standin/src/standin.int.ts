@@ -3,8 +3,17 @@ import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@x
 import { depositInstructions, parseOrderSteps, vaultTokenAccount } from '@xchain/svm-orders';
 import { type SolanaStandin, startSolanaStandin } from './index';
 
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(5000) });
+async function rpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ result?: any; error?: { code: number; message: string; data?: any } }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5000),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as never;
 }
@@ -44,7 +53,11 @@ describe('Solana stand-in over JSON-RPC', () => {
     s.advance(11); // one past its lifetime of 10 slots
     expect((await rpc(s.url, 'isBlockhashValid', [old, { commitment: 'processed' }])).result.value).toBe(false);
     const refused = await rpc(s.url, 'sendTransaction', [fresh, { encoding: 'base64' }]);
-    expect(refused.error).toMatchObject({ code: -32002, message: 'Transaction simulation failed: Blockhash not found', data: { err: 'BlockhashNotFound', logs: [] } });
+    expect(refused.error).toMatchObject({
+      code: -32002,
+      message: 'Transaction simulation failed: Blockhash not found',
+      data: { err: 'BlockhashNotFound', logs: [] },
+    });
     const dropped = await rpc(s.url, 'sendTransaction', [fresh, { encoding: 'base64', skipPreflight: true }]);
     expect(typeof dropped.result).toBe('string');
     s.advance(2);
@@ -54,7 +67,12 @@ describe('Solana stand-in over JSON-RPC', () => {
   });
 
   it('lands a transfer in the current slot: processed, then confirmed with the next slot, then finalized; web3.js reads it all', async () => {
-    const sig = await conn.sendRawTransaction(Buffer.from(signed([SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: vault, lamports: 1_000_000 })], user, await blockhash()), 'base64'));
+    const sig = await conn.sendRawTransaction(
+      Buffer.from(
+        signed([SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: vault, lamports: 1_000_000 })], user, await blockhash()),
+        'base64',
+      ),
+    );
     const slot = s.ledger.slot;
     expect((await conn.getSignatureStatuses([sig])).value[0]).toMatchObject({ slot, err: null, confirmationStatus: 'processed' });
     expect(await conn.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 })).toBeNull(); // not confirmed yet
@@ -62,7 +80,9 @@ describe('Solana stand-in over JSON-RPC', () => {
     const tx = await conn.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
     expect(tx).toMatchObject({ slot, meta: { err: null, fee: 5000 }, version: 'legacy' });
     expect(tx!.meta!.postBalances[1]! - tx!.meta!.preBalances[1]!).toBe(1_000_000);
-    expect(tx!.blockTime).toBe((await conn.getBlock(slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }))!.blockTime);
+    expect(tx!.blockTime).toBe(
+      (await conn.getBlock(slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false }))!.blockTime,
+    );
     expect((await conn.getSignatureStatuses([sig])).value[0]!.confirmationStatus).toBe('confirmed');
     s.advance(4);
     expect((await conn.getSignatureStatuses([sig])).value[0]).toMatchObject({ confirmations: null, confirmationStatus: 'finalized' });
@@ -75,7 +95,8 @@ describe('Solana stand-in over JSON-RPC', () => {
       SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: vault, lamports: 1_000_000 }),
     );
     tx.sign(user);
-    const predicted = (await rpc(s.url, 'getFeeForMessage', [tx.serializeMessage().toString('base64'), { commitment: 'processed' }])).result.value;
+    const predicted = (await rpc(s.url, 'getFeeForMessage', [tx.serializeMessage().toString('base64'), { commitment: 'processed' }])).result
+      .value;
     const before = await conn.getBalance(user.publicKey, 'processed');
     const sig = await conn.sendRawTransaction(tx.serialize());
     s.advance();
@@ -88,15 +109,31 @@ describe('Solana stand-in over JSON-RPC', () => {
     const to = Keypair.generate().publicKey;
     const sigs: string[] = [];
     for (let i = 0; i < 3; i++) {
-      sigs.push(await conn.sendRawTransaction(Buffer.from(signed([SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: to, lamports: 1_000_000 + i })], user, await blockhash()), 'base64')));
+      sigs.push(
+        await conn.sendRawTransaction(
+          Buffer.from(
+            signed(
+              [SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: to, lamports: 1_000_000 + i })],
+              user,
+              await blockhash(),
+            ),
+            'base64',
+          ),
+        ),
+      );
       s.advance();
     }
-    const list = async (cfg: object) => (await rpc(s.url, 'getSignaturesForAddress', [to.toBase58(), { commitment: 'confirmed', ...cfg }])).result.map((e: any) => e.signature);
+    const list = async (cfg: object) =>
+      (await rpc(s.url, 'getSignaturesForAddress', [to.toBase58(), { commitment: 'confirmed', ...cfg }])).result.map(
+        (e: any) => e.signature,
+      );
     expect(await list({})).toEqual([...sigs].reverse());
     expect(await list({ limit: 1 })).toEqual([sigs[2]]);
     expect(await list({ before: sigs[2] })).toEqual([sigs[1], sigs[0]]);
     expect(await list({ until: sigs[0] })).toEqual([sigs[2], sigs[1]]);
-    expect((await rpc(s.url, 'getSignaturesForAddress', [to.toBase58(), { commitment: 'processed' }])).error).toMatchObject({ code: -32602 });
+    expect((await rpc(s.url, 'getSignaturesForAddress', [to.toBase58(), { commitment: 'processed' }])).error).toMatchObject({
+      code: -32602,
+    });
     const [entry] = (await rpc(s.url, 'getSignaturesForAddress', [to.toBase58(), { commitment: 'confirmed', limit: 1 }])).result;
     expect(entry).toMatchObject({ err: null, memo: null, confirmationStatus: 'confirmed', blockTime: expect.any(Number) });
   });
@@ -109,43 +146,99 @@ describe('Solana stand-in over JSON-RPC', () => {
     // in this process would be NaN; the stand-in puts it right after every run (operands read at run time).
     const [dividend, divisor] = [Number('2147483605.5'), Number('9')];
     expect(dividend % divisor).toBe(4.5);
-    const order = sampleOrder({ srcChainId: 792703809n, srcToken: toBytes32('svm', mint.toBase58()), amountIn: 1_500_000n, depositTarget: toBytes32('svm', vault.toBase58()), refundAddress: ZERO_BYTES32 });
-    const sig = await conn.sendRawTransaction(Buffer.from(signed(depositInstructions({ order: orderToWire(order, []), owner: user.publicKey, mintDecimals: 6 }), user, await blockhash()), 'base64'));
+    const order = sampleOrder({
+      srcChainId: 792703809n,
+      srcToken: toBytes32('svm', mint.toBase58()),
+      amountIn: 1_500_000n,
+      depositTarget: toBytes32('svm', vault.toBase58()),
+      refundAddress: ZERO_BYTES32,
+    });
+    const sig = await conn.sendRawTransaction(
+      Buffer.from(
+        signed(depositInstructions({ order: orderToWire(order, []), owner: user.publicKey, mintDecimals: 6 }), user, await blockhash()),
+        'base64',
+      ),
+    );
     s.advance();
-    expect((await conn.getTokenAccountBalance(vaultTokenAccount(vault, mint))).value).toMatchObject({ amount: '1500000', decimals: 6, uiAmountString: '1.5' });
+    expect((await conn.getTokenAccountBalance(vaultTokenAccount(vault, mint))).value).toMatchObject({
+      amount: '1500000',
+      decimals: 6,
+      uiAmountString: '1.5',
+    });
     const raw = (await rpc(s.url, 'getTransaction', [sig, { commitment: 'confirmed', encoding: 'json' }])).result;
-    expect(raw.meta.postTokenBalances).toContainEqual(expect.objectContaining({ mint: mint.toBase58(), owner: vault.toBase58(), uiTokenAmount: expect.objectContaining({ amount: '1500000' }) }));
+    expect(raw.meta.postTokenBalances).toContainEqual(
+      expect.objectContaining({
+        mint: mint.toBase58(),
+        owner: vault.toBase58(),
+        uiTokenAmount: expect.objectContaining({ amount: '1500000' }),
+      }),
+    );
     expect(parseOrderSteps(raw)).toEqual([expect.objectContaining({ kind: 'deposit', quoteHash: hashOrder(order), index: 1 })]);
-    const [entry] = (await rpc(s.url, 'getSignaturesForAddress', [vaultTokenAccount(vault, mint).toBase58(), { commitment: 'confirmed', limit: 1 }])).result;
+    const [entry] = (
+      await rpc(s.url, 'getSignaturesForAddress', [vaultTokenAccount(vault, mint).toBase58(), { commitment: 'confirmed', limit: 1 }])
+    ).result;
     expect(entry).toMatchObject({ signature: sig, memo: `[84] xchain:v1:deposit:${hashOrder(order)}` });
   });
 
   it('lands a failing transaction sent without preflight with its error and fee, and the parser reads no step from it', async () => {
-    const order = sampleOrder({ srcChainId: 792703809n, srcToken: ZERO_BYTES32, amountIn: 10n ** 15n, depositTarget: toBytes32('svm', vault.toBase58()) });
+    const order = sampleOrder({
+      srcChainId: 792703809n,
+      srcToken: ZERO_BYTES32,
+      amountIn: 10n ** 15n,
+      depositTarget: toBytes32('svm', vault.toBase58()),
+    });
     const tx = signed(depositInstructions({ order: orderToWire(order, []), owner: user.publicKey }), user, await blockhash());
     const preflight = await rpc(s.url, 'sendTransaction', [tx, { encoding: 'base64' }]);
-    expect(preflight.error).toMatchObject({ code: -32002, message: 'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1', data: { err: { InstructionError: [0, { Custom: 1 }] } } });
+    expect(preflight.error).toMatchObject({
+      code: -32002,
+      message: 'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
+      data: { err: { InstructionError: [0, { Custom: 1 }] } },
+    });
     const before = await conn.getBalance(user.publicKey, 'processed');
     const sig = (await rpc(s.url, 'sendTransaction', [tx, { encoding: 'base64', skipPreflight: true }])).result;
     s.advance();
     const landed = (await rpc(s.url, 'getTransaction', [sig, { commitment: 'confirmed' }])).result;
-    expect(landed.meta).toMatchObject({ err: { InstructionError: [0, { Custom: 1 }] }, status: { Err: { InstructionError: [0, { Custom: 1 }] } }, fee: 5000 });
+    expect(landed.meta).toMatchObject({
+      err: { InstructionError: [0, { Custom: 1 }] },
+      status: { Err: { InstructionError: [0, { Custom: 1 }] } },
+      fee: 5000,
+    });
     expect(await conn.getBalance(user.publicKey, 'processed')).toBe(before - 5000);
     expect(parseOrderSteps(landed)).toEqual([]);
     // the same transaction again: already processed
-    expect((await rpc(s.url, 'sendTransaction', [tx, { encoding: 'base64' }])).error).toMatchObject({ code: -32002, data: { err: 'AlreadyProcessed' } });
+    expect((await rpc(s.url, 'sendTransaction', [tx, { encoding: 'base64' }])).error).toMatchObject({
+      code: -32002,
+      data: { err: 'AlreadyProcessed' },
+    });
   });
 
   it('checks signatures: a bad one is refused before simulation; simulation checks them only when asked', async () => {
-    const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: await blockhash() }).add(SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: vault, lamports: 7 }));
+    const tx = new Transaction({ feePayer: user.publicKey, recentBlockhash: await blockhash() }).add(
+      SystemProgram.transfer({ fromPubkey: user.publicKey, toPubkey: vault, lamports: 7 }),
+    );
     const unsigned = tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64');
-    expect((await rpc(s.url, 'sendTransaction', [unsigned, { encoding: 'base64' }])).error).toEqual({ code: -32003, message: 'Transaction signature verification failure' });
-    expect((await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64', sigVerify: true }])).error).toMatchObject({ code: -32003 });
-    const sim = (await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64', accounts: { addresses: [vault.toBase58()], encoding: 'base64' } }])).result.value;
-    expect(sim).toMatchObject({ err: null, replacementBlockhash: null, accounts: [expect.objectContaining({ owner: SystemProgram.programId.toBase58() })] });
+    expect((await rpc(s.url, 'sendTransaction', [unsigned, { encoding: 'base64' }])).error).toEqual({
+      code: -32003,
+      message: 'Transaction signature verification failure',
+    });
+    expect((await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64', sigVerify: true }])).error).toMatchObject({
+      code: -32003,
+    });
+    const sim = (
+      await rpc(s.url, 'simulateTransaction', [
+        unsigned,
+        { encoding: 'base64', accounts: { addresses: [vault.toBase58()], encoding: 'base64' } },
+      ])
+    ).result.value;
+    expect(sim).toMatchObject({
+      err: null,
+      replacementBlockhash: null,
+      accounts: [expect.objectContaining({ owner: SystemProgram.programId.toBase58() })],
+    });
     expect(sim.accounts[0].lamports).toBe((await conn.getBalance(vault, 'processed')) + 7);
     s.advance(11);
-    const replaced = (await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64', replaceRecentBlockhash: true }])).result.value;
+    const replaced = (await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64', replaceRecentBlockhash: true }])).result
+      .value;
     expect(replaced).toMatchObject({ err: null, replacementBlockhash: { blockhash: await blockhash() } });
     expect((await rpc(s.url, 'simulateTransaction', [unsigned, { encoding: 'base64' }])).result.value.err).toBe('BlockhashNotFound');
   });

@@ -69,7 +69,12 @@ export function balancesOf(svm: LiteSVM, keys: readonly PublicKey[]): Balances {
           mint: token.mint.toBase58(),
           owner: token.owner.toBase58(),
           programId: TOKEN,
-          uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: null, uiAmountString: uiAmountString(token.amount, decimals) },
+          uiTokenAmount: {
+            amount: token.amount.toString(),
+            decimals,
+            uiAmount: null,
+            uiAmountString: uiAmountString(token.amount, decimals),
+          },
         });
       }
     }
@@ -118,7 +123,12 @@ export function messageJson(tx: VersionedTransaction): Record<string, unknown> {
     accountKeys: m.staticAccountKeys.map((k) => k.toBase58()),
     header: m.header,
     recentBlockhash: m.recentBlockhash,
-    instructions: m.compiledInstructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: [...ix.accountKeyIndexes], data: base58Encode(ix.data), stackHeight: null })),
+    instructions: m.compiledInstructions.map((ix) => ({
+      programIdIndex: ix.programIdIndex,
+      accounts: [...ix.accountKeyIndexes],
+      data: base58Encode(ix.data),
+      stackHeight: null,
+    })),
     ...(m.version === 0 ? { addressTableLookups: [] } : {}),
   };
 }
@@ -134,7 +144,10 @@ export function memosOf(tx: VersionedTransaction): string | null {
 interface LiteMeta {
   logs(): string[];
   computeUnitsConsumed(): bigint;
-  innerInstructions(): { instruction(): { programIdIndex(): number; accounts(): Uint8Array; data(): Uint8Array }; stackHeight(): number }[][];
+  innerInstructions(): {
+    instruction(): { programIdIndex(): number; accounts(): Uint8Array; data(): Uint8Array };
+    stackHeight(): number;
+  }[][];
 }
 
 /** The `meta` of getTransaction: balances before and after, the fee charged, logs, inner instructions, error. */
@@ -145,7 +158,12 @@ export function metaJson(err: unknown, lite: LiteMeta, pre: Balances, post: Bala
       index,
       instructions: list.map((i) => {
         const ix = i.instruction();
-        return { programIdIndex: ix.programIdIndex(), accounts: [...ix.accounts()], data: base58Encode(ix.data()), stackHeight: i.stackHeight() };
+        return {
+          programIdIndex: ix.programIdIndex(),
+          accounts: [...ix.accounts()],
+          data: base58Encode(ix.data()),
+          stackHeight: i.stackHeight(),
+        };
       }),
     }))
     .filter((group) => group.instructions.length > 0);

@@ -36,7 +36,10 @@ describe('module boundaries in lint', () => {
   });
 
   it("forbids importing another service's database client", async () => {
-    const found = await messages(`import { createQuoteEngineDb } from '@xchain/quote-engine-db';\nexport const x = createQuoteEngineDb;\n`, 'apps/gateway/src/probe.ts');
+    const found = await messages(
+      `import { createQuoteEngineDb } from '@xchain/quote-engine-db';\nexport const x = createQuoteEngineDb;\n`,
+      'apps/gateway/src/probe.ts',
+    );
     expect(found.join()).toMatch(/scope:gateway/);
   });
 
@@ -49,6 +52,9 @@ describe('module boundaries in lint', () => {
 
   it('lets the contracts lib import zod only', async () => {
     expect(await messages(`import { z } from 'zod';\nexport const x = z;\n`, 'libs/contracts/src/probe.ts')).toEqual([]);
-    expect((await messages(`import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n`, 'libs/contracts/src/probe.ts')).length).toBe(1);
+    expect(
+      (await messages(`import { Injectable } from '@nestjs/common';\nexport const x = Injectable;\n`, 'libs/contracts/src/probe.ts'))
+        .length,
+    ).toBe(1);
   });
 });

@@ -97,16 +97,23 @@ async function main(): Promise<void> {
   writeSecretFile(join(credentialsDir(dataDir), CREDENTIAL_FILES.natsOperator), stack.bus.credentials('operator').password);
   const natsEnv = ports.nats === 4222 ? '' : `NATS_URL=nats://127.0.0.1:${ports.nats} `;
   const dataEnv = process.env['DATA_DIR'] ? `DATA_DIR=${dataDir} ` : '';
-  console.log(`[stack] partners: ${natsEnv}${dataEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`);
-  console.log(`[stack] passwords of this run (0600 files, never printed): ${credentialsDir(dataDir)}  (psql: PGPASSFILE=${join(credentialsDir(dataDir), CREDENTIAL_FILES.pgpass)} psql -h 127.0.0.1 -p ${ports.postgres} -U postgres)`);
-  if (ports.natsMonitor !== undefined) console.log(`[stack] NATS monitoring: http://127.0.0.1:${ports.natsMonitor}  (loopback, no login: any local user can read it)`);
+  console.log(
+    `[stack] partners: ${natsEnv}${dataEnv}npm run -s partner-admin -- create-partner --email you@example.com  (then issue-session, create-key)`,
+  );
+  console.log(
+    `[stack] passwords of this run (0600 files, never printed): ${credentialsDir(dataDir)}  (psql: PGPASSFILE=${join(credentialsDir(dataDir), CREDENTIAL_FILES.pgpass)} psql -h 127.0.0.1 -p ${ports.postgres} -U postgres)`,
+  );
+  if (ports.natsMonitor !== undefined)
+    console.log(`[stack] NATS monitoring: http://127.0.0.1:${ports.natsMonitor}  (loopback, no login: any local user can read it)`);
   if (chains) {
-    for (const [name, url] of Object.entries(chains.state.rpcUrls)) console.log(`[stack] ${name} (chain ${chains.state.chainIds[name]}): ${url}`);
+    for (const [name, url] of Object.entries(chains.state.rpcUrls))
+      console.log(`[stack] ${name} (chain ${chains.state.chainIds[name]}): ${url}`);
     console.log('[stack] fund a wallet on every local chain: npm run -s devnet -- fund <address>');
   } else {
     console.log('[stack] EVM chains: EVM_RPC_URLS (no local chain started)');
   }
-  if (prometheus) console.log(`[stack] prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets, alerts: ${prometheus.url}/alerts)`);
+  if (prometheus)
+    console.log(`[stack] prometheus: ${prometheus.url}  (targets: ${prometheus.url}/targets, alerts: ${prometheus.url}/alerts)`);
   console.log('[stack] Ctrl-C stops everything');
 }
 
@@ -119,7 +126,9 @@ function devRegistry(dataDir: string, serviceEnv: Record<string, string>): strin
   const vault = serviceEnv['DEV_SOLANA_VAULT'];
   const feePayer = serviceEnv['DEV_SOLANA_FEE_PAYER'];
   if (!vault || !feePayer) return undefined;
-  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as { chains: { vm: string; deposit_target: string; fee_payer?: string }[] };
+  const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
+    chains: { vm: string; deposit_target: string; fee_payer?: string }[];
+  };
   for (const c of registry.chains) {
     if (c.vm !== 'svm') continue;
     c.deposit_target = vault;
@@ -155,10 +164,15 @@ async function startLocalChains(dataDir: string): Promise<{ proc: Managed; state
   });
   let state: DevnetState | undefined;
   try {
-    await waitFor('the local chains (devnet)', async () => {
-      state = JSON.parse(readFileSync(stateFile, 'utf8')) as DevnetState;
-      return state.pid === proc.child.pid;
-    }, 180_000, proc);
+    await waitFor(
+      'the local chains (devnet)',
+      async () => {
+        state = JSON.parse(readFileSync(stateFile, 'utf8')) as DevnetState;
+        return state.pid === proc.child.pid;
+      },
+      180_000,
+      proc,
+    );
   } catch (err) {
     await proc.stop();
     throw err;

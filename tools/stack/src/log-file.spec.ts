@@ -9,7 +9,10 @@ let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'log-file-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const filesOf = (name: string) => readdirSync(dir).filter((f) => f === name || f.startsWith(`${name}.`)).sort();
+const filesOf = (name: string) =>
+  readdirSync(dir)
+    .filter((f) => f === name || f.startsWith(`${name}.`))
+    .sort();
 /** Oldest first: `.log.2`, `.log.1`, `.log`. */
 const linesOf = (name: string) =>
   filesOf(name)
@@ -28,9 +31,15 @@ describe('RotatingLogFile', () => {
     const lines: string[] = [];
     for (let i = 0; i < 400; i++) lines.push(`{"n":${i},"src":"${i % 2 ? 'err' : 'out'}","pad":"${'x'.repeat(i % 50)}"}`);
     // Chunks cut at arbitrary places, mid-line and across lines, alternating between the two sources.
-    const outText = lines.filter((_, i) => i % 2 === 0).map((l) => `${l}\n`).join('');
-    const errText = lines.filter((_, i) => i % 2 === 1).map((l) => `${l}\n`).join('');
-    for (let at = 0, step = 7; at < Math.max(outText.length, errText.length); at += step, step = (step * 31) % 97 + 1) {
+    const outText = lines
+      .filter((_, i) => i % 2 === 0)
+      .map((l) => `${l}\n`)
+      .join('');
+    const errText = lines
+      .filter((_, i) => i % 2 === 1)
+      .map((l) => `${l}\n`)
+      .join('');
+    for (let at = 0, step = 7; at < Math.max(outText.length, errText.length); at += step, step = ((step * 31) % 97) + 1) {
       out.write(outText.slice(at, at + step));
       err.write(errText.slice(at, at + step));
       expect(filesOf('gateway.log').length).toBeLessThanOrEqual(3);

@@ -24,7 +24,10 @@ export function logFileLimits(env: NodeJS.ProcessEnv = process.env): LogFileLimi
     }
     return Number(raw);
   };
-  return { maxBytes: int('LOG_FILE_MAX_BYTES', DEFAULT_LOG_FILE_LIMITS.maxBytes, 1024), keep: int('LOG_FILE_KEEP', DEFAULT_LOG_FILE_LIMITS.keep, 1) };
+  return {
+    maxBytes: int('LOG_FILE_MAX_BYTES', DEFAULT_LOG_FILE_LIMITS.maxBytes, 1024),
+    keep: int('LOG_FILE_KEEP', DEFAULT_LOG_FILE_LIMITS.keep, 1),
+  };
 }
 
 const NL = 0x0a;
@@ -116,7 +119,7 @@ export class RotatingLogFile {
   }
 
   private writeAll(bytes: Buffer): void {
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at);
+    for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at);
     this.size += bytes.length;
   }
 

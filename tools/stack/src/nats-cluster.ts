@@ -73,7 +73,12 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
     const dir = join(opts.dir, serverName);
     mkdirSync(join(dir, 'jetstream'), { recursive: true });
     const config = join(dir, 'nats.conf');
-    writeFileSync(config, memberConfig({ serverName, port, routePort: routePorts[i]!, routePassword, routes, storeDir: join(dir, 'jetstream') }) + natsAuthorization(opts.users), { mode: 0o600 });
+    writeFileSync(
+      config,
+      memberConfig({ serverName, port, routePort: routePorts[i]!, routePassword, routes, storeDir: join(dir, 'jetstream') }) +
+        natsAuthorization(opts.users),
+      { mode: 0o600 },
+    );
     return new Member(serverName, port, config, opts.logFile?.(serverName), probe);
   });
   const cluster: NatsCluster = {
@@ -100,7 +105,14 @@ export async function startNatsCluster(opts: NatsClusterOptions): Promise<NatsCl
 }
 
 /** One member's configuration, without users (`natsAuthorization` follows it). */
-function memberConfig(o: { serverName: string; port: number; routePort: number; routePassword: string; routes: string[]; storeDir: string }): string {
+function memberConfig(o: {
+  serverName: string;
+  port: number;
+  routePort: number;
+  routePassword: string;
+  routes: string[];
+  storeDir: string;
+}): string {
   return [
     `server_name: ${JSON.stringify(o.serverName)}`,
     `listen: "127.0.0.1:${o.port}"`,

@@ -44,21 +44,29 @@ describe('scripts/patch-deps.cjs', () => {
     return file;
   }
 
-  it.each(PATCHES.map((p) => [`${p.pkg}/${p.file}`, p] as const))('applies %s to the installed text once, then leaves it', (_name, patch) => {
-    const file = unpatched(patch);
-    expect(applyPatch(dir, patch)).toBe('applied');
-    const patched = readFileSync(file, 'utf8');
-    expect(patched).toContain(patch.to);
-    expect(patched).not.toContain(patch.from);
-    expect(applyPatch(dir, patch)).toBe('already');
-    expect(readFileSync(file, 'utf8')).toBe(patched);
-  });
+  it.each(PATCHES.map((p) => [`${p.pkg}/${p.file}`, p] as const))(
+    'applies %s to the installed text once, then leaves it',
+    (_name, patch) => {
+      const file = unpatched(patch);
+      expect(applyPatch(dir, patch)).toBe('applied');
+      const patched = readFileSync(file, 'utf8');
+      expect(patched).toContain(patch.to);
+      expect(patched).not.toContain(patch.from);
+      expect(applyPatch(dir, patch)).toBe('already');
+      expect(readFileSync(file, 'utf8')).toBe(patched);
+    },
+  );
 
   it('stops with the package, its version and the file when the text to patch is gone (an upgrade changed it)', () => {
     const patch = PATCHES[0]!;
     const file = unpatched(patch, '9.9.9');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(patch.from, patch.from.replace('this.reject = (err) =>', 'this.reject = (error) =>')));
-    expect(() => applyPatch(dir, patch)).toThrow('patch-deps: ioredis 9.9.9, built/Command.js: the text to patch is not there exactly once');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(patch.from, patch.from.replace('this.reject = (err) =>', 'this.reject = (error) =>')),
+    );
+    expect(() => applyPatch(dir, patch)).toThrow(
+      'patch-deps: ioredis 9.9.9, built/Command.js: the text to patch is not there exactly once',
+    );
   });
 
   it('rests on a V8 behaviour that still holds: a function literal assigned straight to a property is made in old space, one assigned through a local is not', () => {
@@ -104,7 +112,7 @@ describe('scripts/patch-deps.cjs', () => {
     expect(JSON.parse(out)).toEqual({ literal: false, byClass: true });
   });
 
-  it('is in effect in node_modules: a zod pipe\'s payload is still made young after a run in which every one survived (run `npm run build` if this fails)', () => {
+  it("is in effect in node_modules: a zod pipe's payload is still made young after a run in which every one survived (run `npm run build` if this fails)", () => {
     const out = natives(
       `
       const { z } = require('zod');

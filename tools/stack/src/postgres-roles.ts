@@ -51,7 +51,14 @@ export const adminLogin = (admin: PgAdmin): PgLogin => ({ user: PG_SUPERUSER, pa
 
 /** A client connected as the superuser to `database` (default `postgres`). */
 export async function adminClient(admin: PgAdmin, database = 'postgres'): Promise<Client> {
-  const c = new Client({ host: '127.0.0.1', port: admin.port, user: PG_SUPERUSER, password: admin.password, database, connectionTimeoutMillis: 5000 });
+  const c = new Client({
+    host: '127.0.0.1',
+    port: admin.port,
+    user: PG_SUPERUSER,
+    password: admin.password,
+    database,
+    connectionTimeoutMillis: 5000,
+  });
   await c.connect();
   return c;
 }
@@ -112,7 +119,11 @@ export async function provisionDatabase(admin: PgAdmin, access: DatabaseAccess):
     await upsertRole(c, migrator);
     await upsertRole(c, service);
     const exists = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    await c.query(exists.rowCount ? `ALTER DATABASE ${ident(database)} OWNER TO ${ident(migrator.user)}` : `CREATE DATABASE ${ident(database)} OWNER ${ident(migrator.user)}`);
+    await c.query(
+      exists.rowCount
+        ? `ALTER DATABASE ${ident(database)} OWNER TO ${ident(migrator.user)}`
+        : `CREATE DATABASE ${ident(database)} OWNER ${ident(migrator.user)}`,
+    );
     for (const sql of databaseAccessStatements(database, service.user)) await c.query(sql);
   } finally {
     await c.end();

@@ -18,5 +18,11 @@ export async function startDevPrometheus(
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`PROMETHEUS_PORT=${raw} is not a port number`);
   const targets = Object.fromEntries(SERVICES.map((s) => [s.name, ports[s.name]]));
-  return startPrometheus({ dir: join(dataDir, 'prometheus'), port, targets, scrapeIntervalSecs: 5, logFile: join(dataDir, 'logs', 'prometheus.log') });
+  return startPrometheus({
+    dir: join(dataDir, 'prometheus'),
+    port,
+    targets,
+    scrapeIntervalSecs: 5,
+    logFile: join(dataDir, 'logs', 'prometheus.log'),
+  });
 }

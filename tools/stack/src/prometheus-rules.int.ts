@@ -2,7 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALERT_RULES_FILE, ALERT_TESTS_FILE, DEFAULT_SERVICE_PORTS, PROMETHEUS_MISSING, findExecutable, prometheusConfig } from './prometheus';
+import {
+  ALERT_RULES_FILE,
+  ALERT_TESTS_FILE,
+  DEFAULT_SERVICE_PORTS,
+  PROMETHEUS_MISSING,
+  findExecutable,
+  prometheusConfig,
+} from './prometheus';
 
 const promtool = findExecutable('promtool');
 if (!promtool) console.warn(`[prometheus-rules] SKIPPED: ${PROMETHEUS_MISSING} (it brings promtool)`);

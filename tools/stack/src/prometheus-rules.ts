@@ -1,5 +1,20 @@
 /** PromQL words that are operators or modifiers, never metric names. */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan', 'atan2']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+  'atan2',
+]);
 
 /**
  * The metric names a PromQL expression selects (`rate(http_requests_total{status=~"5.."}[5m])` →

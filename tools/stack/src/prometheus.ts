@@ -33,7 +33,8 @@ export interface PrometheusConfigOptions {
 export function prometheusConfig(opts: PrometheusConfigOptions): string {
   const secs = `${opts.scrapeIntervalSecs}s`;
   const jobs = Object.entries(opts.targets).map(
-    ([service, port]) => `  - job_name: ${service}\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['127.0.0.1:${port}']\n`,
+    ([service, port]) =>
+      `  - job_name: ${service}\n    metrics_path: /metrics\n    static_configs:\n      - targets: ['127.0.0.1:${port}']\n`,
   );
   return [
     '# Prometheus for the local stack: each service at /metrics on its HTTP port, and the alert rules.',

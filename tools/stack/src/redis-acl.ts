@@ -36,9 +36,27 @@ const CONNECTION = ['+ping', '+info', '+select', '+quit', '+client|setname', '+c
  * anything else of the dangerous category, nor script or function management.
  */
 const BULLMQ = [
-  '+@string', '+@hash', '+@list', '+@set', '+@sortedset', '+@stream', '+@transaction',
-  '+del', '+unlink', '+exists', '+type', '+rename', '+expire', '+pexpire', '+pexpireat', '+persist', '+pttl', '+ttl', '+time',
-  '+eval', '+evalsha',
+  '+@string',
+  '+@hash',
+  '+@list',
+  '+@set',
+  '+@sortedset',
+  '+@stream',
+  '+@transaction',
+  '+del',
+  '+unlink',
+  '+exists',
+  '+type',
+  '+rename',
+  '+expire',
+  '+pexpire',
+  '+pexpireat',
+  '+persist',
+  '+pttl',
+  '+ttl',
+  '+time',
+  '+eval',
+  '+evalsha',
   '-@dangerous',
 ];
 
@@ -98,9 +116,21 @@ export const aclFileLine = (login: RedisLogin, rules: string[]): string => `user
 export const REDIS_ADMIN = 'admin';
 
 /** Defines (or redefines) each user on the Redis at `port`, as its administrator. */
-export async function provisionRedisUsers(port: number, admin: RedisLogin, users: readonly { login: RedisLogin; rules: string[] }[]): Promise<void> {
+export async function provisionRedisUsers(
+  port: number,
+  admin: RedisLogin,
+  users: readonly { login: RedisLogin; rules: string[] }[],
+): Promise<void> {
   const { Redis } = await import('ioredis');
-  const c = new Redis({ host: '127.0.0.1', port, username: admin.user, password: admin.password, lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 5000 });
+  const c = new Redis({
+    host: '127.0.0.1',
+    port,
+    username: admin.user,
+    password: admin.password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5000,
+  });
   try {
     await c.connect();
     for (const u of users) await c.call('ACL', 'SETUSER', u.login.user, ...aclRules(u.login, u.rules));

@@ -50,7 +50,13 @@ async function ensureFree(port: number, what: string, envVar: string): Promise<v
  * nats-server cannot put a login on it) is off unless `monitorPort` is given, and then on
  * loopback only (D17); readiness is a real client login (CONNECT, PING, PONG).
  */
-export async function startNats(dir: string, port: number, monitorPort: number | undefined, logFile: string | undefined, users: NatsUser[]): Promise<Managed> {
+export async function startNats(
+  dir: string,
+  port: number,
+  monitorPort: number | undefined,
+  logFile: string | undefined,
+  users: NatsUser[],
+): Promise<Managed> {
   if (users.length === 0) throw new Error('NATS needs at least one user: it never runs open');
   await ensureFree(port, 'NATS', 'NATS_PORT');
   if (monitorPort !== undefined) await ensureFree(monitorPort, 'NATS monitoring', 'NATS_MONITOR_PORT');
@@ -58,7 +64,9 @@ export async function startNats(dir: string, port: number, monitorPort: number |
   const config = join(dir, 'nats.conf');
   const monitor = monitorPort === undefined ? '' : `http: "127.0.0.1:${monitorPort}"\n`;
   writeFileSync(config, `${monitor}${natsAuthorization(users)}`, { mode: 0o600 });
-  const proc = launch('nats', 'nats-server', ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')], { logFile });
+  const proc = launch('nats', 'nats-server', ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream')], {
+    logFile,
+  });
   const { user, password } = users[0]!;
   await waitFor('nats-server', () => natsLogin(port, user, password), 15_000, proc);
   return proc;
@@ -115,7 +123,11 @@ export async function startRedis(
   const admin = newRedisLogin(REDIS_ADMIN);
   writeSecretFile(adminPasswordFile, admin.password);
   const aclFile = join(dir, 'users.acl');
-  const lines = [`user default ${DEFAULT_USER_RULES.join(' ')}`, `user ${admin.user} ${adminRules(admin).join(' ')}`, ...users.map((u) => aclFileLine(u.login, u.rules))];
+  const lines = [
+    `user default ${DEFAULT_USER_RULES.join(' ')}`,
+    `user ${admin.user} ${adminRules(admin).join(' ')}`,
+    ...users.map((u) => aclFileLine(u.login, u.rules)),
+  ];
   writeFileSync(aclFile, `${lines.join('\n')}\n`, { mode: 0o600 });
   chmodSync(aclFile, 0o600);
   const args = ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--daemonize', 'no', '--aclfile', aclFile];
@@ -138,7 +150,13 @@ export interface PostgresServer extends Managed {
  * brought to these rules: its superuser gets a password in single-user mode, before the server
  * listens, so there is no moment where trust holds.
  */
-export async function startPostgres(dir: string, port: number, durable: boolean, logFile: string | undefined, adminPasswordFile: string): Promise<PostgresServer> {
+export async function startPostgres(
+  dir: string,
+  port: number,
+  durable: boolean,
+  logFile: string | undefined,
+  adminPasswordFile: string,
+): Promise<PostgresServer> {
   await ensureFree(port, 'PostgreSQL', 'POSTGRES_PORT');
   const data = join(dir, 'data');
   mkdirSync(dir, { recursive: true });
@@ -152,7 +170,17 @@ export async function startPostgres(dir: string, port: number, durable: boolean,
     writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
     if (isRoot) chownSync(pwfile, postgresUid(), postgresUid());
     try {
-      const [cmd, args] = asPostgres(postgresBin('initdb'), ['-D', data, '-U', PG_SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-sync']);
+      const [cmd, args] = asPostgres(postgresBin('initdb'), [
+        '-D',
+        data,
+        '-U',
+        PG_SUPERUSER,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '-E',
+        'UTF8',
+        '--no-sync',
+      ]);
       execFileSync(cmd, args, { stdio: 'ignore' });
     } finally {
       rmSync(pwfile, { force: true });
@@ -164,12 +192,18 @@ export async function startPostgres(dir: string, port: number, durable: boolean,
   }
   writePgHba(data);
   const [cmd, args] = asPostgres(postgresBin('postgres'), [
-    '-D', data,
-    '-p', String(port),
-    '-k', dir,
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'max_connections=200',
-    '-c', 'password_encryption=scram-sha-256',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-k',
+    dir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'max_connections=200',
+    '-c',
+    'password_encryption=scram-sha-256',
     // Test databases are throwaway: skipping fsync makes them several times faster.
     ...(durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off']),
   ]);
@@ -178,11 +212,16 @@ export async function startPostgres(dir: string, port: number, durable: boolean,
   try {
     await waitFor('postgres', () => tcpOpen(port), 30_000, proc);
     // Accepting TCP is not yet accepting queries (startup/recovery); wait for a real answer.
-    await waitFor('postgres', async () => {
-      const c = await adminClient(admin);
-      await c.end();
-      return true;
-    }, 30_000, proc);
+    await waitFor(
+      'postgres',
+      async () => {
+        const c = await adminClient(admin);
+        await c.end();
+        return true;
+      },
+      30_000,
+      proc,
+    );
     await hardenCluster(admin);
   } catch (err) {
     await proc.stop();
@@ -215,11 +254,12 @@ function setSuperuserPassword(data: string, password: string): void {
   const res = spawnSync(cmd, args, { input: `ALTER ROLE ${PG_SUPERUSER} WITH PASSWORD '${scramVerifier(password)}'\n`, encoding: 'utf8' });
   const said = `${res.stdout ?? ''}${res.stderr ?? ''}`;
   if (res.status !== 0 || /\b(ERROR|FATAL|PANIC):/.test(said)) {
-    throw new Error(`could not set the PostgreSQL superuser's password in ${data}: ${said.trim() || res.error?.message || `exit ${res.status}`}`);
+    throw new Error(
+      `could not set the PostgreSQL superuser's password in ${data}: ${said.trim() || res.error?.message || `exit ${res.status}`}`,
+    );
   }
 }
 
 function postgresUid(): number {
   return Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
 }
-

@@ -4,7 +4,16 @@ import { type Bus, type TestUserSpec, newBus } from './bus';
 import { CREDENTIAL_FILES, credentialsDir, writeSecretFile } from './credentials';
 import { type DatabaseAccess, PG_SUPERUSER, type PgAdmin, newDatabaseAccess, pgUrl, provisionDatabase } from './postgres-roles';
 import { type Managed, freePort, tcpOpen } from './process';
-import { DEFAULT_REDIS_PREFIXES, REDIS_SERVICES, type RedisLogin, type RedisUser, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl } from './redis-acl';
+import {
+  DEFAULT_REDIS_PREFIXES,
+  REDIS_SERVICES,
+  type RedisLogin,
+  type RedisUser,
+  newRedisLogin,
+  provisionRedisUsers,
+  redisServiceRules,
+  redisUrl,
+} from './redis-acl';
 import { secretKeyFile } from './secret-key-file';
 import { type NatsCluster, NATS_CLUSTER_SIZE, startNatsCluster } from './nats-cluster';
 import { startNats, startPostgres, startRedis, type ServerPorts } from './servers';
@@ -132,7 +141,13 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       const [n, redis, pg] = await Promise.all([
         nats,
         startRedis(join(opts.dataDir, 'redis'), redisPort, opts.persistent, log('redis'), join(secrets, CREDENTIAL_FILES.redisAdmin)),
-        startPostgres(join(opts.dataDir, 'postgres'), pgPort, opts.persistent, log('postgres'), join(secrets, CREDENTIAL_FILES.postgresAdmin)),
+        startPostgres(
+          join(opts.dataDir, 'postgres'),
+          pgPort,
+          opts.persistent,
+          log('postgres'),
+          join(secrets, CREDENTIAL_FILES.postgresAdmin),
+        ),
       ]);
       servers.push(...n, redis, pg);
       pgAdmin = pg.admin;
@@ -180,11 +195,18 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const envFor = (name: ServiceSpec['name']): NodeJS.ProcessEnv => {
       const spec = SERVICES.find((s) => s.name === name)!;
       const redis = redisAcl.find((u) => u.service === name);
-      return { ...base, ...bus.envFor(name), ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}), ...(redis ? { REDIS_URL: redisUrl(redisPort, redis.login) } : {}) };
+      return {
+        ...base,
+        ...bus.envFor(name),
+        ...(spec.database ? { DATABASE_URL: dbUrl(spec.database) } : {}),
+        ...(redis ? { REDIS_URL: redisUrl(redisPort, redis.login) } : {}),
+      };
     };
     for (const spec of SERVICES.filter((s) => s.database)) {
       const access = databases.get(spec.database!)!;
-      say(`migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, pgUrl(pgPort, access.migrator, access.database)], base, opts.root)}`);
+      say(
+        `migrating ${spec.name}: ${await runTool('dist/tools/migrate/src/main.js', [spec.name, pgUrl(pgPort, access.migrator, access.database)], base, opts.root)}`,
+      );
     }
     const seeded = await runTool(
       'dist/apps/quote-engine/src/seed.js',
@@ -200,8 +222,26 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
     await startAll(gw, envFor('gateway'));
-    const restart = (name: ServiceSpec['name'], index = 0) => startInstance(SERVICES.find((s) => s.name === name)!, index);
-    return { env: base, bus, envFor, databaseUrl: dbUrl, databases, redisAcl, servers, services, instances, instancePorts, restart, ...(natsCluster ? { natsCluster } : {}), stop };
+    const restart = (name: ServiceSpec['name'], index = 0) =>
+      startInstance(
+        SERVICES.find((s) => s.name === name)!,
+        index,
+      );
+    return {
+      env: base,
+      bus,
+      envFor,
+      databaseUrl: dbUrl,
+      databases,
+      redisAcl,
+      servers,
+      services,
+      instances,
+      instancePorts,
+      restart,
+      ...(natsCluster ? { natsCluster } : {}),
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -224,7 +264,8 @@ async function ensurePortsFree(opts: StackOptions): Promise<void> {
   const skip = opts.external ? new Set(['redis', 'postgres']) : new Set<string>();
   const taken: string[] = [];
   for (const [name, port] of Object.entries(opts.ports)) {
-    if (port !== undefined && !skip.has(name) && (await tcpOpen(port))) taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
+    if (port !== undefined && !skip.has(name) && (await tcpOpen(port)))
+      taken.push(`port ${port} (${name}) is already in use; set ${PORT_VARS[name]} to a free port`);
   }
   if (taken.length > 0) throw new Error(taken.join('\n'));
 }
@@ -244,6 +285,7 @@ function writeCredentials(dir: string, pgPort: number, admin: PgAdmin, databases
   const esc = (v: string) => v.replace(/[\\:]/g, (c) => `\\${c}`);
   const line = (db: string, user: string, password: string) => `127.0.0.1:${pgPort}:${esc(db)}:${esc(user)}:${esc(password)}`;
   const lines = [line('*', PG_SUPERUSER, admin.password)];
-  for (const d of databases) lines.push(line(d.database, d.service.user, d.service.password), line(d.database, d.migrator.user, d.migrator.password));
+  for (const d of databases)
+    lines.push(line(d.database, d.service.user, d.service.password), line(d.database, d.migrator.user, d.migrator.password));
   writeSecretFile(join(dir, CREDENTIAL_FILES.pgpass), `${lines.join('\n')}\n`);
 }

@@ -14,7 +14,8 @@ export const TEST_SERVER_VARS = {
 
 function port(env: NodeJS.ProcessEnv, name: string): number {
   const n = Number(env[name]);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} is not set: run the test under tools/stack test-servers (dist/tools/stack/src/test-servers.js -- …)`);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new Error(`${name} is not set: run the test under tools/stack test-servers (dist/tools/stack/src/test-servers.js -- …)`);
   return n;
 }
 

@@ -24,7 +24,10 @@ export async function freshMigratedDatabase(service: MigratedService, prefix: st
   await c.connect();
   try {
     const dir = join(ROOT, 'prisma', service, 'migrations');
-    for (const m of readdirSync(dir).filter((d) => /^\d{14}_/.test(d)).sort()) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
+    for (const m of readdirSync(dir)
+      .filter((d) => /^\d{14}_/.test(d))
+      .sort())
+      await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
   } finally {
     await c.end();
   }

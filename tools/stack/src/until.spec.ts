@@ -30,10 +30,28 @@ describe('until', () => {
 
   it('untilHolds returns the answer that holds, and names the last answer when none did', async () => {
     let n = 0;
-    await expect(untilHolds('three', async () => ++n, (v) => v === 3, { everyMs: 1 })).resolves.toBe(3);
-    const late = (await untilHolds('a big one', async () => ({ n: 1n }), (v) => v.n > 5n, { timeoutMs: 10, everyMs: 1 }).catch((e: unknown) => e)) as Error;
+    await expect(
+      untilHolds(
+        'three',
+        async () => ++n,
+        (v) => v === 3,
+        { everyMs: 1 },
+      ),
+    ).resolves.toBe(3);
+    const late = (await untilHolds(
+      'a big one',
+      async () => ({ n: 1n }),
+      (v) => v.n > 5n,
+      { timeoutMs: 10, everyMs: 1 },
+    ).catch((e: unknown) => e)) as Error;
     expect(late).toBeInstanceOf(UntilTimeout);
     expect(late.message).toBe('timed out after 10 ms waiting for a big one; last answer {"n":"1"}');
-    await expect(untilHolds('x', () => Promise.reject(new Error('down')), () => true)).rejects.toThrow('down');
+    await expect(
+      untilHolds(
+        'x',
+        () => Promise.reject(new Error('down')),
+        () => true,
+      ),
+    ).rejects.toThrow('down');
   });
 });

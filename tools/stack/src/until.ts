@@ -20,7 +20,11 @@ export class UntilTimeout extends Error {
  * Asks `probe` until it answers (anything but `undefined` or `false`) and returns the answer, or
  * fails naming what never came. Tests wait for a signal this way, not for a clock.
  */
-export async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, options: UntilOptions = {}): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  options: UntilOptions = {},
+): Promise<T> {
   const { timeoutMs = 30_000, everyMs = 50, failOnError = false } = options;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -36,7 +40,8 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
       }
     }
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new UntilTimeout(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline)
+      throw new UntilTimeout(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -45,7 +50,12 @@ export async function until<T>(what: string, probe: () => T | undefined | false 
  * Reads until `done` holds of the answer and returns that answer. A read that throws ends the wait
  * with its error; a deadline that passes names the last answer.
  */
-export async function untilHolds<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, options: Omit<UntilOptions, 'failOnError'> = {}): Promise<T> {
+export async function untilHolds<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  options: Omit<UntilOptions, 'failOnError'> = {},
+): Promise<T> {
   let last: { v: T } | undefined;
   try {
     const held = await until(
@@ -58,7 +68,10 @@ export async function untilHolds<T>(what: string, read: () => Promise<T>, done: 
     );
     return held.v;
   } catch (err) {
-    if (err instanceof UntilTimeout && last) throw new UntilTimeout(`${err.message}; last answer ${JSON.stringify(last.v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`);
+    if (err instanceof UntilTimeout && last)
+      throw new UntilTimeout(
+        `${err.message}; last answer ${JSON.stringify(last.v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))}`,
+      );
     throw err;
   }
 }

@@ -36,7 +36,10 @@ describe('processes started with launch()', () => {
     let out = '';
     launcher.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     const said = (line: string) => out.split('\n').includes(line);
-    await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), { ...POLL, timeoutMs: 10_000 });
+    await until('the launcher printed its children and the stubborn one is ready', () => /^pids: /m.test(out) && said('stubborn: ready'), {
+      ...POLL,
+      timeoutMs: 10_000,
+    });
     pids = JSON.parse(/^pids: (.*)$/m.exec(out)![1]!) as number[];
     const [polite, stubborn] = pids as [number, number];
     expect(running(polite)).toBe(true);

@@ -6,7 +6,10 @@ const K2 = `0x${'22'.repeat(32)}`;
 describe('FILLER_PRIVATE_KEYS', () => {
   it('takes one key for every chain, or chain=key pairs with * for the rest, or nothing', () => {
     expect([...parseOperatorKeys(K1)]).toEqual([['*', K1]]);
-    expect([...parseOperatorKeys(`base=${K1}, *=${K2}`)]).toEqual([['base', K1], ['*', K2]]);
+    expect([...parseOperatorKeys(`base=${K1}, *=${K2}`)]).toEqual([
+      ['base', K1],
+      ['*', K2],
+    ]);
     expect(parseOperatorKeys('').size).toBe(0);
   });
 

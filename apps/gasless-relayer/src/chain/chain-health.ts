@@ -12,11 +12,17 @@ export function chainHealth(chains: RelayChains, observe?: BalanceObserver): Hea
     const parts = await Promise.all(
       chains.all().map(async (c) => {
         try {
-          const [block, ...balances] = await Promise.all([c.client.getBlockNumber({ cacheTime: 0 }), ...c.wallets.map((w) => c.client.getBalance({ address: w.address }))]);
+          const [block, ...balances] = await Promise.all([
+            c.client.getBlockNumber({ cacheTime: 0 }),
+            ...c.wallets.map((w) => c.client.getBalance({ address: w.address })),
+          ]);
           c.wallets.forEach((w, i) => observe?.(c.name, w.address, balances[i]!, c.walletFloorWei));
           const low = c.wallets.filter((_, i) => balances[i]! < c.walletFloorWei);
           const wallets = c.wallets.map((w, i) => `${w.address} ${formatUnits(balances[i]!, 18)}`).join(', ');
-          return { ok: low.length === 0, detail: `${c.name}: block ${block}; wallets ${wallets}${low.length ? `; below the floor of ${formatUnits(c.walletFloorWei, 18)}: ${low.map((w) => w.address).join(', ')}` : ''}` };
+          return {
+            ok: low.length === 0,
+            detail: `${c.name}: block ${block}; wallets ${wallets}${low.length ? `; below the floor of ${formatUnits(c.walletFloorWei, 18)}: ${low.map((w) => w.address).join(', ')}` : ''}`,
+          };
         } catch (err) {
           return { ok: false, detail: `${c.name}: RPC unreachable (${err instanceof Error ? err.message.split('\n')[0] : String(err)})` };
         }

@@ -31,7 +31,21 @@ export interface RelayChain {
 export class RelayChains {
   private readonly chains = new Map<string, RelayChain>();
 
-  constructor(env: Pick<RelayerEnv, 'FILLER_PRIVATE_KEYS' | 'EVM_RPC_URLS' | 'EVM_RPC_TIMEOUT_MS' | 'RELAYER_PRIVATE_KEYS' | 'CHAIN_WATCH_CONFIRMATIONS' | 'CHAIN_CONFIRMATIONS' | 'RELAY_REPLACE_AFTER_BLOCKS' | 'RELAY_REPLACE_AFTER' | 'RELAY_WALLET_FLOOR_WEI' | 'RELAY_WALLET_FLOORS'>) {
+  constructor(
+    env: Pick<
+      RelayerEnv,
+      | 'FILLER_PRIVATE_KEYS'
+      | 'EVM_RPC_URLS'
+      | 'EVM_RPC_TIMEOUT_MS'
+      | 'RELAYER_PRIVATE_KEYS'
+      | 'CHAIN_WATCH_CONFIRMATIONS'
+      | 'CHAIN_CONFIRMATIONS'
+      | 'RELAY_REPLACE_AFTER_BLOCKS'
+      | 'RELAY_REPLACE_AFTER'
+      | 'RELAY_WALLET_FLOOR_WEI'
+      | 'RELAY_WALLET_FLOORS'
+    >,
+  ) {
     const wallets = env.RELAYER_PRIVATE_KEYS.map((key: Hex) => {
       const account = privateKeyToAccount(key);
       return { address: account.address, account };

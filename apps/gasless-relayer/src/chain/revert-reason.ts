@@ -5,7 +5,9 @@ import { BaseError, type Hex, decodeErrorResult } from 'viem';
 const REVERT_ABI = [
   ...GASLESS_EXECUTOR_ABI.filter((i) => i.type === 'error'),
   ...XCHAIN_ROUTER_ABI.filter((i) => i.type === 'error'),
-  ...['InvalidSigner', 'InvalidNonce', 'InvalidSignature', 'InvalidSignatureLength', 'InvalidContractSignature', 'LengthMismatch'].map((name) => ({ type: 'error' as const, name, inputs: [] })),
+  ...['InvalidSigner', 'InvalidNonce', 'InvalidSignature', 'InvalidSignatureLength', 'InvalidContractSignature', 'LengthMismatch'].map(
+    (name) => ({ type: 'error' as const, name, inputs: [] }),
+  ),
   { type: 'error', name: 'SignatureExpired', inputs: [{ name: 'signatureDeadline', type: 'uint256' }] },
   { type: 'error', name: 'InvalidAmount', inputs: [{ name: 'maxAmount', type: 'uint256' }] },
   { type: 'error', name: 'SafeERC20FailedOperation', inputs: [{ name: 'token', type: 'address' }] },

@@ -4,11 +4,20 @@ import type { Address, PublicClient } from 'viem';
 /** Whether `owner` already used Permit2 nonce `nonce` (its bit in the unordered bitmap is set). */
 export async function permit2NonceUsed(client: PublicClient, owner: Address, nonce: bigint): Promise<boolean> {
   const { wordPos, bit } = permit2NonceSlot(nonce);
-  const word = await client.readContract({ address: PERMIT2_ADDRESS, abi: PERMIT2_ABI, functionName: 'nonceBitmap', args: [owner, wordPos] });
+  const word = await client.readContract({
+    address: PERMIT2_ADDRESS,
+    abi: PERMIT2_ABI,
+    functionName: 'nonceBitmap',
+    args: [owner, wordPos],
+  });
   return (word & bit) !== 0n;
 }
 
-export async function balanceAndAllowance(client: PublicClient, token: Address, owner: Address): Promise<{ balance: bigint; allowance: bigint }> {
+export async function balanceAndAllowance(
+  client: PublicClient,
+  token: Address,
+  owner: Address,
+): Promise<{ balance: bigint; allowance: bigint }> {
   const [balance, allowance] = await Promise.all([
     client.readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'balanceOf', args: [owner] }),
     client.readContract({ address: token, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [owner, PERMIT2_ADDRESS] }),

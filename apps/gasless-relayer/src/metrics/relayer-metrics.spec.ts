@@ -20,7 +20,14 @@ describe('relay lane metrics', () => {
   it('shows each lane’s jobs by state and the age of its oldest waiting job', async () => {
     const metrics = new Metrics(new Registry());
     const now = 1_000_000;
-    watchLanes(metrics, () => [lane('base', '0xaa', { waiting: 3, active: 1, delayed: 2, prioritized: 0 }, now - 42_000), lane('base', '0xbb', { waiting: 0, active: 0, delayed: 0, prioritized: 0 })], () => now);
+    watchLanes(
+      metrics,
+      () => [
+        lane('base', '0xaa', { waiting: 3, active: 1, delayed: 2, prioritized: 0 }, now - 42_000),
+        lane('base', '0xbb', { waiting: 0, active: 0, delayed: 0, prioritized: 0 }),
+      ],
+      () => now,
+    );
     const text = await metrics.render();
     expect(sample(text, 'relay_queue_jobs{chain="base",wallet="0xaa",state="waiting"}')).toBe(3);
     expect(sample(text, 'relay_queue_jobs{chain="base",wallet="0xaa",state="delayed"}')).toBe(2);

@@ -20,8 +20,16 @@ export const LANE_COLLECT_DEADLINE_MS = 1000;
  * and the age of the oldest waiting job. A lane whose oldest job keeps ageing is not sending.
  */
 export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], now: () => number = Date.now): void {
-  const jobs = metrics.gauge({ name: 'relay_queue_jobs', help: 'Relay jobs in a lane’s queue, by state', labelNames: ['chain', 'wallet', 'state'] });
-  const oldest = metrics.gauge({ name: 'relay_queue_oldest_job_age_seconds', help: 'Age of the oldest job waiting in a lane (0 when none waits)', labelNames: ['chain', 'wallet'] });
+  const jobs = metrics.gauge({
+    name: 'relay_queue_jobs',
+    help: 'Relay jobs in a lane’s queue, by state',
+    labelNames: ['chain', 'wallet', 'state'],
+  });
+  const oldest = metrics.gauge({
+    name: 'relay_queue_oldest_job_age_seconds',
+    help: 'Age of the oldest job waiting in a lane (0 when none waits)',
+    labelNames: ['chain', 'wallet'],
+  });
   metrics.onScrape(
     'relay_lanes',
     async () => {
@@ -50,9 +58,21 @@ export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], 
  */
 export function walletBalanceGauges(metrics: Metrics): (chain: string, wallet: string, balanceWei: bigint, floorWei: bigint) => void {
   const labelNames = ['chain', 'wallet'] as const;
-  const balance = metrics.gauge({ name: 'relayer_wallet_balance_wei', help: 'Native balance of a relayer hot wallet, in base units (as last read by the readiness check)', labelNames });
-  const floor = metrics.gauge({ name: 'relayer_wallet_floor_wei', help: 'Balance below which the wallet fails readiness (RELAY_WALLET_FLOOR_WEI / RELAY_WALLET_FLOORS)', labelNames });
-  const readAt = metrics.gauge({ name: 'relayer_wallet_balance_read_timestamp_seconds', help: 'Unix time the wallet balance was last read', labelNames });
+  const balance = metrics.gauge({
+    name: 'relayer_wallet_balance_wei',
+    help: 'Native balance of a relayer hot wallet, in base units (as last read by the readiness check)',
+    labelNames,
+  });
+  const floor = metrics.gauge({
+    name: 'relayer_wallet_floor_wei',
+    help: 'Balance below which the wallet fails readiness (RELAY_WALLET_FLOOR_WEI / RELAY_WALLET_FLOORS)',
+    labelNames,
+  });
+  const readAt = metrics.gauge({
+    name: 'relayer_wallet_balance_read_timestamp_seconds',
+    help: 'Unix time the wallet balance was last read',
+    labelNames,
+  });
   return (chain, wallet, balanceWei, floorWei) => {
     const labels = { chain, wallet: wallet.toLowerCase() };
     // A gauge is a float: exact enough for an operator's view and an alert; never used for money.

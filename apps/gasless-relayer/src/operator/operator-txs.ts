@@ -28,11 +28,13 @@ export class OperatorTxs {
   async send(req: SendOperatorTxRequest): Promise<OperatorTxView> {
     const call = req.call;
     if (call.vm === 'svm') {
-      if (req.chain !== SOLANA) throw RpcError.invalidArgument([{ field: 'chain', description: `a Solana call on ${req.chain}, which is not ${SOLANA}` }]);
+      if (req.chain !== SOLANA)
+        throw RpcError.invalidArgument([{ field: 'chain', description: `a Solana call on ${req.chain}, which is not ${SOLANA}` }]);
       if (!this.svm) throw noWallet('Solana is not settled by this relayer');
       return this.svm.send({ kind: req.kind, quote_hash: req.quote_hash, call });
     }
-    if (req.kind === 'return') throw RpcError.invalidArgument([{ field: 'kind', description: 'a return of a stray deposit exists on Solana only' }]);
+    if (req.kind === 'return')
+      throw RpcError.invalidArgument([{ field: 'kind', description: 'a return of a stray deposit exists on Solana only' }]);
     const chain = this.operatorChain(req.chain);
     const wallet = chain.operator!.address;
     const inserted = await this.orders.insertOperatorTx({
@@ -72,7 +74,12 @@ export class OperatorTxs {
     } catch (err) {
       // The RPC not answering is answered (and logged once per outage) by the RPC server; a read that failed otherwise stays a 503 of its own.
       if (isChainRpcUnavailable(err)) throw err;
-      throw RpcError.unavailable(`${chainName} did not answer the balance read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'CHAIN_RPC_UNAVAILABLE', 5, { chain: chainName });
+      throw RpcError.unavailable(
+        `${chainName} did not answer the balance read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        'CHAIN_RPC_UNAVAILABLE',
+        5,
+        { chain: chainName },
+      );
     }
   }
 
@@ -80,7 +87,9 @@ export class OperatorTxs {
     const chain = this.chains.byName(name);
     if (!chain) throw RpcError.unavailable(`the relayer has no RPC for ${name}`, 'CHAIN_NOT_RELAYED', 60, { chain: name });
     if (!chain.operator) {
-      throw new RpcError(Code.FAILED_PRECONDITION, `no operator wallet for ${name} (FILLER_PRIVATE_KEYS)`, [errorInfo('NO_OPERATOR_WALLET', { chain: name })]);
+      throw new RpcError(Code.FAILED_PRECONDITION, `no operator wallet for ${name} (FILLER_PRIVATE_KEYS)`, [
+        errorInfo('NO_OPERATOR_WALLET', { chain: name }),
+      ]);
     }
     return chain;
   }

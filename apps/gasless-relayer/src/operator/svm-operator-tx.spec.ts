@@ -107,7 +107,14 @@ describe('Solana operator fills', () => {
     expect(signed.signature).toBe(storedTxFacts(signed.txBase64).signature);
     // The watcher reads one fill of exactly that amount, signed by the filler (the account creation is allowed before it).
     expect(steps(signed.txBase64)).toEqual({
-      steps: [{ kind: 'fill', quoteHash, index: 2, transfers: [{ mint: USDC, from: ata(filler.publicKey, USDC), to: ata(recipient, USDC), authority: F, amount: 1_234_567n }] }],
+      steps: [
+        {
+          kind: 'fill',
+          quoteHash,
+          index: 2,
+          transfers: [{ mint: USDC, from: ata(filler.publicKey, USDC), to: ata(recipient, USDC), authority: F, amount: 1_234_567n }],
+        },
+      ],
       refused: [],
       returns: [],
     });
@@ -115,7 +122,9 @@ describe('Solana operator fills', () => {
 
   it('a SOL fill with a gas drop pays the amount and then the gas drop in lamports, with no account to open', () => {
     const { wire, quoteHash } = solanaOrder({ gasDrop: 5_000n });
-    const tx = readBack(signSvmPlan(planSvmOperatorTx({ kind: 'fill', quoteHash, order: wire, amount: 1_200_001n }, keys), blockhash).txBase64);
+    const tx = readBack(
+      signSvmPlan(planSvmOperatorTx({ kind: 'fill', quoteHash, order: wire, amount: 1_200_001n }, keys), blockhash).txBase64,
+    );
     expect(tx.instructions).toEqual([
       ['transfer', F, R, 1_200_001n],
       ['transfer', F, R, 5_000n],
@@ -130,9 +139,13 @@ describe('Solana operator fills', () => {
     expect([below.status.code, below.message]).toEqual([Code.INVALID_ARGUMENT, 'call: a fill of 1199999 is below min_amount_out 1200000']);
     expect(rpcError(() => planSvmOperatorTx({ kind: 'fill', quoteHash, order: wire }, keys)).message).toMatch(/mintDecimals is required/);
     const other = `0x${'cd'.repeat(32)}`;
-    expect(rpcError(() => planSvmOperatorTx({ kind: 'fill', quoteHash: other, order: wire, mintDecimals: 6 }, keys)).message).toBe(`call.order: hashes to ${quoteHash}, not the quote_hash ${other}`);
+    expect(rpcError(() => planSvmOperatorTx({ kind: 'fill', quoteHash: other, order: wire, mintDecimals: 6 }, keys)).message).toBe(
+      `call.order: hashes to ${quoteHash}, not the quote_hash ${other}`,
+    );
     const evm = solanaOrder({ dst: USDC, dstChainId: 8453n });
-    expect(rpcError(() => planSvmOperatorTx({ kind: 'fill', quoteHash: evm.quoteHash, order: evm.wire, mintDecimals: 6 }, keys)).message).toBe('call.order: delivers on chain 8453, not on Solana');
+    expect(
+      rpcError(() => planSvmOperatorTx({ kind: 'fill', quoteHash: evm.quoteHash, order: evm.wire, mintDecimals: 6 }, keys)).message,
+    ).toBe('call.order: delivers on chain 8453, not on Solana');
   });
 });
 
@@ -148,12 +161,16 @@ describe('Solana operator refunds', () => {
     ]);
     expect(tx.signers).toEqual([F, V]);
     expect(tx.verified).toBe(true);
-    expect(steps(signed.txBase64).steps.map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([['refund', [[V, 2_500_000n]]]]);
+    expect(steps(signed.txBase64).steps.map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([
+      ['refund', [[V, 2_500_000n]]],
+    ]);
   });
 
   it('a SOL refund is one System transfer of amount_in from the vault, then the memo', () => {
     const { wire, quoteHash } = solanaOrder();
-    const tx = readBack(signSvmPlan(planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire, amount: 2_500_000n }, keys), blockhash).txBase64);
+    const tx = readBack(
+      signSvmPlan(planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire, amount: 2_500_000n }, keys), blockhash).txBase64,
+    );
     expect(tx.instructions).toEqual([
       ['transfer', V, U, 2_500_000n],
       ['memo', memoText('refund', quoteHash)],
@@ -167,13 +184,16 @@ describe('Solana operator refunds', () => {
     expect([noVault.status.code, reasonOf(noVault)]).toEqual([Code.FAILED_PRECONDITION, 'NO_OPERATOR_WALLET']);
     const other = rpcError(() => planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire }, { filler, vault: Keypair.generate() }));
     expect([other.status.code, reasonOf(other)]).toEqual([Code.FAILED_PRECONDITION, 'NO_OPERATOR_WALLET']);
-    expect(rpcError(() => planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire, amount: 2_499_999n }, keys)).message).toBe('call.amount: a refund returns amount_in 2500000, not 2499999');
+    expect(rpcError(() => planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire, amount: 2_499_999n }, keys)).message).toBe(
+      'call.amount: a refund returns amount_in 2500000, not 2499999',
+    );
   });
 });
 
 it('a cancel or a claim is not a Solana operator transaction', () => {
   const { wire, quoteHash } = solanaOrder();
-  for (const kind of ['cancel', 'claim']) expect(rpcError(() => planSvmOperatorTx({ kind, quoteHash, order: wire }, keys)).status.code).toBe(Code.INVALID_ARGUMENT);
+  for (const kind of ['cancel', 'claim'])
+    expect(rpcError(() => planSvmOperatorTx({ kind, quoteHash, order: wire }, keys)).status.code).toBe(Code.INVALID_ARGUMENT);
 });
 
 describe('resignSvmTx', () => {
@@ -194,7 +214,9 @@ describe('resignSvmTx', () => {
   it('refuses when a signer of the stored transaction has no key here', () => {
     const { wire, quoteHash } = solanaOrder();
     const first = signSvmPlan(planSvmOperatorTx({ kind: 'refund', quoteHash, order: wire }, keys), blockhash);
-    expect(() => resignSvmTx(first.txBase64, Keypair.generate().publicKey.toBase58(), [filler])).toThrow(`no key for the signer ${V} of the stored transaction`);
+    expect(() => resignSvmTx(first.txBase64, Keypair.generate().publicKey.toBase58(), [filler])).toThrow(
+      `no key for the signer ${V} of the stored transaction`,
+    );
   });
 });
 
@@ -203,7 +225,13 @@ describe('Solana returns of stray deposits', () => {
   const key = strayReturnKey('solana', deposit, 1);
 
   it('an SPL return opens the sender account, moves exactly the amount from the vault, then the return memo; vault co-signs, the filler pays', () => {
-    const signed = signSvmPlan(planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: USDC, amount: 7_654_321n, mintDecimals: 6 }, keys), blockhash);
+    const signed = signSvmPlan(
+      planSvmReturnTx(
+        { quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: USDC, amount: 7_654_321n, mintDecimals: 6 },
+        keys,
+      ),
+      blockhash,
+    );
     const tx = readBack(signed.txBase64);
     expect(tx.instructions).toEqual([
       ['createIdempotent', F, ata(user, USDC), U, USDC, 1],
@@ -216,15 +244,38 @@ describe('Solana returns of stray deposits', () => {
     const read = steps(signed.txBase64);
     expect(read.steps).toEqual([]);
     expect(read.refused).toEqual([]);
-    expect(read.returns).toEqual([{ index: 2, depositSignature: deposit, transfers: [expect.objectContaining({ mint: USDC, authority: V, amount: 7_654_321n })] }]);
+    expect(read.returns).toEqual([
+      { index: 2, depositSignature: deposit, transfers: [expect.objectContaining({ mint: USDC, authority: V, amount: 7_654_321n })] },
+    ]);
   });
 
   it('a SOL return is one transfer from the vault and the memo; refused when the key is not the deposit’s, or without the vault key', () => {
-    const tx = readBack(signSvmPlan(planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys), blockhash).txBase64);
-    expect(tx.instructions).toEqual([['transfer', V, U, 5n], ['memo', returnMemoText(deposit)]]);
+    const tx = readBack(
+      signSvmPlan(
+        planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys),
+        blockhash,
+      ).txBase64,
+    );
+    expect(tx.instructions).toEqual([
+      ['transfer', V, U, 5n],
+      ['memo', returnMemoText(deposit)],
+    ]);
     const other = strayReturnKey('solana', deposit, 2);
-    expect(rpcError(() => planSvmReturnTx({ quoteHash: other, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys)).message).toMatch(/is keyed 0x[0-9a-f]{64}, not/);
-    expect(reasonOf(rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, { filler })))).toBe('NO_OPERATOR_WALLET');
-    expect(rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: V, mint: 'SOL', amount: 5n }, keys)).message).toMatch(/the vault itself/);
+    expect(
+      rpcError(() =>
+        planSvmReturnTx({ quoteHash: other, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, keys),
+      ).message,
+    ).toMatch(/is keyed 0x[0-9a-f]{64}, not/);
+    expect(
+      reasonOf(
+        rpcError(() =>
+          planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: U, mint: 'SOL', amount: 5n }, { filler }),
+        ),
+      ),
+    ).toBe('NO_OPERATOR_WALLET');
+    expect(
+      rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: V, mint: 'SOL', amount: 5n }, keys))
+        .message,
+    ).toMatch(/the vault itself/);
   });
 });

@@ -1,7 +1,16 @@
 import { type Keypair, Message, PublicKey, type TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { Code, type OrderWire, RpcError, errorInfo } from '@xchain/contracts';
 import { orderFromWire } from '@xchain/order-codec';
-import { SOL, type SvmOrderTerms, createAssociatedTokenAccountInstruction, fillInstructions, refundInstructions, returnInstructions, strayReturnKey, svmOrderTerms } from '@xchain/svm-orders';
+import {
+  SOL,
+  type SvmOrderTerms,
+  createAssociatedTokenAccountInstruction,
+  fillInstructions,
+  refundInstructions,
+  returnInstructions,
+  strayReturnKey,
+  svmOrderTerms,
+} from '@xchain/svm-orders';
 import { decodeTransaction, storedTxFacts } from '../svm/svm-transaction';
 
 /** The registry's chain_id of `solana`: a fill must deliver there, a refund must return deposits made there. */
@@ -63,17 +72,32 @@ export function planSvmOperatorTx(args: SvmOperatorCallArgs, keys: SvmOperatorKe
   const decimals = args.mintDecimals === undefined ? {} : { mintDecimals: args.mintDecimals };
   if (args.kind === 'fill') {
     if (order.dstChainId !== SOLANA_CHAIN_ID) invalid('call.order', `delivers on chain ${order.dstChainId}, not on Solana`);
-    const open = terms.dstToken === SOL ? [] : [createAssociatedTokenAccountInstruction(filler.publicKey, new PublicKey(terms.recipient), new PublicKey(terms.dstToken))];
-    const pay = built(() => fillInstructions({ order: args.order, filler: filler.publicKey, ...(args.amount === undefined ? {} : { amount: args.amount }), ...decimals }));
+    const open =
+      terms.dstToken === SOL
+        ? []
+        : [createAssociatedTokenAccountInstruction(filler.publicKey, new PublicKey(terms.recipient), new PublicKey(terms.dstToken))];
+    const pay = built(() =>
+      fillInstructions({
+        order: args.order,
+        filler: filler.publicKey,
+        ...(args.amount === undefined ? {} : { amount: args.amount }),
+        ...decimals,
+      }),
+    );
     return { token: terms.dstToken, instructions: [...open, ...pay], feePayer: filler, signers: [filler] };
   }
   if (args.kind === 'refund') {
     if (order.srcChainId !== SOLANA_CHAIN_ID) invalid('call.order', `was deposited on chain ${order.srcChainId}, not on Solana`);
-    if (args.amount !== undefined && args.amount !== terms.amountIn) invalid('call.amount', `a refund returns amount_in ${terms.amountIn}, not ${args.amount}`);
+    if (args.amount !== undefined && args.amount !== terms.amountIn)
+      invalid('call.amount', `a refund returns amount_in ${terms.amountIn}, not ${args.amount}`);
     const vault = keys.vault;
     if (!vault) throw noWallet('no Solana vault key (SOLANA_VAULT_KEY): refunds are not signed here');
-    if (vault.publicKey.toBase58() !== terms.depositTarget) throw noWallet(`the order's vault ${terms.depositTarget} is not the one whose key this relayer holds`);
-    const open = terms.srcToken === SOL ? [] : [createAssociatedTokenAccountInstruction(filler.publicKey, new PublicKey(terms.refundAddress), new PublicKey(terms.srcToken))];
+    if (vault.publicKey.toBase58() !== terms.depositTarget)
+      throw noWallet(`the order's vault ${terms.depositTarget} is not the one whose key this relayer holds`);
+    const open =
+      terms.srcToken === SOL
+        ? []
+        : [createAssociatedTokenAccountInstruction(filler.publicKey, new PublicKey(terms.refundAddress), new PublicKey(terms.srcToken))];
     const pay = built(() => refundInstructions({ order: args.order, vault: vault.publicKey, ...decimals }));
     return { token: terms.srcToken, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
   }
@@ -100,7 +124,8 @@ export interface SvmReturnArgs {
  */
 export function planSvmReturnTx(args: SvmReturnArgs, keys: SvmOperatorKeys): SvmOperatorPlan {
   const key = strayReturnKey('solana', args.depositSignature, args.depositIndex);
-  if (key !== args.quoteHash) invalid('quote_hash', `a return of ${args.depositSignature}:${args.depositIndex} is keyed ${key}, not ${args.quoteHash}`);
+  if (key !== args.quoteHash)
+    invalid('quote_hash', `a return of ${args.depositSignature}:${args.depositIndex} is keyed ${key}, not ${args.quoteHash}`);
   const vault = keys.vault;
   if (!vault) throw noWallet('no Solana vault key (SOLANA_VAULT_KEY): returns are not signed here');
   let to: PublicKey;
@@ -113,14 +138,25 @@ export function planSvmReturnTx(args: SvmReturnArgs, keys: SvmOperatorKeys): Svm
   const filler = keys.filler;
   const open = args.mint === SOL ? [] : [createAssociatedTokenAccountInstruction(filler.publicKey, to, new PublicKey(args.mint))];
   const pay = built(() =>
-    returnInstructions({ vault: vault.publicKey, to, mint: args.mint, amount: args.amount, depositSignature: args.depositSignature, ...(args.mintDecimals === undefined ? {} : { mintDecimals: args.mintDecimals }) }),
+    returnInstructions({
+      vault: vault.publicKey,
+      to,
+      mint: args.mint,
+      amount: args.amount,
+      depositSignature: args.depositSignature,
+      ...(args.mintDecimals === undefined ? {} : { mintDecimals: args.mintDecimals }),
+    }),
   );
   return { token: args.mint, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
 }
 
 /** Compiles the plan over `blockhash` into a legacy transaction and signs it with every signer. */
 export function signSvmPlan(plan: SvmOperatorPlan, blockhash: string): SignedSvmTx {
-  const message = new TransactionMessage({ payerKey: plan.feePayer.publicKey, recentBlockhash: blockhash, instructions: plan.instructions }).compileToLegacyMessage();
+  const message = new TransactionMessage({
+    payerKey: plan.feePayer.publicKey,
+    recentBlockhash: blockhash,
+    instructions: plan.instructions,
+  }).compileToLegacyMessage();
   return signMessage(message, plan.signers);
 }
 
@@ -131,7 +167,12 @@ export function signSvmPlan(plan: SvmOperatorPlan, blockhash: string): SignedSvm
  */
 export function resignSvmTx(txBase64: string, blockhash: string, keys: readonly Keypair[]): SignedSvmTx {
   const stored = decodeTransaction(txBase64).message;
-  const message = new Message({ header: stored.header, accountKeys: stored.accountKeys, recentBlockhash: blockhash, instructions: stored.instructions });
+  const message = new Message({
+    header: stored.header,
+    accountKeys: stored.accountKeys,
+    recentBlockhash: blockhash,
+    instructions: stored.instructions,
+  });
   const signers = message.accountKeys.slice(0, message.header.numRequiredSignatures).map((signer) => {
     const key = keys.find((k) => k.publicKey.equals(signer));
     if (!key) throw new Error(`no key for the signer ${signer.toBase58()} of the stored transaction`);

@@ -6,7 +6,15 @@ import type { Logger } from '@xchain/telemetry';
 import { ChainRpcUnavailableError, isChainRpcUnavailable } from '@xchain/messaging';
 import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import type { SolanaRpc } from '../svm/solana-rpc';
-import { type SvmOperatorPlan, noWallet, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan, svmCallToken } from './svm-operator-tx';
+import {
+  type SvmOperatorPlan,
+  noWallet,
+  planSvmOperatorTx,
+  planSvmReturnTx,
+  resignSvmTx,
+  signSvmPlan,
+  svmCallToken,
+} from './svm-operator-tx';
 
 /** The relayer's Solana chain (the registry's `solana`): the only one its Solana RPC serves. */
 export const SOLANA = 'solana';
@@ -48,8 +56,14 @@ export class SvmOperatorTxs {
 
   async send(req: SvmOperatorRequest): Promise<OperatorTxView> {
     const kind = req.kind;
-    if (kind !== 'fill' && kind !== 'refund' && kind !== 'return') throw RpcError.invalidArgument([{ field: 'kind', description: `a Solana operator transaction is a fill, a refund or a return, not a ${kind}` }]);
-    if ((kind === 'return') !== ('return' in req.call)) throw RpcError.invalidArgument([{ field: 'call', description: kind === 'return' ? 'a return carries call.return' : `a ${kind} carries call.order` }]);
+    if (kind !== 'fill' && kind !== 'refund' && kind !== 'return')
+      throw RpcError.invalidArgument([
+        { field: 'kind', description: `a Solana operator transaction is a fill, a refund or a return, not a ${kind}` },
+      ]);
+    if ((kind === 'return') !== 'return' in req.call)
+      throw RpcError.invalidArgument([
+        { field: 'call', description: kind === 'return' ? 'a return carries call.return' : `a ${kind} carries call.order` },
+      ]);
     const key = operatorKey(kind, req.quote_hash);
     // A later call only answers the state: nothing is built, read or signed again.
     const existing = await this.orders.find(key);
@@ -61,7 +75,15 @@ export class SvmOperatorTxs {
       const r = req.call.return;
       const mintDecimals = r.mint === SOL ? undefined : await this.mintDecimals(rpc, r.mint, r.mint_decimals);
       plan = planSvmReturnTx(
-        { quoteHash: req.quote_hash, depositSignature: r.deposit_signature, depositIndex: r.deposit_index, to: r.to, mint: r.mint, amount: BigInt(r.amount), ...(mintDecimals === undefined ? {} : { mintDecimals }) },
+        {
+          quoteHash: req.quote_hash,
+          depositSignature: r.deposit_signature,
+          depositIndex: r.deposit_index,
+          to: r.to,
+          mint: r.mint,
+          amount: BigInt(r.amount),
+          ...(mintDecimals === undefined ? {} : { mintDecimals }),
+        },
         keys,
       );
     } else {
@@ -85,7 +107,10 @@ export class SvmOperatorTxs {
     const row = await this.orders.find(key);
     if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
     if (inserted) {
-      this.log.info({ kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature }, 'operator transaction queued');
+      this.log.info(
+        { kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature },
+        'operator transaction queued',
+      );
       this.wake(key);
     }
     return operatorViewOf(row);
@@ -110,7 +135,10 @@ export class SvmOperatorTxs {
         throw RpcError.invalidArgument([{ field: 'token', description: 'is neither the System program id nor a base58 mint' }]);
       }
     }
-    const balance = await rpcStep(() => (mint ? rpc.tokenAmount(associatedTokenAccount(filler.publicKey, mint).toBase58()) : rpc.balance(filler.publicKey.toBase58())), rpc.url);
+    const balance = await rpcStep(
+      () => (mint ? rpc.tokenAmount(associatedTokenAccount(filler.publicKey, mint).toBase58()) : rpc.balance(filler.publicKey.toBase58())),
+      rpc.url,
+    );
     return { wallet: filler.publicKey.toBase58(), balance };
   }
 
@@ -125,10 +153,14 @@ export class SvmOperatorTxs {
     let known = this.decimals.get(mint);
     if (known === undefined) {
       known = await rpcStep(() => rpc.mintDecimals(mint), rpc.url);
-      if (known === undefined) throw RpcError.invalidArgument([{ field: 'call.order', description: `moves ${mint}, which is not an SPL Token mint on this cluster` }]);
+      if (known === undefined)
+        throw RpcError.invalidArgument([
+          { field: 'call.order', description: `moves ${mint}, which is not an SPL Token mint on this cluster` },
+        ]);
       this.decimals.set(mint, known);
     }
-    if (stated !== undefined && stated !== known) throw RpcError.invalidArgument([{ field: 'call.mint_decimals', description: `is ${stated}; the mint ${mint} has ${known}` }]);
+    if (stated !== undefined && stated !== known)
+      throw RpcError.invalidArgument([{ field: 'call.mint_decimals', description: `is ${stated}; the mint ${mint} has ${known}` }]);
     return known;
   }
 }
@@ -142,6 +174,9 @@ async function rpcStep<T>(step: () => Promise<T>, url: string): Promise<T> {
     return await step();
   } catch (err) {
     if (err instanceof RpcError || isChainRpcUnavailable(err)) throw err;
-    throw new ChainRpcUnavailableError(err instanceof Error ? err.message.split('\n')[0]! : String(err), url, { chain: SOLANA, cause: err });
+    throw new ChainRpcUnavailableError(err instanceof Error ? err.message.split('\n')[0]! : String(err), url, {
+      chain: SOLANA,
+      cause: err,
+    });
   }
 }

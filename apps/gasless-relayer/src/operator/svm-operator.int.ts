@@ -50,7 +50,15 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     return { svm, ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, orders, {} as Lanes, silent, svm) };
   };
   const newRelay = (svm: SvmOperatorTxs) =>
-    new SvmRelay(orders, rpc, { publish } as unknown as StatusEvents, async () => undefined, 100, silent, (o, from) => svm.resign(o, from));
+    new SvmRelay(
+      orders,
+      rpc,
+      { publish } as unknown as StatusEvents,
+      async () => undefined,
+      100,
+      silent,
+      (o, from) => svm.resign(o, from),
+    );
 
   const lamports = async (who: PublicKey) => BigInt(await conn.getBalance(who, 'confirmed'));
   const tokens = async (owner: PublicKey) => {
@@ -64,15 +72,24 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     const res = await fetch(standin.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getTransaction', params: [signature, { encoding: 'json', commitment: 'confirmed' }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getTransaction',
+        params: [signature, { encoding: 'json', commitment: 'confirmed' }],
+      }),
     });
     return readOrderSteps(((await res.json()) as { result: SvmTransactionJson }).result).steps;
   };
   const settled = (send: () => Promise<OperatorTxView>) =>
-    until('the operator transaction to settle', async () => {
-      const v = await send();
-      return v.status === 'confirmed' || v.status === 'failed' ? v : undefined;
-    }, POLL);
+    until(
+      'the operator transaction to settle',
+      async () => {
+        const v = await send();
+        return v.status === 'confirmed' || v.status === 'failed' ? v : undefined;
+      },
+      POLL,
+    );
 
   function order(over: Partial<Order>) {
     const o = sampleOrder({ salt: `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}`, ...over });
@@ -103,8 +120,20 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
 
   it('fills an SPL order to a recipient without a token account: it gets amount_out and the gas drop to the unit, once; asking again sends nothing', async () => {
     const recipient = Keypair.generate().publicKey;
-    const fill = order({ dstChainId: SOLANA_CHAIN_ID, dstToken: toBytes32('svm', USDC), recipient: toBytes32('svm', recipient.toBase58()), amountOut: 12_345_678n, minAmountOut: 12_000_000n, gasDrop: 2_000_000n });
-    const req: SendOperatorTxRequest = { kind: 'fill', quote_hash: fill.quoteHash, chain: 'solana', call: { vm: 'svm', order: fill.wire, amount: '12345678', mint_decimals: 6 } };
+    const fill = order({
+      dstChainId: SOLANA_CHAIN_ID,
+      dstToken: toBytes32('svm', USDC),
+      recipient: toBytes32('svm', recipient.toBase58()),
+      amountOut: 12_345_678n,
+      minAmountOut: 12_000_000n,
+      gasDrop: 2_000_000n,
+    });
+    const req: SendOperatorTxRequest = {
+      kind: 'fill',
+      quote_hash: fill.quoteHash,
+      chain: 'solana',
+      call: { vm: 'svm', order: fill.wire, amount: '12345678', mint_decimals: 6 },
+    };
     const [fillerUsdc, fillerFills] = [await tokens(filler.publicKey), (await signaturesOf(filler.publicKey)).length];
 
     const first = await ops.send(req);
@@ -127,8 +156,19 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
 
   it('refunds an SPL deposit from the vault: refund_address gets amount_in, the vault loses exactly that, the filler pays the fee', async () => {
     const user = Keypair.generate().publicKey;
-    const refund = order({ srcChainId: SOLANA_CHAIN_ID, srcToken: toBytes32('svm', USDC), amountIn: 7_654_321n, refundAddress: toBytes32('svm', user.toBase58()), depositTarget: toBytes32('svm', vault.publicKey.toBase58()) });
-    const req: SendOperatorTxRequest = { kind: 'refund', quote_hash: refund.quoteHash, chain: 'solana', call: { vm: 'svm', order: refund.wire, mint_decimals: 6 } };
+    const refund = order({
+      srcChainId: SOLANA_CHAIN_ID,
+      srcToken: toBytes32('svm', USDC),
+      amountIn: 7_654_321n,
+      refundAddress: toBytes32('svm', user.toBase58()),
+      depositTarget: toBytes32('svm', vault.publicKey.toBase58()),
+    });
+    const req: SendOperatorTxRequest = {
+      kind: 'refund',
+      quote_hash: refund.quoteHash,
+      chain: 'solana',
+      call: { vm: 'svm', order: refund.wire, mint_decimals: 6 },
+    };
     const [vaultUsdc, vaultSol] = [await tokens(vault.publicKey), await lamports(vault.publicKey)];
 
     const done = await settled(() => ops.send(req));
@@ -136,32 +176,60 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await tokens(user)).toBe(7_654_321n);
     expect(await tokens(vault.publicKey)).toBe(vaultUsdc - 7_654_321n);
     expect(await lamports(vault.publicKey)).toBe(vaultSol);
-    expect((await stepsOf(done.tx_hash!)).map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([['refund', [[vault.publicKey.toBase58(), 7_654_321n]]]]);
+    expect((await stepsOf(done.tx_hash!)).map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([
+      ['refund', [[vault.publicKey.toBase58(), 7_654_321n]]],
+    ]);
   });
 
   it('reads the filler account: SOL for the System program id, a mint through its token account, 0 without one', async () => {
-    expect(await ops.balance('solana', SOL_TOKEN)).toEqual({ wallet: filler.publicKey.toBase58(), balance: await lamports(filler.publicKey) });
+    expect(await ops.balance('solana', SOL_TOKEN)).toEqual({
+      wallet: filler.publicKey.toBase58(),
+      balance: await lamports(filler.publicKey),
+    });
     expect(await ops.balance('solana', USDC)).toEqual({ wallet: filler.publicKey.toBase58(), balance: await tokens(filler.publicKey) });
     expect((await ops.balance('solana', Keypair.generate().publicKey.toBase58())).balance).toBe(0n);
   });
 
   it('answers NO_OPERATOR_WALLET without the filler key, and for refunds without the vault key', async () => {
-    const refund = order({ srcChainId: SOLANA_CHAIN_ID, srcToken: ZERO_BYTES32, depositTarget: toBytes32('svm', vault.publicKey.toBase58()) });
+    const refund = order({
+      srcChainId: SOLANA_CHAIN_ID,
+      srcToken: ZERO_BYTES32,
+      depositTarget: toBytes32('svm', vault.publicKey.toBase58()),
+    });
     const call = { vm: 'svm' as const, order: refund.wire };
-    const codeOf = (p: Promise<unknown>) => p.then(() => 'answered', (err: unknown) => (err instanceof RpcError ? err.status.code : String(err)));
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'answered',
+        (err: unknown) => (err instanceof RpcError ? err.status.code : String(err)),
+      );
     const none = operatorTxs({}, () => undefined).ops;
     expect(await codeOf(none.send({ kind: 'refund', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(Code.FAILED_PRECONDITION);
     expect(await codeOf(none.balance('solana', SOL_TOKEN))).toBe(Code.FAILED_PRECONDITION);
     const fillerOnly = operatorTxs({ filler }, () => undefined).ops;
-    expect(await codeOf(fillerOnly.send({ kind: 'refund', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(Code.FAILED_PRECONDITION);
-    expect(await codeOf(fillerOnly.send({ kind: 'cancel', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(Code.INVALID_ARGUMENT);
+    expect(await codeOf(fillerOnly.send({ kind: 'refund', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(
+      Code.FAILED_PRECONDITION,
+    );
+    expect(await codeOf(fillerOnly.send({ kind: 'cancel', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(
+      Code.INVALID_ARGUMENT,
+    );
     expect(await orders.find(operatorKey('refund', refund.quoteHash))).toBeNull();
   });
 
   it('fails a fill that landed with an error (the filler lacks the tokens), with its signature and reason', async () => {
     const recipient = Keypair.generate().publicKey;
-    const fill = order({ dstChainId: SOLANA_CHAIN_ID, dstToken: toBytes32('svm', USDC), recipient: toBytes32('svm', recipient.toBase58()), amountOut: 10n ** 15n, minAmountOut: 10n ** 15n });
-    const req: SendOperatorTxRequest = { kind: 'fill', quote_hash: fill.quoteHash, chain: 'solana', call: { vm: 'svm', order: fill.wire, mint_decimals: 6 } };
+    const fill = order({
+      dstChainId: SOLANA_CHAIN_ID,
+      dstToken: toBytes32('svm', USDC),
+      recipient: toBytes32('svm', recipient.toBase58()),
+      amountOut: 10n ** 15n,
+      minAmountOut: 10n ** 15n,
+    });
+    const req: SendOperatorTxRequest = {
+      kind: 'fill',
+      quote_hash: fill.quoteHash,
+      chain: 'solana',
+      call: { vm: 'svm', order: fill.wire, mint_decimals: 6 },
+    };
     const done = await settled(() => ops.send(req));
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(new RegExp(`^TX_REVERTED: ${done.tx_hash} failed in slot \\d+: `));
@@ -171,8 +239,19 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
   it('signs a refund again when its blockhash expired unseen (queued, then sent and lost), once for two passes at a time; it lands once', async () => {
     await relay.stop(); // nothing sends behind the test's back until it says so
     const user = Keypair.generate().publicKey;
-    const refund = order({ srcChainId: SOLANA_CHAIN_ID, srcToken: ZERO_BYTES32, amountIn: 3n * SOL, refundAddress: toBytes32('svm', user.toBase58()), depositTarget: toBytes32('svm', vault.publicKey.toBase58()) });
-    const req: SendOperatorTxRequest = { kind: 'refund', quote_hash: refund.quoteHash, chain: 'solana', call: { vm: 'svm', order: refund.wire } };
+    const refund = order({
+      srcChainId: SOLANA_CHAIN_ID,
+      srcToken: ZERO_BYTES32,
+      amountIn: 3n * SOL,
+      refundAddress: toBytes32('svm', user.toBase58()),
+      depositTarget: toBytes32('svm', vault.publicKey.toBase58()),
+    });
+    const req: SendOperatorTxRequest = {
+      kind: 'refund',
+      quote_hash: refund.quoteHash,
+      chain: 'solana',
+      call: { vm: 'svm', order: refund.wire },
+    };
     const key = operatorKey('refund', refund.quoteHash);
     const quiet = operatorTxs({ filler, vault }, () => undefined); // stores, never wakes a relay
     const vaultSol = await lamports(vault.publicKey);
@@ -204,7 +283,8 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(done).toMatchObject({ status: 'confirmed', tx_hash: row2.svmSignature, tx_hashes: [row1.svmSignature, row2.svmSignature] });
     expect(await lamports(user)).toBe(3n * SOL);
     expect(await lamports(vault.publicKey)).toBe(vaultSol - 3n * SOL);
-    const statuses = (await conn.getSignatureStatuses([unsent, row1.svmSignature!, row2.svmSignature!], { searchTransactionHistory: true })).value;
+    const statuses = (await conn.getSignatureStatuses([unsent, row1.svmSignature!, row2.svmSignature!], { searchTransactionHistory: true }))
+      .value;
     expect(statuses.map((s) => s?.confirmationStatus ?? null)).toEqual([null, null, expect.stringMatching(/^(confirmed|finalized)$/)]);
     expect((await signaturesOf(user)).length).toBe(1);
   });

@@ -68,7 +68,16 @@ export interface SignedTx {
   sentBlock: bigint;
 }
 
-export type OrderWithTxs = GaslessOrder & { txs: { txHash: string; nonce: bigint; raw: string; sentBlock: bigint; maxFeePerGas: Prisma.Decimal; maxPriorityFeePerGas: Prisma.Decimal }[] };
+export type OrderWithTxs = GaslessOrder & {
+  txs: {
+    txHash: string;
+    nonce: bigint;
+    raw: string;
+    sentBlock: bigint;
+    maxFeePerGas: Prisma.Decimal;
+    maxPriorityFeePerGas: Prisma.Decimal;
+  }[];
+};
 
 /**
  * Every read and write of gasless orders. A status moves only from its expected previous status
@@ -143,7 +152,12 @@ export class OrderRepository {
    * stored signature, so of two passes or two replicas only one re-signs. A transaction that was
    * sent (`from` submitted) keeps its signature in svm_expired_signatures; one that never was is dropped.
    */
-  async resignSvm(quoteHash: string, from: 'queued' | 'submitted', previous: string, next: { txBase64: string; signature: string }): Promise<boolean> {
+  async resignSvm(
+    quoteHash: string,
+    from: 'queued' | 'submitted',
+    previous: string,
+    next: { txBase64: string; signature: string },
+  ): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, vm: 'svm', kind: { not: 'gasless' }, status: from, svmSignature: previous },
       data: {
@@ -167,7 +181,10 @@ export class OrderRepository {
   }
 
   async setHold(quoteHash: string, from: HoldState, to: HoldState): Promise<boolean> {
-    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, holdState: from }, data: { holdState: to, updatedAt: new Date() } });
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, holdState: from },
+      data: { holdState: to, updatedAt: new Date() },
+    });
     return r.count === 1;
   }
 
@@ -217,7 +234,10 @@ export class OrderRepository {
 
   /** submitted → queued: its nonce was taken by a transaction that is not ours; it is signed again on a fresh nonce. */
   async requeue(quoteHash: string): Promise<boolean> {
-    const r = await this.db.gaslessOrder.updateMany({ where: { quoteHash, status: 'submitted' }, data: { status: 'queued', txNonce: null, updatedAt: new Date() } });
+    const r = await this.db.gaslessOrder.updateMany({
+      where: { quoteHash, status: 'submitted' },
+      data: { status: 'queued', txNonce: null, updatedAt: new Date() },
+    });
     return r.count === 1;
   }
 
@@ -231,22 +251,41 @@ export class OrderRepository {
   }
 
   /** → failed from `from`; the error starts with its stable reason code. */
-  async fail(quoteHash: string, from: 'queued' | 'submitted', error: string, mined?: { txHash: string; gasCostWei: bigint | null }): Promise<boolean> {
+  async fail(
+    quoteHash: string,
+    from: 'queued' | 'submitted',
+    error: string,
+    mined?: { txHash: string; gasCostWei: bigint | null },
+  ): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: from },
-      data: { status: 'failed', error, ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei?.toString() ?? null } : {}), updatedAt: new Date() },
+      data: {
+        status: 'failed',
+        error,
+        ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei?.toString() ?? null } : {}),
+        updatedAt: new Date(),
+      },
     });
     return r.count === 1;
   }
 
   /** Orders of a chain in `status`, oldest first (bounded). */
   inStatus(chain: string, status: GaslessStatus, limit = 500): Promise<OrderWithTxs[]> {
-    return this.db.gaslessOrder.findMany({ where: { chain, status }, orderBy: { createdAt: 'asc' }, take: limit, include: { txs: { orderBy: { sentAt: 'asc' } } } });
+    return this.db.gaslessOrder.findMany({
+      where: { chain, status },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+      include: { txs: { orderBy: { sentAt: 'asc' } } },
+    });
   }
 
   /** Queued orders not touched for `olderThanMs` (their job may be lost with Redis). */
   staleQueued(olderThanMs: number, limit = 1000): Promise<GaslessOrder[]> {
-    return this.db.gaslessOrder.findMany({ where: { status: 'queued', updatedAt: { lt: new Date(Date.now() - olderThanMs) } }, orderBy: { createdAt: 'asc' }, take: limit });
+    return this.db.gaslessOrder.findMany({
+      where: { status: 'queued', updatedAt: { lt: new Date(Date.now() - olderThanMs) } },
+      orderBy: { createdAt: 'asc' },
+      take: limit,
+    });
   }
 
   /** Finished orders whose ledger hold is still open (settle or release did not complete). */

@@ -37,7 +37,8 @@ describe('relay status events through a NATS outage', () => {
     conns.push(nc);
     return nc;
   };
-  const view = (status: 'submitted' | 'confirmed') => ({ quote_hash: HASH, status, tx_hash: `0x${'cd'.repeat(32)}`, tx_hashes: [`0x${'cd'.repeat(32)}`] }) as never;
+  const view = (status: 'submitted' | 'confirmed') =>
+    ({ quote_hash: HASH, status, tx_hash: `0x${'cd'.repeat(32)}`, tx_hashes: [`0x${'cd'.repeat(32)}`] }) as never;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'natscluster-status-'));
@@ -63,7 +64,11 @@ describe('relay status events through a NATS outage', () => {
     expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['status event not published; retrying']);
     await start();
 
-    await waitFor('the event after the outage', async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 2, 30_000);
+    await waitFor(
+      'the event after the outage',
+      async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 2,
+      30_000,
+    );
     const stored = await reader.streams.getMessage(GASLESS_EVENTS_STREAM, { seq: 2 });
     if (!stored) throw new Error('the second event is not in the stream');
     expect(stored.subject).toBe('gasless.v1.events.confirmed');
@@ -83,7 +88,9 @@ describe('relay status events through a NATS outage', () => {
     try {
       quick.publish('base', view('submitted'));
       await waitFor('the give-up line', async () => lines.some((l) => l.level === 'error'), 15_000);
-      expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([expect.stringMatching(/^status event not published after \d+ attempts; given up$/)]);
+      expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+        expect.stringMatching(/^status event not published after \d+ attempts; given up$/),
+      ]);
     } finally {
       await start();
     }

@@ -16,8 +16,15 @@ export async function broadcast(client: PublicClient, raw: Hex): Promise<Broadca
   } catch (err) {
     const text = errorText(err).toLowerCase();
     if (text.includes('already known') || text.includes('already imported') || text.includes('known transaction')) return 'known';
-    if (text.includes('nonce too low') || text.includes('nonce has already been used') || text.includes('invalid nonce')) return 'nonce_used';
-    if (text.includes('underpriced') || text.includes('replacement transaction') || text.includes('less than block base fee') || text.includes('fee too low') || text.includes('fee cap')) {
+    if (text.includes('nonce too low') || text.includes('nonce has already been used') || text.includes('invalid nonce'))
+      return 'nonce_used';
+    if (
+      text.includes('underpriced') ||
+      text.includes('replacement transaction') ||
+      text.includes('less than block base fee') ||
+      text.includes('fee too low') ||
+      text.includes('fee cap')
+    ) {
       return 'underpriced';
     }
     return { error: errorText(err).split('\n')[0]! };

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { type Anvil, startAnvil } from '@xchain/chain-tools';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
-import { DEFAULT_REDIS_PREFIXES, freshMigratedDatabase, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, testRedisAdmin, until } from '@xchain/stack';
+import {
+  DEFAULT_REDIS_PREFIXES,
+  freshMigratedDatabase,
+  newRedisLogin,
+  provisionRedisUsers,
+  redisServiceRules,
+  redisUrl,
+  testRedisAdmin,
+  until,
+} from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Hex, type PublicClient, createPublicClient, getAddress, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -69,7 +78,9 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
     const prefix = `rq-replaced-${process.pid}`;
     const redisAdmin = testRedisAdmin();
     const login = newRedisLogin(`int_relayer_${randomBytes(4).toString('hex')}`);
-    await provisionRedisUsers(redisAdmin.port, redisAdmin.login, [{ login, rules: redisServiceRules('gasless-relayer', { ...DEFAULT_REDIS_PREFIXES, relayQueue: prefix }) }]);
+    await provisionRedisUsers(redisAdmin.port, redisAdmin.login, [
+      { login, rules: redisServiceRules('gasless-relayer', { ...DEFAULT_REDIS_PREFIXES, relayQueue: prefix }) },
+    ]);
     const lanes = new Lanes(chains, redisUrl(redisAdmin.port, login), prefix, log);
     // Operator rows publish no status events and hold no sponsor money: neither is reached.
     const events = {} as StatusEvents;
@@ -101,7 +112,8 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
   };
 
   const status = async (row: string) => (await orders.find(row))?.status;
-  const confirmed = (row: string) => until(`${row} confirmed`, async () => ((await status(row)) === 'confirmed' ? orders.find(row) : undefined));
+  const confirmed = (row: string) =>
+    until(`${row} confirmed`, async () => ((await status(row)) === 'confirmed' ? orders.find(row) : undefined));
 
   /** Stops this chain and starts a fresh one in its place: same port, same chain id, block 0, every nonce 0. */
   const replaceChain = async () => {
@@ -151,7 +163,9 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
       const rows = await db.gaslessOrder.findMany({ where: { wallet, status: { not: 'confirmed' } } });
       for (const r of rows) await confirmed(r.quoteHash);
       const all = await db.gaslessOrder.findMany({ where: { wallet }, include: { txs: true }, orderBy: { txNonce: 'asc' } });
-      expect(all.map((o) => [o.txNonce, o.status, o.txs.length, o.chainReplacedAt])).toEqual([0n, 1n, 2n, 3n, 4n].map((n) => [n, 'confirmed', 1, null]));
+      expect(all.map((o) => [o.txNonce, o.status, o.txs.length, o.chainReplacedAt])).toEqual(
+        [0n, 1n, 2n, 3n, 4n].map((n) => [n, 'confirmed', 1, null]),
+      );
       expect(all[3]!.minedTxHash).toBe(dropped!);
       expect(await chainClient().getTransactionCount({ address: wallet })).toBe(5);
       expect(resets()).toEqual([]);

@@ -87,7 +87,10 @@ export class ChainReplacement {
     return this.exclusive(chain.name, wallet, async () => {
       const [count, stored] = await Promise.all([chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }), storedMax()]);
       const pending = BigInt(count);
-      const next = [cached, stored === undefined ? undefined : stored + 1n].reduce<bigint | undefined>((a, b) => (b !== undefined && (a === undefined || b > a) ? b : a), undefined);
+      const next = [cached, stored === undefined ? undefined : stored + 1n].reduce<bigint | undefined>(
+        (a, b) => (b !== undefined && (a === undefined || b > a) ? b : a),
+        undefined,
+      );
       if (next === undefined || pending >= next) return { pending, stored };
       return (await this.detectAndReset(chain, wallet)) ? undefined : { pending, stored };
     });
@@ -128,11 +131,21 @@ export class ChainReplacement {
       const requeued: string[] = [];
       for (const o of submitted) {
         // Only as checked: still submitted on the nonce whose transactions the chain does not know.
-        const r = await t.gaslessOrder.updateMany({ where: { quoteHash: o.quoteHash, status: 'submitted', txNonce: o.txNonce }, data: { status: 'queued', txNonce: null, updatedAt: now } });
+        const r = await t.gaslessOrder.updateMany({
+          where: { quoteHash: o.quoteHash, status: 'submitted', txNonce: o.txNonce },
+          data: { status: 'queued', txNonce: null, updatedAt: now },
+        });
         if (r.count === 1) requeued.push(o.quoteHash);
       }
       const retired = await t.gaslessOrder.updateMany({
-        where: { chain: chain.name, wallet, vm: 'evm', chainReplacedAt: null, txNonce: { not: null }, status: { in: ['confirmed', 'failed'] } },
+        where: {
+          chain: chain.name,
+          wallet,
+          vm: 'evm',
+          chainReplacedAt: null,
+          txNonce: { not: null },
+          status: { in: ['confirmed', 'failed'] },
+        },
         data: { chainReplacedAt: now },
       });
       return { requeued, retired: retired.count };

@@ -35,7 +35,10 @@ export class Holds {
         await this.orders.setHold(quote_hash, 'held', 'released');
       }
     } catch (err) {
-      this.log.warn({ quote_hash, err: err instanceof Error ? err.message : String(err) }, 'sponsor hold not closed yet; the sweeper retries');
+      this.log.warn(
+        { quote_hash, err: err instanceof Error ? err.message : String(err) },
+        'sponsor hold not closed yet; the sweeper retries',
+      );
     }
   }
 
@@ -45,7 +48,11 @@ export class Holds {
     if (!order.gasCostWei) return hold;
     try {
       const native = order.vm === 'svm' ? SVM_NATIVE : zeroAddress;
-      const v = await this.rpc.call(ValueUsdRpc, { chain: order.chain, token: native, amount: order.gasCostWei.toFixed(0) }, { caller: RELAYER_CALLER });
+      const v = await this.rpc.call(
+        ValueUsdRpc,
+        { chain: order.chain, token: native, amount: order.gasCostWei.toFixed(0) },
+        { caller: RELAYER_CALLER },
+      );
       return BigInt(v.usd_micros);
     } catch {
       return hold;

@@ -64,7 +64,9 @@ export class Lanes {
           maxStalledCount: Number.MAX_SAFE_INTEGER,
         });
         worker.on('error', () => undefined);
-        worker.on('failed', (job, err) => this.log.warn({ lane: name, quote_hash: job?.id, err: err.message }, 'relay job failed; it is retried'));
+        worker.on('failed', (job, err) =>
+          this.log.warn({ lane: name, quote_hash: job?.id, err: err.message }, 'relay job failed; it is retried'),
+        );
         this.workers.push(worker);
       }
     }

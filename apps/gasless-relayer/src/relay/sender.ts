@@ -47,11 +47,19 @@ export class Sender {
     if (retryOwn) throw new Error('the RPC did not answer the gas estimate; retried');
   }
 
-  private async sendBatch(chain: RelayChain, account: RelayWallet['account'], ready: { order: GaslessOrder; gas: bigint }[]): Promise<void> {
+  private async sendBatch(
+    chain: RelayChain,
+    account: RelayWallet['account'],
+    ready: { order: GaslessOrder; gas: bigint }[],
+  ): Promise<void> {
     const wallet = account.address;
     const chainName = chain.name;
 
-    const [fees, head, chainId] = await Promise.all([chain.client.estimateFeesPerGas(), chain.client.getBlockNumber({ cacheTime: 0 }), chain.chainId()]);
+    const [fees, head, chainId] = await Promise.all([
+      chain.client.estimateFeesPerGas(),
+      chain.client.getBlockNumber({ cacheTime: 0 }),
+      chain.chainId(),
+    ]);
     const first = await this.nonces.take(chain, wallet);
     const signed = await Promise.all(
       ready.map(async ({ order, gas: estimate }, i): Promise<{ quoteHash: string; tx: SignedTx }> => {
@@ -67,7 +75,17 @@ export class Sender {
           maxFeePerGas: fees.maxFeePerGas,
           maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         });
-        return { quoteHash: order.quoteHash, tx: { hash: keccak256(raw), nonce, maxFeePerGas: fees.maxFeePerGas, maxPriorityFeePerGas: fees.maxPriorityFeePerGas, raw, sentBlock: head } };
+        return {
+          quoteHash: order.quoteHash,
+          tx: {
+            hash: keccak256(raw),
+            nonce,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+            raw,
+            sentBlock: head,
+          },
+        };
       }),
     );
     const kinds = new Map(ready.map(({ order }) => [order.quoteHash, order.kind]));
@@ -85,7 +103,8 @@ export class Sender {
     if (stored.length === 0) return;
     this.nonces.advance(chainName, wallet, stored[stored.length - 1]!.tx.nonce);
     for (const { quoteHash: q, tx } of stored) {
-      if (kinds.get(q) === 'gasless') this.events.publish(chainName, { quote_hash: q, status: 'submitted', tx_hash: tx.hash, tx_hashes: [tx.hash] });
+      if (kinds.get(q) === 'gasless')
+        this.events.publish(chainName, { quote_hash: q, status: 'submitted', tx_hash: tx.hash, tx_hashes: [tx.hash] });
     }
     // In nonce order, one after another: a node that gets nonce n+1 before n parks it, and some
     // (anvil's automine) mine it only when a later transaction arrives.
@@ -94,14 +113,20 @@ export class Sender {
     if (outcomes.includes('nonce_used')) this.nonces.reset(chainName, wallet);
     outcomes.forEach((outcome, i) => {
       // The tracker decides: it finds a receipt, rebroadcasts, replaces, or signs again on a fresh nonce.
-      if (outcome !== 'sent' && outcome !== 'known') this.log.warn({ quote_hash: stored[i]!.quoteHash, tx_hash: stored[i]!.tx.hash, outcome }, 'broadcast did not go through');
+      if (outcome !== 'sent' && outcome !== 'known')
+        this.log.warn({ quote_hash: stored[i]!.quoteHash, tx_hash: stored[i]!.tx.hash, outcome }, 'broadcast did not go through');
     });
   }
 
   /** The gas of an order's call, or: 'reverted' (the order is failed now) or 'transient' (the RPC, not the order). */
   private async estimate(chain: RelayChain, wallet: Address, order: GaslessOrder): Promise<bigint | 'reverted' | 'transient'> {
     try {
-      return await chain.client.estimateGas({ account: wallet, to: order.executor as Address, data: order.calldata as Hex, value: valueOf(order) });
+      return await chain.client.estimateGas({
+        account: wallet,
+        to: order.executor as Address,
+        data: order.calldata as Hex,
+        value: valueOf(order),
+      });
     } catch (err) {
       if (isChainRpcUnavailable(err)) return 'transient';
       const reason = revertReason(err);

@@ -28,7 +28,11 @@ export class Sweeper {
     sweepMs: number,
     private readonly log: Logger,
   ) {
-    this.loop = new Periodic(() => this.sweep(), sweepMs, (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'sweep failed'));
+    this.loop = new Periodic(
+      () => this.sweep(),
+      sweepMs,
+      (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'sweep failed'),
+    );
   }
 
   start(): void {
@@ -42,7 +46,8 @@ export class Sweeper {
   async sweep(): Promise<void> {
     let enqueued = 0;
     for (const o of await this.orders.staleQueued(STALE_MS)) {
-      if (o.holdState === 'holding' && !(await this.retryHold(o.quoteHash, o.partnerId!, o.holdUsdMicros?.toFixed(0) ?? '0', o.chain))) continue;
+      if (o.holdState === 'holding' && !(await this.retryHold(o.quoteHash, o.partnerId!, o.holdUsdMicros?.toFixed(0) ?? '0', o.chain)))
+        continue;
       if (o.vm === 'svm') continue; // no lane: the Solana relay sends its queued orders on each of its passes
       await this.lanes.enqueue(o.chain, o.wallet, o.quoteHash);
       enqueued++;
@@ -54,11 +59,16 @@ export class Sweeper {
   /** Takes a hold interrupted by a crash; a refused one fails the order. True when the order may go. */
   private async retryHold(quoteHash: string, partnerId: string, amount: string, chain: string): Promise<boolean> {
     try {
-      await this.rpc.call(LedgerHoldRpc, { partner_id: partnerId, quote_hash: quoteHash, amount_usd_micros: amount }, { caller: RELAYER_CALLER });
+      await this.rpc.call(
+        LedgerHoldRpc,
+        { partner_id: partnerId, quote_hash: quoteHash, amount_usd_micros: amount },
+        { caller: RELAYER_CALLER },
+      );
       return this.orders.setHold(quoteHash, 'holding', 'held');
     } catch (err) {
       if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) {
-        if (await this.orders.fail(quoteHash, 'queued', 'SPONSOR_BALANCE_INSUFFICIENT: the sponsor could not cover the relay gas')) await this.sender.finished(chain, quoteHash);
+        if (await this.orders.fail(quoteHash, 'queued', 'SPONSOR_BALANCE_INSUFFICIENT: the sponsor could not cover the relay gas'))
+          await this.sender.finished(chain, quoteHash);
       }
       return false;
     }

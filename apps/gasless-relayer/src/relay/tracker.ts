@@ -31,7 +31,12 @@ export class Tracker {
     private readonly log: Logger,
     private readonly replaced?: ChainReplacement,
   ) {
-    const pass = () => Promise.all(this.chains.all().map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))));
+    const pass = () =>
+      Promise.all(
+        this.chains
+          .all()
+          .map((c) => this.track(c).catch((err: unknown) => this.log.warn({ chain: c.name, err: message(err) }, 'tracking pass failed'))),
+      );
     this.loop = new Periodic(pass, opts.pollMs, () => undefined);
   }
 
@@ -49,7 +54,13 @@ export class Tracker {
     if (submitted.length === 0) return;
     const head = await chain.client.getBlockNumber({ cacheTime: 0 });
     const followAll = (orders: OrderWithTxs[]) =>
-      Promise.all(orders.map((o) => this.follow(chain, o, head).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'))));
+      Promise.all(
+        orders.map((o) =>
+          this.follow(chain, o, head).catch((err: unknown) =>
+            this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'),
+          ),
+        ),
+      );
     if (!this.replaced || seen === undefined) return void (await followAll(submitted));
     // Per wallet: first whether the chain was replaced under it (then its orders are signed again,
     // not rebroadcast); its orders are followed only if no reset on the chain made these rows stale.
@@ -66,7 +77,12 @@ export class Tracker {
       const done =
         receipt.status === 'success'
           ? await this.orders.confirm(order.quoteHash, receipt.transactionHash, receipt.blockNumber, gasCostWei)
-          : await this.orders.fail(order.quoteHash, 'submitted', `TX_REVERTED: ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`, { txHash: receipt.transactionHash, gasCostWei });
+          : await this.orders.fail(
+              order.quoteHash,
+              'submitted',
+              `TX_REVERTED: ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`,
+              { txHash: receipt.transactionHash, gasCostWei },
+            );
       if (done) await this.sender.finished(chain.name, order.quoteHash);
       return;
     }
@@ -85,7 +101,9 @@ export class Tracker {
   }
 
   private async receiptOf(chain: RelayChain, order: OrderWithTxs): Promise<TransactionReceipt | undefined> {
-    const receipts = await Promise.all(order.txs.map((t) => chain.client.getTransactionReceipt({ hash: t.txHash as Hex }).catch(() => undefined)));
+    const receipts = await Promise.all(
+      order.txs.map((t) => chain.client.getTransactionReceipt({ hash: t.txHash as Hex }).catch(() => undefined)),
+    );
     return receipts.find((r) => r !== undefined);
   }
 
@@ -94,7 +112,8 @@ export class Tracker {
     if (await this.receiptOf(chain, order)) return; // ours after all: the next pass confirms it
     this.log.warn({ quote_hash: order.quoteHash, nonce: nonce.toString() }, 'nonce used by a transaction that is not ours; signing again');
     this.nonces.reset(chain.name, order.wallet as Address);
-    if (await this.orders.requeue(order.quoteHash)) await this.lanes.enqueue(chain.name, order.wallet, order.quoteHash).catch(() => undefined);
+    if (await this.orders.requeue(order.quoteHash))
+      await this.lanes.enqueue(chain.name, order.wallet, order.quoteHash).catch(() => undefined);
   }
 
   /** Same nonce, same call, fees raised by at least bumpPercent on both fields (or to the current estimate if higher). */
@@ -120,11 +139,30 @@ export class Tracker {
       maxPriorityFeePerGas,
     });
     const hash = keccak256(signed);
-    if (!(await this.orders.addTx(order.quoteHash, { hash, nonce: BigInt(prev.nonce ?? 0), maxFeePerGas, maxPriorityFeePerGas, raw: signed, sentBlock: head }))) return;
+    if (
+      !(await this.orders.addTx(order.quoteHash, {
+        hash,
+        nonce: BigInt(prev.nonce ?? 0),
+        maxFeePerGas,
+        maxPriorityFeePerGas,
+        raw: signed,
+        sentBlock: head,
+      }))
+    )
+      return;
     const outcome = await broadcast(chain.client, signed);
-    this.log.info({ quote_hash: order.quoteHash, tx_hash: hash, replaces: order.txs.length, outcome: typeof outcome === 'string' ? outcome : outcome.error }, 'relay transaction replaced with higher fees');
+    this.log.info(
+      {
+        quote_hash: order.quoteHash,
+        tx_hash: hash,
+        replaces: order.txs.length,
+        outcome: typeof outcome === 'string' ? outcome : outcome.error,
+      },
+      'relay transaction replaced with higher fees',
+    );
     const hashes = [...order.txs.map((t) => t.txHash), hash];
-    if (order.kind === 'gasless') this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
+    if (order.kind === 'gasless')
+      this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
   }
 }
 

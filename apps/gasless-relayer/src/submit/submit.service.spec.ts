@@ -53,7 +53,8 @@ describe('SubmitService', () => {
     chainId: async () => 8453n,
     client: {
       readContract: jest.fn(async ({ functionName }: { functionName: string }) => {
-        if (functionName === 'eip712Domain') return ['0x0f', 'USD Coin', '2', 8453n, getAddress(`0x${order.srcToken.slice(26)}`), `0x${'0'.repeat(64)}`, []];
+        if (functionName === 'eip712Domain')
+          return ['0x0f', 'USD Coin', '2', 8453n, getAddress(`0x${order.srcToken.slice(26)}`), `0x${'0'.repeat(64)}`, []];
         return reads[functionName];
       }),
       call: (...args: unknown[]) => simulate(...args),
@@ -71,10 +72,19 @@ describe('SubmitService', () => {
     );
   const body = async (over: Record<string, unknown> = {}) => ({
     quote_hash: stored.quote_hash,
-    evm: { owner: user.address, permit2_nonce: NONCE.toString(), deadline: order.expiresAt.toString(), signature: await user.signTypedData(JSON.parse(JSON.stringify(typed))), ...over },
+    evm: {
+      owner: user.address,
+      permit2_nonce: NONCE.toString(),
+      deadline: order.expiresAt.toString(),
+      signature: await user.signTypedData(JSON.parse(JSON.stringify(typed))),
+      ...over,
+    },
   });
   const reasonOf = async (p: Promise<unknown>) => {
-    const err = await p.then(() => undefined, (e: unknown) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     if (!(err instanceof RpcError)) throw new Error(`expected a refusal, got ${String(err)}`);
     return { code: err.status.code, reason: (err.status.details[0] as { reason: string }).reason };
   };
@@ -90,7 +100,9 @@ describe('SubmitService', () => {
   it('accepts a valid order: simulated from the lane wallet, stored, enqueued, queued', async () => {
     await expect(service().submit(await body())).resolves.toEqual({ quote_hash: stored.quote_hash, status: 'queued' });
     expect(simulate).toHaveBeenCalledWith(expect.objectContaining({ account: WALLET, to: EXECUTOR }));
-    expect(insert).toHaveBeenCalledWith(expect.objectContaining({ owner: user.address, permit2Nonce: NONCE, wallet: WALLET, chain: 'base' }));
+    expect(insert).toHaveBeenCalledWith(
+      expect.objectContaining({ owner: user.address, permit2Nonce: NONCE, wallet: WALLET, chain: 'base' }),
+    );
     expect(enqueue).toHaveBeenCalledWith('base', WALLET, stored.quote_hash);
   });
 
@@ -102,7 +114,9 @@ describe('SubmitService', () => {
 
   it('refuses, each with its own reason and before anything is stored', async () => {
     const other = privateKeyToAccount(generatePrivateKey());
-    expect(await reasonOf(service().submit(await body({ signature: await other.signTypedData(JSON.parse(JSON.stringify(typed))) })))).toEqual({ code: 3, reason: 'INVALID_SIGNATURE' });
+    expect(
+      await reasonOf(service().submit(await body({ signature: await other.signTypedData(JSON.parse(JSON.stringify(typed))) }))),
+    ).toEqual({ code: 3, reason: 'INVALID_SIGNATURE' });
     expect(await reasonOf(service().submit(await body({ deadline: '1' })))).toEqual({ code: 3, reason: 'INVALID_SIGNATURE' });
     clock.set(Number(order.expiresAt + 1n) * 1000);
     expect(await reasonOf(service().submit(await body()))).toEqual({ code: 9, reason: 'DEADLINE_PASSED' });
@@ -118,49 +132,86 @@ describe('SubmitService', () => {
     simulate.mockRejectedValue(new Error('execution reverted'));
     reads['allowance'] = order.amountIn;
     expect(await reasonOf(service().submit(await body()))).toEqual({ code: 9, reason: 'SIMULATION_REVERTED' });
-    expect(await reasonOf(service().submit({ quote_hash: stored.quote_hash, svm: { tx_base64: 'AA==' } }))).toEqual({ code: 3, reason: 'WRONG_VM' });
+    expect(await reasonOf(service().submit({ quote_hash: stored.quote_hash, svm: { tx_base64: 'AA==' } }))).toEqual({
+      code: 3,
+      reason: 'WRONG_VM',
+    });
     expect(insert).not.toHaveBeenCalled();
     expect(enqueue).not.toHaveBeenCalled();
   });
 
   it('refuses a body with both evm and svm, and an owner whose mixed case is not its EIP-55 checksum, naming the field', async () => {
     const violation = async (p: Promise<unknown>) => {
-      const err = await p.then(() => undefined, (e: unknown) => e);
+      const err = await p.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       if (!(err instanceof RpcError)) throw new Error(`expected a refusal, got ${String(err)}`);
-      const bad = err.status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { field_violations: { field: string }[] } | undefined;
+      const bad = err.status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as
+        { field_violations: { field: string }[] } | undefined;
       return { code: err.status.code, fields: bad?.field_violations.map((v) => v.field) };
     };
     expect(await violation(service().submit({ ...(await body()), svm: { tx_base64: 'AA==' } }))).toEqual({ code: 3, fields: ['svm'] });
     // Flip the case of one letter of the checksummed address: still hex, no longer its checksum.
     const at = user.address.slice(2).search(/[a-fA-F]/) + 2;
     const letter = user.address.charAt(at);
-    const flipped = user.address.slice(0, at) + (letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()) + user.address.slice(at + 1);
+    const flipped =
+      user.address.slice(0, at) +
+      (letter === letter.toLowerCase() ? letter.toUpperCase() : letter.toLowerCase()) +
+      user.address.slice(at + 1);
     expect(await violation(service().submit(await body({ owner: flipped })))).toEqual({ code: 3, fields: ['evm.owner'] });
     expect(insert).not.toHaveBeenCalled();
     // EIP-55 constrains mixed case only: the same owner all lower or all upper is the owner.
     await expect(service().submit(await body({ owner: user.address.toLowerCase() }))).resolves.toMatchObject({ status: 'queued' });
-    await expect(service().submit(await body({ owner: `0x${user.address.slice(2).toUpperCase()}` }))).resolves.toMatchObject({ status: 'queued' });
+    await expect(service().submit(await body({ owner: `0x${user.address.slice(2).toUpperCase()}` }))).resolves.toMatchObject({
+      status: 'queued',
+    });
   });
 
   it('answers the winning order, not a refusal, when a concurrent submission of the quote moved the chain first', async () => {
     // The first look finds nothing; by the time the checks run, the other submission's transaction used the nonce.
-    const winner = { quoteHash: stored.quote_hash, vm: 'evm', status: 'submitted', txs: [{ txHash: `0x${'ab'.repeat(32)}` }], attempts: 1, minedTxHash: null, svmSignature: null, error: null };
+    const winner = {
+      quoteHash: stored.quote_hash,
+      vm: 'evm',
+      status: 'submitted',
+      txs: [{ txHash: `0x${'ab'.repeat(32)}` }],
+      attempts: 1,
+      minedTxHash: null,
+      svmSignature: null,
+      error: null,
+    };
     let looks = 0;
     const find = async () => (looks++ === 0 ? null : winner);
     reads['nonceBitmap'] = 1n << (NONCE & 0xffn);
-    await expect(service(find).submit(await body())).resolves.toEqual({ quote_hash: stored.quote_hash, status: 'submitted', tx_hash: `0x${'ab'.repeat(32)}` });
+    await expect(service(find).submit(await body())).resolves.toEqual({
+      quote_hash: stored.quote_hash,
+      status: 'submitted',
+      tx_hash: `0x${'ab'.repeat(32)}`,
+    });
     expect(insert).not.toHaveBeenCalled();
     // Without a winner the same refusal stands.
     expect(await reasonOf(service().submit(await body()))).toEqual({ code: 6, reason: 'PERMIT2_NONCE_USED' });
   });
 
-  it('takes the EIP-2612 permit into account when the Permit2 allowance is short, and checks it is the owner\'s', async () => {
+  it("takes the EIP-2612 permit into account when the Permit2 allowance is short, and checks it is the owner's", async () => {
     reads['allowance'] = 0n;
-    const permit = erc2612TypedData({ chainId: 8453n, token: getAddress(`0x${order.srcToken.slice(26)}`), name: 'USD Coin', version: '2', owner: user.address, value: order.amountIn, nonce: 0n, deadline: order.expiresAt });
+    const permit = erc2612TypedData({
+      chainId: 8453n,
+      token: getAddress(`0x${order.srcToken.slice(26)}`),
+      name: 'USD Coin',
+      version: '2',
+      owner: user.address,
+      value: order.amountIn,
+      nonce: 0n,
+      deadline: order.expiresAt,
+    });
     expect(permit.message.spender).toBe(PERMIT2_ADDRESS);
     const good = (await user.signTypedData(JSON.parse(JSON.stringify(permit)))) as Hex;
     await expect(service().submit(await body({ permit_signature: good }))).resolves.toMatchObject({ status: 'queued' });
     const forged = (await privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(JSON.stringify(permit)))) as Hex;
-    expect(await reasonOf(service().submit(await body({ permit_signature: forged })))).toEqual({ code: 3, reason: 'INVALID_PERMIT_SIGNATURE' });
+    expect(await reasonOf(service().submit(await body({ permit_signature: forged })))).toEqual({
+      code: 3,
+      reason: 'INVALID_PERMIT_SIGNATURE',
+    });
   });
 });

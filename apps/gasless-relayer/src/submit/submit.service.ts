@@ -58,7 +58,13 @@ export class SubmitService {
    * A Solana order: every check of svm.tx_base64 and the co-signature happen before the row is
    * written; the row holds the co-signed transaction, so the relay sends exactly what was checked.
    */
-  private async submitSvm(quoteHash: string, stored: StoredQuote, quote: SvmQuote, order: Order, txBase64: string): Promise<GaslessOrderResult> {
+  private async submitSvm(
+    quoteHash: string,
+    stored: StoredQuote,
+    quote: SvmQuote,
+    order: Order,
+    txBase64: string,
+  ): Promise<GaslessOrderResult> {
     if (!this.svm) throw refuse.chainNotServed(SOLANA);
     const tx = await this.svm.submit.accept(quote, txBase64);
     const sponsor = order.sponsorFees ? sponsorOf(stored) : undefined;
@@ -104,7 +110,6 @@ export class SubmitService {
   }
 
   private async submitNew(quoteHash: string, req: SubmitGaslessOrderRequest): Promise<GaslessOrderResult> {
-
     const stored = await this.rpc.call(FetchQuoteRpc, { quote_hash: quoteHash });
     const quote = 'cross_chain' in stored.quote ? stored.quote.cross_chain : undefined;
     if (!quote?.gasless) throw refuse.notGasless();
@@ -123,7 +128,10 @@ export class SubmitService {
     if (BigInt(this.clock.nowSecs()) > body.deadline) throw refuse.deadlinePassed(body.deadline);
     const token = tokenOf(order);
     // Every chain read names its chain when the RPC does not answer: the RPC server answers 503 CHAIN_RPC_UNAVAILABLE.
-    const [used, funds] = await onChain(chain.name, Promise.all([permit2NonceUsed(chain.client, body.owner, body.nonce), balanceAndAllowance(chain.client, token, body.owner)]));
+    const [used, funds] = await onChain(
+      chain.name,
+      Promise.all([permit2NonceUsed(chain.client, body.owner, body.nonce), balanceAndAllowance(chain.client, token, body.owner)]),
+    );
     if (used) throw refuse.nonceUsed(body.nonce);
     if (funds.balance < order.amountIn) throw refuse.balance(funds.balance, order.amountIn);
     let permitSignature: Hex = '0x';
@@ -132,7 +140,14 @@ export class SubmitService {
       await onChain(chain.name, this.checkPermitSignature(chain, token, order, body));
       permitSignature = body.permitSignature;
     }
-    const calldata = executeCalldata({ order, owner: body.owner, nonce: body.nonce, deadline: body.deadline, signature: body.signature, permitSignature });
+    const calldata = executeCalldata({
+      order,
+      owner: body.owner,
+      nonce: body.nonce,
+      deadline: body.deadline,
+      signature: body.signature,
+      permitSignature,
+    });
     const wallet = this.lanes.pickWallet(chain.name);
     try {
       await onChain(chain.name, chain.client.call({ account: wallet, to: executor, data: calldata }));
@@ -162,7 +177,10 @@ export class SubmitService {
     this.events.publish(chain.name, { quote_hash: quoteHash, status: 'queued', tx_hashes: [] });
     await this.lanes.enqueue(chain.name, wallet, quoteHash).catch((err: unknown) => {
       // The order is stored: the sweeper enqueues it once Redis answers again. Nothing is lost.
-      this.log.warn({ quote_hash: quoteHash, err: err instanceof Error ? err.message : String(err) }, 'enqueue failed; the sweeper will retry');
+      this.log.warn(
+        { quote_hash: quoteHash, err: err instanceof Error ? err.message : String(err) },
+        'enqueue failed; the sweeper will retry',
+      );
     });
     return { quote_hash: quoteHash, status: 'queued' };
   }
@@ -184,20 +202,31 @@ export class SubmitService {
   }
 
   private async checkPermitSignature(chain: RelayChain, token: Address, order: Order, body: EvmBody): Promise<void> {
-    const [domain, nonce, chainId] = await Promise.all([permitDomain(chain.client, token), permitNonce(chain.client, token, body.owner), chain.chainId()]);
+    const [domain, nonce, chainId] = await Promise.all([
+      permitDomain(chain.client, token),
+      permitNonce(chain.client, token, body.owner),
+      chain.chainId(),
+    ]);
     const typed = erc2612TypedData({ chainId, token, ...domain, owner: body.owner, value: order.amountIn, nonce, deadline: body.deadline });
     let signer: Address | undefined;
     try {
-      signer = await recoverTypedDataAddress({ ...typed, signature: body.permitSignature! } as Parameters<typeof recoverTypedDataAddress>[0]);
+      signer = await recoverTypedDataAddress({ ...typed, signature: body.permitSignature! } as Parameters<
+        typeof recoverTypedDataAddress
+      >[0]);
     } catch {
       signer = undefined;
     }
-    if (!signer || !isAddressEqual(signer, body.owner)) throw refuse.permitSignature(`is not the owner's EIP-2612 permit of ${order.amountIn} to Permit2 (token nonce ${nonce})`);
+    if (!signer || !isAddressEqual(signer, body.owner))
+      throw refuse.permitSignature(`is not the owner's EIP-2612 permit of ${order.amountIn} to Permit2 (token nonce ${nonce})`);
   }
 
   private async hold(quoteHash: string, sponsor: { partnerId: string; usdMicros: bigint }): Promise<void> {
     try {
-      await this.rpc.call(LedgerHoldRpc, { partner_id: sponsor.partnerId, quote_hash: quoteHash, amount_usd_micros: sponsor.usdMicros.toString() }, { caller: RELAYER_CALLER });
+      await this.rpc.call(
+        LedgerHoldRpc,
+        { partner_id: sponsor.partnerId, quote_hash: quoteHash, amount_usd_micros: sponsor.usdMicros.toString() },
+        { caller: RELAYER_CALLER },
+      );
     } catch (err) {
       await this.orders.dropUnheld(quoteHash);
       if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) throw refuse.sponsorBalance();
@@ -208,7 +237,12 @@ export class SubmitService {
 }
 
 function resultOf(v: GaslessOrderResult): GaslessOrderResult {
-  return { quote_hash: v.quote_hash, status: v.status, ...(v.tx_hash ? { tx_hash: v.tx_hash } : {}), ...(v.error ? { error: v.error } : {}) };
+  return {
+    quote_hash: v.quote_hash,
+    status: v.status,
+    ...(v.tx_hash ? { tx_hash: v.tx_hash } : {}),
+    ...(v.error ? { error: v.error } : {}),
+  };
 }
 
 function quoteNonce(quote: { permit2?: unknown }): bigint | undefined {
@@ -219,7 +253,9 @@ function quoteNonce(quote: { permit2?: unknown }): bigint | undefined {
 /** The sponsoring partner and the relay gas it holds: the quote's `sponsor_gas` in USD micros. */
 function sponsorOf(stored: StoredQuote): { partnerId: string; usdMicros: bigint } {
   const quote = 'cross_chain' in stored.quote ? stored.quote.cross_chain : stored.quote.same_chain_swap;
-  const usdMicros = quote.fee_breakdown.components.filter((c) => c.name === 'sponsor_gas').reduce((sum, c) => sum + BigInt(c.usd_micros), 0n);
+  const usdMicros = quote.fee_breakdown.components
+    .filter((c) => c.name === 'sponsor_gas')
+    .reduce((sum, c) => sum + BigInt(c.usd_micros), 0n);
   if (!stored.partner_id) throw refuse.sponsorBalance();
   return { partnerId: stored.partner_id, usdMicros };
 }
@@ -235,12 +271,14 @@ function checksumHolds(address: string): boolean {
 
 function parseEvmBody(evm: NonNullable<SubmitGaslessOrderRequest['evm']>): EvmBody {
   if (!isAddress(evm.owner, { strict: false })) throw refuse.field('evm.owner', 'is not an EVM address', 'INVALID_ADDRESS');
-  if (!checksumHolds(evm.owner)) throw refuse.field('evm.owner', `has a wrong EIP-55 checksum (expected ${getAddress(evm.owner)})`, 'INVALID_ADDRESS');
+  if (!checksumHolds(evm.owner))
+    throw refuse.field('evm.owner', `has a wrong EIP-55 checksum (expected ${getAddress(evm.owner)})`, 'INVALID_ADDRESS');
   if (!UINT.test(evm.permit2_nonce)) throw refuse.field('evm.permit2_nonce', 'must be a decimal uint256');
   if (!UINT.test(evm.deadline)) throw refuse.field('evm.deadline', 'must be decimal unix seconds');
   if (!isHex(evm.signature) || size(evm.signature) !== 65) throw refuse.signature('must be 65 bytes of 0x hex');
   const permit = evm.permit_signature;
-  if (permit !== undefined && permit !== '' && (!isHex(permit) || size(permit) !== 65)) throw refuse.permitSignature('must be 65 bytes of 0x hex');
+  if (permit !== undefined && permit !== '' && (!isHex(permit) || size(permit) !== 65))
+    throw refuse.permitSignature('must be 65 bytes of 0x hex');
   return {
     owner: getAddress(evm.owner),
     nonce: BigInt(evm.permit2_nonce),

@@ -19,7 +19,8 @@ export function parseFeePayerKey(text: string): Keypair | undefined {
     } catch {
       throw new Error('is not a JSON byte array');
     }
-    if (!Array.isArray(parsed) || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) throw new Error('is not a JSON array of bytes');
+    if (!Array.isArray(parsed) || !parsed.every((b) => Number.isInteger(b) && b >= 0 && b <= 255))
+      throw new Error('is not a JSON array of bytes');
     bytes = Uint8Array.from(parsed as number[]);
   } else {
     try {

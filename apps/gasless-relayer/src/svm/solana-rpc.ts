@@ -37,7 +37,8 @@ export class SolanaRpc extends SolanaRpcClient {
       txBase64,
       { encoding: 'base64', sigVerify: true, replaceRecentBlockhash: false, commitment: 'confirmed' },
     ]);
-    if (!r || typeof r.value !== 'object' || r.value === null) throw new SolanaRpcUnavailable('simulateTransaction: unexpected answer', this.url);
+    if (!r || typeof r.value !== 'object' || r.value === null)
+      throw new SolanaRpcUnavailable('simulateTransaction: unexpected answer', this.url);
     return { err: r.value.err ?? null, logs: r.value.logs ?? [] };
   }
 
@@ -48,14 +49,20 @@ export class SolanaRpc extends SolanaRpcClient {
   }
 
   async signatureStatus(signature: string): Promise<SignatureStatus | undefined> {
-    const r = await this.call<{ value: (SignatureStatus | null)[] }>('getSignatureStatuses', [[signature], { searchTransactionHistory: true }]);
+    const r = await this.call<{ value: (SignatureStatus | null)[] }>('getSignatureStatuses', [
+      [signature],
+      { searchTransactionHistory: true },
+    ]);
     if (!r || !Array.isArray(r.value)) throw new SolanaRpcUnavailable('getSignatureStatuses: unexpected answer', this.url);
     return r.value[0] ?? undefined;
   }
 
   /** The fee a landed transaction paid (lamports), when the node still has it. */
   async feeOf(signature: string): Promise<bigint | undefined> {
-    const r = await this.call<{ meta?: { fee?: number } | null } | null>('getTransaction', [signature, { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }]);
+    const r = await this.call<{ meta?: { fee?: number } | null } | null>('getTransaction', [
+      signature,
+      { encoding: 'json', commitment: 'confirmed', maxSupportedTransactionVersion: 0 },
+    ]);
     const fee = r?.meta?.fee;
     return typeof fee === 'number' && Number.isSafeInteger(fee) && fee >= 0 ? BigInt(fee) : undefined;
   }
@@ -65,7 +72,10 @@ export class SolanaRpc extends SolanaRpcClient {
    * undefined when the account is missing or not a mint of the SPL Token program.
    */
   async mintDecimals(mint: string): Promise<number | undefined> {
-    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [mint, { encoding: 'base64', commitment: 'confirmed' }]);
+    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [
+      mint,
+      { encoding: 'base64', commitment: 'confirmed' },
+    ]);
     const account = r?.value;
     if (!account) return undefined;
     const data = Buffer.from(account.data?.[0] ?? '', 'base64');
@@ -78,12 +88,17 @@ export class SolanaRpc extends SolanaRpcClient {
    * wallet that never held the token reads as holding none of it.
    */
   async tokenAmount(account: string): Promise<bigint> {
-    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [account, { encoding: 'base64', commitment: 'confirmed' }]);
-    if (r === undefined || r === null || typeof r !== 'object' || !('value' in r)) throw new SolanaRpcUnavailable('getAccountInfo: unexpected answer', this.url);
+    const r = await this.call<{ value: { owner: string; data: [string, string] } | null }>('getAccountInfo', [
+      account,
+      { encoding: 'base64', commitment: 'confirmed' },
+    ]);
+    if (r === undefined || r === null || typeof r !== 'object' || !('value' in r))
+      throw new SolanaRpcUnavailable('getAccountInfo: unexpected answer', this.url);
     const info = r.value;
     if (!info) return 0n;
     const data = Buffer.from(info.data?.[0] ?? '', 'base64');
-    if (info.owner !== SPL_TOKEN_PROGRAM || data.length !== TOKEN_ACCOUNT_SIZE) throw new SolanaRpcUnavailable(`getAccountInfo: ${account} is not an SPL Token account`, this.url);
+    if (info.owner !== SPL_TOKEN_PROGRAM || data.length !== TOKEN_ACCOUNT_SIZE)
+      throw new SolanaRpcUnavailable(`getAccountInfo: ${account} is not an SPL Token account`, this.url);
     return data.readBigUInt64LE(64);
   }
 

@@ -11,7 +11,12 @@ import type { SvmSubmit } from './svm-submit';
 const HASH = `0x${'34'.repeat(32)}`;
 const FEE_PAYER = 'zPToh8sEaHBD2Tnxcjf2W5pWhU57QBEj4uynetC564j';
 const USER = '9oYJrz36faTDZJ2JTt2QoCD4eeUhJdqMzNysu4Rb2nR7';
-const order = sampleOrder({ srcChainId: 792703809n, srcToken: toBytes32('svm', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'), refundAddress: toBytes32('svm', USER), gasless: true });
+const order = sampleOrder({
+  srcChainId: 792703809n,
+  srcToken: toBytes32('svm', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
+  refundAddress: toBytes32('svm', USER),
+  gasless: true,
+});
 const stored: StoredQuote = {
   quote_hash: HASH,
   created_at: '2026-11-23T00:00:00.000Z',
@@ -66,7 +71,14 @@ describe('SubmitService for a Solana source', () => {
   it('stores the co-signed transaction, publishes queued and wakes the relay', async () => {
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'queued' });
     expect(accept).toHaveBeenCalledWith('cross_chain' in stored.quote ? stored.quote.cross_chain : undefined, 'dXNlcg==');
-    expect(insertSvm).toHaveBeenCalledWith({ quoteHash: HASH, chain: 'solana', owner: USER, feePayer: FEE_PAYER, txBase64: 'c2lnbmVk', signature: '5sig' });
+    expect(insertSvm).toHaveBeenCalledWith({
+      quoteHash: HASH,
+      chain: 'solana',
+      owner: USER,
+      feePayer: FEE_PAYER,
+      txBase64: 'c2lnbmVk',
+      signature: '5sig',
+    });
     expect(publish).toHaveBeenCalledWith('solana', { quote_hash: HASH, status: 'queued', tx_hashes: [] });
     expect(wake).toHaveBeenCalledWith(HASH);
   });
@@ -81,17 +93,33 @@ describe('SubmitService for a Solana source', () => {
   });
 
   it("answers an existing order's state without checking or sending anything", async () => {
-    existing = { quoteHash: HASH, vm: 'svm', status: 'confirmed', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], minedTxHash: '5first', txs: [] };
+    existing = {
+      quoteHash: HASH,
+      vm: 'svm',
+      status: 'confirmed',
+      attempts: 1,
+      svmSignature: '5first',
+      svmExpiredSigs: [],
+      minedTxHash: '5first',
+      txs: [],
+    };
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'confirmed', tx_hash: '5first' });
     expect(accept).not.toHaveBeenCalled();
     expect(insertSvm).not.toHaveBeenCalled();
   });
 
   it('refuses 503 CHAIN_NOT_RELAYED without a Solana RPC and fee payer key, and WRONG_VM for an evm body', async () => {
-    const err = await service(false).submit(body).catch((e: unknown) => e);
+    const err = await service(false)
+      .submit(body)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RpcError);
-    expect((err as RpcError).status).toMatchObject({ code: 14, details: [expect.objectContaining({ reason: 'CHAIN_NOT_RELAYED' }), expect.anything()] });
-    const vm = await service().submit({ quote_hash: HASH, evm: { owner: '0x', permit2_nonce: '0', deadline: '0', signature: '0x' } }).catch((e: unknown) => e);
+    expect((err as RpcError).status).toMatchObject({
+      code: 14,
+      details: [expect.objectContaining({ reason: 'CHAIN_NOT_RELAYED' }), expect.anything()],
+    });
+    const vm = await service()
+      .submit({ quote_hash: HASH, evm: { owner: '0x', permit2_nonce: '0', deadline: '0', signature: '0x' } })
+      .catch((e: unknown) => e);
     expect((vm as RpcError).status.details[0]).toMatchObject({ reason: 'WRONG_VM' });
     expect(insertSvm).not.toHaveBeenCalled();
   });

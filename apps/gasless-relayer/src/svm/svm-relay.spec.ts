@@ -29,10 +29,22 @@ describe('SvmRelay', () => {
     find: async () => ({ ...row, txs: [] }),
     svmInStatus: async (s: string) => (row.status === s ? [row] : []),
     markSvmSubmitted: async (_q: string, sig: string) =>
-      row.status === 'queued' && row.svmSignature === sig ? ((row = { ...row, status: 'submitted', attempts: row.attempts + 1 }), true) : false,
+      row.status === 'queued' && row.svmSignature === sig
+        ? ((row = { ...row, status: 'submitted', attempts: row.attempts + 1 }), true)
+        : false,
     confirm: async (_q: string, mined: string, slot: bigint, fee: bigint | null) =>
-      row.status === 'submitted' ? ((row = { ...row, status: 'confirmed', minedTxHash: mined, confirmedBlock: slot, gasCostWei: fee === null ? null : (fee.toString() as never) }), true) : false,
-    fail: async (_q: string, from: string, error: string) => (row.status === from ? ((row = { ...row, status: 'failed', error }), true) : false),
+      row.status === 'submitted'
+        ? ((row = {
+            ...row,
+            status: 'confirmed',
+            minedTxHash: mined,
+            confirmedBlock: slot,
+            gasCostWei: fee === null ? null : (fee.toString() as never),
+          }),
+          true)
+        : false,
+    fail: async (_q: string, from: string, error: string) =>
+      row.status === from ? ((row = { ...row, status: 'failed', error }), true) : false,
   } as unknown as OrderRepository;
   const rpc = {
     isBlockhashValid: async () => valid,
@@ -41,10 +53,30 @@ describe('SvmRelay', () => {
     send: (...args: unknown[]) => send(...args),
   } as unknown as SolanaRpc;
   let warn: jest.Mock;
-  const relay = (resign?: Resign) => new SvmRelay(orders, rpc, { publish } as unknown as StatusEvents, finished, 1000, { warn, info: jest.fn() } as unknown as Logger, resign);
+  const relay = (resign?: Resign) =>
+    new SvmRelay(
+      orders,
+      rpc,
+      { publish } as unknown as StatusEvents,
+      finished,
+      1000,
+      { warn, info: jest.fn() } as unknown as Logger,
+      resign,
+    );
 
   beforeEach(() => {
-    row = { quoteHash: QUOTE, kind: 'gasless', chain: 'solana', vm: 'svm', status: 'queued', attempts: 0, svmTx, svmSignature: signature, svmExpiredSigs: [], holdState: null } as unknown as GaslessOrder;
+    row = {
+      quoteHash: QUOTE,
+      kind: 'gasless',
+      chain: 'solana',
+      vm: 'svm',
+      status: 'queued',
+      attempts: 0,
+      svmTx,
+      svmSignature: signature,
+      svmExpiredSigs: [],
+      holdState: null,
+    } as unknown as GaslessOrder;
     status = undefined;
     valid = true;
     send = jest.fn(async () => signature);
@@ -111,14 +143,22 @@ describe('SvmRelay', () => {
 
   describe('an operator transaction (D15)', () => {
     const OP_KEY = `fill-${QUOTE}`;
-    const resigned = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(memoInstruction('xchain test'));
+    const resigned = new Transaction({ feePayer: feePayer.publicKey, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(
+      memoInstruction('xchain test'),
+    );
     resigned.sign(feePayer);
     const resignedTx = resigned.serialize().toString('base64');
     const resignedSig = storedTxFacts(resignedTx).signature;
     /** Signs again as SvmOperatorTxs does: a new transaction stored, the row queued, a sent signature kept. */
     const resign = jest.fn<ReturnType<Resign>, Parameters<Resign>>(async (o, from) => {
       if (row.status !== from || row.svmSignature !== o.svmSignature) return false;
-      row = { ...row, status: 'queued', svmTx: resignedTx, svmSignature: resignedSig, svmExpiredSigs: from === 'submitted' ? [...row.svmExpiredSigs, o.svmSignature!] : row.svmExpiredSigs };
+      row = {
+        ...row,
+        status: 'queued',
+        svmTx: resignedTx,
+        svmSignature: resignedSig,
+        svmExpiredSigs: from === 'submitted' ? [...row.svmExpiredSigs, o.svmSignature!] : row.svmExpiredSigs,
+      };
       return true;
     });
 
@@ -161,7 +201,8 @@ describe('SvmRelay', () => {
     it('is not sent when it was signed again after the pass read it (the old bytes stay unsent)', async () => {
       const stale = { ...row };
       row = { ...row, svmTx: resignedTx, svmSignature: resignedSig };
-      (orders as unknown as { svmInStatus: (s: string) => Promise<GaslessOrder[]> }).svmInStatus = async (s) => (s === 'queued' ? [stale] : []);
+      (orders as unknown as { svmInStatus: (s: string) => Promise<GaslessOrder[]> }).svmInStatus = async (s) =>
+        s === 'queued' ? [stale] : [];
       await relay(resign).pass();
       expect(send).not.toHaveBeenCalled();
       expect(row.status).toBe('queued');

@@ -37,7 +37,11 @@ export class SvmRelay {
     private readonly log: Logger,
     private readonly resign?: Resign,
   ) {
-    this.loop = new Periodic(() => this.pass(), pollMs, (err) => this.log.warn({ chain: 'solana', err: message(err) }, 'Solana relay pass failed'));
+    this.loop = new Periodic(
+      () => this.pass(),
+      pollMs,
+      (err) => this.log.warn({ chain: 'solana', err: message(err) }, 'Solana relay pass failed'),
+    );
   }
 
   start(): void {
@@ -53,7 +57,9 @@ export class SvmRelay {
     void (async () => {
       const order = await this.orders.find(quoteHash);
       if (order?.vm === 'svm' && order.status === 'queued') await this.sendFirst(order);
-    })().catch((err: unknown) => this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'Solana order not sent yet; the next pass sends it'));
+    })().catch((err: unknown) =>
+      this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'Solana order not sent yet; the next pass sends it'),
+    );
   }
 
   async pass(): Promise<void> {
@@ -68,7 +74,8 @@ export class SvmRelay {
     const { signature, blockhash } = storedTxFacts(order.svmTx!);
     if (!(await this.rpc.isBlockhashValid(blockhash))) return this.expired(order, 'queued', signature);
     if (!(await this.orders.markSvmSubmitted(order.quoteHash, signature))) return; // another pass got there first, or it was signed again
-    if (order.kind === 'gasless') this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
+    if (order.kind === 'gasless')
+      this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
     await this.send(order, signature);
   }
 
@@ -89,7 +96,11 @@ export class SvmRelay {
     if (order.kind !== 'gasless') {
       // Without the keys (not configured any more) it waits, still unsent, until they are back.
       if (!this.resign) throw new Error('an operator transaction expired and no Solana operator key is configured to sign it again');
-      if (await this.resign(order, from)) this.log.info({ quote_hash: order.quoteHash, expired: signature }, 'Solana operator transaction expired without landing; signed again');
+      if (await this.resign(order, from))
+        this.log.info(
+          { quote_hash: order.quoteHash, expired: signature },
+          'Solana operator transaction expired without landing; signed again',
+        );
       return;
     }
     if (await this.orders.fail(order.quoteHash, from, expiredError(signature))) {
@@ -107,7 +118,12 @@ export class SvmRelay {
     const done =
       status.err === null || status.err === undefined
         ? await this.orders.confirm(order.quoteHash, signature, BigInt(status.slot), fee ?? null)
-        : await this.orders.fail(order.quoteHash, 'submitted', `TX_REVERTED: ${signature} failed in slot ${status.slot}: ${JSON.stringify(status.err)}`, { txHash: signature, gasCostWei: fee ?? null });
+        : await this.orders.fail(
+            order.quoteHash,
+            'submitted',
+            `TX_REVERTED: ${signature} failed in slot ${status.slot}: ${JSON.stringify(status.err)}`,
+            { txHash: signature, gasCostWei: fee ?? null },
+          );
     if (done) await this.finished(order.chain, order.quoteHash);
     return true;
   }
@@ -117,10 +133,14 @@ export class SvmRelay {
     try {
       await this.rpc.send(order.svmTx!);
     } catch (err) {
-      this.log.warn({ quote_hash: order.quoteHash, signature, err: message(err) }, 'Solana send did not go through; the next pass looks again');
+      this.log.warn(
+        { quote_hash: order.quoteHash, signature, err: message(err) },
+        'Solana send did not go through; the next pass looks again',
+      );
     }
   }
 }
 
-const expiredError = (signature: string) => `BLOCKHASH_EXPIRED: the transaction ${signature} did not land before its blockhash expired; request a new quote and sign again`;
+const expiredError = (signature: string) =>
+  `BLOCKHASH_EXPIRED: the transaction ${signature} did not land before its blockhash expired; request a new quote and sign again`;
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));

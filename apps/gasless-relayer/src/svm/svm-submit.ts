@@ -51,9 +51,18 @@ export class SvmSubmit {
     const wire = quote.order;
     const terms = svmOrderTerms(wire);
     const mintDecimals = terms.srcToken === SOL ? undefined : await this.rpcStep(() => this.mintDecimals(terms.srcToken));
-    checkInstructions(tx, depositInstructions({ order: wire, owner: terms.refundAddress, vault: quote.deposit_target, ...(mintDecimals === undefined ? {} : { mintDecimals }) }));
+    checkInstructions(
+      tx,
+      depositInstructions({
+        order: wire,
+        owner: terms.refundAddress,
+        vault: quote.deposit_target,
+        ...(mintDecimals === undefined ? {} : { mintDecimals }),
+      }),
+    );
 
-    if (!(await this.rpcStep(() => this.rpc.isBlockhashValid(tx.message.recentBlockhash)))) throw refuse.blockhashExpired(tx.message.recentBlockhash);
+    if (!(await this.rpcStep(() => this.rpc.isBlockhashValid(tx.message.recentBlockhash))))
+      throw refuse.blockhashExpired(tx.message.recentBlockhash);
     const signed = coSign(tx, this.feePayer);
     const simulation = await this.rpcStep(() =>
       this.rpc.simulate(signed.base64).catch((err: unknown) => {

@@ -3,7 +3,15 @@ import { Keypair, Message, SystemProgram, Transaction, TransactionMessage, Versi
 import { RpcError } from '@xchain/contracts';
 import { base58Decode, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { depositInstructions, vaultTokenAccount } from '@xchain/svm-orders';
-import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf, storedTxFacts } from './svm-transaction';
+import {
+  checkFeePayerUnused,
+  checkInstructions,
+  checkSignatures,
+  coSign,
+  decodeTransaction,
+  feePayerOf,
+  storedTxFacts,
+} from './svm-transaction';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const feePayer = Keypair.generate();
@@ -11,7 +19,13 @@ const user = Keypair.generate();
 const vault = Keypair.generate().publicKey;
 const blockhash = Keypair.generate().publicKey.toBase58();
 const wire = orderToWire(
-  sampleOrder({ srcChainId: 792703809n, srcToken: toBytes32('svm', USDC), refundAddress: toBytes32('svm', user.publicKey.toBase58()), depositTarget: toBytes32('svm', vault.toBase58()), gasless: true }),
+  sampleOrder({
+    srcChainId: 792703809n,
+    srcToken: toBytes32('svm', USDC),
+    refundAddress: toBytes32('svm', user.publicKey.toBase58()),
+    depositTarget: toBytes32('svm', vault.toBase58()),
+    gasless: true,
+  }),
   [],
 );
 const deposit = () => depositInstructions({ order: wire, owner: user.publicKey, vault, mintDecimals: 6 });
@@ -73,7 +87,11 @@ describe('svm.tx_base64 checks', () => {
       header: message.header,
       accountKeys: keys.map((k) => k.toBase58()),
       recentBlockhash: blockhash,
-      instructions: message.instructions.map((ix) => ({ ...ix, programIdIndex: remap(ix.programIdIndex), accounts: ix.accounts.map(remap) })),
+      instructions: message.instructions.map((ix) => ({
+        ...ix,
+        programIdIndex: remap(ix.programIdIndex),
+        accounts: ix.accounts.map(remap),
+      })),
     });
     expect(reordered.accountKeys).not.toEqual(message.accountKeys);
     const bytes = reordered.serialize();
@@ -85,7 +103,9 @@ describe('svm.tx_base64 checks', () => {
     expect(reason(() => decodeTransaction('not base64!'))).toBe('INVALID_TRANSACTION');
     expect(reason(() => decodeTransaction('AA=='))).toBe('INVALID_TRANSACTION');
     expect(reason(() => decodeTransaction(`${signed()}AAAA`))).toBe('INVALID_TRANSACTION');
-    const v0 = new VersionedTransaction(new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: blockhash, instructions: deposit() }).compileToV0Message());
+    const v0 = new VersionedTransaction(
+      new TransactionMessage({ payerKey: feePayer.publicKey, recentBlockhash: blockhash, instructions: deposit() }).compileToV0Message(),
+    );
     v0.sign([user]);
     expect(reason(() => decodeTransaction(Buffer.from(v0.serialize()).toString('base64')))).toBe('VERSIONED_TRANSACTION');
   });
@@ -97,7 +117,7 @@ describe('svm.tx_base64 checks', () => {
     expect(reason(() => allChecks(signed(asOwner, [])))).toBe('FEE_PAYER_IN_INSTRUCTION');
   });
 
-  it("refuses a missing or a forged signature of the owner", () => {
+  it('refuses a missing or a forged signature of the owner', () => {
     expect(reason(() => allChecks(signed(deposit(), [])))).toBe('MISSING_SIGNATURE');
     const forged = decodeTransaction(signed());
     forged.bytes.set(ed25519(Keypair.generate(), forged.messageBytes), forged.sigStart + 64); // another key's signature in the owner's slot

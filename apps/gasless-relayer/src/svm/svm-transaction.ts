@@ -27,7 +27,8 @@ const MAX_TX_BYTES = 1232; // a Solana packet: no valid transaction is longer
 export function decodeTransaction(base64: string): DecodedTx {
   if (!BASE64.test(base64)) throw refuse.transaction('is not base64');
   const bytes = Uint8Array.from(Buffer.from(base64, 'base64'));
-  if (bytes.length === 0 || bytes.length > MAX_TX_BYTES) throw refuse.transaction(`is ${bytes.length} bytes; a Solana transaction is 1 to ${MAX_TX_BYTES}`);
+  if (bytes.length === 0 || bytes.length > MAX_TX_BYTES)
+    throw refuse.transaction(`is ${bytes.length} bytes; a Solana transaction is 1 to ${MAX_TX_BYTES}`);
   const { value: count, size } = shortVec(bytes, 0);
   const sigStart = size;
   const messageStart = sigStart + 64 * count;
@@ -40,8 +41,10 @@ export function decodeTransaction(base64: string): DecodedTx {
   } catch {
     throw refuse.transaction('its message does not decode');
   }
-  if (!Buffer.from(message.serialize()).equals(Buffer.from(messageBytes))) throw refuse.transaction('its message does not decode to the same bytes (trailing or malformed data)');
-  if (message.header.numRequiredSignatures !== count) throw refuse.transaction(`carries ${count} signatures for ${message.header.numRequiredSignatures} signers`);
+  if (!Buffer.from(message.serialize()).equals(Buffer.from(messageBytes)))
+    throw refuse.transaction('its message does not decode to the same bytes (trailing or malformed data)');
+  if (message.header.numRequiredSignatures !== count)
+    throw refuse.transaction(`carries ${count} signatures for ${message.header.numRequiredSignatures} signers`);
   const signatures = Array.from({ length: count }, (_, i) => bytes.slice(sigStart + 64 * i, sigStart + 64 * (i + 1)));
   return { bytes, sigStart, signatures, messageBytes, message };
 }
@@ -77,16 +80,22 @@ export function checkSignatures(tx: DecodedTx): void {
 export function checkInstructions(tx: DecodedTx, expected: readonly TransactionInstruction[]): void {
   const { message } = tx;
   const keys = message.accountKeys.map((k) => k.toBase58());
-  if (message.instructions.length !== expected.length) throw refuse.instructions(`${message.instructions.length} instructions; the deposit is ${expected.length}`);
+  if (message.instructions.length !== expected.length)
+    throw refuse.instructions(`${message.instructions.length} instructions; the deposit is ${expected.length}`);
   message.instructions.forEach((ix, i) => {
     const want = expected[i]!;
     const program = keys[ix.programIdIndex];
-    if (program !== want.programId.toBase58()) throw refuse.instructions(`instruction ${i} calls ${program}, not ${want.programId.toBase58()}`);
+    if (program !== want.programId.toBase58())
+      throw refuse.instructions(`instruction ${i} calls ${program}, not ${want.programId.toBase58()}`);
     const accounts = ix.accounts.map((a) => keys[a]);
     const wanted = want.keys.map((k) => k.pubkey.toBase58());
     if (accounts.length !== wanted.length || accounts.some((a, j) => a !== wanted[j])) {
       const j = accounts.findIndex((a, n) => a !== wanted[n]);
-      throw refuse.instructions(j < 0 ? `instruction ${i} has ${accounts.length} accounts, not ${wanted.length}` : `instruction ${i} account ${j} is ${accounts[j]}, not ${wanted[j]}`);
+      throw refuse.instructions(
+        j < 0
+          ? `instruction ${i} has ${accounts.length} accounts, not ${wanted.length}`
+          : `instruction ${i} account ${j} is ${accounts[j]}, not ${wanted[j]}`,
+      );
     }
     if (!Buffer.from(base58Decode(ix.data)).equals(Buffer.from(want.data))) throw refuse.instructions(`instruction ${i} data differs`);
   });
@@ -104,7 +113,9 @@ export function checkInstructions(tx: DecodedTx, expected: readonly TransactionI
     const want = flags.get(key);
     if (!want) throw refuse.instructions(`account ${key} is not part of the deposit`);
     if (message.isAccountSigner(i) !== want.signer || message.isAccountWritable(i) !== want.writable) {
-      throw refuse.instructions(`account ${key} is ${flagText(message.isAccountSigner(i), message.isAccountWritable(i))}; the deposit makes it ${flagText(want.signer, want.writable)}`);
+      throw refuse.instructions(
+        `account ${key} is ${flagText(message.isAccountSigner(i), message.isAccountWritable(i))}; the deposit makes it ${flagText(want.signer, want.writable)}`,
+      );
     }
   });
   if (flags.size !== keys.length) throw refuse.instructions('an account of the deposit is missing');

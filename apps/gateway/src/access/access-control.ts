@@ -20,9 +20,7 @@ export interface Credentials {
   authorization: string | undefined;
 }
 
-export type Admission =
-  | { ok: true; caller: CallerContext; limit: LimitDecision }
-  | { ok: false; status: RpcError; limit?: LimitDecision };
+export type Admission = { ok: true; caller: CallerContext; limit: LimitDecision } | { ok: false; status: RpcError; limit?: LimitDecision };
 
 const MAX_SECRET_CHARS = 512;
 const sha256Hex = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -67,7 +65,8 @@ export class AccessControl {
   private async session(cred: Credentials): Promise<{ partner_id: string; session_id: string } | RpcError> {
     if (!cred.authorization) return unauthenticated('this operation needs Authorization: Bearer <session token>', 'MISSING_CREDENTIALS');
     const m = /^Bearer +(\S+)\s*$/i.exec(cred.authorization);
-    if (!m || m[1]!.length > MAX_SECRET_CHARS) return unauthenticated('the Authorization header is not "Bearer <token>"', 'INVALID_SESSION');
+    if (!m || m[1]!.length > MAX_SECRET_CHARS)
+      return unauthenticated('the Authorization header is not "Bearer <token>"', 'INVALID_SESSION');
     try {
       const s = await this.rpc.call(AuthenticateSessionRpc, { token_hash: sha256Hex(m[1]!) }, { timeoutMs: this.authTimeoutMs });
       return { partner_id: s.partner_id, session_id: s.session_id };
@@ -78,7 +77,8 @@ export class AccessControl {
   }
 
   private async key(apiKey: string): Promise<ApiKeyIdentity | RpcError> {
-    if (apiKey.length === 0 || apiKey.length > MAX_SECRET_CHARS) return unauthenticated('the x-api-key is not a valid API key', 'INVALID_API_KEY');
+    if (apiKey.length === 0 || apiKey.length > MAX_SECRET_CHARS)
+      return unauthenticated('the x-api-key is not a valid API key', 'INVALID_API_KEY');
     const identity = await this.keys.get(sha256Hex(apiKey), async (hash) => {
       try {
         return await this.rpc.call(AuthenticateKeyRpc, { key_hash: hash }, { timeoutMs: this.authTimeoutMs });
@@ -105,8 +105,9 @@ export class AccessControl {
 }
 
 function exhausted(limit: LimitDecision): RpcError {
-  return new RpcError(Code.RESOURCE_EXHAUSTED, `rate limit of ${limit.limit} points per minute reached; retry in ${limit.retryAfterSecs}s`, [
-    errorInfo('RATE_LIMITED', { limit: String(limit.limit), window_secs: '60' }),
-    retryInfo(limit.retryAfterSecs),
-  ]);
+  return new RpcError(
+    Code.RESOURCE_EXHAUSTED,
+    `rate limit of ${limit.limit} points per minute reached; retry in ${limit.retryAfterSecs}s`,
+    [errorInfo('RATE_LIMITED', { limit: String(limit.limit), window_secs: '60' }), retryInfo(limit.retryAfterSecs)],
+  );
 }

@@ -43,4 +43,3 @@ export function installAccessHook(fastify: FastifyInstance, access: AccessContro
     return undefined;
   });
 }
-

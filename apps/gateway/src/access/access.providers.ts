@@ -83,7 +83,8 @@ export function accessProviders(env: GatewayEnv): Provider[] {
     {
       provide: KeyCache,
       inject: [LOGGER, Clock],
-      useFactory: (log: Logger, clock: Clock) => new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, () => clock.nowMs(), { staleMs: env.KEY_CACHE_STALE_MS, log }),
+      useFactory: (log: Logger, clock: Clock) =>
+        new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, () => clock.nowMs(), { staleMs: env.KEY_CACHE_STALE_MS, log }),
     },
     {
       provide: AccessControl,

@@ -1,7 +1,13 @@
 import { Code, RpcError, type ApiKeyIdentity } from '@xchain/contracts';
 import { KeyCache } from './key-cache';
 
-const identity = (id: string, disabled = false): ApiKeyIdentity => ({ key_id: id, partner_id: 'ptn_1', tier: 'standard', points_per_min: 600, disabled });
+const identity = (id: string, disabled = false): ApiKeyIdentity => ({
+  key_id: id,
+  partner_id: 'ptn_1',
+  tier: 'standard',
+  points_per_min: 600,
+  disabled,
+});
 
 describe('KeyCache', () => {
   it('serves a cached answer until the TTL passes, then asks again', async () => {
@@ -57,7 +63,9 @@ describe('KeyCache stale-if-error', () => {
     t = 1500;
     await expect(cache.get('a', down)).resolves.toMatchObject({ key_id: 'a', disabled: false });
     t = 5000;
-    await expect(cache.get('a', () => Promise.reject(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT')))).resolves.toMatchObject({ key_id: 'a' });
+    await expect(cache.get('a', () => Promise.reject(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT')))).resolves.toMatchObject({
+      key_id: 'a',
+    });
     t = 11_000; // fetched at 0: TTL 1000 + stale 10 000 are over
     await expect(cache.get('a', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
     expect(cache.staleServedTotal).toBe(2);

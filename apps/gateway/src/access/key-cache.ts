@@ -61,14 +61,16 @@ export class KeyCache {
     if (hit && hit.staleUntil <= this.now()) this.entries.delete(keyHash);
     let pending = this.inflight.get(keyHash);
     if (!pending) {
-      pending = lookup(keyHash).then(
-        (identity) => {
-          this.put(keyHash, identity);
-          this.lookupsWork();
-          return identity;
-        },
-        (err: unknown) => this.staleOrThrow(keyHash, err),
-      ).finally(() => this.inflight.delete(keyHash));
+      pending = lookup(keyHash)
+        .then(
+          (identity) => {
+            this.put(keyHash, identity);
+            this.lookupsWork();
+            return identity;
+          },
+          (err: unknown) => this.staleOrThrow(keyHash, err),
+        )
+        .finally(() => this.inflight.delete(keyHash));
       this.inflight.set(keyHash, pending);
     }
     return pending;
@@ -86,14 +88,20 @@ export class KeyCache {
       this.outageSince = now;
       this.staleServedAtOutageStart = this.staleServed - 1;
       const reason = err instanceof RpcError ? err.status.message : String(err);
-      this.log?.warn({ err: reason, stale_ms: this.staleMs }, 'key lookups failing; serving cached key decisions within KEY_CACHE_STALE_MS');
+      this.log?.warn(
+        { err: reason, stale_ms: this.staleMs },
+        'key lookups failing; serving cached key decisions within KEY_CACHE_STALE_MS',
+      );
     }
     return last.identity;
   }
 
   private lookupsWork(): void {
     if (this.outageSince === undefined) return;
-    this.log?.info({ outage_ms: this.now() - this.outageSince, stale_served: this.staleServed - this.staleServedAtOutageStart }, 'key lookups answer again');
+    this.log?.info(
+      { outage_ms: this.now() - this.outageSince, stale_served: this.staleServed - this.staleServedAtOutageStart },
+      'key lookups answer again',
+    );
     this.outageSince = undefined;
   }
 

@@ -26,14 +26,22 @@ describe('CORS', () => {
     const other = await f.inject({ url: '/x', headers: { origin: 'https://evil.example' } });
     expect(other.statusCode).toBe(200); // CORS is the browser's guard; the server still answers
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
-    const preflight = await f.inject({ method: 'OPTIONS', url: '/x', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+    const preflight = await f.inject({
+      method: 'OPTIONS',
+      url: '/x',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
     expect(preflight.headers['access-control-allow-methods']).toBeUndefined();
     await f.close();
   });
 
   it('answers a preflight from an allowed origin with the methods and headers the API uses', async () => {
     const f = await app(['*']);
-    const r = await f.inject({ method: 'OPTIONS', url: '/anything', headers: { origin: 'https://a.example', 'access-control-request-method': 'POST' } });
+    const r = await f.inject({
+      method: 'OPTIONS',
+      url: '/anything',
+      headers: { origin: 'https://a.example', 'access-control-request-method': 'POST' },
+    });
     expect(r.statusCode).toBe(204);
     expect(r.headers).toMatchObject({
       'access-control-allow-origin': '*',

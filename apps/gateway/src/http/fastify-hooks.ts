@@ -38,10 +38,7 @@ export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
   // built for it when the level leaves it out.
   fastify.addHook('onResponse', (req, reply, done) => {
     if (log.isLevelEnabled('info')) {
-      log.info(
-        { method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request',
-      );
+      log.info({ method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     }
     done();
   });

@@ -39,7 +39,9 @@ describe('installHttpTracing', () => {
     // Node arms this timer as each answer finishes (for this plus a second); when it fires, the idle
     // connection is closed.
     f.server.keepAliveTimeout = 100;
-    const timedOut = new Promise<string>((resolve) => f!.server.on('connection', (s: Socket) => s.once('timeout', () => resolve(activeTrace()))));
+    const timedOut = new Promise<string>((resolve) =>
+      f!.server.on('connection', (s: Socket) => s.once('timeout', () => resolve(activeTrace()))),
+    );
     const base = await f.listen({ port: 0, host: '127.0.0.1' });
 
     // A raw client that keeps the connection open and idle (Node's own agent closes it first).

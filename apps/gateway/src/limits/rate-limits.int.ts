@@ -47,7 +47,9 @@ describe('RateLimits against a real Redis', () => {
   beforeAll(async () => {
     if (!redisPort) throw new Error('TEST_REDIS_PORT is not set: run through test-servers');
     const root = testRedisAdmin();
-    await provisionRedisUsers(redisPort, root.login, [{ login: gatewayLogin, rules: redisServiceRules('gateway', { ...DEFAULT_REDIS_PREFIXES, rateLimit: 'rl-test-*' }) }]);
+    await provisionRedisUsers(redisPort, root.login, [
+      { login: gatewayLogin, rules: redisServiceRules('gateway', { ...DEFAULT_REDIS_PREFIXES, rateLimit: 'rl-test-*' }) },
+    ]);
     redis = client(redisPort, { username: gatewayLogin.user, password: gatewayLogin.password });
     admin = client(redisPort, { username: root.login.user, password: root.login.password });
     await Promise.all([redis.connect(), admin.connect()]);
@@ -201,7 +203,11 @@ describe('RateLimits against a real Redis', () => {
     ]);
     expect(allowedOf(ds)).toHaveLength(10);
     expect(rejectedOf(ds)).toHaveLength(2);
-    expect(allowedOf(ds).map((d) => d.remaining).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(
+      allowedOf(ds)
+        .map((d) => d.remaining)
+        .sort((x, y) => x - y),
+    ).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(ds.every((d) => !d.degraded)).toBe(true);
   });
 

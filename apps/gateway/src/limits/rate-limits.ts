@@ -73,7 +73,14 @@ export class RateLimits {
       const wait = secondsFrom(ttlMs, 1);
       return { allowed: false, limit, remaining: 0, resetSecs: wait, retryAfterSecs: wait, degraded: false };
     }
-    return { allowed: true, limit, remaining: Math.max(0, limit - consumed), resetSecs: secondsFrom(ttlMs, 0), retryAfterSecs: 0, degraded: false };
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, limit - consumed),
+      resetSecs: secondsFrom(ttlMs, 0),
+      retryAfterSecs: 0,
+      degraded: false,
+    };
   }
 
   /** Redis failed or timed out on this check: the in-process limiter decides, once. */
@@ -86,7 +93,14 @@ export class RateLimits {
     try {
       const res = await limiter.consume(key, points);
       this.opts.onFallback?.('insurance');
-      return { allowed: true, limit, remaining: Math.max(0, res.remainingPoints), resetSecs: secondsFrom(res.msBeforeNext, 0), retryAfterSecs: 0, degraded: true };
+      return {
+        allowed: true,
+        limit,
+        remaining: Math.max(0, res.remainingPoints),
+        resetSecs: secondsFrom(res.msBeforeNext, 0),
+        retryAfterSecs: 0,
+        degraded: true,
+      };
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         this.opts.onFallback?.('insurance');

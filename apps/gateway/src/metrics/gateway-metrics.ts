@@ -28,5 +28,7 @@ export function sseStreamGauges(metrics: Metrics, hub: { readonly open: number; 
       this.set(hub.open);
     },
   });
-  metrics.gauge({ name: 'sse_streams_max', help: 'Order event streams one gateway replica holds at most (SSE_MAX_STREAMS_PER_REPLICA)' }).set(hub.limits.perReplica);
+  metrics
+    .gauge({ name: 'sse_streams_max', help: 'Order event streams one gateway replica holds at most (SSE_MAX_STREAMS_PER_REPLICA)' })
+    .set(hub.limits.perReplica);
 }

@@ -19,11 +19,22 @@ const view = (status: OrderStatus['status'], retainedUntil = '2099-01-01T00:00:0
   expires_at: '2026-11-23T10:00:03Z',
   retained_until: retainedUntil,
 });
-const update = (version: number, order: OrderStatus): OrderUpdate => ({ event_id: `${HASH}:${version}`, quote_hash: HASH, version, occurred_at: '2026-11-23T10:00:01Z', order });
+const update = (version: number, order: OrderStatus): OrderUpdate => ({
+  event_id: `${HASH}:${version}`,
+  quote_hash: HASH,
+  version,
+  occurred_at: '2026-11-23T10:00:01Z',
+  order,
+});
 
 /** A response that records what was written, and can be closed by the "client". */
 function fakeResponse() {
-  const res = new EventEmitter() as EventEmitter & { chunks: string[]; writableEnded: boolean; write: (c: string) => boolean; end: () => void };
+  const res = new EventEmitter() as EventEmitter & {
+    chunks: string[];
+    writableEnded: boolean;
+    write: (c: string) => boolean;
+    end: () => void;
+  };
   res.chunks = [];
   res.writableEnded = false;
   res.write = (c: string) => (res.chunks.push(c), true);
@@ -34,7 +45,15 @@ function fakeResponse() {
   const events = () =>
     res.chunks
       .filter((c) => c.startsWith('id: '))
-      .map((c) => JSON.parse(c.split('\n').find((l) => l.startsWith('data: '))!.slice(6)) as OrderStatus);
+      .map(
+        (c) =>
+          JSON.parse(
+            c
+              .split('\n')
+              .find((l) => l.startsWith('data: '))!
+              .slice(6),
+          ) as OrderStatus,
+      );
   return { res, events, raw: res as unknown as ServerResponse };
 }
 
@@ -59,7 +78,12 @@ describe('streamOrderEvents (SSE of one order)', () => {
 
   it('does not resend the view a resuming client has, and reads the view again when updates arrived while it was read', async () => {
     const first = fakeResponse();
-    const same = streamOrderEvents(first.raw, { ...base, lastEventId: sseEventId(view('deposited')), fetchView: async () => view('deposited'), follow: () => () => undefined });
+    const same = streamOrderEvents(first.raw, {
+      ...base,
+      lastEventId: sseEventId(view('deposited')),
+      fetchView: async () => view('deposited'),
+      follow: () => () => undefined,
+    });
     await new Promise((r) => setImmediate(r));
     expect(first.events()).toEqual([]);
     first.res.emit('close');
@@ -84,7 +108,7 @@ describe('streamOrderEvents (SSE of one order)', () => {
     await racing;
   });
 
-  it('sends expired once when a quoted order\'s retention ends (not at its expiry), heartbeats while idle, and ends after the longest duration', async () => {
+  it("sends expired once when a quoted order's retention ends (not at its expiry), heartbeats while idle, and ends after the longest duration", async () => {
     jest.useFakeTimers({ now: new Date('2026-11-23T10:00:00Z') });
     try {
       const { res, events, raw } = fakeResponse();
@@ -137,27 +161,45 @@ describe('streamOrderEvents (SSE of one order)', () => {
       },
     });
     await new Promise((r) => setImmediate(r));
-    expect({ reads, statuses: dying.events().map((v) => v.status), errors: dying.res.chunks.filter((c) => c.startsWith('event: error')) }).toEqual({ reads: 3, statuses: ['deposited'], errors: [] });
+    expect({
+      reads,
+      statuses: dying.events().map((v) => v.status),
+      errors: dying.res.chunks.filter((c) => c.startsWith('event: error')),
+    }).toEqual({ reads: 3, statuses: ['deposited'], errors: [] });
     expect(dying.res.writableEnded).toBe(false);
     dying.res.emit('close');
     await over;
 
     const down = fakeResponse();
     let tries = 0;
-    await streamOrderEvents(down.raw, { ...base, readAttempts: 2, fetchView: async () => (tries++, Promise.reject(new Error('late'))), follow: () => () => undefined });
+    await streamOrderEvents(down.raw, {
+      ...base,
+      readAttempts: 2,
+      fetchView: async () => (tries++, Promise.reject(new Error('late'))),
+      follow: () => () => undefined,
+    });
     expect(tries).toBe(2);
     expect(down.res.chunks.at(-1)).toMatch(/^event: error\n/);
   });
 
   it('ends with an error event when the first view cannot be read, and at once on shutdown', async () => {
     const failing = fakeResponse();
-    await streamOrderEvents(failing.raw, { ...base, fetchView: async () => Promise.reject(new Error('late')), follow: () => () => undefined });
+    await streamOrderEvents(failing.raw, {
+      ...base,
+      fetchView: async () => Promise.reject(new Error('late')),
+      follow: () => () => undefined,
+    });
     expect(failing.res.chunks.at(-1)).toMatch(/^event: error\n/);
     expect(failing.res.writableEnded).toBe(true);
 
     const stopping = fakeResponse();
     const shutdown = new AbortController();
-    const over = streamOrderEvents(stopping.raw, { ...base, signal: shutdown.signal, fetchView: async () => view('quoted'), follow: () => () => undefined });
+    const over = streamOrderEvents(stopping.raw, {
+      ...base,
+      signal: shutdown.signal,
+      fetchView: async () => view('quoted'),
+      follow: () => () => undefined,
+    });
     await new Promise((r) => setImmediate(r));
     shutdown.abort();
     await over;

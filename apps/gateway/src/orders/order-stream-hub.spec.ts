@@ -2,7 +2,16 @@ import { OrderStreamHub } from './order-stream-hub';
 
 describe('OrderStreamHub admission', () => {
   // follow() never touches NATS: the hub is not started.
-  const hub = () => new OrderStreamHub({ subscribe: () => { throw new Error('not started'); } }, { perCaller: 2, perReplica: 3 }, { warn: () => undefined });
+  const hub = () =>
+    new OrderStreamHub(
+      {
+        subscribe: () => {
+          throw new Error('not started');
+        },
+      },
+      { perCaller: 2, perReplica: 3 },
+      { warn: () => undefined },
+    );
   const hash = `0x${'ab'.repeat(32)}`;
   const noop = () => undefined;
 

@@ -42,19 +42,27 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
   async events(@Param('quote_hash') quoteHash: string, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const params = validateBody(GetOrderPathParams, { quote_hash: quoteHash });
     const caller = callerOf(req);
-    const callerKey = caller.kind === 'api_key' ? `key:${caller.key_id}` : caller.kind === 'internal' ? `svc:${caller.service}` : `ip:${caller.client_ip}`;
+    const callerKey =
+      caller.kind === 'api_key' ? `key:${caller.key_id}` : caller.kind === 'internal' ? `svc:${caller.service}` : `ip:${caller.client_ip}`;
     // Updates are followed before the first view is read, so none falls between the two.
     const early: OrderUpdate[] = [];
     let deliver: (u: OrderUpdate) => void = (u) => void early.push(u);
     const unfollow = this.hub.follow(callerKey, params.quote_hash, (u) => deliver(u));
     if (unfollow === 'caller_full') {
       const max = String(this.env.SSE_MAX_STREAMS_PER_CALLER);
-      throw new RpcError(Code.RESOURCE_EXHAUSTED, `at most ${max} order event streams may be open at once per caller`, [errorInfo('TOO_MANY_STREAMS', { max_streams: max })]);
+      throw new RpcError(Code.RESOURCE_EXHAUSTED, `at most ${max} order event streams may be open at once per caller`, [
+        errorInfo('TOO_MANY_STREAMS', { max_streams: max }),
+      ]);
     }
     if (unfollow === 'replica_full') {
       // Not this caller's doing: the replica is full. Another replica, or this one a little later, may admit it.
       const max = String(this.env.SSE_MAX_STREAMS_PER_REPLICA);
-      throw RpcError.unavailable(`this gateway holds its most order event streams (${max}); retry shortly`, 'STREAMS_EXHAUSTED', STREAMS_FULL_RETRY_SECS, { max_streams: max });
+      throw RpcError.unavailable(
+        `this gateway holds its most order event streams (${max}); retry shortly`,
+        'STREAMS_EXHAUSTED',
+        STREAMS_FULL_RETRY_SECS,
+        { max_streams: max },
+      );
     }
     const fetchView = () => this.rpc.call(GetOrderRpc, params, { caller });
     let first;

@@ -13,7 +13,11 @@ const config: PartnersConfig = {
   default_tier: 'standard',
   default_max_keys: 2,
   session_ttl_secs: 3600,
-  funding: { chain: 'base', router_address: '0x1111111111111111111111111111111111111111', tokens: ['0x2222222222222222222222222222222222222222'] },
+  funding: {
+    chain: 'base',
+    router_address: '0x1111111111111111111111111111111111111111',
+    tokens: ['0x2222222222222222222222222222222222222222'],
+  },
   voucher_routers: {},
 };
 
@@ -38,7 +42,14 @@ function accounts() {
 }
 
 describe('AccountsService sessions', () => {
-  const session = (expiresAt: Date, revokedAt: Date | null = null): Session => ({ id: 'ses_1', partnerId: 'ptn_a', tokenHash: 'th', expiresAt, revokedAt, createdAt: new Date(0) });
+  const session = (expiresAt: Date, revokedAt: Date | null = null): Session => ({
+    id: 'ses_1',
+    partnerId: 'ptn_a',
+    tokenHash: 'th',
+    expiresAt,
+    revokedAt,
+    createdAt: new Date(0),
+  });
 
   it('issues a session that ends its lifetime after now', async () => {
     const { svc, clock, repo } = accounts();

@@ -38,7 +38,11 @@ export class AccountsService {
 
   async createPartner(email: string, maxKeys?: number) {
     try {
-      const p = await this.accounts.createPartner({ id: this.ids.id('ptn'), email: email.toLowerCase(), maxKeys: maxKeys ?? this.config.default_max_keys });
+      const p = await this.accounts.createPartner({
+        id: this.ids.id('ptn'),
+        email: email.toLowerCase(),
+        maxKeys: maxKeys ?? this.config.default_max_keys,
+      });
       return { partner_id: p.id, email: p.email, max_keys: String(p.maxKeys), created_at: p.createdAt.toISOString() };
     } catch (err) {
       if (err instanceof UniqueViolation) {
@@ -102,7 +106,15 @@ export class AccountsService {
       if (count >= maxKeys) {
         throw failedPrecondition(`the partner already holds its ${maxKeys} keys`, 'MAX_KEYS_REACHED', { max_keys: String(maxKeys) });
       }
-      return this.keys.create(tx, { id: this.ids.id('key'), partnerId, prefix: shown, secretHash: sha256Hex(secret), name, tier: tierName, pointsPerMin: points });
+      return this.keys.create(tx, {
+        id: this.ids.id('key'),
+        partnerId,
+        prefix: shown,
+        secretHash: sha256Hex(secret),
+        name,
+        tier: tierName,
+        pointsPerMin: points,
+      });
     });
     return { key: keyView(key), secret };
   }

@@ -62,7 +62,9 @@ export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutd
     }
     health.register('chain_watchers', async () => ({
       ok: true,
-      detail: this.watchers.length ? this.watchers.map((w) => `${w.name}: ${w.detail}`).join('; ') : 'off (EVM_RPC_URLS names no funding or voucher chain)',
+      detail: this.watchers.length
+        ? this.watchers.map((w) => `${w.name}: ${w.detail}`).join('; ')
+        : 'off (EVM_RPC_URLS names no funding or voucher chain)',
     }));
   }
 

@@ -28,7 +28,9 @@ export interface EvmChain extends ChainHead {
 }
 
 type Item<A extends readonly { type: string; name?: string }[], N extends string> = Extract<A[number], { type: 'event'; name: N }>;
-const FUNDED = PARTNER_FUNDING_ROUTER_ABI.find((i): i is Item<typeof PARTNER_FUNDING_ROUTER_ABI, 'Funded'> => i.type === 'event' && i.name === 'Funded')!;
+const FUNDED = PARTNER_FUNDING_ROUTER_ABI.find(
+  (i): i is Item<typeof PARTNER_FUNDING_ROUTER_ABI, 'Funded'> => i.type === 'event' && i.name === 'Funded',
+)!;
 const REDEEMED = REFERRAL_VOUCHER_ROUTER_ABI.find(
   (i): i is Item<typeof REFERRAL_VOUCHER_ROUTER_ABI, 'VoucherRedeemed'> => i.type === 'event' && i.name === 'VoucherRedeemed',
 )!;

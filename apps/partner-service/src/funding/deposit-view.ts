@@ -30,6 +30,15 @@ export function depositView(d: FundingDeposit, email: string | undefined): Fundi
  * that is the entry's own amount).
  */
 export function partnerDepositView(d: FundingDeposit) {
-  const { id: _id, status: _status, detail: _detail, email: _email, ledger_entry_id: _entry, usd_micros: _usd, created_at: _at, ...rest } = depositView(d, undefined);
+  const {
+    id: _id,
+    status: _status,
+    detail: _detail,
+    email: _email,
+    ledger_entry_id: _entry,
+    usd_micros: _usd,
+    created_at: _at,
+    ...rest
+  } = depositView(d, undefined);
   return rest;
 }

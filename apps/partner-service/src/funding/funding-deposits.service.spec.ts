@@ -10,7 +10,15 @@ import { FundingRepository, type NewFundingDeposit } from './funding.repository'
 import { FundingService } from './funding.service';
 
 const FUNDING_ID = pad('0xf1');
-const log: FundedLog = { txHash: pad('0xaa'), logIndex: 3, blockNumber: 10n, fundingId: FUNDING_ID, token: zeroAddress, payer: zeroAddress as Address, amount: 10n ** 15n };
+const log: FundedLog = {
+  txHash: pad('0xaa'),
+  logIndex: 3,
+  blockNumber: 10n,
+  fundingId: FUNDING_ID,
+  token: zeroAddress,
+  payer: zeroAddress as Address,
+  amount: 10n ** 15n,
+};
 
 /** What the table holds once the event is recorded. */
 const recorded: FundingDeposit = {
@@ -54,10 +62,20 @@ function service(value: () => Promise<unknown>) {
 
 describe('FundingDepositsService.record', () => {
   it('credits the value the quote-engine gives and records the price with the deposit', async () => {
-    const { svc, rows, credits } = service(async () => ({ usd_micros: '3000000', price_e18: '3000000000000000000000', decimals: 18, price_id: 'eth', publish_time: 1 }));
+    const { svc, rows, credits } = service(async () => ({
+      usd_micros: '3000000',
+      price_e18: '3000000000000000000000',
+      decimals: 18,
+      price_id: 'eth',
+      publish_time: 1,
+    }));
     await expect(svc.record('base', log)).resolves.toBe('credited');
-    expect(credits).toEqual([expect.objectContaining({ partnerId: 'ptn_a', direction: 'credit', usdMicros: 3_000_000n, tokenAmount: 10n ** 15n })]);
-    expect(rows).toEqual([expect.objectContaining({ status: 'credited', ledgerEntryId: 7n, usdMicros: 3_000_000n, priceE18: '3000000000000000000000' })]);
+    expect(credits).toEqual([
+      expect.objectContaining({ partnerId: 'ptn_a', direction: 'credit', usdMicros: 3_000_000n, tokenAmount: 10n ** 15n }),
+    ]);
+    expect(rows).toEqual([
+      expect.objectContaining({ status: 'credited', ledgerEntryId: 7n, usdMicros: 3_000_000n, priceE18: '3000000000000000000000' }),
+    ]);
     // the same event again: nothing more
     await expect(svc.record('base', log)).resolves.toBe('duplicate');
     expect(credits).toHaveLength(1);
@@ -77,7 +95,9 @@ describe('FundingDepositsService.record', () => {
     });
     await expect(svc.record('base', log)).resolves.toBe('unmatched');
     expect(credits).toEqual([]);
-    expect(rows).toEqual([expect.objectContaining({ status: 'unmatched', partnerId: 'ptn_a', detail: 'cannot be valued: 0x0 is not a listed token on base' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ status: 'unmatched', partnerId: 'ptn_a', detail: 'cannot be valued: 0x0 is not a listed token on base' }),
+    ]);
   });
 
   it('credits nobody for a funding id it never issued', async () => {
@@ -86,6 +106,8 @@ describe('FundingDepositsService.record', () => {
     });
     await expect(svc.record('base', { ...log, fundingId: pad('0xbb') })).resolves.toBe('unmatched');
     expect(credits).toEqual([]);
-    expect(rows).toEqual([expect.objectContaining({ status: 'unmatched', partnerId: null, detail: 'no funding transaction was built with this funding id' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({ status: 'unmatched', partnerId: null, detail: 'no funding transaction was built with this funding id' }),
+    ]);
   });
 });

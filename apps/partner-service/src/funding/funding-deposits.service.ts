@@ -74,9 +74,20 @@ export class FundingDepositsService {
     if (usdMicros === 0n) return this.insertUnmatched({ ...base, ...priced, partnerId: intent.partnerId }, 'worth less than one USD micro');
     try {
       await this.ledger.adjust(
-        { partnerId: intent.partnerId, direction: 'credit', usdMicros, reason: `funding deposit ${base.txHash}:${base.logIndex}`, chain, token: log.token, tokenAmount: log.amount },
+        {
+          partnerId: intent.partnerId,
+          direction: 'credit',
+          usdMicros,
+          reason: `funding deposit ${base.txHash}:${base.logIndex}`,
+          chain,
+          token: log.token,
+          tokenAmount: log.amount,
+        },
         async (tx, entryId) => {
-          await this.repo.insertDeposit({ ...base, ...priced, status: 'credited', partnerId: intent.partnerId, ledgerEntryId: entryId }, tx);
+          await this.repo.insertDeposit(
+            { ...base, ...priced, status: 'credited', partnerId: intent.partnerId, ledgerEntryId: entryId },
+            tx,
+          );
         },
       );
       return 'credited';

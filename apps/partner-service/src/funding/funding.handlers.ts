@@ -60,6 +60,12 @@ export class FundingHandlers {
   @Rpc(AdminListFundingDepositsRpc)
   async adminListFundingDeposits(req: RpcBody<typeof AdminListFundingDepositsRpc>) {
     const partnerId = req.email ? (await this.accounts.partnerByEmail(req.email)).id : undefined;
-    return { deposits: await this.deposits.list({ ...(partnerId ? { partnerId } : {}), ...(req.status ? { status: req.status } : {}), limit: req.limit ?? 50 }) };
+    return {
+      deposits: await this.deposits.list({
+        ...(partnerId ? { partnerId } : {}),
+        ...(req.status ? { status: req.status } : {}),
+        limit: req.limit ?? 50,
+      }),
+    };
   }
 }

@@ -73,7 +73,11 @@ export class FundingService {
   /** The funding token an operator credit names, checksummed; INVALID_ARGUMENT if it is not one. */
   async fundingToken(address: string): Promise<{ chain: string; token: string }> {
     const token = (await this.tokenRefs()).find((t) => t.address.toLowerCase() === address.toLowerCase());
-    if (!token) throw RpcError.invalidArgument([{ field: 'token', description: `is not a funding token on ${this.config.funding.chain}` }], 'UNSUPPORTED_FUNDING_TOKEN');
+    if (!token)
+      throw RpcError.invalidArgument(
+        [{ field: 'token', description: `is not a funding token on ${this.config.funding.chain}` }],
+        'UNSUPPORTED_FUNDING_TOKEN',
+      );
     return { chain: this.config.funding.chain, token: token.address };
   }
 

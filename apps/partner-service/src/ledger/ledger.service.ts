@@ -83,7 +83,14 @@ export class LedgerService {
           required_usd_micros: String(amount),
         });
       }
-      const hold = await this.repo.insert(tx, { partnerId, kind: 'hold', deltaUsdMicros: -amount, amountUsdMicros: amount, quoteHash: qh, reason: 'relay gas reserved' });
+      const hold = await this.repo.insert(tx, {
+        partnerId,
+        kind: 'hold',
+        deltaUsdMicros: -amount,
+        amountUsdMicros: amount,
+        quoteHash: qh,
+        reason: 'relay gas reserved',
+      });
       return view([hold], balance - amount);
     });
   }
@@ -114,9 +121,20 @@ export class LedgerService {
       const entries = await this.repo.entriesOfQuote(tx, qh);
       const done = entries.find((e) => e.kind === 'settle' || e.kind === 'release');
       if (done && done.kind === kind) return view(entries, await this.repo.balance(hold.partnerId, tx));
-      if (done) throw failedPrecondition(`the hold was already ${done.kind === 'settle' ? 'settled' : 'released'}`, done.kind === 'settle' ? 'HOLD_SETTLED' : 'HOLD_RELEASED');
+      if (done)
+        throw failedPrecondition(
+          `the hold was already ${done.kind === 'settle' ? 'settled' : 'released'}`,
+          done.kind === 'settle' ? 'HOLD_SETTLED' : 'HOLD_RELEASED',
+        );
       const e = entry(hold.amountUsdMicros);
-      const created = await this.repo.insert(tx, { partnerId: hold.partnerId, kind, deltaUsdMicros: e.delta, amountUsdMicros: e.amount, quoteHash: qh, reason: e.reason });
+      const created = await this.repo.insert(tx, {
+        partnerId: hold.partnerId,
+        kind,
+        deltaUsdMicros: e.delta,
+        amountUsdMicros: e.amount,
+        quoteHash: qh,
+        reason: e.reason,
+      });
       return view([...entries, created], await this.repo.balance(hold.partnerId, tx));
     });
   }

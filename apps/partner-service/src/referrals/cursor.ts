@@ -18,7 +18,12 @@ export function encodeCursor(k: GroupKey): string {
 export function decodeCursor(cursor: string): GroupKey {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 4 && v[0] === 'g1' && v.slice(1).every((s) => typeof s === 'string' && s.length <= 200 && !s.includes('\u0000'))) {
+    if (
+      Array.isArray(v) &&
+      v.length === 4 &&
+      v[0] === 'g1' &&
+      v.slice(1).every((s) => typeof s === 'string' && s.length <= 200 && !s.includes('\u0000'))
+    ) {
       return { referrer: v[1] as string, chain: v[2] as string, token: v[3] as string };
     }
   } catch {
@@ -38,7 +43,8 @@ export function encodeIdCursor(list: 'e1' | 'd1', id: bigint): string {
 export function decodeIdCursor(list: 'e1' | 'd1', cursor: string): bigint {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && v[0] === list && typeof v[1] === 'string' && /^[1-9][0-9]{0,18}$/.test(v[1])) return BigInt(v[1]);
+    if (Array.isArray(v) && v.length === 2 && v[0] === list && typeof v[1] === 'string' && /^[1-9][0-9]{0,18}$/.test(v[1]))
+      return BigInt(v[1]);
   } catch {
     // fall through to the error below
   }

@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Code, ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, RpcError, orderEventSubject, type OrderEvent } from '@xchain/contracts';
+import {
+  Code,
+  ORDER_EVENTS_STREAM_DEF,
+  ORDER_EVENT_CONSUMERS,
+  OrderEventSchema,
+  RpcError,
+  orderEventSubject,
+  type OrderEvent,
+} from '@xchain/contracts';
 import { DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -44,7 +52,11 @@ export class FulfilledOrdersConsumer extends DurableConsumerProvider<OrderEvent>
       const outcome = await this.referrals.withdraw(event);
       const fields = { quote_hash: event.quote_hash, tx_hash: event.tx_hash, ...outcome };
       if (outcome.kept > 0) this.log.warn(fields, 'withdrawn fulfilment: its accruals are already vouchered and stay; settle by hand');
-      else this.log.info(fields, outcome.reversed > 0 ? 'withdrawn fulfilment: accruals reversed' : 'withdrawn fulfilment: nothing to reverse');
+      else
+        this.log.info(
+          fields,
+          outcome.reversed > 0 ? 'withdrawn fulfilment: accruals reversed' : 'withdrawn fulfilment: nothing to reverse',
+        );
       return;
     }
     try {

@@ -15,7 +15,12 @@ const fill = (over: Partial<OrderEvent> = {}): OrderEvent => ({
 describe('fulfilment steps', () => {
   it('names a fulfilment by chain, tx, log index and block, hex in lower case', () => {
     expect(stepOf(fill())).toEqual({ chain: 'arbitrum', txHash: `0x${'cd'.repeat(32)}`, logIndex: 4, blockHash: `0x${'ee'.repeat(32)}` });
-    expect(stepOf(fill({ chain: 'solana', tx_hash: '5VERYbase58Sig', log_index: undefined, block_hash: undefined }))).toEqual({ chain: 'solana', txHash: '5VERYbase58Sig', logIndex: null, blockHash: null });
+    expect(stepOf(fill({ chain: 'solana', tx_hash: '5VERYbase58Sig', log_index: undefined, block_hash: undefined }))).toEqual({
+      chain: 'solana',
+      txHash: '5VERYbase58Sig',
+      logIndex: null,
+      blockHash: null,
+    });
   });
 
   it('matches the withdrawal of the same step, not a re-inclusion in another block nor another log', () => {

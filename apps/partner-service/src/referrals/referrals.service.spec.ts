@@ -62,8 +62,22 @@ describe('ReferralsService.accrue', () => {
   it('credits each referrer its bps of the deposit, floored, to the partner of the quote; a zero share is no accrual', async () => {
     const { svc, repo } = referrals();
     await expect(svc.accrue(fill())).resolves.toBe('accrued');
-    const step = { fulfilChain: 'arbitrum', fulfilTxHash: `0x${'22'.repeat(32)}`, fulfilLogIndex: 2, fulfilBlockHash: `0x${'aa'.repeat(32)}` };
-    const row = { partnerId: 'ptn_a', quoteHash: QH, chain: 'ethereum', chainId: '1', token: USDC, tokenSymbol: 'USDC', decimals: 6, ...step };
+    const step = {
+      fulfilChain: 'arbitrum',
+      fulfilTxHash: `0x${'22'.repeat(32)}`,
+      fulfilLogIndex: 2,
+      fulfilBlockHash: `0x${'aa'.repeat(32)}`,
+    };
+    const row = {
+      partnerId: 'ptn_a',
+      quoteHash: QH,
+      chain: 'ethereum',
+      chainId: '1',
+      token: USDC,
+      tokenSymbol: 'USDC',
+      decimals: 6,
+      ...step,
+    };
     expect(repo.insertAccruals).toHaveBeenCalledWith(FAKE_TX, [
       { ...row, referrer: REF_A, amount: '1000000' },
       { ...row, referrer: REF_B, amount: '500000' },
@@ -87,7 +101,17 @@ describe('ReferralsService.accrue', () => {
   });
 
   it('accrues nothing for a fulfilment a reorg withdrew, checked again under the order lock', async () => {
-    const withdrawn = { id: 1n, quoteHash: QH, chain: 'arbitrum', txHash: `0x${'22'.repeat(32)}`, logIndex: 2, blockHash: `0x${'aa'.repeat(32)}`, reversed: 0, kept: 0, createdAt: new Date(0) };
+    const withdrawn = {
+      id: 1n,
+      quoteHash: QH,
+      chain: 'arbitrum',
+      txHash: `0x${'22'.repeat(32)}`,
+      logIndex: 2,
+      blockHash: `0x${'aa'.repeat(32)}`,
+      reversed: 0,
+      kept: 0,
+      createdAt: new Date(0),
+    };
     const before = referrals();
     before.repo.withdrawals.mockResolvedValue([withdrawn]);
     await expect(before.svc.accrue(fill())).resolves.toBe('withdrawn');
@@ -131,7 +155,12 @@ describe('ReferralsService.withdraw', () => {
 
   it("removes the withdrawn step's open accruals, keeps vouchered ones and leaves other steps' alone, and records it", async () => {
     const { svc, repo } = referrals();
-    repo.accrualsOfOrder.mockResolvedValue([accrualRow(1, {}), accrualRow(2, { voucherId: '0xv' }), accrualRow(3, { fulfilBlockHash: `0x${'bb'.repeat(32)}` }), accrualRow(4, { fulfilTxHash: null })]);
+    repo.accrualsOfOrder.mockResolvedValue([
+      accrualRow(1, {}),
+      accrualRow(2, { voucherId: '0xv' }),
+      accrualRow(3, { fulfilBlockHash: `0x${'bb'.repeat(32)}` }),
+      accrualRow(4, { fulfilTxHash: null }),
+    ]);
     repo.deleteOpenAccruals.mockResolvedValue(2);
     await expect(svc.withdraw(fill({ removed: true }))).resolves.toEqual({ reversed: 2, kept: 1, other: 1, repeated: false });
     expect(repo.deleteOpenAccruals).toHaveBeenCalledWith(FAKE_TX, [1n, 4n]);
@@ -147,7 +176,19 @@ describe('ReferralsService.withdraw', () => {
 
   it('handles a redelivered withdrawal once', async () => {
     const { svc, repo } = referrals();
-    repo.withdrawals.mockResolvedValue([{ id: 1n, quoteHash: QH, chain: 'arbitrum', txHash: `0x${'22'.repeat(32)}`, logIndex: 2, blockHash: `0x${'aa'.repeat(32)}`, reversed: 1, kept: 0, createdAt: new Date(0) }]);
+    repo.withdrawals.mockResolvedValue([
+      {
+        id: 1n,
+        quoteHash: QH,
+        chain: 'arbitrum',
+        txHash: `0x${'22'.repeat(32)}`,
+        logIndex: 2,
+        blockHash: `0x${'aa'.repeat(32)}`,
+        reversed: 1,
+        kept: 0,
+        createdAt: new Date(0),
+      },
+    ]);
     await expect(svc.withdraw(fill({ removed: true }))).resolves.toEqual({ reversed: 0, kept: 0, other: 0, repeated: true });
     expect(repo.deleteOpenAccruals).not.toHaveBeenCalled();
     expect(repo.recordWithdrawal).not.toHaveBeenCalled();
@@ -155,7 +196,16 @@ describe('ReferralsService.withdraw', () => {
 });
 
 describe('ReferralsService.groups', () => {
-  const group = (referrer: string, token = USDC): AccrualGroup => ({ referrer, chain: 'ethereum', chain_id: '1', token, token_symbol: 'USDC', decimals: 6, amount: '10', count: '2' });
+  const group = (referrer: string, token = USDC): AccrualGroup => ({
+    referrer,
+    chain: 'ethereum',
+    chain_id: '1',
+    token,
+    token_symbol: 'USDC',
+    decimals: 6,
+    amount: '10',
+    count: '2',
+  });
 
   it('asks one row more than the page, and gives a cursor after the last group shown when there is more', async () => {
     const { svc, repo } = referrals();
@@ -170,7 +220,10 @@ describe('ReferralsService.groups', () => {
     const { svc, repo } = referrals();
     repo.groups.mockResolvedValue([group(REF_B), group(REF_B, '0x5')]);
     const after = { referrer: REF_A, chain: 'ethereum', token: USDC };
-    await expect(svc.groups('ptn_a', encodeCursor(after), 2)).resolves.toEqual({ groups: [group(REF_B), group(REF_B, '0x5')], next_cursor: '' });
+    await expect(svc.groups('ptn_a', encodeCursor(after), 2)).resolves.toEqual({
+      groups: [group(REF_B), group(REF_B, '0x5')],
+      next_cursor: '',
+    });
     expect(repo.groups).toHaveBeenCalledWith('ptn_a', after, 3);
   });
 

@@ -74,7 +74,10 @@ export class ReferralsService {
     return this.repo.transaction(async (tx) => {
       await this.repo.lockOrder(tx, event.quote_hash);
       if (await this.wasWithdrawn(event.quote_hash, step, tx)) return 'withdrawn';
-      const created = await this.repo.insertAccruals(tx, rows.filter((r) => r.amount !== '0'));
+      const created = await this.repo.insertAccruals(
+        tx,
+        rows.filter((r) => r.amount !== '0'),
+      );
       if (created > 0) return 'accrued';
       await this.repo.moveAccruals(tx, stored.quote_hash, fulfilColumns(step));
       return 'already_accrued';
@@ -135,7 +138,12 @@ function fulfilColumns(step: FulfilmentStep): FulfilColumns {
   return { fulfilChain: step.chain, fulfilTxHash: step.txHash, fulfilLogIndex: step.logIndex, fulfilBlockHash: step.blockHash };
 }
 
-function accrualStep(a: { fulfilChain: string | null; fulfilTxHash: string | null; fulfilLogIndex: number | null; fulfilBlockHash: string | null }): FulfilmentStep {
+function accrualStep(a: {
+  fulfilChain: string | null;
+  fulfilTxHash: string | null;
+  fulfilLogIndex: number | null;
+  fulfilBlockHash: string | null;
+}): FulfilmentStep {
   return { chain: a.fulfilChain ?? '', txHash: a.fulfilTxHash ?? '', logIndex: a.fulfilLogIndex, blockHash: a.fulfilBlockHash };
 }
 

@@ -80,7 +80,11 @@ describe('referral accruals withdrawn by a reorg', () => {
     ]);
     await consumer.accrue(fill(q, { removed: true }));
     expect(await accrued(q)).toEqual([]);
-    expect(logs.at(-1)).toMatchObject({ level: 'info', msg: 'withdrawn fulfilment: accruals reversed', fields: { quote_hash: q, reversed: 2, kept: 0 } });
+    expect(logs.at(-1)).toMatchObject({
+      level: 'info',
+      msg: 'withdrawn fulfilment: accruals reversed',
+      fields: { quote_hash: q, reversed: 2, kept: 0 },
+    });
     expect((await referrals.groups(partnerId, undefined, undefined)).groups).toEqual([]);
     // the dropped fulfilment redelivered late (it had failed and was retried): still nothing
     await expect(referrals.accrue(fill(q))).resolves.toBe('withdrawn');
@@ -96,7 +100,20 @@ describe('referral accruals withdrawn by a reorg', () => {
     const q = quote();
     await referrals.accrue(fill(q));
     const voucher = await db.voucher.create({
-      data: { id: `0x${randomBytes(32).toString('hex')}`, partnerId, chain: 'ethereum', chainId: '1', routerAddress: REFERRER_A, token: USDC, tokenSymbol: 'USDC', decimals: 6, referrer: REFERRER_A, amount: '1000000', signature: '0x', calldata: '0x' },
+      data: {
+        id: `0x${randomBytes(32).toString('hex')}`,
+        partnerId,
+        chain: 'ethereum',
+        chainId: '1',
+        routerAddress: REFERRER_A,
+        token: USDC,
+        tokenSymbol: 'USDC',
+        decimals: 6,
+        referrer: REFERRER_A,
+        amount: '1000000',
+        signature: '0x',
+        calldata: '0x',
+      },
     });
     await db.referralAccrual.updateMany({ where: { quoteHash: q }, data: { voucherId: voucher.id } });
     await consumer.accrue(fill(q, { removed: true }));
@@ -117,7 +134,10 @@ describe('referral accruals withdrawn by a reorg', () => {
   it('reverses accruals made before fulfilments were recorded on them', async () => {
     const q = quote();
     await referrals.accrue(fill(q));
-    await db.referralAccrual.updateMany({ where: { quoteHash: q }, data: { fulfilChain: null, fulfilTxHash: null, fulfilLogIndex: null, fulfilBlockHash: null } });
+    await db.referralAccrual.updateMany({
+      where: { quoteHash: q },
+      data: { fulfilChain: null, fulfilTxHash: null, fulfilLogIndex: null, fulfilBlockHash: null },
+    });
     await expect(referrals.withdraw(fill(q, { removed: true }))).resolves.toMatchObject({ reversed: 2 });
   });
 
@@ -126,11 +146,26 @@ describe('referral accruals withdrawn by a reorg', () => {
     await referrals.accrue(fill(q));
     const ids = (await accrued(q)).map((a) => a.id);
     const voucher = await db.voucher.create({
-      data: { id: `0x${randomBytes(32).toString('hex')}`, partnerId, chain: 'ethereum', chainId: '1', routerAddress: REFERRER_A, token: USDC, tokenSymbol: 'USDC', decimals: 6, referrer: REFERRER_A, amount: '1', signature: '0x', calldata: '0x' },
+      data: {
+        id: `0x${randomBytes(32).toString('hex')}`,
+        partnerId,
+        chain: 'ethereum',
+        chainId: '1',
+        routerAddress: REFERRER_A,
+        token: USDC,
+        tokenSymbol: 'USDC',
+        decimals: 6,
+        referrer: REFERRER_A,
+        amount: '1',
+        signature: '0x',
+        calldata: '0x',
+      },
     });
     // the issuer's way: lock the open accruals, then mark them
     const issue = db.$transaction(async (tx) => {
-      const open = await tx.$queryRaw<{ id: bigint }[]>`SELECT id FROM referral_accruals WHERE quote_hash = ${q} AND voucher_id IS NULL FOR UPDATE`;
+      const open = await tx.$queryRaw<
+        { id: bigint }[]
+      >`SELECT id FROM referral_accruals WHERE quote_hash = ${q} AND voucher_id IS NULL FOR UPDATE`;
       await new Promise((r) => setTimeout(r, 200)); // hold the locks while the withdrawal arrives
       await tx.referralAccrual.updateMany({ where: { id: { in: open.map((o) => o.id) } }, data: { voucherId: voucher.id } });
       return open.length;

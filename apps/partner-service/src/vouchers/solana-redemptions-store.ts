@@ -21,7 +21,10 @@ export interface SolanaRedemptionRecord {
  * marked once (the `redeemed = false` guard makes a replay or a second reader a no-op). It differs
  * only in keeping the transaction signature's case, which the EVM path lowercases.
  */
-export async function recordSolanaRedemption(db: Pick<PrismaClient, 'voucher'>, r: SolanaRedemptionRecord): Promise<SolanaRedemptionOutcome> {
+export async function recordSolanaRedemption(
+  db: Pick<PrismaClient, 'voucher'>,
+  r: SolanaRedemptionRecord,
+): Promise<SolanaRedemptionOutcome> {
   const v = await db.voucher.findUnique({ where: { id: r.voucherId.toLowerCase() } });
   if (!v || v.chain !== r.chainName || v.routerAddress !== r.programId) return 'unknown';
   if (v.redeemed) return 'duplicate';

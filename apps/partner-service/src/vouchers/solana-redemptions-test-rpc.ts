@@ -81,7 +81,12 @@ export class TestSolanaRpc {
           accountKeys: keys,
           header: m.header,
           recentBlockhash: m.recentBlockhash,
-          instructions: m.compiledInstructions.map((ix) => ({ programIdIndex: ix.programIdIndex, accounts: [...ix.accountKeyIndexes], data: base58Encode(ix.data), stackHeight: null })),
+          instructions: m.compiledInstructions.map((ix) => ({
+            programIdIndex: ix.programIdIndex,
+            accounts: [...ix.accountKeyIndexes],
+            data: base58Encode(ix.data),
+            stackHeight: null,
+          })),
         },
       },
       meta: {
@@ -121,7 +126,14 @@ export class TestSolanaRpc {
         }
         const limit = opts?.limit ?? 1000;
         return {
-          result: list.slice(0, limit).map((t) => ({ signature: t.signature, slot: t.slot, err: t.err, memo: null, blockTime: t.blockTime, confirmationStatus: 'confirmed' })),
+          result: list.slice(0, limit).map((t) => ({
+            signature: t.signature,
+            slot: t.slot,
+            err: t.err,
+            memo: null,
+            blockTime: t.blockTime,
+            confirmationStatus: 'confirmed',
+          })),
         };
       }
       case 'getTransaction': {

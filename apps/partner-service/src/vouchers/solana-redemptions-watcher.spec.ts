@@ -9,7 +9,14 @@ const log = { info: () => undefined, warn: () => undefined } as unknown as Logge
 /** A watcher whose readiness check is captured; the chain is never asked when the watcher is off. */
 function watcher(chain: SolanaRedemptionChain | null, routers: Record<string, string>) {
   const checks = new Map<string, () => Promise<{ ok: boolean; detail?: string }>>();
-  const w = new SolanaRedemptionsWatcher(chain, { pollMs: 1000 }, { voucher_routers: routers }, {} as PrismaClient, { register: (n, c) => checks.set(n, c) }, log);
+  const w = new SolanaRedemptionsWatcher(
+    chain,
+    { pollMs: 1000 },
+    { voucher_routers: routers },
+    {} as PrismaClient,
+    { register: (n, c) => checks.set(n, c) },
+    log,
+  );
   return { w, check: () => checks.get('solana_vouchers')!() };
 }
 

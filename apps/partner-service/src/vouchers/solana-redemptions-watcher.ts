@@ -38,7 +38,12 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
   /** Each program read, as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
   get watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
     const chainOf = new Map(this.programs.map((p) => [p.programId, p.chainName]));
-    return [...this.readers.values()].map((r) => ({ name: r.name, chainName: chainOf.get(r.address) ?? 'solana', confirmations: 0, progress: r.progress }));
+    return [...this.readers.values()].map((r) => ({
+      name: r.name,
+      chainName: chainOf.get(r.address) ?? 'solana',
+      confirmations: 0,
+      progress: r.progress,
+    }));
   }
   private readonly cursors: Pick<CursorStore, 'load' | 'save'>;
   private readonly passes?: SolanaPasses;
@@ -71,7 +76,8 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     if (!this.chain) return 'off (SOLANA_RPC_URL unset)';
     if (this.programs.length === 0) return 'off (voucher_routers names no Solana voucher program)';
     const parts = [...this.readers.values()].map(
-      (r) => `${r.address}: ${r.failure ? `retrying: ${r.failure}` : r.readUpTo !== undefined ? `read up to slot ${r.readUpTo} (confirmed)` : 'starting'}`,
+      (r) =>
+        `${r.address}: ${r.failure ? `retrying: ${r.failure}` : r.readUpTo !== undefined ? `read up to slot ${r.readUpTo} (confirmed)` : 'starting'}`,
     );
     if (this.passes?.clusterNote) parts.push(`cluster: ${this.passes.clusterNote}`);
     return parts.length ? parts.join('; ') : 'starting';
@@ -89,7 +95,14 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       for (const [key, r] of this.readers) if (r.address === programId && key !== name) this.readers.delete(key);
       let reader = this.readers.get(name);
       if (!reader) {
-        reader = new SolanaAddressReader(name, programId, this.chain!, this.cursors, (e) => this.handle(chainName, programId, e), this.opts.startSlot);
+        reader = new SolanaAddressReader(
+          name,
+          programId,
+          this.chain!,
+          this.cursors,
+          (e) => this.handle(chainName, programId, e),
+          this.opts.startSlot,
+        );
         this.readers.set(name, reader);
       }
       return reader;
@@ -102,7 +115,11 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     const tx = await this.chain!.transaction(entry.signature);
     if (!tx) throw new Error(`getTransaction ${entry.signature}: not served yet at confirmed`);
     const { redeemed, unreadable } = readVoucherRedemptions(tx, programId);
-    for (const u of unreadable) this.log.warn({ signature: entry.signature, index: u.index, reason: u.reason }, 'solana vouchers: unreadable redeem_voucher instruction skipped');
+    for (const u of unreadable)
+      this.log.warn(
+        { signature: entry.signature, index: u.index, reason: u.reason },
+        'solana vouchers: unreadable redeem_voucher instruction skipped',
+      );
     for (const r of redeemed) {
       const blockTime = tx.blockTime ?? entry.blockTime;
       const outcome: SolanaRedemptionOutcome = await recordSolanaRedemption(this.db, {

@@ -67,11 +67,22 @@ describe('Solana voucher redemptions', () => {
     await db.partner.create({ data: { id: partnerId, email: 'solvouch@example.com' } });
     for (const [i, referrer] of REFERRERS.entries()) {
       await db.referralAccrual.create({
-        data: { partnerId, quoteHash: `0x${randomBytes(32).toString('hex')}`, referrer, chain: 'solana', chainId: '900', token: USDC_MINT, tokenSymbol: 'USDC', decimals: 6, amount: String(1_000_000 * (i + 1)) },
+        data: {
+          partnerId,
+          quoteHash: `0x${randomBytes(32).toString('hex')}`,
+          referrer,
+          chain: 'solana',
+          chainId: '900',
+          token: USDC_MINT,
+          tokenSymbol: 'USDC',
+          decimals: 6,
+          amount: String(1_000_000 * (i + 1)),
+        },
       });
     }
     const registry = {
-      chain: async (name: string) => (name === 'solana' ? { vm: 'svm', chain_id: '900' } : name === 'base' ? { vm: 'evm', chain_id: '8453' } : undefined),
+      chain: async (name: string) =>
+        name === 'solana' ? { vm: 'svm', chain_id: '900' } : name === 'base' ? { vm: 'evm', chain_id: '8453' } : undefined,
     } as unknown as RegistryClient;
     vouchers = new VouchersService(new VouchersRepository(db), config, registry, SIGNER_KEY, new SolanaRpc(rpc.url, 2000), new RandomIds());
     const issued = await vouchers.issue(partnerId);
@@ -90,7 +101,11 @@ describe('Solana voucher redemptions', () => {
     const first = watcher();
     first.onApplicationBootstrap();
     // its first pass starts the program's position at the confirmed slot
-    await until('the first pass', async () => ((await health.readiness()).checks['solana_vouchers']?.detail?.includes('read up to slot 1000') ? true : undefined), POLL);
+    await until(
+      'the first pass',
+      async () => ((await health.readiness()).checks['solana_vouchers']?.detail?.includes('read up to slot 1000') ? true : undefined),
+      POLL,
+    );
 
     const [redeemed, failed, lookAlike] = await Promise.all(REFERRERS.map(byReferrer));
     // the program refused it (say, a wrong payer account): nothing was redeemed
@@ -101,7 +116,14 @@ describe('Solana voucher redemptions', () => {
     other.sign(PAYER);
     rpc.land(other);
     // a voucher this partner-service never issued, signed by the same operator key
-    const foreign: VoucherStruct = { id: `0x${randomBytes(32).toString('hex')}`, chainId: 900n, router: toBytes32('svm', PROGRAM), token: toBytes32('svm', USDC_MINT), referrer: toBytes32('svm', REFERRERS[0]!), amount: 5n };
+    const foreign: VoucherStruct = {
+      id: `0x${randomBytes(32).toString('hex')}`,
+      chainId: 900n,
+      router: toBytes32('svm', PROGRAM),
+      token: toBytes32('svm', USDC_MINT),
+      referrer: toBytes32('svm', REFERRERS[0]!),
+      amount: 5n,
+    };
     const foreignTx = Transaction.from(
       Buffer.from(
         buildSolanaVoucherRedemption({
@@ -120,23 +142,37 @@ describe('Solana voucher redemptions', () => {
     rpc.land(foreignTx);
     const ok = rpc.land(await signedRedemption(redeemed!.id));
 
-    const seen = await until('the voucher redeemed', async () => {
-      const v = await byReferrer(REFERRERS[0]!);
-      return v.redeemed ? v : undefined;
-    }, POLL);
-    expect(seen).toMatchObject({ id: redeemed!.id, redeemed: true, redeem_tx: ok.signature, redeemed_at: new Date(ok.blockTime * 1000).toISOString() });
+    const seen = await until(
+      'the voucher redeemed',
+      async () => {
+        const v = await byReferrer(REFERRERS[0]!);
+        return v.redeemed ? v : undefined;
+      },
+      POLL,
+    );
+    expect(seen).toMatchObject({
+      id: redeemed!.id,
+      redeemed: true,
+      redeem_tx: ok.signature,
+      redeemed_at: new Date(ok.blockTime * 1000).toISOString(),
+    });
     // read in chain order: the three before it were handled by the time it was
     expect(await byReferrer(REFERRERS[1]!)).toMatchObject({ redeemed: false });
     expect(await byReferrer(REFERRERS[2]!)).toMatchObject({ redeemed: false });
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ voucher_id: foreign.id }) }));
     expect(await db.voucher.count({ where: { redeemed: true } })).toBe(1);
     const readiness = await health.readiness();
-    expect(readiness.checks['solana_vouchers']).toEqual({ ok: true, detail: expect.stringMatching(new RegExp(`^${PROGRAM}: read up to slot \\d+ \\(confirmed\\)$`)) });
+    expect(readiness.checks['solana_vouchers']).toEqual({
+      ok: true,
+      detail: expect.stringMatching(new RegExp(`^${PROGRAM}: read up to slot \\d+ \\(confirmed\\)$`)),
+    });
     await first.onApplicationShutdown();
 
     // a restart reads from the saved position: none of those transactions is fetched again
     const fetched = rpc.calls.filter((c) => c === 'getTransaction').length;
-    const cursor = await db.$queryRaw<{ block: bigint }[]>`SELECT block FROM chain_cursors WHERE name = ${solanaVoucherCursorName('solana', PROGRAM, rpc.genesisHash)}`;
+    const cursor = await db.$queryRaw<
+      { block: bigint }[]
+    >`SELECT block FROM chain_cursors WHERE name = ${solanaVoucherCursorName('solana', PROGRAM, rpc.genesisHash)}`;
     expect(cursor[0]?.block).toBe(BigInt(ok.slot));
     const second = watcher();
     await second.readOnce();

@@ -34,19 +34,37 @@ function tx(instructions: { program: string; data: string }[], err: unknown = nu
     meta: { err },
     transaction: {
       signatures: ['1'.repeat(64)],
-      message: { accountKeys, instructions: instructions.map((i) => ({ programIdIndex: accountKeys.indexOf(i.program), accounts: [0, 1, 4], data: i.data })) },
+      message: {
+        accountKeys,
+        instructions: instructions.map((i) => ({ programIdIndex: accountKeys.indexOf(i.program), accounts: [0, 1, 4], data: i.data })),
+      },
     },
   };
 }
 
 describe('readVoucherRedemptions', () => {
   it('reads each redeem_voucher instruction to the voucher program, with its index', () => {
-    const out = readVoucherRedemptions(tx([{ program: OTHER_PROGRAM, data: data(voucher(3)) }, { program: PROGRAM, data: data(voucher(1)) }, { program: PROGRAM, data: data(voucher(2)) }]), PROGRAM);
-    expect(out).toEqual({ redeemed: [{ index: 1, voucher: voucher(1) }, { index: 2, voucher: voucher(2) }], unreadable: [] });
+    const out = readVoucherRedemptions(
+      tx([
+        { program: OTHER_PROGRAM, data: data(voucher(3)) },
+        { program: PROGRAM, data: data(voucher(1)) },
+        { program: PROGRAM, data: data(voucher(2)) },
+      ]),
+      PROGRAM,
+    );
+    expect(out).toEqual({
+      redeemed: [
+        { index: 1, voucher: voucher(1) },
+        { index: 2, voucher: voucher(2) },
+      ],
+      unreadable: [],
+    });
   });
 
   it('reads nothing from a failed transaction', () => {
-    expect(readVoucherRedemptions(tx([{ program: PROGRAM, data: data(voucher(1)) }], { InstructionError: [1, { Custom: 6000 }] }), PROGRAM)).toEqual({ redeemed: [], unreadable: [] });
+    expect(
+      readVoucherRedemptions(tx([{ program: PROGRAM, data: data(voucher(1)) }], { InstructionError: [1, { Custom: 6000 }] }), PROGRAM),
+    ).toEqual({ redeemed: [], unreadable: [] });
   });
 
   it('reads nothing from another program, even with the same data', () => {
@@ -56,15 +74,23 @@ describe('readVoucherRedemptions', () => {
   it('reads nothing from an instruction with another discriminator', () => {
     const bytes = encodeSolanaVoucherRedemptionData(voucher(1), signature);
     bytes.set(createHash('sha256').update('global:cancel_voucher').digest().subarray(0, 8), 0);
-    expect(readVoucherRedemptions(tx([{ program: PROGRAM, data: base58Encode(bytes) }]), PROGRAM)).toEqual({ redeemed: [], unreadable: [] });
+    expect(readVoucherRedemptions(tx([{ program: PROGRAM, data: base58Encode(bytes) }]), PROGRAM)).toEqual({
+      redeemed: [],
+      unreadable: [],
+    });
   });
 
   it('reports, and does not read, a redeem_voucher instruction of the wrong length', () => {
     const short = base58Encode(encodeSolanaVoucherRedemptionData(voucher(1), signature).subarray(0, 100));
-    expect(readVoucherRedemptions(tx([{ program: PROGRAM, data: short }]), PROGRAM)).toEqual({ redeemed: [], unreadable: [{ index: 0, reason: expect.stringMatching(/got 100/) }] });
+    expect(readVoucherRedemptions(tx([{ program: PROGRAM, data: short }]), PROGRAM)).toEqual({
+      redeemed: [],
+      unreadable: [{ index: 0, reason: expect.stringMatching(/got 100/) }],
+    });
   });
 
   it('asks again rather than guess when the transaction comes without its status', () => {
-    expect(() => readVoucherRedemptions({ ...tx([{ program: PROGRAM, data: data(voucher(1)) }]), meta: null }, PROGRAM)).toThrow(/without its status/);
+    expect(() => readVoucherRedemptions({ ...tx([{ program: PROGRAM, data: data(voucher(1)) }]), meta: null }, PROGRAM)).toThrow(
+      /without its status/,
+    );
   });
 });

@@ -23,7 +23,10 @@ export interface UnreadableRedemption {
  * there. Instructions to other programs, or with another discriminator, are not redemptions. A
  * transaction served without its status (meta) throws: the reader asks again rather than guess.
  */
-export function readVoucherRedemptions(tx: SvmTransactionJson, programId: string): { redeemed: SolanaVoucherRedemption[]; unreadable: UnreadableRedemption[] } {
+export function readVoucherRedemptions(
+  tx: SvmTransactionJson,
+  programId: string,
+): { redeemed: SolanaVoucherRedemption[]; unreadable: UnreadableRedemption[] } {
   const redeemed: SolanaVoucherRedemption[] = [];
   const unreadable: UnreadableRedemption[] = [];
   if (!tx.meta) throw new Error('the transaction was served without its status (meta)');

@@ -20,7 +20,10 @@ export class SolanaRpc {
       return await this.client.latestBlockhash('finalized');
     } catch (err) {
       // A refusal too: all this service can do is answer that the chain could not serve it.
-      throw new ChainRpcUnavailableError(err instanceof Error ? err.message : `getLatestBlockhash: ${String(err)}`, this.client.url, { chain: 'solana', cause: err });
+      throw new ChainRpcUnavailableError(err instanceof Error ? err.message : `getLatestBlockhash: ${String(err)}`, this.client.url, {
+        chain: 'solana',
+        cause: err,
+      });
     }
   }
 }

@@ -27,30 +27,49 @@ const config: PartnersConfig = {
   voucher_routers: { base: EVM_ROUTER, solana: SOL_PROGRAM },
 };
 
-const accrual = (id: number, referrer: string, chain: string, token: string, amount: string): OpenAccrual => ({ id: BigInt(id), referrer, chain, token, token_symbol: 'USDC', decimals: 6, amount });
+const accrual = (id: number, referrer: string, chain: string, token: string, amount: string): OpenAccrual => ({
+  id: BigInt(id),
+  referrer,
+  chain,
+  token,
+  token_symbol: 'USDC',
+  decimals: 6,
+  amount,
+});
 
 /** The service over a faked repository holding the partner's open accruals; base (EVM) and solana in the registry. */
 function vouchers(open: OpenAccrual[]) {
-  const t = newTestService(VouchersService, [provideValue(PARTNERS_CONFIG, config), provideValue(VOUCHER_SIGNER_KEY, DEV_VOUCHER_SIGNER_KEY)]);
+  const t = newTestService(VouchersService, [
+    provideValue(PARTNERS_CONFIG, config),
+    provideValue(VOUCHER_SIGNER_KEY, DEV_VOUCHER_SIGNER_KEY),
+  ]);
   const repo = t.mock(VouchersRepository);
   repo.lockPartner.mockResolvedValue();
   repo.openAccruals.mockResolvedValue(open);
   repo.create.mockImplementation(async (_tx, v) => voucherRow(v));
   repo.assignAccruals.mockResolvedValue();
-  t.mock(RegistryClient).chain.mockImplementation(async (name) => (name === 'base' ? chainRef('base', '8453', 'evm') : name === 'solana' ? chainRef('solana', '792703809', 'svm') : undefined));
+  t.mock(RegistryClient).chain.mockImplementation(async (name) =>
+    name === 'base' ? chainRef('base', '8453', 'evm') : name === 'solana' ? chainRef('solana', '792703809', 'svm') : undefined,
+  );
   t.mock(SolanaRpc).latestBlockhash.mockResolvedValue('11111111111111111111111111111111');
   return { svc: t.sut, repo };
 }
 
 describe('VouchersService.issue', () => {
   it('makes one signed voucher per (referrer, chain, token), summing its accruals, and puts exactly those accruals in it', async () => {
-    const { svc, repo } = vouchers([accrual(1, REF_A, 'base', USDC, '100'), accrual(2, REF_A, 'base', USDC, '250'), accrual(3, REF_B, 'base', USDC, '7')]);
+    const { svc, repo } = vouchers([
+      accrual(1, REF_A, 'base', USDC, '100'),
+      accrual(2, REF_A, 'base', USDC, '250'),
+      accrual(3, REF_B, 'base', USDC, '7'),
+    ]);
     const { vouchers: issued } = await svc.issue('ptn_a');
     expect(issued.map((v) => [v.referrer, v.amount, v.chain_id, v.router_address])).toEqual([
       [REF_A, '350', '8453', EVM_ROUTER],
       [REF_B, '7', '8453', EVM_ROUTER],
     ]);
-    expect(issued.every((v) => /^0x[0-9a-f]{64}$/.test(v.id) && v.signature.startsWith('0x') && v.calldata.startsWith('0x') && !v.redeemed)).toBe(true);
+    expect(
+      issued.every((v) => /^0x[0-9a-f]{64}$/.test(v.id) && v.signature.startsWith('0x') && v.calldata.startsWith('0x') && !v.redeemed),
+    ).toBe(true);
     expect(new Set(issued.map((v) => v.id)).size).toBe(2);
     expect(repo.assignAccruals.mock.calls).toEqual([
       [FAKE_TX, [1n, 2n], issued[0]!.id],
@@ -80,14 +99,30 @@ describe('VouchersService.issue', () => {
   });
 
   it('refuses a Solana voucher above u64, issuing none', async () => {
-    const { svc, repo } = vouchers([accrual(1, SOL_REF, 'solana', SOL_MINT, (2n ** 64n - 1n).toString()), accrual(2, SOL_REF, 'solana', SOL_MINT, '1')]);
+    const { svc, repo } = vouchers([
+      accrual(1, SOL_REF, 'solana', SOL_MINT, (2n ** 64n - 1n).toString()),
+      accrual(2, SOL_REF, 'solana', SOL_MINT, '1'),
+    ]);
     await expect(svc.issue('ptn_a')).rejects.toMatchObject(refusal(Code.FAILED_PRECONDITION, 'VOUCHER_TOO_LARGE'));
     expect(repo.create).not.toHaveBeenCalled();
   });
 });
 
 describe('VouchersService.markRedeemed', () => {
-  const stored = voucherRow({ id: `0x${'ab'.repeat(32)}`, partnerId: 'ptn_a', chain: 'base', chainId: '8453', routerAddress: EVM_ROUTER, token: USDC, tokenSymbol: 'USDC', decimals: 6, referrer: REF_A, amount: '1', signature: '0x', calldata: '0x' });
+  const stored = voucherRow({
+    id: `0x${'ab'.repeat(32)}`,
+    partnerId: 'ptn_a',
+    chain: 'base',
+    chainId: '8453',
+    routerAddress: EVM_ROUTER,
+    token: USDC,
+    tokenSymbol: 'USDC',
+    decimals: 6,
+    referrer: REF_A,
+    amount: '1',
+    signature: '0x',
+    calldata: '0x',
+  });
   // Hashes and addresses as a node may return them: mixed case.
   const log: VoucherRedeemedLog = {
     voucherId: `0x${'AB'.repeat(32)}`,
@@ -130,25 +165,44 @@ describe('VouchersService.markRedeemed', () => {
 });
 
 describe('VouchersService.buildRedemption', () => {
-  const stored = voucherRow({ id: `0x${'ab'.repeat(32)}`, partnerId: 'ptn_a', chain: 'base', chainId: '8453', routerAddress: EVM_ROUTER, token: USDC, tokenSymbol: 'USDC', decimals: 6, referrer: REF_A, amount: '1', signature: '0x', calldata: '0xdeadbeef' });
+  const stored = voucherRow({
+    id: `0x${'ab'.repeat(32)}`,
+    partnerId: 'ptn_a',
+    chain: 'base',
+    chainId: '8453',
+    routerAddress: EVM_ROUTER,
+    token: USDC,
+    tokenSymbol: 'USDC',
+    decimals: 6,
+    referrer: REF_A,
+    amount: '1',
+    signature: '0x',
+    calldata: '0xdeadbeef',
+  });
 
   it("answers another partner's voucher like a missing one", async () => {
     const { svc, repo } = vouchers([]);
     repo.owned.mockResolvedValue(null);
-    await expect(svc.buildRedemption('ptn_b', stored.id.toUpperCase(), REF_B)).rejects.toMatchObject(refusal(Code.NOT_FOUND, 'VOUCHER_NOT_FOUND'));
+    await expect(svc.buildRedemption('ptn_b', stored.id.toUpperCase(), REF_B)).rejects.toMatchObject(
+      refusal(Code.NOT_FOUND, 'VOUCHER_NOT_FOUND'),
+    );
     expect(repo.owned).toHaveBeenCalledWith('ptn_b', stored.id);
   });
 
   it('refuses a redeemed voucher', async () => {
     const { svc, repo } = vouchers([]);
     repo.owned.mockResolvedValue({ ...stored, redeemed: true });
-    await expect(svc.buildRedemption('ptn_a', stored.id, REF_B)).rejects.toMatchObject(refusal(Code.FAILED_PRECONDITION, 'VOUCHER_REDEEMED'));
+    await expect(svc.buildRedemption('ptn_a', stored.id, REF_B)).rejects.toMatchObject(
+      refusal(Code.FAILED_PRECONDITION, 'VOUCHER_REDEEMED'),
+    );
   });
 
   it('gives the EVM redeem call, and refuses a payer that is not an address', async () => {
     const { svc, repo } = vouchers([]);
     repo.owned.mockResolvedValue(stored);
-    await expect(svc.buildRedemption('ptn_a', stored.id, REF_B)).resolves.toEqual({ tx_base64: Buffer.from('deadbeef', 'hex').toString('base64') });
+    await expect(svc.buildRedemption('ptn_a', stored.id, REF_B)).resolves.toEqual({
+      tx_base64: Buffer.from('deadbeef', 'hex').toString('base64'),
+    });
     await expect(svc.buildRedemption('ptn_a', stored.id, 'nope')).rejects.toMatchObject(refusal(Code.INVALID_ARGUMENT, 'INVALID_ADDRESS'));
   });
 });

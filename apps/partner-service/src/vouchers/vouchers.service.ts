@@ -78,7 +78,11 @@ export class VouchersService {
           signature,
           calldata: chain.vm === 'evm' ? encodeVoucherRedemption(struct, signature) : '',
         });
-        await this.repo.assignAccruals(tx, items.map((a) => a.id), v.id);
+        await this.repo.assignAccruals(
+          tx,
+          items.map((a) => a.id),
+          v.id,
+        );
         out.push(v);
       }
       return out;
@@ -96,7 +100,11 @@ export class VouchersService {
    * at that block's time. An id we never issued, or an event from another chain's or another
    * router's address, changes nothing.
    */
-  async markRedeemed(chain: string, log: VoucherRedeemedLog, blockTime: () => Promise<Date>): Promise<'redeemed' | 'duplicate' | 'unknown'> {
+  async markRedeemed(
+    chain: string,
+    log: VoucherRedeemedLog,
+    blockTime: () => Promise<Date>,
+  ): Promise<'redeemed' | 'duplicate' | 'unknown'> {
     const v = await this.repo.byId(log.voucherId.toLowerCase());
     if (!v || v.chain !== chain || v.routerAddress.toLowerCase() !== log.router.toLowerCase()) return 'unknown';
     if (v.redeemed) return 'duplicate';
@@ -111,11 +119,13 @@ export class VouchersService {
     const chain = await this.registry.chain(v.chain);
     if (!chain) throw RpcError.unavailable(`chain ${v.chain} is not in the registry`, 'UNKNOWN_CHAIN');
     if (chain.vm === 'evm') {
-      if (!isAddress(payer, { strict: false })) throw RpcError.invalidArgument([{ field: 'payer', description: 'is not an EVM address' }], 'INVALID_ADDRESS');
+      if (!isAddress(payer, { strict: false }))
+        throw RpcError.invalidArgument([{ field: 'payer', description: 'is not an EVM address' }], 'INVALID_ADDRESS');
       // EVM: the bytes of the `redeem` call, to send to router_address with value 0 from any account.
       return { tx_base64: Buffer.from(v.calldata.slice(2), 'hex').toString('base64') };
     }
-    if (!SOLANA_KEY.test(payer)) throw RpcError.invalidArgument([{ field: 'payer', description: 'is not a Solana public key' }], 'INVALID_ADDRESS');
+    if (!SOLANA_KEY.test(payer))
+      throw RpcError.invalidArgument([{ field: 'payer', description: 'is not a Solana public key' }], 'INVALID_ADDRESS');
     const struct: VoucherStruct = {
       id: v.id as Hex,
       chainId: BigInt(v.chainId),
@@ -137,7 +147,10 @@ export class VouchersService {
       });
     } catch (err) {
       if (err instanceof RpcError) throw err;
-      throw RpcError.invalidArgument([{ field: 'payer', description: err instanceof Error ? err.message : 'is not usable' }], 'INVALID_ADDRESS');
+      throw RpcError.invalidArgument(
+        [{ field: 'payer', description: err instanceof Error ? err.message : 'is not usable' }],
+        'INVALID_ADDRESS',
+      );
     }
     return { tx_base64: tx };
   }

@@ -112,16 +112,22 @@ export class AddressGuard {
   lookup(): LookupFunction {
     return ((hostname: string, options: { all?: boolean; family?: number | string } | number, callback: (...args: unknown[]) => void) => {
       const opts = typeof options === 'number' ? { family: options } : (options ?? {});
-      dnsLookup(hostname, { family: opts.family === 6 || opts.family === 'IPv6' ? 6 : opts.family === 4 || opts.family === 'IPv4' ? 4 : 0, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err);
-        const refused = addresses.find((a) => !this.allows(a.address));
-        if (refused || addresses.length === 0) {
-          const e = Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, a private address`), { code: 'EPRIVATEADDRESS' });
-          return callback(e);
-        }
-        if (opts.all) return callback(null, addresses);
-        return callback(null, addresses[0]!.address, addresses[0]!.family);
-      });
+      dnsLookup(
+        hostname,
+        { family: opts.family === 6 || opts.family === 'IPv6' ? 6 : opts.family === 4 || opts.family === 'IPv4' ? 4 : 0, all: true },
+        (err, addresses: LookupAddress[]) => {
+          if (err) return callback(err);
+          const refused = addresses.find((a) => !this.allows(a.address));
+          if (refused || addresses.length === 0) {
+            const e = Object.assign(new Error(`${hostname} resolves to ${refused?.address ?? 'nothing'}, a private address`), {
+              code: 'EPRIVATEADDRESS',
+            });
+            return callback(e);
+          }
+          if (opts.all) return callback(null, addresses);
+          return callback(null, addresses[0]!.address, addresses[0]!.family);
+        },
+      );
     }) as unknown as LookupFunction;
   }
 }

@@ -1,5 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ORDER_UPDATES_STREAM_DEF, ORDER_UPDATE_CONSUMERS, OrderUpdateSchema, type OrderUpdate, type WebhookEvent } from '@xchain/contracts';
+import {
+  ORDER_UPDATES_STREAM_DEF,
+  ORDER_UPDATE_CONSUMERS,
+  OrderUpdateSchema,
+  type OrderUpdate,
+  type WebhookEvent,
+} from '@xchain/contracts';
 import { DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import type { PrismaClient } from '@xchain/partner-service-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
@@ -9,7 +15,13 @@ import { WebhookWorker } from './webhook-worker';
 
 /** The body every attempt of a delivery sends, byte for byte (the signature covers it). */
 export function webhookBody(update: OrderUpdate): string {
-  const event: WebhookEvent = { id: update.event_id, type: 'order.updated', created_at: update.occurred_at, version: update.version, data: update.order };
+  const event: WebhookEvent = {
+    id: update.event_id,
+    type: 'order.updated',
+    created_at: update.occurred_at,
+    version: update.version,
+    data: update.order,
+  };
   return JSON.stringify(event);
 }
 
@@ -55,7 +67,12 @@ export class OrderUpdatesConsumer extends DurableConsumerProvider<OrderUpdate> {
       RETURNING id`;
     // A redelivered update whose row exists: enqueue again only if it is still pending (a crash may
     // have come between the insert and the job); a job for it that exists already is a no-op.
-    const row = inserted ?? (await this.db.webhookDelivery.findUnique({ where: { partnerId_eventId: { partnerId: update.partner_id, eventId: update.event_id } }, select: { id: true, status: true } }));
+    const row =
+      inserted ??
+      (await this.db.webhookDelivery.findUnique({
+        where: { partnerId_eventId: { partnerId: update.partner_id, eventId: update.event_id } },
+        select: { id: true, status: true },
+      }));
     if (!row || ('status' in row && row.status !== 'pending')) return;
     await this.worker.enqueue(row.id);
   }

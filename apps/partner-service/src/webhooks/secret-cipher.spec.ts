@@ -12,7 +12,14 @@ describe('parseSecretKey', () => {
   });
 
   it('refuses anything else, saying what it wants', () => {
-    for (const bad of ['', 'secret', randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), randomBytes(33).toString('base64'), `${key.toString('hex')}00`]) {
+    for (const bad of [
+      '',
+      'secret',
+      randomBytes(16).toString('hex'),
+      randomBytes(31).toString('base64'),
+      randomBytes(33).toString('base64'),
+      `${key.toString('hex')}00`,
+    ]) {
       expect(() => parseSecretKey(bad)).toThrow(/32 random bytes as 64 hex digits or base64/);
     }
   });
@@ -46,7 +53,9 @@ describe('WebhookSecretCipher', () => {
     expect(new WebhookSecretCipher({ current: k2, old: [k1] }).open('ptn_a', sealed)).toBe(secret);
     const without = new WebhookSecretCipher({ current: k2, old: [] });
     expect(() => without.open('ptn_a', sealed)).toThrow(SecretKeyError);
-    expect(() => without.open('ptn_a', sealed)).toThrow(`encrypted under key ${keyIdOf(k1)}, which is neither WEBHOOK_SECRET_KEY (${keyIdOf(k2)}) nor in WEBHOOK_SECRET_KEYS_OLD`);
+    expect(() => without.open('ptn_a', sealed)).toThrow(
+      `encrypted under key ${keyIdOf(k1)}, which is neither WEBHOOK_SECRET_KEY (${keyIdOf(k2)}) nor in WEBHOOK_SECRET_KEYS_OLD`,
+    );
   });
 
   it('refuses a secret moved to another partner, or altered', () => {

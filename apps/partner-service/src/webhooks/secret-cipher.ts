@@ -40,7 +40,10 @@ export function parseSecretKey(text: string): Buffer {
 
 /** Comma-separated keys (empty: none); the first bad one throws, naming its position. */
 export function parseSecretKeyList(text: string): Buffer[] {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   return parts.map((p, i) => {
     try {
       return parseSecretKey(p);
@@ -89,7 +92,9 @@ export class WebhookSecretCipher {
       decipher.setAuthTag(sealed.tag);
       return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretKeyError(`the webhook secret does not decrypt with key ${sealed.keyId}: it was altered or belongs to another partner`);
+      throw new SecretKeyError(
+        `the webhook secret does not decrypt with key ${sealed.keyId}: it was altered or belongs to another partner`,
+      );
     }
   }
 }

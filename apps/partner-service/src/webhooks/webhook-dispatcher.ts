@@ -37,7 +37,9 @@ export class WebhookDispatcher {
 
   async attempt(id: bigint): Promise<number | undefined> {
     const now = this.clock();
-    const [claimed] = await this.db.$queryRaw<{ partner_id: string; event_id: string; body: string; attempts: number; first_attempt_at: Date }[]>`
+    const [claimed] = await this.db.$queryRaw<
+      { partner_id: string; event_id: string; body: string; attempts: number; first_attempt_at: Date }[]
+    >`
       UPDATE webhook_deliveries
          SET attempts = attempts + 1,
              next_attempt_at = ${new Date(now + this.opts.timeoutMs + LEASE_SLACK_MS)},
@@ -85,7 +87,14 @@ export class WebhookDispatcher {
     const next = nextAttemptAt(claimed.attempts, claimed.first_attempt_at, new Date(after), this.opts.retry);
     await this.finish(id, claimed.attempts, { ...outcome, status: next ? 'pending' : 'failed', nextAttemptAt: next ?? null });
     this.log.warn(
-      { delivery: String(id), event_id: claimed.event_id, attempts: claimed.attempts, status_code: result.statusCode, error: outcome.lastError, next_attempt_at: next?.toISOString() },
+      {
+        delivery: String(id),
+        event_id: claimed.event_id,
+        attempts: claimed.attempts,
+        status_code: result.statusCode,
+        error: outcome.lastError,
+        next_attempt_at: next?.toISOString(),
+      },
       next ? 'webhook attempt failed; retrying' : 'webhook delivery failed for good',
     );
     return next ? next.getTime() - after : undefined;
@@ -95,7 +104,13 @@ export class WebhookDispatcher {
   private async finish(
     id: bigint,
     attempts: number,
-    data: { status: 'pending' | 'delivered' | 'failed'; lastStatusCode?: number | null; lastError?: string | null; nextAttemptAt: Date | null; deliveredAt?: Date },
+    data: {
+      status: 'pending' | 'delivered' | 'failed';
+      lastStatusCode?: number | null;
+      lastError?: string | null;
+      nextAttemptAt: Date | null;
+      deliveredAt?: Date;
+    },
   ): Promise<void> {
     await this.db.webhookDelivery.updateMany({ where: { id, status: 'pending', attempts }, data });
   }

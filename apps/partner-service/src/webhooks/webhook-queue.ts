@@ -65,7 +65,10 @@ export class WebhookQueue {
         // BullMQ's 30 s defaults would hold a delivery up for about a minute after a crash.
         lockDuration: JOB_LOCK_MS,
         stalledInterval: STALLED_CHECK_MS,
-        settings: { backoffStrategy: (attempts, _type, err) => (err instanceof RetryLater ? Math.max(err.delayMs, 0) : Math.min(1000 * 2 ** Math.min(attempts, 6), 60_000)) },
+        settings: {
+          backoffStrategy: (attempts, _type, err) =>
+            err instanceof RetryLater ? Math.max(err.delayMs, 0) : Math.min(1000 * 2 ** Math.min(attempts, 6), 60_000),
+        },
       },
     );
     this.worker.on('error', () => undefined);

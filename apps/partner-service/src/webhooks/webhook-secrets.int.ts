@@ -22,7 +22,12 @@ jest.setTimeout(60_000);
 /** Every byte sequence that would give the secret away: the string, and the 32 random bytes behind it. */
 function revealing(secret: string): Buffer[] {
   const raw = Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64url');
-  return [Buffer.from(secret, 'utf8'), Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'utf8'), raw, Buffer.from(raw.toString('hex'), 'utf8')];
+  return [
+    Buffer.from(secret, 'utf8'),
+    Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'utf8'),
+    raw,
+    Buffer.from(raw.toString('hex'), 'utf8'),
+  ];
 }
 
 function verifies(secret: string, body: string, header: string | string[] | undefined): boolean {
@@ -62,10 +67,19 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
   };
   const dueDelivery = (partnerId: string) =>
     db.webhookDelivery.create({
-      data: { partnerId, eventId: `e-${randomBytes(4).toString('hex')}`, quoteHash: `0x${'44'.repeat(32)}`, version: 1, body: '{"n":1}', status: 'pending', nextAttemptAt: new Date() },
+      data: {
+        partnerId,
+        eventId: `e-${randomBytes(4).toString('hex')}`,
+        quoteHash: `0x${'44'.repeat(32)}`,
+        version: 1,
+        body: '{"n":1}',
+        status: 'pending',
+        nextAttemptAt: new Date(),
+      },
     });
   /** The row as PostgreSQL has it, every column, read with SQL. */
-  const rawRow = async (partnerId: string) => (await db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM webhooks WHERE partner_id = ${partnerId}`)[0]!;
+  const rawRow = async (partnerId: string) =>
+    (await db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM webhooks WHERE partner_id = ${partnerId}`)[0]!;
   const expectNoClearSecret = (row: Record<string, unknown>, secret: string) => {
     for (const [column, value] of Object.entries(row)) {
       const stored = typeof value === 'string' ? Buffer.from(value, 'utf8') : value instanceof Uint8Array ? Buffer.from(value) : undefined;
@@ -176,11 +190,13 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
     const row = await rawRow(partner);
     expect(row['secret']).toBe('');
     expectNoClearSecret(row, replaced);
-    expect(new WebhookSecretCipher({ current: k2, old: [] }).open(partner, {
-      keyId: row['secret_key_id'] as string,
-      iv: row['secret_iv'] as Uint8Array,
-      tag: row['secret_tag'] as Uint8Array,
-      ciphertext: row['secret_ciphertext'] as Uint8Array,
-    })).toBe(replaced);
+    expect(
+      new WebhookSecretCipher({ current: k2, old: [] }).open(partner, {
+        keyId: row['secret_key_id'] as string,
+        iv: row['secret_iv'] as Uint8Array,
+        tag: row['secret_tag'] as Uint8Array,
+        ciphertext: row['secret_ciphertext'] as Uint8Array,
+      }),
+    ).toBe(replaced);
   });
 });

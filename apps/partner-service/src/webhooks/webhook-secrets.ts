@@ -63,7 +63,10 @@ export async function upgradeStoredSecrets(db: PrismaClient, cipher: WebhookSecr
       row.legacySecret !== ''
         ? { legacySecret: row.legacySecret }
         : { legacySecret: '', secretKeyId: row.secretKeyId, secretCiphertext: { equals: bytes(row.secretCiphertext!) } };
-    const { count } = await db.webhook.updateMany({ where: { partnerId: row.partnerId, ...unchanged }, data: sealedColumns(cipher, row.partnerId, secret) });
+    const { count } = await db.webhook.updateMany({
+      where: { partnerId: row.partnerId, ...unchanged },
+      data: sealedColumns(cipher, row.partnerId, secret),
+    });
     if (count === 0) continue; // replaced or upgraded meanwhile
     if (row.legacySecret !== '') result.encrypted++;
     else result.rekeyed++;

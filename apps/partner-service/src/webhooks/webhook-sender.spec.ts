@@ -36,15 +36,29 @@ describe('webhook sender', () => {
   it('posts the body with the headers it is given and reports a 2xx as delivered', async () => {
     const r = await receiver((_q, res) => res.writeHead(204).end());
     closers.push(r.close);
-    await expect(send(r.url, '{"a":1}', { 'content-type': 'application/json', 'x-xchain-event-id': 'e1' })).resolves.toEqual({ ok: true, statusCode: 204 });
-    expect(r.got).toEqual([{ headers: expect.objectContaining({ 'content-type': 'application/json', 'x-xchain-event-id': 'e1', 'content-length': '7' }), body: '{"a":1}' }]);
+    await expect(send(r.url, '{"a":1}', { 'content-type': 'application/json', 'x-xchain-event-id': 'e1' })).resolves.toEqual({
+      ok: true,
+      statusCode: 204,
+    });
+    expect(r.got).toEqual([
+      {
+        headers: expect.objectContaining({ 'content-type': 'application/json', 'x-xchain-event-id': 'e1', 'content-length': '7' }),
+        body: '{"a":1}',
+      },
+    ]);
   });
 
   it('reports other statuses, and does not follow a redirect', async () => {
     const target = await receiver((_q, res) => res.writeHead(200).end());
-    const r = await receiver((req, res) => (req.url === '/500' ? res.writeHead(500).end('boom') : res.writeHead(302, { location: target.url }).end()));
+    const r = await receiver((req, res) =>
+      req.url === '/500' ? res.writeHead(500).end('boom') : res.writeHead(302, { location: target.url }).end(),
+    );
     closers.push(r.close, target.close);
-    await expect(send(`${r.url.replace('/hook', '/500')}`, '{}', {})).resolves.toEqual({ ok: false, statusCode: 500, error: 'answered 500' });
+    await expect(send(`${r.url.replace('/hook', '/500')}`, '{}', {})).resolves.toEqual({
+      ok: false,
+      statusCode: 500,
+      error: 'answered 500',
+    });
     await expect(send(r.url, '{}', {})).resolves.toEqual({ ok: false, statusCode: 302, error: 'answered 302; redirects are not followed' });
     expect(target.got).toEqual([]);
   });

@@ -14,7 +14,8 @@ function refusal(url: string, opts = prod): string {
     const details = JSON.stringify(status.details);
     expect(details).toContain('INVALID_WEBHOOK_URL');
     expect(details).toContain('"field":"url"');
-    return (status.details.find((d) => 'field_violations' in d) as { field_violations: { description: string }[] }).field_violations[0]!.description;
+    return (status.details.find((d) => 'field_violations' in d) as { field_violations: { description: string }[] }).field_violations[0]!
+      .description;
   }
   throw new Error(`${url} was accepted`);
 }
@@ -47,7 +48,21 @@ describe('webhook URL rules', () => {
   });
 
   it('refuses private, loopback, link-local and reserved IP hosts, IPv4 and IPv6', () => {
-    for (const host of ['10.1.2.3', '127.0.0.1', '169.254.169.254', '172.16.0.1', '192.168.1.1', '100.64.0.1', '0.0.0.0', '[::1]', '[fd00::1]', '[fe80::1]', '[::ffff:10.0.0.1]', 'localhost', 'api.localhost']) {
+    for (const host of [
+      '10.1.2.3',
+      '127.0.0.1',
+      '169.254.169.254',
+      '172.16.0.1',
+      '192.168.1.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '[::1]',
+      '[fd00::1]',
+      '[fe80::1]',
+      '[::ffff:10.0.0.1]',
+      'localhost',
+      'api.localhost',
+    ]) {
       expect([host, refusal(`https://${host}/hook`)]).toEqual([host, 'points at a private, loopback or reserved address']);
     }
   });

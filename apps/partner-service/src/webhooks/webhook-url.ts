@@ -32,7 +32,8 @@ export function parseWebhookUrl(raw: string, opts: { allowHttpLocalhost: boolean
   const guard = new AddressGuard(opts.allowHttpLocalhost);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !guard.allows(host)) throw invalid('points at a private, loopback or reserved address');
-  if ((host === 'localhost' || host.endsWith('.localhost')) && !(opts.allowHttpLocalhost && local)) throw invalid('points at a private, loopback or reserved address');
+  if ((host === 'localhost' || host.endsWith('.localhost')) && !(opts.allowHttpLocalhost && local))
+    throw invalid('points at a private, loopback or reserved address');
   if (url.href.length > WEBHOOK_URL_MAX_CHARS) throw invalid(`must be at most ${WEBHOOK_URL_MAX_CHARS} characters`);
   return url.href;
 }

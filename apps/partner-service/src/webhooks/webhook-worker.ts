@@ -67,7 +67,10 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     try {
       await this.queue.enqueue(deliveryId);
     } catch (err) {
-      this.log.warn({ delivery: String(deliveryId), err: err instanceof Error ? err.message : String(err) }, 'webhook job not enqueued; the sweep will');
+      this.log.warn(
+        { delivery: String(deliveryId), err: err instanceof Error ? err.message : String(err) },
+        'webhook job not enqueued; the sweep will',
+      );
     }
   }
 
@@ -87,7 +90,11 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** Exposed for tests: one pass of upgradeStoredSecrets, logged when it changed or found something. */
   async upgradeSecrets(): Promise<void> {
     const r = await upgradeStoredSecrets(this.db, this.cipher);
-    if (r.encrypted + r.rekeyed > 0) this.log.info({ encrypted: r.encrypted, rekeyed: r.rekeyed, key_id: this.cipher.keyId }, 'webhook secrets encrypted under the current key');
+    if (r.encrypted + r.rekeyed > 0)
+      this.log.info(
+        { encrypted: r.encrypted, rekeyed: r.rekeyed, key_id: this.cipher.keyId },
+        'webhook secrets encrypted under the current key',
+      );
     const unreadable = r.unreadable.map((u) => `${u.partnerId}:${u.keyId}`).join(',');
     if (unreadable !== this.unreadableReported && r.unreadable.length > 0) {
       const keyIds = [...new Set(r.unreadable.map((u) => u.keyId))];
@@ -101,7 +108,9 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One sweep pass: secrets first (a failure there does not keep overdue deliveries waiting), then the sweep. */
   private async sweepPass(): Promise<void> {
-    await this.upgradeSecrets().catch((err: unknown) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook secret upgrade failed; next sweep retries'));
+    await this.upgradeSecrets().catch((err: unknown) =>
+      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'webhook secret upgrade failed; next sweep retries'),
+    );
     const n = await this.sweep();
     if (n > 0) this.log.info({ enqueued: n }, 'webhook sweep enqueued overdue deliveries');
   }

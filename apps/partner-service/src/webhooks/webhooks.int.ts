@@ -9,7 +9,21 @@ import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
 import { HealthRegistry, SystemClock } from '@xchain/service-kit';
-import { DEFAULT_REDIS_PREFIXES, type Managed, freePort, newBus, newRedisLogin, provisionRedisUsers, redisServiceRules, redisUrl, startNats, freshMigratedDatabase, testRedisAdmin, until, type UntilOptions } from '@xchain/stack';
+import {
+  DEFAULT_REDIS_PREFIXES,
+  type Managed,
+  freePort,
+  newBus,
+  newRedisLogin,
+  provisionRedisUsers,
+  redisServiceRules,
+  redisUrl,
+  startNats,
+  freshMigratedDatabase,
+  testRedisAdmin,
+  until,
+  type UntilOptions,
+} from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
 import { OrderUpdatesConsumer } from './order-updates.consumer';
@@ -45,7 +59,12 @@ async function receiver(answer: (n: number) => number | undefined) {
   server.on('connection', (s) => (sockets.add(s), s.on('close', () => sockets.delete(s))));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/hook`, port, got, close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))) };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    got,
+    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
+  };
 }
 
 function verifies(secret: string, body: string, header: string | string[] | undefined): boolean {
@@ -111,9 +130,14 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
   };
   const publish = async (u: OrderUpdate) => {
     // The stream is created by the consumer as it starts: until then nobody answers the publish.
-    await until('the stream to take the update', async () => (await jetstream(publisherConn).publish(orderUpdateSubject(u.quote_hash), JSON.stringify(u)), true), POLL);
+    await until(
+      'the stream to take the update',
+      async () => (await jetstream(publisherConn).publish(orderUpdateSubject(u.quote_hash), JSON.stringify(u)), true),
+      POLL,
+    );
   };
-  const delivery = (partnerId: string, eventId: string) => db.webhookDelivery.findUnique({ where: { partnerId_eventId: { partnerId, eventId } } });
+  const delivery = (partnerId: string, eventId: string) =>
+    db.webhookDelivery.findUnique({ where: { partnerId_eventId: { partnerId, eventId } } });
 
   beforeAll(async () => {
     natsDir = mkdtempSync(join(tmpdir(), 'nats-webhooks-'));
@@ -125,7 +149,9 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     serviceConn = await connectNats({ url, name: 'partner-service', connectTimeoutMs: 5000, ...bus.credentials('partner-service') });
     publisherConn = await connectNats({ url, name: PUBLISHER, connectTimeoutMs: 5000, ...bus.credentials(PUBLISHER) });
     db = createPartnerServiceDb(await freshMigratedDatabase('partner-service', 'ps_webhooks'), 4);
-    await provisionRedisUsers(redisPort, testRedisAdmin().login, [{ login: redisLogin, rules: redisServiceRules('partner-service', { ...DEFAULT_REDIS_PREFIXES, webhookQueue: opts.queuePrefix }) }]);
+    await provisionRedisUsers(redisPort, testRedisAdmin().login, [
+      { login: redisLogin, rules: redisServiceRules('partner-service', { ...DEFAULT_REDIS_PREFIXES, webhookQueue: opts.queuePrefix }) },
+    ]);
     worker = new WebhookWorker(db, opts, new HealthRegistry('partner-service'), silent);
     worker.onApplicationBootstrap();
     consumer = new OrderUpdatesConsumer(serviceConn, db, worker, silent);
@@ -152,10 +178,14 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const u = update(partner);
     await publish(u);
     await publish(u); // JetStream redelivery, or the publisher sending twice
-    const delivered = await until('the delivery', async () => {
-      const d = await delivery(partner, u.event_id);
-      return d?.status === 'delivered' ? d : undefined;
-    }, POLL);
+    const delivered = await until(
+      'the delivery',
+      async () => {
+        const d = await delivery(partner, u.event_id);
+        return d?.status === 'delivered' ? d : undefined;
+      },
+      POLL,
+    );
     expect(delivered).toMatchObject({ attempts: 3, lastStatusCode: 200, version: 1, nextAttemptAt: null });
     expect(delivered.deliveredAt).not.toBeNull();
     // A later update is handled after the duplicate, so by its delivery the duplicate was seen.
@@ -169,12 +199,23 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       expect(g.headers['content-type']).toBe('application/json');
       expect(verifies(secret, g.body, g.headers['x-xchain-signature'])).toBe(true);
     }
-    expect(JSON.parse(first[0]!.body)).toEqual({ id: u.event_id, type: 'order.updated', created_at: u.occurred_at, version: 1, data: u.order });
+    expect(JSON.parse(first[0]!.body)).toEqual({
+      id: u.event_id,
+      type: 'order.updated',
+      created_at: u.occurred_at,
+      version: 1,
+      data: u.order,
+    });
     expect(new Set(first.map((g) => g.body)).size).toBe(1); // every attempt sends the same bytes
 
     // A job found for a delivered row does nothing (a restart, a stale job): nothing is sent again.
     const sent = r.got.length;
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
+    const dispatcher = new WebhookDispatcher(
+      db,
+      httpSender(new AddressGuard(true), 300),
+      { timeoutMs: 300, retry: opts.retry, cipher },
+      silent,
+    );
     await expect(dispatcher.attempt(delivered.id)).resolves.toBeUndefined();
     expect(r.got).toHaveLength(sent);
     expect((await delivery(partner, u.event_id))?.attempts).toBe(3);
@@ -201,20 +242,34 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     await webhooks.set(partner, r.url);
     const u = update(partner);
     await publish(u);
-    const stuck = await until('three timed-out attempts', async () => {
-      const d = await delivery(partner, u.event_id);
-      return d && d.attempts >= 3 && d.lastError ? d : undefined;
-    }, POLL);
+    const stuck = await until(
+      'three timed-out attempts',
+      async () => {
+        const d = await delivery(partner, u.event_id);
+        return d && d.attempts >= 3 && d.lastError ? d : undefined;
+      },
+      POLL,
+    );
     expect(stuck).toMatchObject({ status: 'pending', lastError: 'no answer within 300 ms', lastStatusCode: null });
     expect(stuck.nextAttemptAt).not.toBeNull();
     const page = await webhooks.deliveries(partner, undefined, undefined);
-    expect(page.deliveries[0]).toMatchObject({ id: `whd_${stuck.id}`, status: 'pending', next_attempt_at: expect.any(String), last_error: 'no answer within 300 ms' });
+    expect(page.deliveries[0]).toMatchObject({
+      id: `whd_${stuck.id}`,
+      status: 'pending',
+      next_attempt_at: expect.any(String),
+      last_error: 'no answer within 300 ms',
+    });
 
     await webhooks.remove(partner);
     const after = await delivery(partner, u.event_id);
     expect(after).toMatchObject({ status: 'failed', lastError: 'the webhook was removed', nextAttemptAt: null });
     // No claim can start on it any more, whatever job is still queued.
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
+    const dispatcher = new WebhookDispatcher(
+      db,
+      httpSender(new AddressGuard(true), 300),
+      { timeoutMs: 300, retry: opts.retry, cipher },
+      silent,
+    );
     await expect(dispatcher.attempt(after!.id)).resolves.toBeUndefined();
     // An update after the removal creates no delivery.
     const next = update(partner, 2, u.quote_hash);
@@ -232,22 +287,64 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     closers.push(r.close);
     const partner = await newPartner();
     await webhooks.set(partner, r.url);
-    const row = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-window', quoteHash: `0x${'11'.repeat(32)}`, version: 1, body: '{}', status: 'pending', nextAttemptAt: new Date() } });
+    const row = await db.webhookDelivery.create({
+      data: {
+        partnerId: partner,
+        eventId: 'e-window',
+        quoteHash: `0x${'11'.repeat(32)}`,
+        version: 1,
+        body: '{}',
+        status: 'pending',
+        nextAttemptAt: new Date(),
+      },
+    });
     let now = Date.now();
-    const dispatcher = new WebhookDispatcher(db, httpSender(new AddressGuard(true), 300), { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 }, cipher }, silent, () => now);
+    const dispatcher = new WebhookDispatcher(
+      db,
+      httpSender(new AddressGuard(true), 300),
+      { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 }, cipher },
+      silent,
+      () => now,
+    );
     await expect(dispatcher.attempt(row.id)).resolves.toBeGreaterThan(900);
-    expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 503, lastError: 'answered 503' });
+    expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 503,
+      lastError: 'answered 503',
+    });
     now += 4500; // the next wait would end past the 5 s window
     await expect(dispatcher.attempt(row.id)).resolves.toBeUndefined();
-    expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
+    expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      nextAttemptAt: null,
+    });
 
     // Production rules: a name resolving to loopback is refused at delivery time, and the refusal recorded.
     await db.webhook.update({ where: { partnerId: partner }, data: { url: `http://localhost:${r.port}/hook` } });
-    const second = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-private', quoteHash: `0x${'22'.repeat(32)}`, version: 1, body: '{}', status: 'pending', nextAttemptAt: new Date() } });
-    const strict = new WebhookDispatcher(db, httpSender(new AddressGuard(false), 300), { timeoutMs: 300, retry: opts.retry, cipher }, silent);
+    const second = await db.webhookDelivery.create({
+      data: {
+        partnerId: partner,
+        eventId: 'e-private',
+        quoteHash: `0x${'22'.repeat(32)}`,
+        version: 1,
+        body: '{}',
+        status: 'pending',
+        nextAttemptAt: new Date(),
+      },
+    });
+    const strict = new WebhookDispatcher(
+      db,
+      httpSender(new AddressGuard(false), 300),
+      { timeoutMs: 300, retry: opts.retry, cipher },
+      silent,
+    );
     const sent = r.got.length;
     await expect(strict.attempt(second.id)).resolves.toBeGreaterThan(0);
-    expect((await db.webhookDelivery.findUnique({ where: { id: second.id } }))?.lastError).toMatch(/^refused: localhost resolves to .*a private address$/);
+    expect((await db.webhookDelivery.findUnique({ where: { id: second.id } }))?.lastError).toMatch(
+      /^refused: localhost resolves to .*a private address$/,
+    );
     expect(r.got).toHaveLength(sent);
   });
 
@@ -257,9 +354,23 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     const partner = await newPartner();
     await webhooks.set(partner, r.url);
     // As if the service died between writing the row and enqueueing its job.
-    const row = await db.webhookDelivery.create({ data: { partnerId: partner, eventId: 'e-lost', quoteHash: `0x${'33'.repeat(32)}`, version: 1, body: '{"x":1}', status: 'pending', nextAttemptAt: new Date(Date.now() - 60_000) } });
+    const row = await db.webhookDelivery.create({
+      data: {
+        partnerId: partner,
+        eventId: 'e-lost',
+        quoteHash: `0x${'33'.repeat(32)}`,
+        version: 1,
+        body: '{"x":1}',
+        status: 'pending',
+        nextAttemptAt: new Date(Date.now() - 60_000),
+      },
+    });
     expect(await worker.sweep()).toBeGreaterThanOrEqual(1);
-    await until('the swept delivery', async () => (await db.webhookDelivery.findUnique({ where: { id: row.id } }))?.status === 'delivered', POLL);
+    await until(
+      'the swept delivery',
+      async () => (await db.webhookDelivery.findUnique({ where: { id: row.id } }))?.status === 'delivered',
+      POLL,
+    );
     expect(r.got.filter((g) => g.headers['x-xchain-event-id'] === 'e-lost')).toHaveLength(1);
   });
 });

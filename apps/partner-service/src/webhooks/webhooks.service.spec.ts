@@ -47,7 +47,11 @@ describe('WebhooksService', () => {
     const { svc, repo, clock } = webhooks();
     repo.upsert.mockResolvedValue();
     const set = await svc.set('ptn_a', 'https://hooks.example.com/x');
-    expect(set).toEqual({ url: 'https://hooks.example.com/x', secret: expect.stringMatching(new RegExp(`^${WEBHOOK_SECRET_PREFIX}`)) as unknown, created_at: clock.now().toISOString() });
+    expect(set).toEqual({
+      url: 'https://hooks.example.com/x',
+      secret: expect.stringMatching(new RegExp(`^${WEBHOOK_SECRET_PREFIX}`)) as unknown,
+      created_at: clock.now().toISOString(),
+    });
     const [partnerId, row] = repo.upsert.mock.calls[0]!;
     expect([partnerId, row.url, row.createdAt, row.legacySecret]).toEqual(['ptn_a', 'https://hooks.example.com/x', clock.now(), '']);
     expect(openSecret(new WebhookSecretCipher(opts.secretKeys), { partnerId, ...row })).toBe(set.secret);
@@ -55,7 +59,9 @@ describe('WebhooksService', () => {
 
   it('refuses a URL it may not call, storing nothing', async () => {
     const { svc, repo } = webhooks();
-    await expect(svc.set('ptn_a', 'http://127.0.0.1/x')).rejects.toMatchObject({ status: expect.objectContaining({ code: Code.INVALID_ARGUMENT }) });
+    await expect(svc.set('ptn_a', 'http://127.0.0.1/x')).rejects.toMatchObject({
+      status: expect.objectContaining({ code: Code.INVALID_ARGUMENT }),
+    });
     expect(repo.upsert).not.toHaveBeenCalled();
   });
 

@@ -6,7 +6,10 @@ import { getAddress, isAddress, type Address } from 'viem';
  */
 export function parseChainlinkFeeds(text: string): Map<string, Address> {
   const feeds = new Map<string, Address>();
-  for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [id, address, ...rest] = entry.split('=').map((s) => s.trim());
     if (!id || !/^[a-z0-9-]+$/.test(id) || !address || rest.length > 0 || !isAddress(address, { strict: false })) {
       throw new Error(`entry "${entry}" is not price_id=0x<40 hex digits>`);

@@ -54,7 +54,14 @@ export class ChainlinkSource implements PriceSource {
     ]);
     if (answer <= 0n) throw new Error(`answer ${answer} is not a positive price`);
     if (updatedAt === 0n) throw new Error('the latest round is not complete');
-    return { price_id: priceId, price: answer.toString(), expo: decimals === 0 ? 0 : -decimals, conf: '0', publish_time: Number(updatedAt), source: 'chainlink' };
+    return {
+      price_id: priceId,
+      price: answer.toString(),
+      expo: decimals === 0 ? 0 : -decimals,
+      conf: '0',
+      publish_time: Number(updatedAt),
+      source: 'chainlink',
+    };
   }
 
   private async decimalsOf(address: Address): Promise<number> {

@@ -33,9 +33,17 @@ describe('Chainlink source against aggregators on anvil', () => {
   let usdc: Address;
   const owner = privateKeyToAccount(ANVIL_DEV_KEY);
 
-  const chain = () => defineChain({ id: 1339, name: 'anvil-1339', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [anvil.rpcUrl] } } });
-  const wallet = (key: Hex = ANVIL_DEV_KEY) => createWalletClient({ account: privateKeyToAccount(key), chain: chain(), transport: http(anvil.rpcUrl) });
-  const source = (feeds: Record<string, Address>) => new ChainlinkSource({ rpcUrl: anvil.rpcUrl, feeds: new Map(Object.entries(feeds)), timeoutMs: 2000 });
+  const chain = () =>
+    defineChain({
+      id: 1339,
+      name: 'anvil-1339',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [anvil.rpcUrl] } },
+    });
+  const wallet = (key: Hex = ANVIL_DEV_KEY) =>
+    createWalletClient({ account: privateKeyToAccount(key), chain: chain(), transport: http(anvil.rpcUrl) });
+  const source = (feeds: Record<string, Address>) =>
+    new ChainlinkSource({ rpcUrl: anvil.rpcUrl, feeds: new Map(Object.entries(feeds)), timeoutMs: 2000 });
 
   /**
    * Sends updateAnswer and returns the timestamp of the block that mined it. With a gas limit of
@@ -91,7 +99,9 @@ describe('Chainlink source against aggregators on anvil', () => {
 
   it('lets only the owner update the answer', async () => {
     const before = await source({ ethereum: eth }).fetch(FEEDS);
-    await expect(client.simulateContract({ address: eth, abi, functionName: 'updateAnswer', args: [1n], account: privateKeyToAccount(STRANGER_KEY) })).rejects.toThrow(/NotOwner/);
+    await expect(
+      client.simulateContract({ address: eth, abi, functionName: 'updateAnswer', args: [1n], account: privateKeyToAccount(STRANGER_KEY) }),
+    ).rejects.toThrow(/NotOwner/);
     await expect(update(eth, 1n, STRANGER_KEY)).rejects.toThrow('updateAnswer reverted');
     expect(await source({ ethereum: eth }).fetch(FEEDS)).toEqual(before);
   });
@@ -105,7 +115,11 @@ describe('Chainlink source against aggregators on anvil', () => {
 
   it('fails naming the feed when there is no aggregator at the address, or no node at the URL', async () => {
     await expect(source({ ethereum: '0x000000000000000000000000000000000000dEaD' }).fetch(FEEDS)).rejects.toThrow(/^ethereum: /);
-    const down = new ChainlinkSource({ rpcUrl: `http://127.0.0.1:${await freePort()}`, feeds: new Map([['ethereum', eth]]), timeoutMs: 500 });
+    const down = new ChainlinkSource({
+      rpcUrl: `http://127.0.0.1:${await freePort()}`,
+      feeds: new Map([['ethereum', eth]]),
+      timeoutMs: 500,
+    });
     await expect(down.fetch(FEEDS)).rejects.toThrow(/^ethereum: /);
   });
 
@@ -125,7 +139,12 @@ describe('Chainlink source against aggregators on anvil', () => {
       dir = mkdtempSync(join(tmpdir(), 'oracle-chainlink-'));
       const [port, monitor] = [await freePort(), await freePort()];
       nats = await startNats(dir, port, monitor, join(dir, 'nats.log'), bus.users);
-      nc = await connectNats({ url: `nats://127.0.0.1:${port}`, name: 'price-reader', connectTimeoutMs: 5000, ...bus.credentials('price-reader') });
+      nc = await connectNats({
+        url: `nats://127.0.0.1:${port}`,
+        name: 'price-reader',
+        connectTimeoutMs: 5000,
+        ...bus.credentials('price-reader'),
+      });
       feeds = serveFeeds(nc, FEEDS);
       oracle = await bootOracle({
         NATS_URL: `nats://127.0.0.1:${port}`,
@@ -164,15 +183,29 @@ describe('Chainlink source against aggregators on anvil', () => {
         60_000,
       ).catch(async (err: unknown) => {
         const ready = await oracle.readiness().catch((e: unknown) => ({ status: 0, body: String(e) }));
-        const usdc = await kv.get('usd-coin').then((e) => e?.string() ?? 'none', (e: unknown) => String(e));
+        const usdc = await kv.get('usd-coin').then(
+          (e) => e?.string() ?? 'none',
+          (e: unknown) => String(e),
+        );
         // A crash prints its cause first, then every goroutine: the first lines past [INF] are the ones to see.
-        const natsLog = readFileSync(join(dir, 'nats.log'), 'utf8').split('\n').filter((l) => !/\[INF\]/.test(l)).slice(0, 12).join('\n');
+        const natsLog = readFileSync(join(dir, 'nats.log'), 'utf8')
+          .split('\n')
+          .filter((l) => !/\[INF\]/.test(l))
+          .slice(0, 12)
+          .join('\n');
         throw new Error(
           `${String(err)}; oracle readiness ${ready.status} ${JSON.stringify(ready.body)}; usd-coin entry ${usdc}; ` +
             `nats-server ${nats.child.exitCode === null ? 'running' : `exited ${nats.child.exitCode}`}, the start of its log past [INF] lines:\n${natsLog}`,
         );
       });
-      expect(published.p).toEqual({ price_id: 'ethereum', price: '353100000000', expo: -8, conf: '0', publish_time: at, source: 'chainlink' });
+      expect(published.p).toEqual({
+        price_id: 'ethereum',
+        price: '353100000000',
+        expo: -8,
+        conf: '0',
+        publish_time: at,
+        source: 'chainlink',
+      });
       // Markers: two new usd-coin rounds, each awaited in the bucket. Every poll reads both feeds
       // and polls do not overlap, so once the second is in, a whole poll that read eth's unchanged
       // round after its publication (the one that brought the first marker) has finished.

@@ -37,7 +37,8 @@ export class PythHermesSource implements PriceSource {
       body = await res.json();
     } catch (err) {
       // By name, not instanceof: the DOMException may come from another realm (a test VM).
-      if ((err as { name?: unknown } | null)?.name === 'TimeoutError') throw new Error(`Hermes did not answer within ${this.opts.timeoutMs} ms`);
+      if ((err as { name?: unknown } | null)?.name === 'TimeoutError')
+        throw new Error(`Hermes did not answer within ${this.opts.timeoutMs} ms`);
       throw err;
     }
     return pricesFromHermes(body, feeds);

@@ -109,8 +109,22 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
         const got = await Promise.all([entry('ethereum'), entry('usd-coin')]);
         return got.every(Boolean) ? got : undefined;
       });
-      expect(eth!.price).toEqual({ price_id: 'ethereum', price: '351227450000', expo: -8, conf: '171823456', publish_time: RECORDED_AT, source: 'pyth' });
-      expect(usdc!.price).toEqual({ price_id: 'usd-coin', price: '99987654', expo: -8, conf: '71235', publish_time: RECORDED_AT, source: 'pyth' });
+      expect(eth!.price).toEqual({
+        price_id: 'ethereum',
+        price: '351227450000',
+        expo: -8,
+        conf: '171823456',
+        publish_time: RECORDED_AT,
+        source: 'pyth',
+      });
+      expect(usdc!.price).toEqual({
+        price_id: 'usd-coin',
+        price: '99987654',
+        expo: -8,
+        conf: '71235',
+        publish_time: RECORDED_AT,
+        source: 'pyth',
+      });
       expect(await kv.get('bitcoin')).toBeNull();
     });
 
@@ -138,9 +152,14 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
         const r = await oracle!.readiness();
         return r.status === 503 ? r.body : undefined;
       });
-      expect(failing.checks['price_source:pyth']).toEqual({ ok: false, detail: 'pyth: failing: Hermes answered HTTP 500; last fresh value 0s ago' });
+      expect(failing.checks['price_source:pyth']).toEqual({
+        ok: false,
+        detail: 'pyth: failing: Hermes answered HTTP 500; last fresh value 0s ago',
+      });
       mode = { kind: 'hang' };
-      await eventually('timeout reported', async () => ((await check('price_source:pyth'))?.detail?.includes('did not answer within 300 ms') ? true : undefined));
+      await eventually('timeout reported', async () =>
+        (await check('price_source:pyth'))?.detail?.includes('did not answer within 300 ms') ? true : undefined,
+      );
       // The last value stays with its own publish time: consumers see its age grow.
       expect(await entry('ethereum')).toEqual(before);
     });

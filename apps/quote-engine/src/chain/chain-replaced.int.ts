@@ -42,18 +42,35 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
   let consumer: OrderEventsConsumer;
   let watchers: DepositWatchers;
   const warnings: { obj: unknown; msg: string }[] = [];
-  const log = { info: () => undefined, error: () => undefined, warn: (obj: unknown, msg: string) => warnings.push({ obj, msg }) } as unknown as Logger;
+  const log = {
+    info: () => undefined,
+    error: () => undefined,
+    warn: (obj: unknown, msg: string) => warnings.push({ obj, msg }),
+  } as unknown as Logger;
   const transport = () => http(anvil.rpcUrl);
   const deployRouter = () =>
-    deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']!, args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800] });
+    deployContract({
+      rpcUrl: anvil.rpcUrl,
+      deployerKey: ANVIL_DEV_KEY,
+      contract: compileXchainContracts()['XchainRouter']!,
+      args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800],
+    });
 
   beforeAll(async () => {
     natsDir = mkdtempSync(join(tmpdir(), 'replaced-nats-'));
     const [natsPort, monitorPort] = [await freePort(), await freePort()];
     const bus = newBus();
-    [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
+    [anvil, nats] = await Promise.all([
+      startAnvil(CHAIN_ID),
+      startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users),
+    ]);
     port = Number(new URL(anvil.rpcUrl).port);
-    nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'chain-replaced-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
+    nc = await connectNats({
+      url: `nats://127.0.0.1:${natsPort}`,
+      name: 'chain-replaced-test',
+      connectTimeoutMs: 5000,
+      ...bus.credentials('quote-engine'),
+    });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_replaced'), 2);
     router = await deployRouter();
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
@@ -70,10 +87,16 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
   });
 
   const startWatchers = () => {
-    const registry = { chain: (name: string) => (name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined) };
+    const registry = {
+      chain: (name: string) =>
+        name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined,
+    };
     watchers = new DepositWatchers(
       new Map([['base', rpcDepositChain(anvil.rpcUrl, 2000)]]),
-      { watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0, recheckIdleMs: 300 }, confirmations: new Map([['base', CONFIRMATIONS]]) },
+      {
+        watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0, recheckIdleMs: 300 },
+        confirmations: new Map([['base', CONFIRMATIONS]]),
+      },
       registry,
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
@@ -114,7 +137,9 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
       depositTarget: toBytes32('evm', router),
     };
     const quoteHash = hashOrder(order);
-    const response = { cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' } };
+    const response = {
+      cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
+    };
     await db.quote.create({
       data: {
         quoteHash,
@@ -139,12 +164,19 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     const wallet = createWalletClient({ account: privateKeyToAccount(ANVIL_DEV_KEY), transport: transport() });
     const client = createPublicClient({ transport: transport(), pollingInterval: 100 });
     const tx = depositTx(order, router);
-    const receipt = await client.waitForTransactionReceipt({ hash: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null }) });
+    const receipt = await client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null }),
+    });
     expect(receipt.status).toBe('success');
     await createTestClient({ mode: 'anvil', transport: transport() }).mine({ blocks: CONFIRMATIONS });
     return receipt;
   };
-  const recorded = (quoteHash: string) => until(`the deposit of ${quoteHash} recorded`, () => db.orderEvent.findFirst({ where: { quoteHash, type: 'deposited' } }).then((e) => e ?? undefined), POLL);
+  const recorded = (quoteHash: string) =>
+    until(
+      `the deposit of ${quoteHash} recorded`,
+      () => db.orderEvent.findFirst({ where: { quoteHash, type: 'deposited' } }).then((e) => e ?? undefined),
+      POLL,
+    );
   const resets = () => warnings.filter((w) => /^chain replaced/.test(w.msg));
 
   it('sees a deposit on the new chain below its old position, once reset, and keeps what the old chain recorded', async () => {
@@ -158,10 +190,14 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     // The first chain goes on well past what the new one will hold when the watcher meets it.
     await createTestClient({ mode: 'anvil', transport: transport() }).mine({ blocks: 30 });
     const name = `deposits:base:${router.toLowerCase()}`;
-    await until('the position past the first chain\'s blocks', async () => {
-      const row = await db.chainCursor.findUnique({ where: { name } });
-      return row && row.block >= 30n && row.hashBlock === row.block ? row : undefined;
-    }, POLL);
+    await until(
+      "the position past the first chain's blocks",
+      async () => {
+        const row = await db.chainCursor.findUnique({ where: { name } });
+        return row && row.block >= 30n && row.hashBlock === row.block ? row : undefined;
+      },
+      POLL,
+    );
 
     await anvil.proc.stop();
     anvil = await startAnvil(CHAIN_ID, { port });
@@ -180,10 +216,14 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     expect(old).toMatchObject({ withdrawnAt: null, chainReplacedAt: expect.any(Date) });
     // The new chain grows past the old deposit's height: still nothing withdrawn, no second reset.
     await createTestClient({ mode: 'anvil', transport: transport() }).mine({ blocks: 40 });
-    await until('the position past the old deposit', async () => {
-      const row = await db.chainCursor.findUnique({ where: { name } });
-      return row && row.block > firstReceipt.blockNumber + 10n ? true : undefined;
-    }, POLL);
+    await until(
+      'the position past the old deposit',
+      async () => {
+        const row = await db.chainCursor.findUnique({ where: { name } });
+        return row && row.block > firstReceipt.blockNumber + 10n ? true : undefined;
+      },
+      POLL,
+    );
     expect(await db.chainStep.count({ where: { withdrawnAt: { not: null } } })).toBe(0);
     expect(await db.orderEvent.count({ where: { quoteHash: hashOrder(first), type: 'deposited' } })).toBe(1);
     expect(resets()).toHaveLength(1);

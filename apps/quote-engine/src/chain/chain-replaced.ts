@@ -48,9 +48,15 @@ export class ReplacedChainGuard implements ReplacedChainCheck {
     const from = (row.block < safeHead ? row.block : safeHead) - window;
     const to = from < -1n ? -1n : from;
     const setAside = await this.db.$transaction(async (t) => {
-      await t.chainCursor.update({ where: { name }, data: { block: to < row.block ? to : row.block, hashBlock: null, blockHash: null, updatedAt: new Date() } });
+      await t.chainCursor.update({
+        where: { name },
+        data: { block: to < row.block ? to : row.block, hashBlock: null, blockHash: null, updatedAt: new Date() },
+      });
       if (!gone) return 0;
-      const r = await t.chainStep.updateMany({ where: { watcher: name, blockNumber: { gt: to }, withdrawnAt: null, chainReplacedAt: null }, data: { chainReplacedAt: new Date() } });
+      const r = await t.chainStep.updateMany({
+        where: { watcher: name, blockNumber: { gt: to }, withdrawnAt: null, chainReplacedAt: null },
+        data: { chainReplacedAt: new Date() },
+      });
       return r.count;
     });
     this.log.warn(

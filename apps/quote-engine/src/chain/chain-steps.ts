@@ -26,7 +26,16 @@ export function sqlChainSteps(db: PrismaClient): ChainStepStore {
   return {
     async record(watcher, s) {
       await db.chainStep.createMany({
-        data: [{ watcher, txHash: s.txHash, logIndex: s.logIndex, blockHash: s.blockHash.toLowerCase(), blockNumber: s.blockNumber, event: s.event }],
+        data: [
+          {
+            watcher,
+            txHash: s.txHash,
+            logIndex: s.logIndex,
+            blockHash: s.blockHash.toLowerCase(),
+            blockNumber: s.blockNumber,
+            event: s.event,
+          },
+        ],
         skipDuplicates: true,
       });
     },
@@ -35,7 +44,13 @@ export function sqlChainSteps(db: PrismaClient): ChainStepStore {
         where: { watcher, blockNumber: { gt: block }, withdrawnAt: null, chainReplacedAt: null },
         orderBy: [{ blockNumber: 'asc' }, { logIndex: 'asc' }],
       });
-      return rows.map((r) => ({ txHash: r.txHash as Hex, logIndex: r.logIndex, blockNumber: r.blockNumber, blockHash: r.blockHash as Hex, event: r.event as OrderEvent }));
+      return rows.map((r) => ({
+        txHash: r.txHash as Hex,
+        logIndex: r.logIndex,
+        blockNumber: r.blockNumber,
+        blockHash: r.blockHash as Hex,
+        event: r.event as OrderEvent,
+      }));
     },
     async markWithdrawn(watcher, s) {
       await db.chainStep.updateMany({

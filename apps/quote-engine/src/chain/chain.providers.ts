@@ -9,14 +9,24 @@ import type { QuoteEngineEnv } from '../env';
 import { ReplacedChainGuard } from './chain-replaced';
 import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
-import { CHAIN_CURSORS, DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig, REPLACED_CHAINS } from './deposit-watchers';
+import {
+  CHAIN_CURSORS,
+  DEPOSIT_CHAINS,
+  DEPOSIT_WATCH_CONFIG,
+  DepositWatchers,
+  type DepositWatchConfig,
+  REPLACED_CHAINS,
+} from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
 import { prismaQuoteLookup } from './solana-quotes';
 import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
 export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
-  { provide: DEPOSIT_CHAINS, useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcDepositChain(url, env.EVM_RPC_TIMEOUT_MS)])) },
+  {
+    provide: DEPOSIT_CHAINS,
+    useFactory: () => new Map([...env.EVM_RPC_URLS].map(([chain, url]) => [chain, rpcDepositChain(url, env.EVM_RPC_TIMEOUT_MS)])),
+  },
   {
     provide: DEPOSIT_WATCH_CONFIG,
     useValue: {
@@ -32,10 +42,17 @@ export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
   { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
   { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
   { provide: REPLACED_CHAINS, inject: [DB, LOGGER], useFactory: (db: PrismaClient, log: Logger) => new ReplacedChainGuard(db, log) },
-  { provide: ORDER_EVENT_PUBLISHER, inject: [NATS], useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS) },
+  {
+    provide: ORDER_EVENT_PUBLISHER,
+    inject: [NATS],
+    useFactory: (nc: NatsConnection) => jetStreamOrderEventPublisher(nc, env.NATS_REQUEST_TIMEOUT_MS),
+  },
   DepositWatchers,
   // Solana: deposits, fills and refunds from confirmed transactions (off without SOLANA_RPC_URL).
-  { provide: SOLANA_CHAIN, useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_WATCH_TIMEOUT_MS) : null) },
+  {
+    provide: SOLANA_CHAIN,
+    useFactory: () => (env.SOLANA_RPC_URL ? httpSolanaChain(env.SOLANA_RPC_URL, env.SOLANA_WATCH_TIMEOUT_MS) : null),
+  },
   {
     provide: SOLANA_WATCH_CONFIG,
     useValue: {

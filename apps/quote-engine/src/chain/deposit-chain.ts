@@ -54,11 +54,24 @@ export function rpcDepositChain(url: string, timeoutMs: number): DepositChain {
     chainId: () => client.getChainId(),
     head: () => client.getBlockNumber({ cacheTime: 0 }),
     async routerLogs(router, from, to) {
-      const logs = await client.getLogs({ address: router, events: [DEPOSITED, FILLED, REFUNDED], fromBlock: from, toBlock: to, strict: true });
+      const logs = await client.getLogs({
+        address: router,
+        events: [DEPOSITED, FILLED, REFUNDED],
+        fromBlock: from,
+        toBlock: to,
+        strict: true,
+      });
       return placedLogs(logs, (l, at): RouterLog => {
         switch (l.eventName) {
           case 'Deposited':
-            return { ...at, kind: 'deposited', quoteHash: lower(l.args.quoteHash), depositor: getAddress(l.args.depositor), token: getAddress(l.args.token), amount: l.args.amount };
+            return {
+              ...at,
+              kind: 'deposited',
+              quoteHash: lower(l.args.quoteHash),
+              depositor: getAddress(l.args.depositor),
+              token: getAddress(l.args.token),
+              amount: l.args.amount,
+            };
           case 'Filled':
             return {
               ...at,
@@ -71,7 +84,14 @@ export function rpcDepositChain(url: string, timeoutMs: number): DepositChain {
               gasDrop: l.args.gasDrop,
             };
           case 'Refunded':
-            return { ...at, kind: 'refunded', quoteHash: lower(l.args.quoteHash), to: getAddress(l.args.to), token: getAddress(l.args.token), amount: l.args.amount };
+            return {
+              ...at,
+              kind: 'refunded',
+              quoteHash: lower(l.args.quoteHash),
+              to: getAddress(l.args.to),
+              token: getAddress(l.args.token),
+              amount: l.args.amount,
+            };
         }
       });
     },

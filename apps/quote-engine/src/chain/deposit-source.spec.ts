@@ -9,7 +9,14 @@ const ROUTER = '0x5FbDB2315678afecb367f032d93F642f64180aa3' as Address;
 const USER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as Address;
 const BLOCK_HASH = pad('0xb10c', { size: 32 }) as Hex;
 const at = (block: bigint, logIndex: number, tx: Hex) => ({ txHash: tx, logIndex, blockNumber: block, blockHash: BLOCK_HASH });
-const deposit = (block: bigint, logIndex: number, tx: Hex): RouterLog => ({ ...at(block, logIndex, tx), kind: 'deposited', quoteHash: pad('0xab'), depositor: USER, token: ROUTER, amount: 1n });
+const deposit = (block: bigint, logIndex: number, tx: Hex): RouterLog => ({
+  ...at(block, logIndex, tx),
+  kind: 'deposited',
+  quoteHash: pad('0xab'),
+  depositor: USER,
+  token: ROUTER,
+  amount: 1n,
+});
 
 function fakes() {
   const blockTimes: bigint[] = [];
@@ -33,11 +40,13 @@ function fakes() {
   const rows: (PublishedStep & { watcher: string; withdrawn: boolean })[] = [];
   const steps: ChainStepStore = {
     record: async (watcher, s) => {
-      if (!rows.some((r) => r.watcher === watcher && r.txHash === s.txHash && r.logIndex === s.logIndex && r.blockHash === s.blockHash)) rows.push({ ...s, watcher, withdrawn: false });
+      if (!rows.some((r) => r.watcher === watcher && r.txHash === s.txHash && r.logIndex === s.logIndex && r.blockHash === s.blockHash))
+        rows.push({ ...s, watcher, withdrawn: false });
     },
     since: async (watcher, b) => rows.filter((r) => r.watcher === watcher && !r.withdrawn && r.blockNumber > b),
     markWithdrawn: async (watcher, s) => {
-      for (const r of rows) if (r.watcher === watcher && r.txHash === s.txHash && r.logIndex === s.logIndex && r.blockHash === s.blockHash) r.withdrawn = true;
+      for (const r of rows)
+        if (r.watcher === watcher && r.txHash === s.txHash && r.logIndex === s.logIndex && r.blockHash === s.blockHash) r.withdrawn = true;
     },
   };
   return { chain, publisher, published, blockTimes, steps, rows };
@@ -82,7 +91,16 @@ describe('depositSource (the order watcher of one router)', () => {
     const { chain, publisher, published } = fakes();
     const source = depositSource('base', ROUTER, chain, publisher);
     const tx = pad('0x0456') as Hex;
-    await source.handle({ ...at(10n, 0, tx), kind: 'fulfilled', quoteHash: pad('0xcd'), filler: USER, recipient: USER, token: ROUTER, amount: 29_500_000n, gasDrop: 7n });
+    await source.handle({
+      ...at(10n, 0, tx),
+      kind: 'fulfilled',
+      quoteHash: pad('0xcd'),
+      filler: USER,
+      recipient: USER,
+      token: ROUTER,
+      amount: 29_500_000n,
+      gasDrop: 7n,
+    });
     await source.handle({ ...at(11n, 2, tx), kind: 'refunded', quoteHash: pad('0xef'), to: USER, token: ROUTER, amount: 10n ** 16n });
     expect(published.map((p) => [p.event.type, p.event.quote_hash, p.event.amount, p.msgId.split(':')[0]])).toEqual([
       ['fulfilled', pad('0xcd'), '29500000', 'fulfilled'],

@@ -20,7 +20,13 @@ const stepMsgId = (e: Pick<OrderEvent, 'type' | 'chain' | 'tx_hash'>, s: Pick<Ha
  * `chain_steps`. The message id names the log itself (chain, tx, log index, block), so re-reading
  * a block publishes nothing new; a step a deep reorg dropped is withdrawn with `removed: true`.
  */
-export function depositSource(chainName: string, router: Address, chain: DepositChain, publisher: OrderEventPublisher, steps?: ChainStepStore): LogSource<RouterLog> {
+export function depositSource(
+  chainName: string,
+  router: Address,
+  chain: DepositChain,
+  publisher: OrderEventPublisher,
+  steps?: ChainStepStore,
+): LogSource<RouterLog> {
   const name = depositWatcherName(chainName, router);
   // Steps often share a block; one getBlock per block is enough.
   let lastBlock: { number: bigint; time: Date } | undefined;
@@ -46,8 +52,18 @@ export function depositSource(chainName: string, router: Address, chain: Deposit
         ...(log.blockHash ? { block_hash: log.blockHash.toLowerCase() } : {}),
       };
       const blockHash = log.blockHash ?? '0x';
-      const outcome = await publisher.publish(event, log.blockHash ? stepMsgId(event, { logIndex: log.logIndex, blockHash }) : `${log.kind}:${chainName}:${log.txHash}:${log.logIndex}`);
-      if (steps && log.blockHash) await steps.record(name, { txHash: log.txHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash, event });
+      const outcome = await publisher.publish(
+        event,
+        log.blockHash ? stepMsgId(event, { logIndex: log.logIndex, blockHash }) : `${log.kind}:${chainName}:${log.txHash}:${log.logIndex}`,
+      );
+      if (steps && log.blockHash)
+        await steps.record(name, {
+          txHash: log.txHash,
+          logIndex: log.logIndex,
+          blockNumber: log.blockNumber,
+          blockHash: log.blockHash,
+          event,
+        });
       return outcome;
     },
     ...(steps
@@ -56,7 +72,8 @@ export function depositSource(chainName: string, router: Address, chain: Deposit
             since: (block) => steps.since(name, block),
             async withdraw(step) {
               const [known] = (await steps.since(name, step.blockNumber - 1n)).filter(
-                (s) => s.txHash === step.txHash && s.logIndex === step.logIndex && s.blockHash.toLowerCase() === step.blockHash.toLowerCase(),
+                (s) =>
+                  s.txHash === step.txHash && s.logIndex === step.logIndex && s.blockHash.toLowerCase() === step.blockHash.toLowerCase(),
               );
               if (known) {
                 const removed: OrderEvent = { ...known.event, removed: true };

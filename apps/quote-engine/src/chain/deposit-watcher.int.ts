@@ -45,10 +45,23 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const [natsPort, monitorPort] = [await freePort(), await freePort()];
     // With authorization, as everywhere (D14): the watcher and the consumer run as the quote-engine's user.
     const bus = newBus();
-    [anvil, nats] = await Promise.all([startAnvil(CHAIN_ID), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
-    nc = await connectNats({ url: `nats://127.0.0.1:${natsPort}`, name: 'deposit-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
+    [anvil, nats] = await Promise.all([
+      startAnvil(CHAIN_ID),
+      startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users),
+    ]);
+    nc = await connectNats({
+      url: `nats://127.0.0.1:${natsPort}`,
+      name: 'deposit-watcher-test',
+      connectTimeoutMs: 5000,
+      ...bus.credentials('quote-engine'),
+    });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_deposits'), 2);
-    router = await deployContract({ rpcUrl: anvil.rpcUrl, deployerKey: ANVIL_DEV_KEY, contract: compileXchainContracts()['XchainRouter']!, args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800] });
+    router = await deployContract({
+      rpcUrl: anvil.rpcUrl,
+      deployerKey: ANVIL_DEV_KEY,
+      contract: compileXchainContracts()['XchainRouter']!,
+      args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800],
+    });
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
     consumer.onModuleInit();
   }, 120_000);
@@ -63,10 +76,16 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
   });
 
   const newWatchers = () => {
-    const registry = { chain: (name: string) => (name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined) };
+    const registry = {
+      chain: (name: string) =>
+        name === 'base' ? ({ vm: 'evm', chainId: BigInt(CHAIN_ID), depositTarget: router } as ChainInfo) : undefined,
+    };
     const w = new DepositWatchers(
       new Map([['base', rpcDepositChain(anvil.rpcUrl, 5000)]]),
-      { watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0, recheckIdleMs: 300 }, confirmations: new Map([['base', CONFIRMATIONS]]) },
+      {
+        watch: { confirmations: 10, pollMs: 100, maxBlockRange: 50, startBlock: 0, recheckIdleMs: 300 },
+        confirmations: new Map([['base', CONFIRMATIONS]]),
+      },
       registry,
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
@@ -109,7 +128,9 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       depositTarget: toBytes32('evm', router),
     };
     const quoteHash = hashOrder(order);
-    const response = { cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' } };
+    const response = {
+      cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
+    };
     await db.quote.create({
       data: {
         quoteHash,
@@ -144,7 +165,11 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const block = await client.getBlock({ blockNumber: receipt.blockNumber });
 
     // Not yet deep enough: the watcher must not count it before CONFIRMATIONS blocks sit on top.
-    await until('the watcher to read past the blocks before the deposit', async () => (/read up to block/.test(watcher.detail()) ? true : undefined), POLL);
+    await until(
+      'the watcher to read past the blocks before the deposit',
+      async () => (/read up to block/.test(watcher.detail()) ? true : undefined),
+      POLL,
+    );
     expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(0);
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
 
@@ -156,17 +181,25 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       vmOf: () => 'evm',
       log: silent,
     });
-    const shown = await until('the deposit in the order view', async () => {
-      const v = await view.get(quoteHash);
-      return v.status === 'deposited' ? v : undefined;
-    }, POLL);
+    const shown = await until(
+      'the deposit in the order view',
+      async () => {
+        const v = await view.get(quoteHash);
+        return v.status === 'deposited' ? v : undefined;
+      },
+      POLL,
+    );
     expect(shown.deposit).toEqual({
       chain: 'base',
       tx_hash: hash,
       block_number: receipt.blockNumber.toString(),
       at: new Date(Number(block.timestamp) * 1000).toISOString().replace('.000Z', 'Z'),
     });
-    expect(shown).toMatchObject({ src_token: zeroAddress, dst_token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', amount_in: '10000000000000000' });
+    expect(shown).toMatchObject({
+      src_token: zeroAddress,
+      dst_token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+      amount_in: '10000000000000000',
+    });
     const cursor = await db.chainCursor.findUnique({ where: { name: `deposits:base:${router.toLowerCase()}` } });
     expect(cursor!.block).toBeGreaterThanOrEqual(receipt.blockNumber);
 
@@ -175,10 +208,14 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     await db.chainCursor.deleteMany({});
     const again = newWatchers();
     again.onApplicationBootstrap();
-    await until('the second watcher to read past the deposit', async () => {
-      const row = await db.chainCursor.findFirst();
-      return row && row.block >= receipt.blockNumber ? true : undefined;
-    }, POLL);
+    await until(
+      'the second watcher to read past the deposit',
+      async () => {
+        const row = await db.chainCursor.findFirst();
+        return row && row.block >= receipt.blockNumber ? true : undefined;
+      },
+      POLL,
+    );
     const jsm = await jetstreamManager(nc);
     expect((await jsm.streams.info(ORDER_EVENTS_STREAM)).state.messages).toBe(1);
     expect(await db.orderEvent.count({ where: { quoteHash } })).toBe(1);
@@ -197,7 +234,14 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const hash = await wallet.sendTransaction({ to: tx.to, data: tx.data, value: tx.value, chain: null });
     const receipt = await client.waitForTransactionReceipt({ hash });
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
-    const view = new OrderViewService({ records: new OrderRepository(db), gasless: { get: async () => undefined }, now: () => new Date(), graceMs: 86_400_000, vmOf: () => 'evm', log: silent });
+    const view = new OrderViewService({
+      records: new OrderRepository(db),
+      gasless: { get: async () => undefined },
+      now: () => new Date(),
+      graceMs: 86_400_000,
+      vmOf: () => 'evm',
+      log: silent,
+    });
     await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined), POLL);
 
     // Anvil replaces every block from the deposit's on with new ones, holding none of the old transactions.
@@ -206,27 +250,39 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const replaced = await client.getBlock({ blockNumber: receipt.blockNumber });
     expect(replaced.hash).not.toBe(receipt.blockHash);
 
-    const withdrawn = await until('the step withdrawn', async () => {
-      const rows = await db.chainStep.findMany({ where: { txHash: hash, withdrawnAt: { not: null } } });
-      return rows.length > 0 ? rows : undefined;
-    }, POLL);
+    const withdrawn = await until(
+      'the step withdrawn',
+      async () => {
+        const rows = await db.chainStep.findMany({ where: { txHash: hash, withdrawnAt: { not: null } } });
+        return rows.length > 0 ? rows : undefined;
+      },
+      POLL,
+    );
     expect(withdrawn[0]!.blockHash).toBe(receipt.blockHash);
     // What the view shows follows the chain as it is now: the deposit again in the block that holds
     // it (the node may mine the dropped transaction again), or no deposit at all.
     const again = await client.getTransactionReceipt({ hash }).catch(() => undefined);
     if (again) {
       await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
-      const shown = await until('the deposit in its new block', async () => {
-        const v = await view.get(quoteHash);
-        return v.deposit?.block_number === again.blockNumber.toString() ? v : undefined;
-      }, POLL);
+      const shown = await until(
+        'the deposit in its new block',
+        async () => {
+          const v = await view.get(quoteHash);
+          return v.deposit?.block_number === again.blockNumber.toString() ? v : undefined;
+        },
+        POLL,
+      );
       expect(shown.status).toBe('deposited');
       expect(again.blockHash).not.toBe(receipt.blockHash);
     } else {
-      const shown = await until('the deposit gone from the view', async () => {
-        const v = await view.get(quoteHash);
-        return v.status === 'quoted' ? v : undefined;
-      }, POLL);
+      const shown = await until(
+        'the deposit gone from the view',
+        async () => {
+          const v = await view.get(quoteHash);
+          return v.status === 'quoted' ? v : undefined;
+        },
+        POLL,
+      );
       expect(shown.deposit).toBeUndefined();
     }
   }, 60_000);

@@ -13,11 +13,21 @@ function newTestWatchers(chainNames: string[]) {
     chainNames.map((name) => [
       name,
       // head 0: each pass reads nothing; the chain id matches the registry's
-      { chainId: async () => Number(registry.get(name)?.chainId ?? 0n), head: async () => 0n, routerLogs: async () => [], blockTime: async () => new Date(0), blockHash: async () => '0x' },
+      {
+        chainId: async () => Number(registry.get(name)?.chainId ?? 0n),
+        head: async () => 0n,
+        routerLogs: async () => [],
+        blockTime: async () => new Date(0),
+        blockHash: async () => '0x',
+      },
     ]),
   );
   const saved = new Map<string, bigint>();
-  const cursors: CursorStore = { load: async (n) => saved.get(n), save: async (n, b) => void saved.set(n, b), rewind: async (n, b) => void saved.set(n, b) };
+  const cursors: CursorStore = {
+    load: async (n) => saved.get(n),
+    save: async (n, b) => void saved.set(n, b),
+    rewind: async (n, b) => void saved.set(n, b),
+  };
   let check: (() => Promise<{ ok: boolean; detail?: string }>) | undefined;
   const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
   const watchers = new DepositWatchers(
@@ -52,7 +62,7 @@ describe('DepositWatchers', () => {
     await watchers.onApplicationShutdown();
   });
 
-  it('watches each chain\'s router at its confirmation depth, follows a router change, and says why a chain is not watched', async () => {
+  it("watches each chain's router at its confirmation depth, follows a router change, and says why a chain is not watched", async () => {
     const { watchers, registry, readiness } = newTestWatchers(['base', 'ethereum', 'solana', 'zora']);
     registry.set('base', { vm: 'evm', chainId: 8453n, depositTarget: ROUTER_A.toLowerCase() });
     registry.set('ethereum', { vm: 'evm', chainId: 1n, depositTarget: ROUTER_B });
@@ -70,7 +80,10 @@ describe('DepositWatchers', () => {
     registry.set('base', { vm: 'evm', chainId: 8453n, depositTarget: ROUTER_B });
     registry.set('zora', { vm: 'evm', chainId: 7777777n, depositTarget: ROUTER_A });
     await watchers.sync();
-    await detailBecomes(readiness, new RegExp(`deposits:base:${ROUTER_B.toLowerCase()}: read up to.*deposits:zora:${ROUTER_A.toLowerCase()}: read up to`));
+    await detailBecomes(
+      readiness,
+      new RegExp(`deposits:base:${ROUTER_B.toLowerCase()}: read up to.*deposits:zora:${ROUTER_A.toLowerCase()}: read up to`),
+    );
     await watchers.onApplicationShutdown();
   });
 });

@@ -93,7 +93,8 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     for (const [chainName, chain] of this.chains) {
       if (this.stopped) return;
       const listed = this.registry.chain(chainName);
-      const router = listed?.vm === 'evm' && isAddress(listed.depositTarget, { strict: false }) ? getAddress(listed.depositTarget) : undefined;
+      const router =
+        listed?.vm === 'evm' && isAddress(listed.depositTarget, { strict: false }) ? getAddress(listed.depositTarget) : undefined;
       const current = this.running.get(chainName);
       if (current && current.router === router) continue;
       if (current) {

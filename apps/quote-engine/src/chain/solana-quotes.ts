@@ -6,8 +6,13 @@ import type { QuoteLookup } from './solana-steps';
 export function prismaQuoteLookup(db: PrismaClient): QuoteLookup {
   return {
     async find(quoteHash) {
-      const row = await db.quote.findUnique({ where: { quoteHash }, select: { srcChain: true, dstChain: true, order: true, retainedUntil: true } });
-      return row ? { srcChain: row.srcChain, dstChain: row.dstChain, order: row.order as OrderWire, retainedUntil: row.retainedUntil } : undefined;
+      const row = await db.quote.findUnique({
+        where: { quoteHash },
+        select: { srcChain: true, dstChain: true, order: true, retainedUntil: true },
+      });
+      return row
+        ? { srcChain: row.srcChain, dstChain: row.dstChain, order: row.order as OrderWire, retainedUntil: row.retainedUntil }
+        : undefined;
     },
   };
 }

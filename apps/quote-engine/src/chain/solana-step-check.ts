@@ -43,7 +43,8 @@ const sum = (transfers: readonly SvmTransfer[]) => transfers.reduce((a, t) => a 
  */
 export function checkSolanaStep(step: OrderStep, quote: StoredQuote | undefined, ctx: StepContext): StepCheck {
   // Only a deposit is ever returned: a fill or refund that does not match moved the operator's own funds.
-  const no = (reason: string, stray: StrayReason = 'MISMATCH'): StepCheck => (step.kind === 'deposit' ? { ok: false, reason, stray } : { ok: false, reason });
+  const no = (reason: string, stray: StrayReason = 'MISMATCH'): StepCheck =>
+    step.kind === 'deposit' ? { ok: false, reason, stray } : { ok: false, reason };
   if (!quote) return no('no such quote', 'NO_QUOTE');
   let terms: SvmOrderTerms;
   try {
@@ -62,25 +63,41 @@ export function checkSolanaStep(step: OrderStep, quote: StoredQuote | undefined,
     if (step.kind === 'deposit') {
       if (t.to !== accountOf(terms.depositTarget, terms.srcToken)) return no(`paid ${t.to}, not the vault ${terms.depositTarget}`);
       if (ctx.blockTime !== undefined && ctx.blockTime * 1000 > quote.retainedUntil.getTime()) {
-        return no(`landed at ${new Date(ctx.blockTime * 1000).toISOString()}, after the quote's retention ended at ${quote.retainedUntil.toISOString()}`, 'AFTER_RETENTION');
+        return no(
+          `landed at ${new Date(ctx.blockTime * 1000).toISOString()}, after the quote's retention ended at ${quote.retainedUntil.toISOString()}`,
+          'AFTER_RETENTION',
+        );
       }
     } else {
-      if (t.authority !== terms.depositTarget) return { ok: false, reason: `signed by ${t.authority}, not the vault ${terms.depositTarget}` };
-      if (t.to !== accountOf(terms.refundAddress, terms.srcToken)) return { ok: false, reason: `paid ${t.to}, not refund_address ${terms.refundAddress}` };
+      if (t.authority !== terms.depositTarget)
+        return { ok: false, reason: `signed by ${t.authority}, not the vault ${terms.depositTarget}` };
+      if (t.to !== accountOf(terms.refundAddress, terms.srcToken))
+        return { ok: false, reason: `paid ${t.to}, not refund_address ${terms.refundAddress}` };
     }
     return { ok: true, type, amount: t.amount };
   }
-  if (quote.dstChain !== ctx.chain) return { ok: false, reason: `a fill on ${ctx.chain}, but the quote's destination chain is ${quote.dstChain}` };
-  const toRecipient = (token: string) => step.transfers.filter((t) => t.mint === token && t.to === accountOf(terms.recipient, token) && ctx.fillers.has(t.authority));
+  if (quote.dstChain !== ctx.chain)
+    return { ok: false, reason: `a fill on ${ctx.chain}, but the quote's destination chain is ${quote.dstChain}` };
+  const toRecipient = (token: string) =>
+    step.transfers.filter((t) => t.mint === token && t.to === accountOf(terms.recipient, token) && ctx.fillers.has(t.authority));
   const paidSol = sum(toRecipient(SOL));
   let delivered: bigint;
   if (terms.dstToken === SOL) {
-    if (paidSol < terms.minAmountOut + terms.gasDrop) return { ok: false, reason: `a filler paid the recipient ${paidSol} lamports, below min_amount_out + gas_drop ${terms.minAmountOut + terms.gasDrop}` };
+    if (paidSol < terms.minAmountOut + terms.gasDrop)
+      return {
+        ok: false,
+        reason: `a filler paid the recipient ${paidSol} lamports, below min_amount_out + gas_drop ${terms.minAmountOut + terms.gasDrop}`,
+      };
     delivered = paidSol - terms.gasDrop;
   } else {
     delivered = sum(toRecipient(terms.dstToken));
-    if (delivered < terms.minAmountOut) return { ok: false, reason: `a filler paid the recipient ${delivered} of ${terms.dstToken}, below min_amount_out ${terms.minAmountOut}` };
-    if (paidSol < terms.gasDrop) return { ok: false, reason: `a filler paid a gas drop of ${paidSol} lamports, below gas_drop ${terms.gasDrop}` };
+    if (delivered < terms.minAmountOut)
+      return {
+        ok: false,
+        reason: `a filler paid the recipient ${delivered} of ${terms.dstToken}, below min_amount_out ${terms.minAmountOut}`,
+      };
+    if (paidSol < terms.gasDrop)
+      return { ok: false, reason: `a filler paid a gas drop of ${paidSol} lamports, below gas_drop ${terms.gasDrop}` };
   }
   return { ok: true, type, amount: delivered };
 }

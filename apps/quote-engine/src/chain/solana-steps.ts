@@ -48,23 +48,66 @@ export function solanaStepHandler(deps: SolanaStepDeps): (entry: SignatureEntry)
     const tx = await deps.chain.transaction(entry.signature);
     if (!tx) throw new Error(`${entry.signature} is listed at confirmed but not served yet`);
     const { steps, refused } = readOrderSteps(tx);
-    for (const r of refused) deps.log.warn({ chain: deps.chainName, tx_hash: entry.signature, log_index: r.index, quote_hash: r.quoteHash, reason: r.reason }, 'solana order memo skipped');
+    for (const r of refused)
+      deps.log.warn(
+        { chain: deps.chainName, tx_hash: entry.signature, log_index: r.index, quote_hash: r.quoteHash, reason: r.reason },
+        'solana order memo skipped',
+      );
     const blockTime = tx.blockTime ?? entry.blockTime;
     if (steps.length > 0 && (blockTime === null || blockTime === undefined)) throw new Error(`${entry.signature} has no block time yet`);
     for (const step of steps) {
-      const check = checkSolanaStep(step, await deps.quotes.find(step.quoteHash), { chain: deps.chainName, fillers: deps.fillers, blockTime: blockTime! });
+      const check = checkSolanaStep(step, await deps.quotes.find(step.quoteHash), {
+        chain: deps.chainName,
+        fillers: deps.fillers,
+        blockTime: blockTime!,
+      });
       if (!check.ok) {
         const t = step.transfers[0];
         const vault = deps.vault();
         // Only a deposit into our vault is ours to send back; one paid elsewhere is someone else's business.
         if (check.stray && t && vault && t.to === (t.mint === SOL ? vault : associatedTokenAccount(vault, t.mint).toBase58())) {
-          const stray = { chain: deps.chainName, signature: entry.signature, memoIndex: step.index, quoteHash: step.quoteHash, sender: t.authority, mint: t.mint, amount: t.amount, reason: check.stray, detail: check.reason, slot: tx.slot, blockTime: new Date(blockTime! * 1000) };
+          const stray = {
+            chain: deps.chainName,
+            signature: entry.signature,
+            memoIndex: step.index,
+            quoteHash: step.quoteHash,
+            sender: t.authority,
+            mint: t.mint,
+            amount: t.amount,
+            reason: check.stray,
+            detail: check.reason,
+            slot: tx.slot,
+            blockTime: new Date(blockTime! * 1000),
+          };
           if (await deps.strays.record(stray)) {
-            deps.log.warn({ chain: deps.chainName, tx_hash: entry.signature, log_index: step.index, quote_hash: step.quoteHash, sender: t.authority, amount: t.amount.toString(), mint: t.mint, reason: check.stray, detail: check.reason }, 'solana stray deposit recorded; it is returned to its sender');
+            deps.log.warn(
+              {
+                chain: deps.chainName,
+                tx_hash: entry.signature,
+                log_index: step.index,
+                quote_hash: step.quoteHash,
+                sender: t.authority,
+                amount: t.amount.toString(),
+                mint: t.mint,
+                reason: check.stray,
+                detail: check.reason,
+              },
+              'solana stray deposit recorded; it is returned to its sender',
+            );
           }
           continue;
         }
-        deps.log.warn({ chain: deps.chainName, tx_hash: entry.signature, log_index: step.index, quote_hash: step.quoteHash, kind: step.kind, reason: check.reason }, 'solana order step skipped');
+        deps.log.warn(
+          {
+            chain: deps.chainName,
+            tx_hash: entry.signature,
+            log_index: step.index,
+            quote_hash: step.quoteHash,
+            kind: step.kind,
+            reason: check.reason,
+          },
+          'solana order step skipped',
+        );
         continue;
       }
       const event: OrderEvent = {
@@ -79,7 +122,11 @@ export function solanaStepHandler(deps: SolanaStepDeps): (entry: SignatureEntry)
         amount: check.amount.toString(),
       };
       const outcome = await deps.publisher.publish(event, `${check.type}:${deps.chainName}:${entry.signature}:${step.index}`);
-      if (outcome !== 'duplicate') deps.log.info({ chain: deps.chainName, tx_hash: entry.signature, log_index: step.index, quote_hash: step.quoteHash, type: check.type }, 'solana order step published');
+      if (outcome !== 'duplicate')
+        deps.log.info(
+          { chain: deps.chainName, tx_hash: entry.signature, log_index: step.index, quote_hash: step.quoteHash, type: check.type },
+          'solana order step published',
+        );
     }
   };
 }

@@ -35,7 +35,11 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const SOLANA_ID = 792703809n;
 /** Reads the stream back, as nothing else in the test may: a user with only these JetStream API rights. */
-const READER = { 'order-events-reader': { publish: ['$JS.API.INFO', `$JS.API.STREAM.INFO.${ORDER_EVENTS_STREAM}`, `$JS.API.STREAM.MSG.GET.${ORDER_EVENTS_STREAM}`] } };
+const READER = {
+  'order-events-reader': {
+    publish: ['$JS.API.INFO', `$JS.API.STREAM.INFO.${ORDER_EVENTS_STREAM}`, `$JS.API.STREAM.MSG.GET.${ORDER_EVENTS_STREAM}`],
+  },
+};
 
 const POLL: UntilOptions = { timeoutMs: 20_000 };
 
@@ -58,10 +62,18 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     natsDir = mkdtempSync(join(tmpdir(), 'nats-solana-'));
     const [natsPort, monitorPort] = [await freePort(), await freePort()];
     const bus = newBus(READER);
-    [standin, nats] = await Promise.all([startSolanaStandin({ slotMs: 100 }), startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users)]);
+    [standin, nats] = await Promise.all([
+      startSolanaStandin({ slotMs: 100 }),
+      startNats(natsDir, natsPort, monitorPort, join(natsDir, 'nats.log'), bus.users),
+    ]);
     const natsUrl = `nats://127.0.0.1:${natsPort}`;
     nc = await connectNats({ url: natsUrl, name: 'solana-watcher-test', connectTimeoutMs: 5000, ...bus.credentials('quote-engine') });
-    reader = await connectNats({ url: natsUrl, name: 'solana-watcher-test-reader', connectTimeoutMs: 5000, ...bus.credentials('order-events-reader') });
+    reader = await connectNats({
+      url: natsUrl,
+      name: 'solana-watcher-test-reader',
+      connectTimeoutMs: 5000,
+      ...bus.credentials('order-events-reader'),
+    });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_solana'), 2);
     consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
     consumer.onModuleInit();
@@ -85,7 +97,12 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
   const newWatcher = () => {
     const registry = {
       chain: (name: string) => (name === 'solana' ? { vm: 'svm', depositTarget: vault.publicKey.toBase58() } : undefined),
-      listTokens: () => ({ tokens: [{ chain: 'solana', address: '11111111111111111111111111111111' }, { chain: 'solana', address: USDC }] }),
+      listTokens: () => ({
+        tokens: [
+          { chain: 'solana', address: '11111111111111111111111111111111' },
+          { chain: 'solana', address: USDC },
+        ],
+      }),
     } as unknown as Pick<RegistryCache, 'chain' | 'listTokens'>;
     const w = new SolanaWatcher(
       httpSolanaChain(standin.url, 5000),
@@ -106,7 +123,12 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
   /** Stores a quote as the quote-engine would, and returns its order and hash. */
   async function storeQuote(over: Partial<Order>, srcChain: string, dstChain: string): Promise<{ order: Order; quoteHash: string }> {
     const now = BigInt(Math.floor(Date.now() / 1000));
-    const order = sampleOrder({ salt: `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}`, issuedAt: now, expiresAt: now + 1800n, ...over });
+    const order = sampleOrder({
+      salt: `0x${Buffer.from(Keypair.generate().publicKey.toBytes()).toString('hex')}`,
+      issuedAt: now,
+      expiresAt: now + 1800n,
+      ...over,
+    });
     const quoteHash = hashOrder(order);
     await db.quote.create({
       data: {
@@ -119,7 +141,14 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
         sponsorFees: false,
         callerKind: 'keyless',
         order: orderToWire(order, []),
-        response: { cross_chain: { quote_hash: quoteHash, amount_in: order.amountIn.toString(), amount_out: order.amountOut.toString(), min_amount_out: order.minAmountOut.toString() } },
+        response: {
+          cross_chain: {
+            quote_hash: quoteHash,
+            amount_in: order.amountIn.toString(),
+            amount_out: order.amountOut.toString(),
+            min_amount_out: order.minAmountOut.toString(),
+          },
+        },
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
       },
@@ -144,10 +173,14 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const tx = new Transaction({ feePayer: payer.publicKey, recentBlockhash: blockhash }).add(...instructions);
     tx.sign(payer);
     const signature = await conn.sendRawTransaction(tx.serialize());
-    const slot = await until(`${signature} confirmed`, async () => {
-      const s = (await conn.getSignatureStatuses([signature])).value[0];
-      return s && s.confirmationStatus !== 'processed' ? s.slot : undefined;
-    }, POLL);
+    const slot = await until(
+      `${signature} confirmed`,
+      async () => {
+        const s = (await conn.getSignatureStatuses([signature])).value[0];
+        return s && s.confirmationStatus !== 'processed' ? s.slot : undefined;
+      },
+      POLL,
+    );
     return { signature, slot };
   }
 
@@ -155,18 +188,25 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const jsm = await jetstreamManager(reader);
     const { state } = await jsm.streams.info(ORDER_EVENTS_STREAM);
     const out: OrderEvent[] = [];
-    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) out.push(OrderEventSchema.parse((await jsm.streams.getMessage(ORDER_EVENTS_STREAM, { seq }))!.json()));
+    for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++)
+      out.push(OrderEventSchema.parse((await jsm.streams.getMessage(ORDER_EVENTS_STREAM, { seq }))!.json()));
     return out;
   }
 
   /** Resolves once every watched position has read past `slot`: whatever sits up to there was handled. */
   const readPast = (slot: number) =>
-    until(`the watcher to read past slot ${slot}`, async () => {
-      const genesis = await conn.getGenesisHash();
-      const names = [vault.publicKey.toBase58(), vaultTokenAccount(vault.publicKey, USDC).toBase58(), filler.publicKey.toBase58()].map((a) => solanaCursorName('solana', a, genesis));
-      const rows = await db.chainCursor.findMany({ where: { name: { in: names } } });
-      return rows.length === names.length && rows.every((r) => r.block >= BigInt(slot)) ? true : undefined;
-    }, POLL);
+    until(
+      `the watcher to read past slot ${slot}`,
+      async () => {
+        const genesis = await conn.getGenesisHash();
+        const names = [vault.publicKey.toBase58(), vaultTokenAccount(vault.publicKey, USDC).toBase58(), filler.publicKey.toBase58()].map(
+          (a) => solanaCursorName('solana', a, genesis),
+        );
+        const rows = await db.chainCursor.findMany({ where: { name: { in: names } } });
+        return rows.length === names.length && rows.every((r) => r.block >= BigInt(slot)) ? true : undefined;
+      },
+      POLL,
+    );
 
   let solDeposit: { order: Order; quoteHash: string };
 
@@ -177,12 +217,21 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     const a = await send(depositInstructions({ order: orderToWire(solDeposit.order, []), owner: user.publicKey }), user);
     const b = await send(depositInstructions({ order: orderToWire(splDeposit.order, []), owner: user.publicKey, mintDecimals: 6 }), user);
 
-    const events = await until('both deposits on the stream', async () => {
-      const e = await streamEvents();
-      return e.length >= 2 ? e : undefined;
-    }, POLL);
+    const events = await until(
+      'both deposits on the stream',
+      async () => {
+        const e = await streamEvents();
+        return e.length >= 2 ? e : undefined;
+      },
+      POLL,
+    );
     const expected = async (tx: { signature: string; slot: number }, quoteHash: string, amount: bigint) => {
-      const block = (await conn.getBlock(tx.slot, { commitment: 'confirmed', transactionDetails: 'none', rewards: false, maxSupportedTransactionVersion: 0 }))!;
+      const block = (await conn.getBlock(tx.slot, {
+        commitment: 'confirmed',
+        transactionDetails: 'none',
+        rewards: false,
+        maxSupportedTransactionVersion: 0,
+      }))!;
       return {
         type: 'deposited',
         quote_hash: quoteHash,
@@ -197,12 +246,18 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     };
     // The vault's and its token account's signatures are read by separate cursors: either may come first.
     const byHash = (x: { quote_hash: string }, y: { quote_hash: string }) => x.quote_hash.localeCompare(y.quote_hash);
-    expect([...events].sort(byHash)).toEqual([await expected(a, solDeposit.quoteHash, 2n * 10n ** 9n), await expected(b, splDeposit.quoteHash, 25n * 10n ** 6n)].sort(byHash));
+    expect([...events].sort(byHash)).toEqual(
+      [await expected(a, solDeposit.quoteHash, 2n * 10n ** 9n), await expected(b, splDeposit.quoteHash, 25n * 10n ** 6n)].sort(byHash),
+    );
     // The quote-engine's own consumer recorded both, with the slot as block number.
-    const recorded = await until('both deposits recorded', async () => {
-      const rows = await db.orderEvent.findMany({ where: { type: 'deposited' }, orderBy: { blockNumber: 'asc' } });
-      return rows.length === 2 ? rows : undefined;
-    }, POLL);
+    const recorded = await until(
+      'both deposits recorded',
+      async () => {
+        const rows = await db.orderEvent.findMany({ where: { type: 'deposited' }, orderBy: { blockNumber: 'asc' } });
+        return rows.length === 2 ? rows : undefined;
+      },
+      POLL,
+    );
     expect(recorded.map((r) => [r.quoteHash, r.chain, r.txHash, r.blockNumber])).toEqual([
       [solDeposit.quoteHash, 'solana', a.signature, BigInt(a.slot)],
       [splDeposit.quoteHash, 'solana', b.signature, BigInt(b.slot)],
@@ -216,20 +271,33 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
     await send(depositInstructions({ order: orderToWire(unknown, []), owner: user.publicKey }), user);
     const mint = new PublicKey(USDC);
     const short = [
-      transferCheckedInstruction({ source: associatedTokenAccount(user.publicKey, mint), mint, destination: vaultTokenAccount(vault.publicKey, mint), authority: user.publicKey, amount: 7n * 10n ** 6n - 1n, decimals: 6 }),
+      transferCheckedInstruction({
+        source: associatedTokenAccount(user.publicKey, mint),
+        mint,
+        destination: vaultTokenAccount(vault.publicKey, mint),
+        authority: user.publicKey,
+        amount: 7n * 10n ** 6n - 1n,
+        decimals: 6,
+      }),
       memoInstruction(memoText('deposit', stored.quoteHash)),
     ];
     await send(short, user);
     // A deposit that fails on chain (more than the user holds), sent without preflight: it lands with its error.
     const tooMuch = await storeQuote(fromSolana(toBytes32('svm', USDC), 10n ** 12n), 'solana', 'base');
     const { blockhash } = await conn.getLatestBlockhash('confirmed');
-    const failing = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(...depositInstructions({ order: orderToWire(tooMuch.order, []), owner: user.publicKey, mintDecimals: 6 }));
+    const failing = new Transaction({ feePayer: user.publicKey, recentBlockhash: blockhash }).add(
+      ...depositInstructions({ order: orderToWire(tooMuch.order, []), owner: user.publicKey, mintDecimals: 6 }),
+    );
     failing.sign(user);
     const failed = await conn.sendRawTransaction(failing.serialize(), { skipPreflight: true });
-    const last = await until('the failed deposit to land', async () => {
-      const s = (await conn.getSignatureStatuses([failed])).value[0];
-      return s && s.confirmationStatus !== 'processed' && s.err ? s.slot : undefined;
-    }, POLL);
+    const last = await until(
+      'the failed deposit to land',
+      async () => {
+        const s = (await conn.getSignatureStatuses([failed])).value[0];
+        return s && s.confirmationStatus !== 'processed' && s.err ? s.slot : undefined;
+      },
+      POLL,
+    );
     await readPast(last);
     expect((await streamEvents()).length).toBe(before);
     expect(await db.orderEvent.count({ where: { quoteHash: { in: [stored.quoteHash, tooMuch.quoteHash, hashOrder(unknown)] } } })).toBe(0);
@@ -253,20 +321,54 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       'base',
       'solana',
     );
-    const fill = await send(fillInstructions({ order: orderToWire(toSolana.order, []), filler: filler.publicKey, mintDecimals: 6 }), filler);
+    const fill = await send(
+      fillInstructions({ order: orderToWire(toSolana.order, []), filler: filler.publicKey, mintDecimals: 6 }),
+      filler,
+    );
     const refund = await send(refundInstructions({ order: orderToWire(solDeposit.order, []) }), vault);
-    const events = await until('the fill and the refund on the stream', async () => {
-      const e = await streamEvents();
-      return e.length >= before + 2 ? e.slice(before) : undefined;
-    }, POLL);
+    const events = await until(
+      'the fill and the refund on the stream',
+      async () => {
+        const e = await streamEvents();
+        return e.length >= before + 2 ? e.slice(before) : undefined;
+      },
+      POLL,
+    );
     // The filler's and the vault's signatures are read by separate cursors: either may come first.
     expect([...events].sort((a, b) => a.type.localeCompare(b.type))).toEqual([
-      expect.objectContaining({ type: 'fulfilled', quote_hash: toSolana.quoteHash, tx_hash: fill.signature, block_number: String(fill.slot), log_index: 2, amount: String(50n * 10n ** 6n) }),
-      expect.objectContaining({ type: 'refunded', quote_hash: solDeposit.quoteHash, tx_hash: refund.signature, block_number: String(refund.slot), log_index: 1, amount: String(2n * 10n ** 9n) }),
+      expect.objectContaining({
+        type: 'fulfilled',
+        quote_hash: toSolana.quoteHash,
+        tx_hash: fill.signature,
+        block_number: String(fill.slot),
+        log_index: 2,
+        amount: String(50n * 10n ** 6n),
+      }),
+      expect.objectContaining({
+        type: 'refunded',
+        quote_hash: solDeposit.quoteHash,
+        tx_hash: refund.signature,
+        block_number: String(refund.slot),
+        log_index: 1,
+        amount: String(2n * 10n ** 9n),
+      }),
     ]);
-    expect(await conn.getTokenAccountBalance(associatedTokenAccount(recipient, USDC))).toMatchObject({ value: { amount: String(50n * 10n ** 6n) } });
-    await until('the fill and the refund recorded', async () =>
-      (await db.orderEvent.count({ where: { OR: [{ quoteHash: toSolana.quoteHash, type: 'fulfilled' }, { quoteHash: solDeposit.quoteHash, type: 'refunded' }] } })) === 2 ? true : undefined,
+    expect(await conn.getTokenAccountBalance(associatedTokenAccount(recipient, USDC))).toMatchObject({
+      value: { amount: String(50n * 10n ** 6n) },
+    });
+    await until(
+      'the fill and the refund recorded',
+      async () =>
+        (await db.orderEvent.count({
+          where: {
+            OR: [
+              { quoteHash: toSolana.quoteHash, type: 'fulfilled' },
+              { quoteHash: solDeposit.quoteHash, type: 'refunded' },
+            ],
+          },
+        })) === 2
+          ? true
+          : undefined,
       POLL,
     );
   }, 60_000);

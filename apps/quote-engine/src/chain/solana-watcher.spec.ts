@@ -53,14 +53,19 @@ function memoryCursors() {
 const silent = { info: () => undefined, warn: () => undefined } as unknown as Logger;
 
 function asConfirmed(instructions: TransactionInstruction[], slot: number, signature: string): SvmTransactionJson {
-  const message = new Transaction({ feePayer: user, recentBlockhash: Keypair.generate().publicKey.toBase58() }).add(...instructions).compileMessage();
+  const message = new Transaction({ feePayer: user, recentBlockhash: Keypair.generate().publicKey.toBase58() })
+    .add(...instructions)
+    .compileMessage();
   return {
     slot,
     blockTime: 1_795_000_000 + slot,
     meta: { err: null },
     transaction: {
       signatures: [signature],
-      message: { accountKeys: message.accountKeys.map((k) => k.toBase58()), instructions: message.instructions.map((i) => ({ programIdIndex: i.programIdIndex, accounts: i.accounts, data: i.data })) },
+      message: {
+        accountKeys: message.accountKeys.map((k) => k.toBase58()),
+        instructions: message.instructions.map((i) => ({ programIdIndex: i.programIdIndex, accounts: i.accounts, data: i.data })),
+      },
     },
   };
 }
@@ -72,10 +77,18 @@ describe('SolanaAddressReader', () => {
     const { cursors, saved } = memoryCursors();
     const seen: number[] = [];
     let failOn: number | undefined = 5;
-    const reader = new SolanaAddressReader('svm-steps:solana:v', vault, chain, cursors, async (e) => {
-      if (e.slot === failOn) throw new Error('publish failed');
-      seen.push(e.slot);
-    }, 3, 2);
+    const reader = new SolanaAddressReader(
+      'svm-steps:solana:v',
+      vault,
+      chain,
+      cursors,
+      async (e) => {
+        if (e.slot === failOn) throw new Error('publish failed');
+        seen.push(e.slot);
+      },
+      3,
+      2,
+    );
     await expect(reader.readOnce()).rejects.toThrow('publish failed');
     expect(seen).toEqual([3, 4]);
     expect(reader.progress).toEqual({}); // no pass completed: nothing for the lag metric yet
@@ -106,19 +119,36 @@ describe('SolanaAddressReader', () => {
 describe('solanaStepHandler', () => {
   it('publishes a matching deposit with slot, blockhash, time, instruction index and amount; skips failed transactions and unknown quotes', async () => {
     const { chain, add } = fakeChain();
-    const order = sampleOrder({ srcChainId: 792703809n, srcToken: ZERO_BYTES32, amountIn: 2_000_000n, depositTarget: toBytes32('svm', vault), refundAddress: toBytes32('svm', user.toBase58()) });
+    const order = sampleOrder({
+      srcChainId: 792703809n,
+      srcToken: ZERO_BYTES32,
+      amountIn: 2_000_000n,
+      depositTarget: toBytes32('svm', vault),
+      refundAddress: toBytes32('svm', user.toBase58()),
+    });
     const quoteHash = hashOrder(order);
     const wire = orderToWire(order, []);
     const other = sampleOrder({ ...order, amountIn: 3_000_000n });
-    add(vault, { signature: sig(1), slot: 10, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: wire, owner: user }), 10, sig(1)));
+    add(
+      vault,
+      { signature: sig(1), slot: 10, err: null, blockTime: null },
+      asConfirmed(depositInstructions({ order: wire, owner: user }), 10, sig(1)),
+    );
     add(vault, { signature: sig(2), slot: 11, err: { InstructionError: [0, { Custom: 1 }] }, blockTime: 11 });
-    add(vault, { signature: sig(3), slot: 12, err: null, blockTime: 12 }, asConfirmed(depositInstructions({ order: orderToWire(other, []), owner: user }), 12, sig(3)));
+    add(
+      vault,
+      { signature: sig(3), slot: 12, err: null, blockTime: 12 },
+      asConfirmed(depositInstructions({ order: orderToWire(other, []), owner: user }), 12, sig(3)),
+    );
     const published: { event: OrderEvent; msgId: string }[] = [];
     const warned: string[] = [];
     const handle = solanaStepHandler({
       chainName: 'solana',
       chain,
-      quotes: { find: async (h) => (h === quoteHash ? { srcChain: 'solana', dstChain: 'base', order: wire, retainedUntil: new Date(2_000_000_000_000) } : undefined) },
+      quotes: {
+        find: async (h) =>
+          h === quoteHash ? { srcChain: 'solana', dstChain: 'base', order: wire, retainedUntil: new Date(2_000_000_000_000) } : undefined,
+      },
       publisher: { publish: async (event, msgId) => (published.push({ event, msgId }), 'published') },
       fillers: new Set([filler]),
       vault: () => undefined,
@@ -148,7 +178,13 @@ describe('solanaStepHandler', () => {
 
   it('records a deposit into the vault that matches no retained quote once, with its sender and reason, and passes over the return quietly', async () => {
     const { chain, add } = fakeChain();
-    const order = sampleOrder({ srcChainId: 792703809n, srcToken: ZERO_BYTES32, amountIn: 2_000_000n, depositTarget: toBytes32('svm', vault), refundAddress: toBytes32('svm', user.toBase58()) });
+    const order = sampleOrder({
+      srcChainId: 792703809n,
+      srcToken: ZERO_BYTES32,
+      amountIn: 2_000_000n,
+      depositTarget: toBytes32('svm', vault),
+      refundAddress: toBytes32('svm', user.toBase58()),
+    });
     const wire = orderToWire(order, []);
     const quoteHash = hashOrder(order);
     const short = sampleOrder({ ...order, amountIn: 1_500_000n }); // hashes differently: its deposit memo names its own hash
@@ -159,13 +195,36 @@ describe('solanaStepHandler', () => {
     wrongAmount[0] = SystemProgram.transfer({ fromPubkey: user, toPubkey: new PublicKey(vault), lamports: 1_999_999 });
     const elsewhere = depositInstructions({ order: wire, owner: user });
     elsewhere[0] = SystemProgram.transfer({ fromPubkey: user, toPubkey: Keypair.generate().publicKey, lamports: 2_000_000 });
-    add(vault, { signature: sig(1), slot: 10, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: wire, owner: user }), 10, sig(1)));
+    add(
+      vault,
+      { signature: sig(1), slot: 10, err: null, blockTime: null },
+      asConfirmed(depositInstructions({ order: wire, owner: user }), 10, sig(1)),
+    );
     add(vault, { signature: sig(2), slot: 11, err: null, blockTime: null }, asConfirmed(wrongAmount, 11, sig(2)));
-    add(vault, { signature: sig(3), slot: 12, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: orderToWire(short, []), owner: user }), 12, sig(3)));
+    add(
+      vault,
+      { signature: sig(3), slot: 12, err: null, blockTime: null },
+      asConfirmed(depositInstructions({ order: orderToWire(short, []), owner: user }), 12, sig(3)),
+    );
     add(vault, { signature: sig(5), slot: 13, err: null, blockTime: null }, asConfirmed(elsewhere, 13, sig(5)));
-    add(vault, { ...late, err: null, blockTime: null }, asConfirmed(depositInstructions({ order: wire, owner: user }), late.slot, late.signature));
+    add(
+      vault,
+      { ...late, err: null, blockTime: null },
+      asConfirmed(depositInstructions({ order: wire, owner: user }), late.slot, late.signature),
+    );
     // The vault's return of one of them: a transfer back and the return memo.
-    add(vault, { signature: sig(6), slot: 21, err: null, blockTime: null }, asConfirmed([SystemProgram.transfer({ fromPubkey: new PublicKey(vault), toPubkey: user, lamports: 1_999_999 }), memoInstruction(returnMemoText('5'.repeat(88)))], 21, sig(6)));
+    add(
+      vault,
+      { signature: sig(6), slot: 21, err: null, blockTime: null },
+      asConfirmed(
+        [
+          SystemProgram.transfer({ fromPubkey: new PublicKey(vault), toPubkey: user, lamports: 1_999_999 }),
+          memoInstruction(returnMemoText('5'.repeat(88))),
+        ],
+        21,
+        sig(6),
+      ),
+    );
     const published: string[] = [];
     const recorded = new Map<string, NewStrayDeposit>();
     const warned: string[] = [];
@@ -176,7 +235,9 @@ describe('solanaStepHandler', () => {
       publisher: { publish: async (_e, msgId) => (published.push(msgId), 'published') },
       fillers: new Set([filler]),
       vault: () => vault,
-      strays: { record: async (s) => !recorded.has(`${s.signature}:${s.memoIndex}`) && (recorded.set(`${s.signature}:${s.memoIndex}`, s), true) },
+      strays: {
+        record: async (s) => !recorded.has(`${s.signature}:${s.memoIndex}`) && (recorded.set(`${s.signature}:${s.memoIndex}`, s), true),
+      },
       log: { info: () => undefined, warn: (o: { reason?: string }, msg: string) => void warned.push(`${msg}: ${o.reason}`) } as never,
     });
     const entries = (await chain.signaturesForAddress(vault, { limit: 10 })).reverse(); // oldest first, as the reader hands them over
@@ -188,7 +249,12 @@ describe('solanaStepHandler', () => {
       [sig(3), 'NO_QUOTE', 1_500_000n, user.toBase58(), 'SOL'],
       [late.signature, 'AFTER_RETENTION', 2_000_000n, user.toBase58(), 'SOL'],
     ]);
-    expect(recorded.get(`${late.signature}:1`)).toMatchObject({ quoteHash, slot: 20, blockTime: new Date((1_795_000_000 + 20) * 1000), chain: 'solana' });
+    expect(recorded.get(`${late.signature}:1`)).toMatchObject({
+      quoteHash,
+      slot: 20,
+      blockTime: new Date((1_795_000_000 + 20) * 1000),
+      chain: 'solana',
+    });
     // Each stray warned once when first recorded; the one paid elsewhere is skipped as before; the return says nothing.
     expect(warned.filter((w) => w.startsWith('solana stray deposit recorded'))).toHaveLength(3);
     expect(warned.filter((w) => !w.startsWith('solana stray deposit recorded'))).toEqual([
@@ -239,18 +305,25 @@ describe('SolanaWatcher', () => {
     const { watcher, readiness, saved } = newWatcher(chain);
     await watcher.readOnce();
     expect([...saved.keys()].sort()).toEqual(
-      [vault, vaultTokenAccount(vault, USDC).toBase58(), filler].map((a) => `svm-steps:solana:${a}@Genesis1111111111111111111111111111111111111`).sort(),
+      [vault, vaultTokenAccount(vault, USDC).toBase58(), filler]
+        .map((a) => `svm-steps:solana:${a}@Genesis1111111111111111111111111111111111111`)
+        .sort(),
     );
     expect(await readiness()).toEqual({ ok: true, detail: '3 accounts: read up to slot 100 (confirmed)' });
     const unlisted = newWatcher(chain, false);
     await unlisted.watcher.readOnce();
-    expect((await unlisted.readiness()).detail).toBe('1 accounts: read up to slot 100 (confirmed); vault: not watched: solana is not in the registry');
+    expect((await unlisted.readiness()).detail).toBe(
+      '1 accounts: read up to slot 100 (confirmed); vault: not watched: solana is not in the registry',
+    );
   });
 
   it('starts new positions on a new cluster (a fresh local validator under the same URL), and waits while the cluster does not answer', async () => {
     const { chain } = fakeChain();
     let genesis: string | Error = 'GenesisA111111111111111111111111111111111111';
-    const { watcher, readiness, saved } = newWatcher({ ...chain, genesisHash: async () => (genesis instanceof Error ? Promise.reject(genesis) : genesis) });
+    const { watcher, readiness, saved } = newWatcher({
+      ...chain,
+      genesisHash: async () => (genesis instanceof Error ? Promise.reject(genesis) : genesis),
+    });
     await watcher.readOnce();
     genesis = new Error('fetch failed');
     await watcher.readOnce();
@@ -264,7 +337,11 @@ describe('SolanaWatcher', () => {
 
   it('reports an account whose reads fail, without stopping the others', async () => {
     const { chain } = fakeChain();
-    const failing: SolanaChain = { ...chain, signaturesForAddress: async (a, o) => (a === filler ? Promise.reject(new Error('getSignaturesForAddress: 429 Too many requests')) : chain.signaturesForAddress(a, o)) };
+    const failing: SolanaChain = {
+      ...chain,
+      signaturesForAddress: async (a, o) =>
+        a === filler ? Promise.reject(new Error('getSignaturesForAddress: 429 Too many requests')) : chain.signaturesForAddress(a, o),
+    };
     const { watcher, readiness, saved } = newWatcher(failing);
     await watcher.readOnce();
     expect(saved.get(`svm-steps:solana:${vault}@Genesis1111111111111111111111111111111111111`)).toBe(100n);

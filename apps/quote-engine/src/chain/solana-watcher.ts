@@ -39,7 +39,12 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Each watched account as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
   watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
-    return [...this.readers.values()].map((r) => ({ name: r.name, chainName: this.config.chainName, confirmations: 0, progress: r.progress }));
+    return [...this.readers.values()].map((r) => ({
+      name: r.name,
+      chainName: this.config.chainName,
+      confirmations: 0,
+      progress: r.progress,
+    }));
   }
   private readonly fillers: ReadonlySet<string>;
   private readonly handle?: (entry: SignatureEntry) => Promise<void>;
@@ -62,7 +67,9 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
       const listed = this.registry.chain(config.chainName);
       return listed?.vm === 'svm' && isSvmKey(listed.depositTarget) ? listed.depositTarget : undefined;
     };
-    this.handle = chain ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, vault, strays, log }) : undefined;
+    this.handle = chain
+      ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, vault, strays, log })
+      : undefined;
     if (chain) this.passes = new SolanaPasses(chain, { pollMs: config.pollMs, label: 'solana watcher' }, log);
     health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));
   }
@@ -105,7 +112,10 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
       wanted.push(listed.depositTarget);
       let mints: string[] = [];
       try {
-        mints = this.registry.listTokens().tokens.filter((t) => t.chain === chainName && t.address !== SOL_MINT_PLACEHOLDER && isSvmKey(t.address)).map((t) => t.address);
+        mints = this.registry
+          .listTokens()
+          .tokens.filter((t) => t.chain === chainName && t.address !== SOL_MINT_PLACEHOLDER && isSvmKey(t.address))
+          .map((t) => t.address);
       } catch {
         this.vaultNote = 'vault token accounts: waiting for the registry';
       }
@@ -117,7 +127,8 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     const keep = new Map(wanted.map((address) => [solanaCursorName(chainName, address, genesis), address]));
     for (const name of this.readers.keys()) if (!keep.has(name)) this.readers.delete(name);
     for (const [name, address] of keep) {
-      if (!this.readers.has(name)) this.readers.set(name, new SolanaAddressReader(name, address, this.chain!, this.cursors, this.handle!, this.config.startSlot));
+      if (!this.readers.has(name))
+        this.readers.set(name, new SolanaAddressReader(name, address, this.chain!, this.cursors, this.handle!, this.config.startSlot));
     }
     return [...this.readers.values()];
   }

@@ -19,8 +19,14 @@ export class QuoteEngineMetrics {
     @Inject(DepositWatchers) watchers: Pick<DepositWatchers, 'watchers'>,
     @Inject(SolanaWatcher) solana: Pick<SolanaWatcher, 'watchers'>,
   ) {
-    const age = metrics.gauge({ name: 'price_age_seconds', help: 'Seconds since the source published the price the quote-engine holds, per price id', labelNames: ['price_id'] });
-    metrics.gauge({ name: 'price_max_age_seconds', help: 'Age past which a price is stale and quotes needing it fail (PRICE_MAX_AGE_SECS)' }).set(maxAgeSecs);
+    const age = metrics.gauge({
+      name: 'price_age_seconds',
+      help: 'Seconds since the source published the price the quote-engine holds, per price id',
+      labelNames: ['price_id'],
+    });
+    metrics
+      .gauge({ name: 'price_max_age_seconds', help: 'Age past which a price is stale and quotes needing it fail (PRICE_MAX_AGE_SECS)' })
+      .set(maxAgeSecs);
     metrics.onScrape('price_book', () => {
       const now = Date.now() / 1000;
       age.reset();

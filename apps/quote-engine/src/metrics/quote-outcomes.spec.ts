@@ -11,7 +11,9 @@ describe('quote outcomes', () => {
     await expect(outcomes.track('quote', async () => 'bound')).resolves.toBe('bound');
     const stale = RpcError.unavailable('price of ethereum is 90s old', 'STALE_PRICE', 5);
     await expect(outcomes.track('quote', async () => Promise.reject(stale))).rejects.toBe(stale);
-    await expect(outcomes.track('preview', async () => Promise.reject(invalid('amount', 'too small', 'AMOUNT_BELOW_MIN')))).rejects.toBeInstanceOf(RpcError);
+    await expect(
+      outcomes.track('preview', async () => Promise.reject(invalid('amount', 'too small', 'AMOUNT_BELOW_MIN'))),
+    ).rejects.toBeInstanceOf(RpcError);
     await expect(outcomes.track('preview', async () => Promise.reject(new TypeError('bug')))).rejects.toBeInstanceOf(TypeError);
     const text = await registry.metrics();
     expect(text).toContain('quotes_total{operation="quote",outcome="ok"} 1');

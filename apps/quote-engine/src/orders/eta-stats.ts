@@ -17,7 +17,11 @@ export interface EtaEstimate {
  * The estimate a quote shows: the median over recent orders on the same chain pair and route type
  * once there are at least `minSamples`, else the destination chain's configured default, else none.
  */
-export function estimateEta(samples: readonly number[] | undefined, minSamples: number, fallback: bigint | undefined): EtaEstimate | undefined {
+export function estimateEta(
+  samples: readonly number[] | undefined,
+  minSamples: number,
+  fallback: bigint | undefined,
+): EtaEstimate | undefined {
   if (samples && samples.length >= minSamples && samples.length > 0) {
     const sorted = [...samples].sort((a, b) => a - b);
     return { secs: BigInt(percentile(sorted, 50)), samples: sorted.length, p90Secs: BigInt(percentile(sorted, 90)) };

@@ -26,10 +26,23 @@ describe('expiry sweep on PostgreSQL', () => {
     await db.query(
       `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
        VALUES ($1, 'cross_chain', 'ethereum', 'ethereum', 'cross_chain', false, false, 'keyless', $2::jsonb, $3::jsonb, $4, $4)`,
-      [quoteHash, JSON.stringify(order), JSON.stringify({ cross_chain: { amount_in: '1', amount_out: '1', min_amount_out: '1' } }), retainedUntil.toISOString()],
+      [
+        quoteHash,
+        JSON.stringify(order),
+        JSON.stringify({ cross_chain: { amount_in: '1', amount_out: '1', min_amount_out: '1' } }),
+        retainedUntil.toISOString(),
+      ],
     );
-    if (opts.deposited) await db.query(`INSERT INTO order_events (quote_hash, type, chain, tx_hash, occurred_at) VALUES ($1, 'deposited', 'ethereum', '0xaa', now())`, [quoteHash]);
-    if (opts.pushed !== undefined) await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) VALUES ($1, 1, 'd', $2)`, [quoteHash, opts.pushed]);
+    if (opts.deposited)
+      await db.query(
+        `INSERT INTO order_events (quote_hash, type, chain, tx_hash, occurred_at) VALUES ($1, 'deposited', 'ethereum', '0xaa', now())`,
+        [quoteHash],
+      );
+    if (opts.pushed !== undefined)
+      await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) VALUES ($1, 1, 'd', $2)`, [
+        quoteHash,
+        opts.pushed,
+      ]);
   };
 
   beforeAll(async () => {
@@ -77,7 +90,14 @@ describe('expiry sweep on PostgreSQL', () => {
     // The stream, as JetStream keeps it: one message per event id.
     const stream = new Map<string, OrderUpdate>();
     const replica = () => {
-      const view = new OrderViewService({ records: new OrderRepository(prisma), gasless: { get: async () => undefined }, now: () => new Date(), graceMs: 86_400_000, vmOf: () => 'evm', log: silent });
+      const view = new OrderViewService({
+        records: new OrderRepository(prisma),
+        gasless: { get: async () => undefined },
+        now: () => new Date(),
+        graceMs: 86_400_000,
+        vmOf: () => 'evm',
+        log: silent,
+      });
       const pusher = new OrderUpdatePusher(view, sqlPushLog(prisma), async (u) => {
         await new Promise((r) => setTimeout(r, 2));
         if (!stream.has(u.event_id)) stream.set(u.event_id, u);
@@ -87,8 +107,12 @@ describe('expiry sweep on PostgreSQL', () => {
     const [a, b] = [replica(), replica()];
     for (let run = 0; run < 3; run++) await Promise.all([a.runOnce(), b.runOnce()]);
 
-    expect([...stream.values()].map((u) => [u.quote_hash, u.version, u.order.status, u.order.terminal]).sort()).toEqual(ended.map((h) => [h, 1, 'expired', true]));
-    const { rows } = await db.query<{ quote_hash: string; version: number; status: string }>('SELECT quote_hash, version, status FROM order_view_pushes ORDER BY quote_hash');
+    expect([...stream.values()].map((u) => [u.quote_hash, u.version, u.order.status, u.order.terminal]).sort()).toEqual(
+      ended.map((h) => [h, 1, 'expired', true]),
+    );
+    const { rows } = await db.query<{ quote_hash: string; version: number; status: string }>(
+      'SELECT quote_hash, version, status FROM order_view_pushes ORDER BY quote_hash',
+    );
     expect(rows).toEqual(ended.map((h) => ({ quote_hash: h, version: 1, status: 'expired' })));
     expect(await a.runOnce()).toEqual({ swept: 0, failed: 0 });
   });

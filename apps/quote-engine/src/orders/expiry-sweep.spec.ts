@@ -46,9 +46,24 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
       find: async (h) => {
         const r = table.get(h);
         if (!r) return undefined;
-        const events: RecordedOrderEvent[] = r.deposited ? [{ type: 'deposited', chain: 'base', txHash: '0xd', blockNumber: 1n, occurredAt: start }] : [];
+        const events: RecordedOrderEvent[] = r.deposited
+          ? [{ type: 'deposited', chain: 'base', txHash: '0xd', blockNumber: 1n, occurredAt: start }]
+          : [];
         const response = { cross_chain: { amount_in: '1', amount_out: '1', min_amount_out: '1' } } as unknown as Quote;
-        return { order: { quoteHash: h, srcChain: 'base', dstChain: 'base', gasless: false, order, response, createdAt: start, expiresAt: start, retainedUntil: r.retainedUntil }, events };
+        return {
+          order: {
+            quoteHash: h,
+            srcChain: 'base',
+            dstChain: 'base',
+            gasless: false,
+            order,
+            response,
+            createdAt: start,
+            expiresAt: start,
+            retainedUntil: r.retainedUntil,
+          },
+          events,
+        };
       },
     },
     gasless: { get: async () => undefined },
@@ -64,7 +79,13 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
       quotes.pages.push(after);
       const key = (r: { retainedUntil: Date; quoteHash: string }) => `${r.retainedUntil.toISOString()} ${r.quoteHash}`;
       return [...table.values()]
-        .filter((r) => key(r) > key(after) && r.retainedUntil < until && !r.deposited && !(pushes.get(r.quoteHash)?.status === 'expired' && !pushes.get(r.quoteHash)?.pending))
+        .filter(
+          (r) =>
+            key(r) > key(after) &&
+            r.retainedUntil < until &&
+            !r.deposited &&
+            !(pushes.get(r.quoteHash)?.status === 'expired' && !pushes.get(r.quoteHash)?.pending),
+        )
         .sort((a, b) => (key(a) < key(b) ? -1 : 1))
         .slice(0, limit)
         .map((r) => ({ quoteHash: r.quoteHash, retainedUntil: r.retainedUntil }));
@@ -72,18 +93,27 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
   };
   /** One quote-engine replica: its own pusher (its own in-flight map) and sweep. */
   const replica = (opts: { sinkDelayMs?: number } = {}) => {
-    const pusher = new OrderUpdatePusher(views, pushLog, async (u) => {
-      await new Promise((r) => setTimeout(r, opts.sinkDelayMs ?? 0));
-      if (failNext > 0 && failNext--) throw new Error('stream unavailable');
-      if (!stream.has(u.event_id)) stream.set(u.event_id, u);
-    }, () => now);
+    const pusher = new OrderUpdatePusher(
+      views,
+      pushLog,
+      async (u) => {
+        await new Promise((r) => setTimeout(r, opts.sinkDelayMs ?? 0));
+        if (failNext > 0 && failNext--) throw new Error('stream unavailable');
+        if (!stream.has(u.event_id)) stream.set(u.event_id, u);
+      },
+      () => now,
+    );
     return new ExpirySweep(quotes, pusher, { intervalMs: 600_000, batch: 2, graceMs: GRACE_MS }, silent, () => now);
   };
   return {
     replica,
     quotes,
     stream,
-    expiredPushed: () => [...stream.values()].filter((u) => u.order.status === 'expired').map((u) => u.quote_hash).sort(),
+    expiredPushed: () =>
+      [...stream.values()]
+        .filter((u) => u.order.status === 'expired')
+        .map((u) => u.quote_hash)
+        .sort(),
     at: (iso: string) => (now = new Date(iso)),
     failNextPushes: (n: number) => (failNext = n),
   };
@@ -142,7 +172,10 @@ describe('ExpirySweep (D16: expired once retention ends, pushed once)', () => {
   });
 
   it('pushes each expired view once when two replicas sweep at the same time', async () => {
-    const rows = Array.from({ length: 5 }, (_, i) => ({ quoteHash: hash(10 + i), retainedUntil: new Date(Date.parse('2026-12-01T11:00:00Z') + i * 1000) }));
+    const rows = Array.from({ length: 5 }, (_, i) => ({
+      quoteHash: hash(10 + i),
+      retainedUntil: new Date(Date.parse('2026-12-01T11:00:00Z') + i * 1000),
+    }));
     const w = world(rows);
     const [a, b] = [w.replica({ sinkDelayMs: 5 }), w.replica({ sinkDelayMs: 7 })];
     // A replica that loses a race fails that quote (it is retried, and then finds it pushed).

@@ -78,7 +78,8 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
   async runOnce(): Promise<{ swept: number; failed: number }> {
     const until = this.now();
     const oldest = new Date(until.getTime() - this.opts.graceMs);
-    let after: SweepCursor = this.resumeAt && this.resumeAt.retainedUntil > oldest ? this.resumeAt : { retainedUntil: oldest, quoteHash: '' };
+    let after: SweepCursor =
+      this.resumeAt && this.resumeAt.retainedUntil > oldest ? this.resumeAt : { retainedUntil: oldest, quoteHash: '' };
     let firstFailed: SweepCursor | undefined;
     let swept = 0;
     let failed = 0;
@@ -101,8 +102,12 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
     }
     const next = new Date(until.getTime() - OVERLAP_MS);
     // '' sorts before every hash: the next run reads the failed quote again.
-    this.resumeAt = firstFailed && firstFailed.retainedUntil < next ? { retainedUntil: firstFailed.retainedUntil, quoteHash: '' } : { retainedUntil: next, quoteHash: '' };
-    if (failed > 0) this.log.warn({ swept, failed, err: lastErr }, 'expiry sweep: some expired views could not be pushed; retrying next run');
+    this.resumeAt =
+      firstFailed && firstFailed.retainedUntil < next
+        ? { retainedUntil: firstFailed.retainedUntil, quoteHash: '' }
+        : { retainedUntil: next, quoteHash: '' };
+    if (failed > 0)
+      this.log.warn({ swept, failed, err: lastErr }, 'expiry sweep: some expired views could not be pushed; retrying next run');
     else if (swept > 0) this.log.info({ swept }, 'expiry sweep: expired views pushed');
     return { swept, failed };
   }
@@ -129,7 +134,13 @@ export function sqlExpiredQuotes(db: PrismaClient): ExpiredQuotes {
 /** The sweep as the quote-engine runs it. */
 @Injectable()
 export class OrderExpirySweep extends ExpirySweep {
-  constructor(@Inject(DB) db: PrismaClient, @Inject(OrderUpdates) updates: OrderUpdates, @Inject(LOGGER) log: Logger, @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number }, @Inject(Clock) clock: Clock) {
+  constructor(
+    @Inject(DB) db: PrismaClient,
+    @Inject(OrderUpdates) updates: OrderUpdates,
+    @Inject(LOGGER) log: Logger,
+    @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number },
+    @Inject(Clock) clock: Clock,
+  ) {
     super(sqlExpiredQuotes(db), updates, { ...times, batch: 500 }, log, () => clock.now());
   }
 }

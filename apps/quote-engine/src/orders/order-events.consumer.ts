@@ -65,7 +65,10 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
         await this.db.fulfillmentSample.deleteMany({ where: { quoteHash: event.quote_hash } });
         void this.eta.refresh();
       }
-      this.log.warn({ quote_hash: event.quote_hash, type: event.type, tx_hash: event.tx_hash, forgotten: gone.count }, 'order step withdrawn by a reorg');
+      this.log.warn(
+        { quote_hash: event.quote_hash, type: event.type, tx_hash: event.tx_hash, forgotten: gone.count },
+        'order step withdrawn by a reorg',
+      );
       return true;
     }
     await this.db.orderEvent.upsert({

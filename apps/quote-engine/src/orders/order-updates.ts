@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Inject, Injectable } from '@nestjs/common';
-import { Code, ORDER_UPDATES_STREAM_DEF, OrderUpdateSchema, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
+import {
+  Code,
+  ORDER_UPDATES_STREAM_DEF,
+  OrderUpdateSchema,
+  RpcError,
+  type OrderStatus,
+  type OrderUpdate,
+  orderUpdateSubject,
+} from '@xchain/contracts';
 import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
 import { Clock, LOGGER, NATS } from '@xchain/service-kit';
@@ -59,9 +67,11 @@ export class OrderUpdatePusher {
     const previous = this.inFlight.get(hash) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.push(hash));
     this.inFlight.set(hash, next);
-    void next.finally(() => {
-      if (this.inFlight.get(hash) === next) this.inFlight.delete(hash);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.inFlight.get(hash) === next) this.inFlight.delete(hash);
+      })
+      .catch(() => undefined);
     return next;
   }
 
@@ -90,7 +100,8 @@ export class OrderUpdatePusher {
       occurred_at: this.now().toISOString(),
       order: view,
     };
-    if (!(await this.pushes.claim(quoteHash, update, digest))) throw new Error(`order ${quoteHash}: version ${version} was claimed concurrently; recomputing`);
+    if (!(await this.pushes.claim(quoteHash, update, digest)))
+      throw new Error(`order ${quoteHash}: version ${version} was claimed concurrently; recomputing`);
     await this.sink(update);
     await this.pushes.published(quoteHash, version);
   }
@@ -111,7 +122,10 @@ export function sqlPushLog(db: PrismaClient): PushLog {
         const created = await db.orderViewPush.createMany({ data: [{ quoteHash, ...data }], skipDuplicates: true });
         return created.count === 1;
       }
-      const moved = await db.orderViewPush.updateMany({ where: { quoteHash, version: version - 1 }, data: { ...data, updatedAt: new Date() } });
+      const moved = await db.orderViewPush.updateMany({
+        where: { quoteHash, version: version - 1 },
+        data: { ...data, updatedAt: new Date() },
+      });
       return moved.count === 1;
     },
     async published(quoteHash, version) {
@@ -145,7 +159,14 @@ export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: 
 /** The pusher as the quote-engine runs it. */
 @Injectable()
 export class OrderUpdates extends OrderUpdatePusher {
-  constructor(@Inject(OrderViewService) views: OrderViewService, @Inject(DB) db: PrismaClient, @Inject(NATS) nc: NatsConnection, @Inject(LOGGER) log: Logger, @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number, @Inject(Clock) clock: Clock) {
+  constructor(
+    @Inject(OrderViewService) views: OrderViewService,
+    @Inject(DB) db: PrismaClient,
+    @Inject(NATS) nc: NatsConnection,
+    @Inject(LOGGER) log: Logger,
+    @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number,
+    @Inject(Clock) clock: Clock,
+  ) {
     super(views, sqlPushLog(db), jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
   }
 }

@@ -1,25 +1,46 @@
 import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { OrderViewService, decodeOrderCursor, encodeOrderCursor, type OrderRecord, type OrderViewDeps, type RecordedOrderEvent, type RecordedSettlement, type StoredOrder } from './order-view.service';
+import {
+  OrderViewService,
+  decodeOrderCursor,
+  encodeOrderCursor,
+  type OrderRecord,
+  type OrderViewDeps,
+  type RecordedOrderEvent,
+  type RecordedSettlement,
+  type StoredOrder,
+} from './order-view.service';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const USDC_BASE = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const USDC_SOL = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-const VMS = new Map<string, 'evm' | 'svm'>([['base', 'evm'], ['solana', 'svm']]);
+const VMS = new Map<string, 'evm' | 'svm'>([
+  ['base', 'evm'],
+  ['solana', 'svm'],
+]);
 const CREATED = new Date('2026-11-22T10:00:00.123Z');
 const EXPIRES = new Date('2026-11-22T10:30:00Z');
 const RETAINED = new Date('2026-11-29T10:00:00Z');
 const GRACE_MS = 86_400_000;
 
 function stored(over: Partial<StoredOrder> = {}): StoredOrder {
-  const content = { quote_hash: HASH, amount_in: '1000000', amount_out: '990000', min_amount_out: '985000', expires_at: '2026-11-22T10:30:00Z' };
+  const content = {
+    quote_hash: HASH,
+    amount_in: '1000000',
+    amount_out: '990000',
+    min_amount_out: '985000',
+    expires_at: '2026-11-22T10:30:00Z',
+  };
   return {
     quoteHash: HASH,
     srcChain: 'base',
     dstChain: 'solana',
     gasless: false,
     // lowercase in the order: the view must give it back EIP-55, as the request named it
-    order: orderToWire(sampleOrder({ srcToken: toBytes32('evm', USDC_BASE.toLowerCase()), dstToken: toBytes32('svm', USDC_SOL), amountIn: 1_000_000n }), []),
+    order: orderToWire(
+      sampleOrder({ srcToken: toBytes32('evm', USDC_BASE.toLowerCase()), dstToken: toBytes32('svm', USDC_SOL), amountIn: 1_000_000n }),
+      [],
+    ),
     response: { cross_chain: content } as unknown as Quote,
     createdAt: CREATED,
     expiresAt: EXPIRES,
@@ -36,7 +57,16 @@ const event = (type: RecordedOrderEvent['type'], chain: string, block: bigint | 
   occurredAt: new Date(at),
 });
 
-function newTestService(opts: { order?: StoredOrder | undefined; events?: RecordedOrderEvent[]; settlement?: RecordedSettlement; now?: string; gasless?: GaslessOrderViewOrFailure; page?: OrderRecord[] } = {}) {
+function newTestService(
+  opts: {
+    order?: StoredOrder | undefined;
+    events?: RecordedOrderEvent[];
+    settlement?: RecordedSettlement;
+    now?: string;
+    gasless?: GaslessOrderViewOrFailure;
+    page?: OrderRecord[];
+  } = {},
+) {
   const warn = jest.fn();
   const info = jest.fn();
   const gaslessGet = jest.fn(async (): Promise<GaslessOrderView | undefined> => {
@@ -45,7 +75,9 @@ function newTestService(opts: { order?: StoredOrder | undefined; events?: Record
     return g;
   });
   const find = jest.fn(async (hash: string) =>
-    opts.order && hash === opts.order.quoteHash ? { order: opts.order, events: opts.events ?? [], ...(opts.settlement ? { settlement: opts.settlement } : {}) } : undefined,
+    opts.order && hash === opts.order.quoteHash
+      ? { order: opts.order, events: opts.events ?? [], ...(opts.settlement ? { settlement: opts.settlement } : {}) }
+      : undefined,
   );
   const partnerPage = jest.fn(async (q: { limit: number }) => (opts.page ?? []).slice(0, q.limit));
   const deps: OrderViewDeps = {
@@ -84,10 +116,18 @@ describe('OrderViewService', () => {
   });
 
   it('reads the terms of a same-chain swap too', async () => {
-    const order = stored({ dstChain: 'base', response: { same_chain_swap: { amount_in: '5', amount_out: '4', min_amount_out: '3' } } as unknown as Quote });
+    const order = stored({
+      dstChain: 'base',
+      response: { same_chain_swap: { amount_in: '5', amount_out: '4', min_amount_out: '3' } } as unknown as Quote,
+    });
     order.order.dst_token = toBytes32('evm', '0x0000000000000000000000000000000000000000');
     const view = await newTestService({ order }).service.get(HASH);
-    expect(view).toMatchObject({ amount_in: '5', amount_out: '4', min_amount_out: '3', dst_token: '0x0000000000000000000000000000000000000000' });
+    expect(view).toMatchObject({
+      amount_in: '5',
+      amount_out: '4',
+      min_amount_out: '3',
+      dst_token: '0x0000000000000000000000000000000000000000',
+    });
   });
 
   // D16: expires_at only dates the price; a deposit is honoured, so the quote stays open, until retained_until.
@@ -128,22 +168,49 @@ describe('OrderViewService', () => {
   });
 
   it('shows refunded over everything else', async () => {
-    const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z'), event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z')];
+    const events = [
+      event('deposited', 'base', 7n, '2026-11-22T10:06:00Z'),
+      event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'),
+      event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z'),
+    ];
     const view = await newTestService({ order: stored(), events }).service.get(HASH);
     expect([view.status, view.terminal]).toEqual(['refunded', true]);
     // No refund the system decided: the operator's hand.
-    expect(view.refund).toEqual({ chain: 'base', tx_hash: '0xrefunded', block_number: '90', at: '2026-11-22T12:00:00Z', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', reason: 'OPERATOR' });
+    expect(view.refund).toEqual({
+      chain: 'base',
+      tx_hash: '0xrefunded',
+      block_number: '90',
+      at: '2026-11-22T12:00:00Z',
+      token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      reason: 'OPERATOR',
+    });
     expect(view.settlement).toBeUndefined();
   });
 
   it('says what settlement decided and, once refunded, what came back and why; a fill shows the amount delivered', async () => {
     const deposited = event('deposited', 'base', 7n, '2026-11-22T10:06:00Z');
-    const pending = await newTestService({ order: stored(), events: [deposited], settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } }).service.get(HASH);
-    expect([pending.status, pending.terminal, pending.settlement]).toEqual(['deposited', false, { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' }]);
+    const pending = await newTestService({
+      order: stored(),
+      events: [deposited],
+      settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
+    }).service.get(HASH);
+    expect([pending.status, pending.terminal, pending.settlement]).toEqual([
+      'deposited',
+      false,
+      { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
+    ]);
     const refunded = { ...event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), amount: '1000000' };
-    const done = await newTestService({ order: stored(), events: [deposited, refunded], settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' } }).service.get(HASH);
+    const done = await newTestService({
+      order: stored(),
+      events: [deposited, refunded],
+      settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
+    }).service.get(HASH);
     expect(OrderStatusSchema.parse(done)).toEqual(done);
-    expect(done.refund).toMatchObject({ amount: '1000000', reason: 'INSUFFICIENT_INVENTORY', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' });
+    expect(done.refund).toMatchObject({
+      amount: '1000000',
+      reason: 'INSUFFICIENT_INVENTORY',
+      token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    });
     const fill = { ...event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z'), amount: '998000' };
     const filled = await newTestService({ order: stored(), events: [deposited, fill], settlement: { decision: 'fill' } }).service.get(HASH);
     expect(filled.fulfillment).toMatchObject({ chain: 'solana', amount: '998000' });
@@ -159,13 +226,15 @@ describe('OrderViewService', () => {
     expect((await newTestService({ order: stored(), now: lastMoment }).service.get(HASH)).status).toBe('expired');
     const gone = newTestService({ order: stored(), now: new Date(RETAINED.getTime() + GRACE_MS + 1).toISOString() }).service.get(HASH);
     await expect(gone).rejects.toBeInstanceOf(RpcError);
-    await expect(gone).rejects.toMatchObject({ status: { code: Code.NOT_FOUND, details: [expect.objectContaining({ reason: 'QUOTE_NOT_FOUND' })] } });
+    await expect(gone).rejects.toMatchObject({
+      status: { code: Code.NOT_FOUND, details: [expect.objectContaining({ reason: 'QUOTE_NOT_FOUND' })] },
+    });
   });
 
   describe('a gasless order', () => {
     const relayed: GaslessOrderView = { quote_hash: HASH, status: 'confirmed', tx_hash: '0xr2', tx_hashes: ['0xr1', '0xr2'] };
 
-    it('carries the relayer\'s view next to the chain steps', async () => {
+    it("carries the relayer's view next to the chain steps", async () => {
       const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
       const { service, gaslessGet } = newTestService({ order: stored({ gasless: true }), events, gasless: relayed });
       const view = await service.get(HASH);
@@ -199,21 +268,34 @@ describe('OrderViewService', () => {
     });
   });
 
-  describe('a partner\'s orders', () => {
+  describe("a partner's orders", () => {
     const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
     const rows = (n: number): OrderRecord[] =>
-      Array.from({ length: n }, (_, i) => ({ order: stored({ quoteHash: hash(n - i), createdAt: new Date(CREATED.getTime() - i * 1000) }), events: [] }));
+      Array.from({ length: n }, (_, i) => ({
+        order: stored({ quoteHash: hash(n - i), createdAt: new Date(CREATED.getTime() - i * 1000) }),
+        events: [],
+      }));
 
     it('pages newest first: a full page ends with a cursor after its last order, the last page with none', async () => {
       const { service, partnerPage } = newTestService({ page: rows(3) });
       const first = await service.listForPartner('ptn_1', { page_size: 2, chain: 'base' });
-      expect(first.orders.map((o) => [o.quote_hash, o.status])).toEqual([[hash(3), 'quoted'], [hash(2), 'quoted']]);
+      expect(first.orders.map((o) => [o.quote_hash, o.status])).toEqual([
+        [hash(3), 'quoted'],
+        [hash(2), 'quoted'],
+      ]);
       expect(decodeOrderCursor(first.next_cursor)).toEqual({ createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) });
       // One more than the page is read to know whether another follows; retention plus the grace bounds it.
-      expect(partnerPage).toHaveBeenLastCalledWith({ partnerId: 'ptn_1', chain: 'base', retainedAfter: new Date(Date.parse('2026-11-22T10:05:00Z') - GRACE_MS), limit: 3 });
+      expect(partnerPage).toHaveBeenLastCalledWith({
+        partnerId: 'ptn_1',
+        chain: 'base',
+        retainedAfter: new Date(Date.parse('2026-11-22T10:05:00Z') - GRACE_MS),
+        limit: 3,
+      });
 
       const last = await service.listForPartner('ptn_1', { page_size: 3, cursor: first.next_cursor });
-      expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ after: { createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) }, limit: 4 }));
+      expect(partnerPage).toHaveBeenLastCalledWith(
+        expect.objectContaining({ after: { createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) }, limit: 4 }),
+      );
       expect(last.next_cursor).toBe('');
     });
 
@@ -223,7 +305,11 @@ describe('OrderViewService', () => {
       expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 51 }));
       await service.listForPartner('ptn_1', { page_size: 5000 });
       expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 201 }));
-      for (const cursor of ['x', encodeOrderCursor({ createdAt: CREATED, quoteHash: 'not-a-hash' }), Buffer.from('["e1","5"]').toString('base64url')]) {
+      for (const cursor of [
+        'x',
+        encodeOrderCursor({ createdAt: CREATED, quoteHash: 'not-a-hash' }),
+        Buffer.from('["e1","5"]').toString('base64url'),
+      ]) {
         const err = await service.listForPartner('ptn_1', { cursor }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(RpcError);
         expect((err as RpcError).status.code).toBe(Code.INVALID_ARGUMENT);

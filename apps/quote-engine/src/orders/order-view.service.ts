@@ -1,6 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DependencyOutage, type DependencyOutages, serviceDependency } from '@xchain/messaging';
-import { GetGaslessOrderRpc, RpcError, type GaslessOrderView, type OrderEventType, type OrderStatus, type OrderWire, type Quote, type RefundReason } from '@xchain/contracts';
+import {
+  GetGaslessOrderRpc,
+  RpcError,
+  type GaslessOrderView,
+  type OrderEventType,
+  type OrderStatus,
+  type OrderWire,
+  type Quote,
+  type RefundReason,
+} from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { token } from '@xchain/service-kit';
@@ -55,7 +64,13 @@ export interface OrderRecords {
   /** The stored quote, its recorded events and its settlement decision; undefined when there is no such quote. */
   find(quoteHash: string): Promise<OrderRecord | undefined>;
   /** Up to `limit` of a partner's quotes retained past `retainedAfter`, newest first, after `after`; `chain` as source or destination. */
-  partnerPage(query: { partnerId: string; chain?: string; after?: OrderPosition; retainedAfter: Date; limit: number }): Promise<OrderRecord[]>;
+  partnerPage(query: {
+    partnerId: string;
+    chain?: string;
+    after?: OrderPosition;
+    retainedAfter: Date;
+    limit: number;
+  }): Promise<OrderRecord[]>;
 }
 
 export const DEFAULT_ORDERS_PAGE = 50;
@@ -69,7 +84,14 @@ export function encodeOrderCursor(p: OrderPosition): string {
 export function decodeOrderCursor(cursor: string): OrderPosition {
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 3 && v[0] === 'o1' && Number.isSafeInteger(v[1]) && typeof v[2] === 'string' && /^0x[0-9a-f]{64}$/.test(v[2])) {
+    if (
+      Array.isArray(v) &&
+      v.length === 3 &&
+      v[0] === 'o1' &&
+      Number.isSafeInteger(v[1]) &&
+      typeof v[2] === 'string' &&
+      /^0x[0-9a-f]{64}$/.test(v[2])
+    ) {
       return { createdAt: new Date(v[1] as number), quoteHash: v[2] };
     }
   } catch {
@@ -121,7 +143,8 @@ export class OrderViewService {
     const now = this.deps.now().getTime();
     const found = await this.deps.records.find(quoteHash.toLowerCase());
     // Past the grace the quote is gone, even if the purge has not deleted it yet.
-    if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now)
+      throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return this.view(found, now, opts.requireGasless ?? false);
   }
 
@@ -129,7 +152,10 @@ export class OrderViewService {
    * A partner's orders (quoted with its API keys), newest first, each as its view; a page ends
    * with a cursor when more follow. Served while a view is (retention plus the grace).
    */
-  async listForPartner(partnerId: string, query: { chain?: string | undefined; cursor?: string | undefined; page_size?: number | undefined }): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
+  async listForPartner(
+    partnerId: string,
+    query: { chain?: string | undefined; cursor?: string | undefined; page_size?: number | undefined },
+  ): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
     const now = this.deps.now().getTime();
     const limit = Math.min(Math.max(query.page_size || DEFAULT_ORDERS_PAGE, 1), MAX_ORDERS_PAGE);
     const after = query.cursor ? decodeOrderCursor(query.cursor) : undefined;
@@ -152,7 +178,9 @@ export class OrderViewService {
     const step = (type: OrderEventType) => {
       const e = events.find((x) => x.type === type);
       // block_number is required by the view; events from before it was carried show 0 (unknown).
-      return e ? { chain: e.chain, tx_hash: e.txHash, block_number: (e.blockNumber ?? 0n).toString(), at: rfc3339(e.occurredAt) } : undefined;
+      return e
+        ? { chain: e.chain, tx_hash: e.txHash, block_number: (e.blockNumber ?? 0n).toString(), at: rfc3339(e.occurredAt) }
+        : undefined;
     };
     const amountOf = (type: OrderEventType) => events.find((x) => x.type === type)?.amount ?? undefined;
     const deposit = step('deposited');

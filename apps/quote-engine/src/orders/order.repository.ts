@@ -29,21 +29,32 @@ export class OrderRepository implements OrderRecords {
   }
 
   /** One indexed range read (quotes_partner_created_idx), then the page's settlements in one query. */
-  async partnerPage(query: { partnerId: string; chain?: string; after?: OrderPosition; retainedAfter: Date; limit: number }): Promise<OrderRecord[]> {
+  async partnerPage(query: {
+    partnerId: string;
+    chain?: string;
+    after?: OrderPosition;
+    retainedAfter: Date;
+    limit: number;
+  }): Promise<OrderRecord[]> {
     const { after } = query;
     const rows = await this.db.quote.findMany({
       where: {
         partnerId: query.partnerId,
         retainedUntil: { gt: query.retainedAfter },
         ...(query.chain ? { OR: [{ srcChain: query.chain }, { dstChain: query.chain }] } : {}),
-        ...(after ? { AND: [{ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] }] } : {}),
+        ...(after
+          ? { AND: [{ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] }] }
+          : {}),
       },
       orderBy: [{ createdAt: 'desc' }, { quoteHash: 'desc' }],
       take: query.limit,
       include: { events: true },
     });
     if (rows.length === 0) return [];
-    const settled = await this.db.settlement.findMany({ where: { quoteHash: { in: rows.map((r) => r.quoteHash) } }, select: { quoteHash: true, decision: true, reason: true } });
+    const settled = await this.db.settlement.findMany({
+      where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
+      select: { quoteHash: true, decision: true, reason: true },
+    });
     const byHash = new Map(settled.map((s) => [s.quoteHash, s]));
     return rows.map((row) => record(row, byHash.get(row.quoteHash)));
   }

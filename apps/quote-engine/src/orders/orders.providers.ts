@@ -14,7 +14,14 @@ export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>
   {
     provide: ORDER_VIEW_DEPS,
     inject: [OrderRepository, RpcClient, RegistryCache, LOGGER, DependencyOutages, Clock],
-    useFactory: (records: OrderRepository, rpc: RpcClient, registry: RegistryCache, log: Logger, outages: DependencyOutages, clock: Clock): OrderViewDeps => ({
+    useFactory: (
+      records: OrderRepository,
+      rpc: RpcClient,
+      registry: RegistryCache,
+      log: Logger,
+      outages: DependencyOutages,
+      clock: Clock,
+    ): OrderViewDeps => ({
       records,
       gasless: relayerGaslessLookup(rpc),
       outages,

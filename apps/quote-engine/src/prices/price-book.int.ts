@@ -12,11 +12,22 @@ import { PriceBook } from './price-book';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const MAX_AGE_SECS = 60;
 const now = () => Math.floor(Date.now() / 1000);
-const price = (price_id: string, publish_time: number): Price => ({ price_id, price: '100000000', expo: -8, conf: '0', publish_time, source: 'file' });
+const price = (price_id: string, publish_time: number): Price => ({
+  price_id,
+  price: '100000000',
+  expo: -8,
+  conf: '0',
+  publish_time,
+  source: 'file',
+});
 
 /** A logger that records only warnings, each prefixed with `name: `. */
 function silentExcept(lines: { level: string; msg: string }[], name: string): Logger {
-  return { info: () => undefined, warn: (_o: unknown, msg: string) => void lines.push({ level: 'warn', msg: `${name}: ${msg}` }), error: () => undefined } as unknown as Logger;
+  return {
+    info: () => undefined,
+    warn: (_o: unknown, msg: string) => void lines.push({ level: 'warn', msg: `${name}: ${msg}` }),
+    error: () => undefined,
+  } as unknown as Logger;
 }
 
 /** The connection, counting in `tries[name]` the JetStream requests that name the prices bucket's stream: one per attempt to watch it. */
@@ -87,13 +98,24 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     const log = { info: record('info'), warn: record('warn'), error: record('error') } as unknown as Logger;
     const tries = { quiet: 0, impatient: 0 };
     const quiet = new PriceBook(counting(engine, tries, 'quiet'), log, new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5);
-    const impatient = new PriceBook(counting(engine, tries, 'impatient'), silentExcept(lines, 'impatient'), new HealthRegistry('quote-engine'), MAX_AGE_SECS, 5, 1_000);
+    const impatient = new PriceBook(
+      counting(engine, tries, 'impatient'),
+      silentExcept(lines, 'impatient'),
+      new HealthRegistry('quote-engine'),
+      MAX_AGE_SECS,
+      5,
+      1_000,
+    );
     books.push(quiet, impatient);
     quiet.onModuleInit();
     impatient.onModuleInit();
     // Retries come after 250, 500 and 1,000 ms: the fourth attempt is past the impatient one's grace.
     await until('four attempts of each book', async () => (tries.quiet >= 4 && tries.impatient >= 4 ? true : undefined), POLL);
-    await until('a warning from the impatient book', async () => (lines.some((l) => l.msg === 'impatient: price watch failed; retrying') ? true : undefined), POLL);
+    await until(
+      'a warning from the impatient book',
+      async () => (lines.some((l) => l.msg === 'impatient: price watch failed; retrying') ? true : undefined),
+      POLL,
+    );
     expect(quiet.health(now())).toEqual({ ok: false, detail: 'not watching the price bucket' });
     const mine = lines.filter((l) => !l.msg.startsWith('impatient: '));
     expect(mine).toEqual([{ level: 'info', msg: `no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it` }]);
@@ -103,7 +125,11 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     kv = await new Kvm(oracle).create(PRICES_BUCKET, { history: 1 });
     const { book, health } = start();
     // The watch opens (the bucket exists) but there is nothing to quote with yet.
-    await until('the watch to open', async () => ((await check(health)).detail === 'waiting for the first prices' ? true : undefined), POLL);
+    await until(
+      'the watch to open',
+      async () => ((await check(health)).detail === 'waiting for the first prices' ? true : undefined),
+      POLL,
+    );
     expect(await check(health)).toEqual({ ok: false, detail: 'waiting for the first prices' });
     expect((await health.readiness()).status).toBe('unavailable');
 
@@ -119,14 +145,18 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
 
     const { book, health } = start();
     const notReady: string[] = [];
-    await until('ready', async () => {
-      const c = await check(health);
-      if (!c.ok) {
-        notReady.push(c.detail ?? '');
-        return undefined;
-      }
-      return true;
-    }, POLL);
+    await until(
+      'ready',
+      async () => {
+        const c = await check(health);
+        if (!c.ok) {
+          notReady.push(c.detail ?? '');
+          return undefined;
+        }
+        return true;
+      },
+      POLL,
+    );
     // The first moment it says ready, every price is there: no request can meet STALE_PRICE.
     const missing = ids.filter((id) => {
       try {
@@ -148,10 +178,14 @@ describe('PriceBook readiness on NATS JetStream KV', () => {
     await kv.put('bitcoin', JSON.stringify(price('bitcoin', now() - MAX_AGE_SECS - 30)));
     await kv.put('solana', JSON.stringify(price('solana', now() - MAX_AGE_SECS - 1)));
 
-    const degraded = await until('degraded', async () => {
-      const c = await check(health);
-      return c.detail?.startsWith('degraded: 2 of') ? c : undefined;
-    }, POLL);
+    const degraded = await until(
+      'degraded',
+      async () => {
+        const c = await check(health);
+        return c.detail?.startsWith('degraded: 2 of') ? c : undefined;
+      },
+      POLL,
+    );
     expect(degraded.ok).toBe(true);
     expect(degraded.detail).toMatch(/^degraded: 2 of \d+ prices older than 60 s \(bitcoin, solana\)$/);
     expect((await health.readiness()).status).toBe('ok');

@@ -56,7 +56,10 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   health(nowSecs: number): { ok: boolean; detail: string } {
     if (!this.watching) return { ok: false, detail: 'not watching the price bucket' };
     if (!this.caughtUp || this.prices.size === 0) return { ok: false, detail: 'waiting for the first prices' };
-    const stale = [...this.prices.values()].filter((p) => nowSecs - p.publish_time > this.maxAgeSecs).map((p) => p.price_id).sort();
+    const stale = [...this.prices.values()]
+      .filter((p) => nowSecs - p.publish_time > this.maxAgeSecs)
+      .map((p) => p.price_id)
+      .sort();
     if (stale.length === 0) return { ok: true, detail: `${this.prices.size} prices, all fresh` };
     const named = stale.slice(0, 5).join(', ') + (stale.length > 5 ? ', …' : '');
     return { ok: true, detail: `degraded: ${stale.length} of ${this.prices.size} prices older than ${this.maxAgeSecs} s (${named})` };

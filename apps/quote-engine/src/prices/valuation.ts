@@ -18,7 +18,8 @@ export class Valuation {
     const chain = this.registry.chain(chainName);
     const token = chain ? this.registry.token(chain, tokenAddress) : undefined;
     if (!token) throw RpcError.notFound(`${tokenAddress} is not a listed token on ${chainName}`, 'TOKEN_NOT_FOUND');
-    if (!token.priceId) throw RpcError.unavailable(`no price source for ${token.symbol} on ${chainName}`, 'STALE_PRICE', 60, { token: token.address });
+    if (!token.priceId)
+      throw RpcError.unavailable(`no price source for ${token.symbol} on ${chainName}`, 'STALE_PRICE', 60, { token: token.address });
     const price = this.prices.fresh(token.priceId, this.clock.nowSecs());
     const priceE18 = priceE18FromExpo(BigInt(price.price), price.expo);
     const value = valueFloor(amount, { decimals: token.decimals, priceE18 });

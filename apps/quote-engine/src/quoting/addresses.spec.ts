@@ -33,7 +33,16 @@ describe('EVM address normalisation', () => {
   });
 
   it('refuses what is not 0x and 40 hex digits', () => {
-    for (const bad of ['', '0x', '5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAedd', '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg', ' 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', '0X5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed']) {
+    for (const bad of [
+      '',
+      '0x',
+      '5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAedd',
+      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeg',
+      ' 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      '0X5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    ]) {
       expect(normaliseAddress('evm', bad)).toBeUndefined();
     }
   });

@@ -66,7 +66,9 @@ describe('evmDepositFields', () => {
     it('carries the Permit2 typed data of the order, and nothing to send', () => {
       expect(Object.keys(fields)).toEqual(['permit2']);
       const permit2 = overTheWire(fields.permit2!);
-      expect(hashTypedData(permit2 as never)).toBe(hashTypedData(permit2TypedData({ order: o, spender: EXECUTOR, nonce: NONCE, deadline: o.expiresAt }) as never));
+      expect(hashTypedData(permit2 as never)).toBe(
+        hashTypedData(permit2TypedData({ order: o, spender: EXECUTOR, nonce: NONCE, deadline: o.expiresAt }) as never),
+      );
       expect(permit2.message).toMatchObject({
         permitted: { token: USDC, amount: '1000000000' },
         spender: EXECUTOR,
@@ -84,7 +86,13 @@ describe('evmDepositFields', () => {
     });
 
     it('adds the EIP-2612 permit to Permit2 for a permit token whose state was read', () => {
-      const withPermit = evmDepositFields({ order: o, chain: ethereum, token: usdc, permit2Nonce: NONCE, tokenPermit: { name: 'USD Coin', version: '2', nonce: 7n } });
+      const withPermit = evmDepositFields({
+        order: o,
+        chain: ethereum,
+        token: usdc,
+        permit2Nonce: NONCE,
+        tokenPermit: { name: 'USD Coin', version: '2', nonce: 7n },
+      });
       expect(withPermit.permit2).toEqual(fields.permit2);
       const erc2612 = overTheWire(withPermit.erc2612!);
       expect(erc2612.domain).toEqual({ name: 'USD Coin', version: '2', chainId: 1, verifyingContract: USDC });
@@ -124,7 +132,13 @@ describe('evmDepositFields', () => {
   });
 
   it('carries none of these for a Solana source', () => {
-    const solana: ChainInfo = { ...ethereum, name: 'solana', chainId: 792703809n, vm: 'svm', depositTarget: 'XchainProgram11111111111111111111111111111' };
+    const solana: ChainInfo = {
+      ...ethereum,
+      name: 'solana',
+      chainId: 792703809n,
+      vm: 'svm',
+      depositTarget: 'XchainProgram11111111111111111111111111111',
+    };
     const sol = { ...usdc, chain: 'solana' };
     expect(evmDepositFields({ order: order(), chain: solana, token: sol, permit2Nonce: NONCE })).toEqual({});
     expect(evmDepositFields({ order: order({ gasless: false }), chain: solana, token: sol, permit2Nonce: NONCE })).toEqual({});

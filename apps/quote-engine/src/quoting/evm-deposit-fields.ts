@@ -1,4 +1,11 @@
-import { type Erc2612TypedData, type Permit2TypedData, depositAmount, depositTx, erc2612TypedData, permit2TypedData } from '@xchain/evm-gasless';
+import {
+  type Erc2612TypedData,
+  type Permit2TypedData,
+  depositAmount,
+  depositTx,
+  erc2612TypedData,
+  permit2TypedData,
+} from '@xchain/evm-gasless';
 import { type Order, fromBytes32 } from '@xchain/order-codec';
 import { type Address, getAddress } from 'viem';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
@@ -48,7 +55,12 @@ export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermi
   if (chain.vm !== 'evm') return {};
   if (order.gasless) {
     if (!chain.gaslessExecutor) return {};
-    const permit2 = permit2TypedData({ order, spender: registryAddress(chain.gaslessExecutor), nonce: permit2Nonce, deadline: order.expiresAt });
+    const permit2 = permit2TypedData({
+      order,
+      spender: registryAddress(chain.gaslessExecutor),
+      nonce: permit2Nonce,
+      deadline: order.expiresAt,
+    });
     if (!token.permit || token.isNative || !tokenPermit) return { permit2 };
     const erc2612 = erc2612TypedData({
       chainId: order.srcChainId,

@@ -85,7 +85,10 @@ function unlessMissing(err: unknown): undefined {
   // Nodes report an empty revert as code 3 or as -32000 "execution reverted"; viem maps both here.
   const missing =
     err instanceof BaseError &&
-    err.walk((e) => e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError || e instanceof ExecutionRevertedError);
+    err.walk(
+      (e) =>
+        e instanceof ContractFunctionRevertedError || e instanceof ContractFunctionZeroDataError || e instanceof ExecutionRevertedError,
+    );
   if (missing) return undefined;
   throw err;
 }

@@ -3,7 +3,10 @@ import type { PricingError } from '@xchain/pricing-core';
 
 /** INVALID_ARGUMENT naming the field, with the interface's reason. */
 export function invalid(field: string, description: string, reason: string, metadata?: Record<string, string>): RpcError {
-  return new RpcError(Code.INVALID_ARGUMENT, `${field}: ${description}`, [errorInfo(reason, metadata), badRequest([{ field, description }])]);
+  return new RpcError(Code.INVALID_ARGUMENT, `${field}: ${description}`, [
+    errorInfo(reason, metadata),
+    badRequest([{ field, description }]),
+  ]);
 }
 
 const FIELD_OF: Record<string, string> = {

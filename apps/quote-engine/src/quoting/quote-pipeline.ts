@@ -63,7 +63,9 @@ export class QuotePipeline {
     if (req.sponsor_fees) {
       if (!req.gasless) throw invalid('sponsor_fees', 'applies only to gasless quotes', 'GASLESS_UNSUPPORTED');
       if (caller?.kind !== 'api_key') {
-        throw new RpcError(Code.UNAUTHENTICATED, 'sponsor_fees requires the x-api-key of a funded partner', [errorInfo('SPONSOR_FEES_REQUIRES_API_KEY')]);
+        throw new RpcError(Code.UNAUTHENTICATED, 'sponsor_fees requires the x-api-key of a funded partner', [
+          errorInfo('SPONSOR_FEES_REQUIRES_API_KEY'),
+        ]);
       }
     }
     const referrers = (req.referrers ?? []).map((r, i) => {
@@ -165,9 +167,14 @@ export class QuotePipeline {
     const cap = this.config.inventory[`${dst.chain}:${dst.symbol}`];
     const live = this.live?.live(dst.chain, dst.address) ?? { kind: 'unmanaged' as const };
     if (live.kind === 'stale') {
-      throw RpcError.unavailable(`the ${dst.symbol} inventory on ${dst.chain} could not be confirmed lately; try again shortly`, 'INSUFFICIENT_INVENTORY', 10, {
-        stale_secs: String(Math.floor(live.ageMs / 1000)),
-      });
+      throw RpcError.unavailable(
+        `the ${dst.symbol} inventory on ${dst.chain} could not be confirmed lately; try again shortly`,
+        'INSUFFICIENT_INVENTORY',
+        10,
+        {
+          stale_secs: String(Math.floor(live.ageMs / 1000)),
+        },
+      );
     }
     const amounts = [cap, live.kind === 'available' ? live.amount : undefined].filter((a): a is bigint => a !== undefined);
     return amounts.length === 0 ? {} : { dstInventory: amounts.reduce((a, b) => (a < b ? a : b)) };

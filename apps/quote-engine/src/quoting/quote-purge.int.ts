@@ -5,7 +5,6 @@ import { type PurgeRun, type QuotePurge, postgresQuotePurge } from './quote-purg
 import { quoteRow } from './quote-row.testing';
 import { type QuoteRow, postgresQuoteWriter } from './quote-writer';
 
-
 /** A logger that keeps what it is given, so the one line per run can be checked. */
 function recordingLogger(): { log: Logger; lines: { level: string; fields: Record<string, unknown>; msg: string }[] } {
   const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
@@ -23,19 +22,32 @@ const PAST_GRACE = '-3601 seconds';
  * Inserts `count` quotes retained until `now() + offset` (an interval; negative: already past),
  * each with an order view pushed with `pushed` as its status (false: none pushed).
  */
-async function insertQuotes(db: Pool, tag: number, count: number, offset: string, pushed: string | null | false = 'expired'): Promise<string[]> {
+async function insertQuotes(
+  db: Pool,
+  tag: number,
+  count: number,
+  offset: string,
+  pushed: string | null | false = 'expired',
+): Promise<string[]> {
   const hashes = Array.from({ length: count }, (_, i) => hash(tag, i));
   await db.query(
     `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
      SELECT h, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now() + $2::interval FROM unnest($1::text[]) AS h`,
     [hashes, offset],
   );
-  if (pushed !== false) await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', $2 FROM unnest($1::text[]) AS h`, [hashes, pushed]);
+  if (pushed !== false)
+    await db.query(
+      `INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', $2 FROM unnest($1::text[]) AS h`,
+      [hashes, pushed],
+    );
   return hashes;
 }
 
 async function remaining(db: Pool, hashes: string[]): Promise<string[]> {
-  const { rows } = await db.query<{ quote_hash: string }>('SELECT quote_hash FROM quotes WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash', [hashes]);
+  const { rows } = await db.query<{ quote_hash: string }>(
+    'SELECT quote_hash FROM quotes WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash',
+    [hashes],
+  );
   return rows.map((r) => r.quote_hash);
 }
 
@@ -93,14 +105,21 @@ describe('quote purge on PostgreSQL', () => {
     const [gone] = await insertQuotes(db, 4, 1, PAST_GRACE, false);
     const [kept] = await insertQuotes(db, 5, 1, '1 hour', false);
     for (const h of [gone!, kept!]) {
-      await db.query(`INSERT INTO order_events (quote_hash, type, chain, tx_hash, occurred_at) VALUES ($1, 'deposited', 'ethereum', '0xaa', now())`, [h]);
+      await db.query(
+        `INSERT INTO order_events (quote_hash, type, chain, tx_hash, occurred_at) VALUES ($1, 'deposited', 'ethereum', '0xaa', now())`,
+        [h],
+      );
       await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) VALUES ($1, 1, 'd', 'deposited')`, [h]);
-      await db.query(`INSERT INTO fulfillment_samples (quote_hash, src_chain, dst_chain, route_type, secs, fulfilled_at) VALUES ($1, 'ethereum', 'base', 'cross_chain', 42, now())`, [h]);
+      await db.query(
+        `INSERT INTO fulfillment_samples (quote_hash, src_chain, dst_chain, route_type, secs, fulfilled_at) VALUES ($1, 'ethereum', 'base', 'cross_chain', 42, now())`,
+        [h],
+      );
     }
 
     expect((await purge.runOnce()).deleted).toBe(1);
 
-    const count = async (table: string) => (await db.query<{ quote_hash: string }>(`SELECT quote_hash FROM ${table} ORDER BY quote_hash`)).rows.map((r) => r.quote_hash);
+    const count = async (table: string) =>
+      (await db.query<{ quote_hash: string }>(`SELECT quote_hash FROM ${table} ORDER BY quote_hash`)).rows.map((r) => r.quote_hash);
     expect(await count('order_events')).toEqual([kept]);
     expect(await count('order_view_pushes')).toEqual([kept]);
     expect(await count('fulfillment_samples')).toEqual([gone, kept].sort());
@@ -192,7 +211,12 @@ describe('quote purge soak: the table stops growing', () => {
 
     let written = 0;
     const rowOf = (n: number): QuoteRow =>
-      quoteRow(hash(0xabc, n), { order: { n }, response: { n }, expiresAt: new Date(), retainedUntil: new Date(Date.now() + RETENTION_SECS * 1000) });
+      quoteRow(hash(0xabc, n), {
+        order: { n },
+        response: { n },
+        expiresAt: new Date(),
+        retainedUntil: new Date(Date.now() + RETENTION_SECS * 1000),
+      });
     const counts: number[] = [];
     const started = Date.now();
     try {
@@ -201,7 +225,10 @@ describe('quote purge soak: the table stops growing', () => {
         const from = written;
         await Promise.all(Array.from({ length: PER_TICK }, () => writer.store(rowOf(written++))));
         const hashes = Array.from({ length: PER_TICK }, (_, i) => hash(0xabc, from + i));
-        await db.query(`INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', 'expired' FROM unnest($1::text[]) AS h`, [hashes]);
+        await db.query(
+          `INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', 'expired' FROM unnest($1::text[]) AS h`,
+          [hashes],
+        );
         if (Date.now() >= nextSample) {
           counts.push(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM quotes')).rows[0]!.n));
           nextSample += 1000;
@@ -223,12 +250,14 @@ describe('quote purge soak: the table stops growing', () => {
 
     const rate = written / SOAK_SECS;
     // Steady state: rows younger than retention plus up to one interval (and one slow run) of expired ones.
-    const ceiling = Math.ceil(rate * (RETENTION_SECS + 2 * INTERVAL_MS / 1000 + 1));
+    const ceiling = Math.ceil(rate * (RETENTION_SECS + (2 * INTERVAL_MS) / 1000 + 1));
     const secondHalf = counts.slice(Math.floor(counts.length / 2));
     expect(counts.length).toBeGreaterThanOrEqual(SOAK_SECS - 2);
     expect(Math.max(...secondHalf)).toBeLessThanOrEqual(ceiling);
     // Levelled off: the last samples are no higher than the peak of the first half's settled part.
-    expect(Math.max(...counts.slice(-3))).toBeLessThanOrEqual(Math.max(...counts.slice(RETENTION_SECS + 1, Math.floor(counts.length / 2))) * 1.5);
+    expect(Math.max(...counts.slice(-3))).toBeLessThanOrEqual(
+      Math.max(...counts.slice(RETENTION_SECS + 1, Math.floor(counts.length / 2))) * 1.5,
+    );
     expect(written).toBeGreaterThan(3 * ceiling);
     expect(purged).toBeGreaterThan(written - ceiling - rate);
     expect(lines.filter((l) => l.level === 'warn')).toEqual([]);

@@ -45,7 +45,12 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
     private readonly close: () => Promise<void> = async () => undefined,
   ) {
     // A failed run has logged itself (runOnce).
-    this.loop = new Periodic(() => this.runOnce(), opts.intervalMs, () => undefined, { firstAfterMs: opts.intervalMs, unref: true });
+    this.loop = new Periodic(
+      () => this.runOnce(),
+      opts.intervalMs,
+      () => undefined,
+      { firstAfterMs: opts.intervalMs, unref: true },
+    );
   }
 
   onModuleInit(): void {
@@ -72,7 +77,10 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
       this.log.info({ deleted: run.deleted, statements: run.statements.length, ms: Date.now() - started }, 'purged quotes past retention');
       return run;
     } catch (err) {
-      this.log.warn({ deleted: run.deleted, statements: run.statements.length, err: err instanceof Error ? err.message : String(err) }, 'quote purge failed; retrying next run');
+      this.log.warn(
+        { deleted: run.deleted, statements: run.statements.length, err: err instanceof Error ? err.message : String(err) },
+        'quote purge failed; retrying next run',
+      );
       throw err;
     }
   }

@@ -12,7 +12,9 @@ export function feeBreakdownOf(r: QuoteResult): FeeBreakdown {
   };
 }
 
-export function etaFields(eta: EtaEstimate | undefined): Pick<QuotePreview, 'fulfill_eta_secs' | 'fulfill_eta_samples' | 'fulfill_eta_p90_secs'> {
+export function etaFields(
+  eta: EtaEstimate | undefined,
+): Pick<QuotePreview, 'fulfill_eta_secs' | 'fulfill_eta_samples' | 'fulfill_eta_p90_secs'> {
   if (!eta) return {};
   return {
     fulfill_eta_secs: eta.secs.toString(),

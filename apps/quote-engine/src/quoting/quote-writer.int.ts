@@ -7,7 +7,11 @@ import { type QuoteRow, type QuoteWriter, postgresQuoteWriter } from './quote-wr
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 
-const rowOf = (n: number): QuoteRow => quoteRow(`0x${'ab'.repeat(28)}${n.toString(16).padStart(8, '0')}`, { order: { version: '1' }, response: { cross_chain: { quote_hash: 'x' } } });
+const rowOf = (n: number): QuoteRow =>
+  quoteRow(`0x${'ab'.repeat(28)}${n.toString(16).padStart(8, '0')}`, {
+    order: { version: '1' },
+    response: { cross_chain: { quote_hash: 'x' } },
+  });
 
 jest.setTimeout(30_000);
 
@@ -29,7 +33,11 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
   });
 
   const stored = async (hashes: string[]) =>
-    (await db.query<{ quote_hash: string }>('SELECT quote_hash FROM quotes WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash', [hashes])).rows.map((r) => r.quote_hash);
+    (
+      await db.query<{ quote_hash: string }>('SELECT quote_hash FROM quotes WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash', [
+        hashes,
+      ])
+    ).rows.map((r) => r.quote_hash);
 
   it('fails quotes stuck behind a lock with 503 DATABASE_UNAVAILABLE after the statement timeout, stores none of them, and stores the next ones', async () => {
     const locker: PoolClient = await db.connect();
@@ -39,7 +47,14 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     try {
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE');
-      outcomes = await Promise.all(stuck.map((r) => writer.store(r).then(() => 'stored', (err: unknown) => err)));
+      outcomes = await Promise.all(
+        stuck.map((r) =>
+          writer.store(r).then(
+            () => 'stored',
+            (err: unknown) => err,
+          ),
+        ),
+      );
     } finally {
       await locker.query('ROLLBACK');
       locker.release();
@@ -101,7 +116,9 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     // As the table's owner would (autovacuum): the service's own role may not ANALYZE (D17).
     const owner = new Pool({ connectionString: adminUrlOf(url), max: 1 });
     await owner.query('ANALYZE quotes').finally(() => owner.end());
-    const analysed = await db.query<{ attname: string }>("SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'quotes'");
+    const analysed = await db.query<{ attname: string }>(
+      "SELECT attname FROM pg_stats WHERE schemaname = 'public' AND tablename = 'quotes'",
+    );
     const columns = analysed.rows.map((r) => r.attname);
     expect(columns).toEqual(expect.arrayContaining(['quote_hash', 'retained_until', 'caller_kind']));
     expect(columns).not.toContain('order');

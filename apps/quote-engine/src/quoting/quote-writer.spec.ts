@@ -1,7 +1,8 @@
 import { quoteRow } from './quote-row.testing';
 import { QuoteWriter, type QuoteRow, type QuoteSink } from './quote-writer';
 
-const row = (n: number): QuoteRow => quoteRow(`0x${n.toString(16).padStart(64, '0')}`, { dstChain: 'arbitrum', expiresAt: new Date(0), retainedUntil: new Date(0) });
+const row = (n: number): QuoteRow =>
+  quoteRow(`0x${n.toString(16).padStart(64, '0')}`, { dstChain: 'arbitrum', expiresAt: new Date(0), retainedUntil: new Date(0) });
 
 /** A sink whose statements commit (or fail) only when the test says so. */
 function manualSink() {
@@ -18,7 +19,12 @@ function manualSink() {
 /** Settled state of each promise, read after pending callbacks ran. */
 async function states(ps: Promise<void>[]): Promise<string[]> {
   const out = ps.map(() => 'pending');
-  ps.forEach((p, i) => p.then(() => (out[i] = 'stored'), () => (out[i] = 'failed')));
+  ps.forEach((p, i) =>
+    p.then(
+      () => (out[i] = 'stored'),
+      () => (out[i] = 'failed'),
+    ),
+  );
   await new Promise((r) => setImmediate(r));
   return out;
 }

@@ -58,7 +58,12 @@ const result: QuoteResult = {
 function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dstChain?: ChainInfo } = {}): PricedRequest {
   const dstChain = over.dstChain ?? arbitrum;
   return {
-    input: { gasDrop: 0n, tradeType: 'TRADE_TYPE_EXACT_INPUT', gasless: over.gasless ?? false, sponsorFees: false } as PricedRequest['input'],
+    input: {
+      gasDrop: 0n,
+      tradeType: 'TRADE_TYPE_EXACT_INPUT',
+      gasless: over.gasless ?? false,
+      sponsorFees: false,
+    } as PricedRequest['input'],
     result: { ...result, sameChainSwap: dstChain.name === ethereum.name },
     srcChain: ethereum,
     dstChain,
@@ -101,7 +106,13 @@ describe('QuoteService.quote from an EVM chain', () => {
       deadline: String(Date.parse(cc.expires_at) / 1000),
       permitted: { token: USDC, amount: cc.amount_in },
     });
-    expect(cc.erc2612?.message).toEqual({ owner: REFUND, spender: PERMIT2_ADDRESS, value: cc.amount_in, nonce: '9', deadline: cc.permit2?.message.deadline });
+    expect(cc.erc2612?.message).toEqual({
+      owner: REFUND,
+      spender: PERMIT2_ADDRESS,
+      value: cc.amount_in,
+      nonce: '9',
+      deadline: cc.permit2?.message.deadline,
+    });
     expect(t.reader.read).toHaveBeenCalledWith(ethereum, USDC, REFUND);
     expect(cc.deposit_tx).toBeUndefined();
     // Stored as returned, its order in its own column (quote.v1.fetch hands the relayer these
@@ -141,7 +152,10 @@ describe('QuoteService.quote from an EVM chain', () => {
     const t = newTestService(priced(), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
-    expect(quote.cross_chain).toMatchObject({ deposit_tx: { to: ROUTER, value: '0' }, approval: { token: USDC, spender: ROUTER, amount: '1000000000' } });
+    expect(quote.cross_chain).toMatchObject({
+      deposit_tx: { to: ROUTER, value: '0' },
+      approval: { token: USDC, spender: ROUTER, amount: '1000000000' },
+    });
     expect(quote.cross_chain.permit2).toBeUndefined();
     expect(t.reader.read).not.toHaveBeenCalled();
   });

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { RpcError, type CallerContext, type GetQuoteRequest, type PreviewQuoteRequest, type Quote, type QuotePreview, type StoredQuote } from '@xchain/contracts';
+import {
+  RpcError,
+  type CallerContext,
+  type GetQuoteRequest,
+  type PreviewQuoteRequest,
+  type Quote,
+  type QuotePreview,
+  type StoredQuote,
+} from '@xchain/contracts';
 import { permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { type PrismaClient } from '@xchain/quote-engine-db';
@@ -94,7 +102,11 @@ export class QuoteService {
     const wire = orderToWire(order, referrers);
     const [{ permit2, erc2612, ...deposit }, { svm }] = await Promise.all([
       this.evmFields(p, order, refund),
-      svmDepositFieldsFrom(this.blockhashes, { order: wire, gasless: order.gasless && !p.result.sameChainSwap, chain: p.srcChain, token: p.src }, this.log),
+      svmDepositFieldsFrom(
+        this.blockhashes,
+        { order: wire, gasless: order.gasless && !p.result.sameChainSwap, chain: p.srcChain, token: p.src },
+        this.log,
+      ),
     ]);
     const content = {
       quote_hash: quoteHash,
@@ -146,7 +158,8 @@ export class QuoteService {
   /** A stored quote while it is retained; NOT_FOUND otherwise. */
   async fetch(quoteHash: string): Promise<StoredQuote> {
     const row = await this.db.quote.findUnique({ where: { quoteHash: quoteHash.toLowerCase() } });
-    if (!row || row.retainedUntil.getTime() < this.clock.nowMs()) throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
+    if (!row || row.retainedUntil.getTime() < this.clock.nowMs())
+      throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {
       quote_hash: row.quoteHash,
       quote: storedResponse(row.response, row.order, row.retainedUntil),
@@ -182,14 +195,23 @@ export class QuoteService {
     } catch (err) {
       // An RPC that does not answer is one warning per outage, not one per quote.
       const failure = chainRpcFailure(err);
-      if (rpc && failure) return void rpc.failed(err, { chain: p.srcChain.name, ...(failure.host ? { host: failure.host } : {}), err: failure.message });
-      this.log.warn({ chain: p.srcChain.name, token: p.src.address, err: errorText(err) }, 'token permit read failed; quote without erc2612');
+      if (rpc && failure)
+        return void rpc.failed(err, { chain: p.srcChain.name, ...(failure.host ? { host: failure.host } : {}), err: failure.message });
+      this.log.warn(
+        { chain: p.srcChain.name, token: p.src.address, err: errorText(err) },
+        'token permit read failed; quote without erc2612',
+      );
       return undefined;
     }
   }
 
   private estimate(p: PricedRequest) {
-    return this.eta.estimate(p.srcChain.name, p.dstChain.name, p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain', p.dstChain.defaultFulfillEtaSecs);
+    return this.eta.estimate(
+      p.srcChain.name,
+      p.dstChain.name,
+      p.result.sameChainSwap ? 'same_chain_swap' : 'cross_chain',
+      p.dstChain.defaultFulfillEtaSecs,
+    );
   }
 }
 

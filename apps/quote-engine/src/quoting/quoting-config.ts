@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { type FeeConfig, type PoolModel, E18 } from '@xchain/pricing-core';
 import { z } from 'zod';
 
-const Int = z.string().regex(/^(0|[1-9][0-9]*)$/).transform((s) => BigInt(s));
+const Int = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .transform((s) => BigInt(s));
 
 /** The operator's quoting settings (config/quoting.json); every figure is an integer string. */
 export const QuotingConfigSchema = z.object({

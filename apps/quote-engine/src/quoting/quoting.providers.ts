@@ -25,7 +25,18 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   {
     provide: QuoteWriter,
     inject: [LOGGER],
-    useFactory: (log: Logger) => postgresQuoteWriter(env.DATABASE_URL, { maxInFlight: env.QUOTE_WRITE_CONNECTIONS, maxBatch: 500, overflowAfterMs: env.QUOTE_WRITE_OVERFLOW_MS, gatherTurn: env.QUOTE_WRITE_GATHER, statementTimeoutMs: env.QUOTE_WRITE_STATEMENT_TIMEOUT_MS }, log),
+    useFactory: (log: Logger) =>
+      postgresQuoteWriter(
+        env.DATABASE_URL,
+        {
+          maxInFlight: env.QUOTE_WRITE_CONNECTIONS,
+          maxBatch: 500,
+          overflowAfterMs: env.QUOTE_WRITE_OVERFLOW_MS,
+          gatherTurn: env.QUOTE_WRITE_GATHER,
+          statementTimeoutMs: env.QUOTE_WRITE_STATEMENT_TIMEOUT_MS,
+        },
+        log,
+      ),
   },
   {
     provide: QuotePurge,
@@ -33,24 +44,45 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
     useFactory: (log: Logger) =>
       postgresQuotePurge(
         env.DATABASE_URL,
-        { intervalMs: env.QUOTE_PURGE_INTERVAL_MS, batch: env.QUOTE_PURGE_BATCH, statementTimeoutMs: env.QUOTE_PURGE_STATEMENT_TIMEOUT_MS, graceSecs: env.QUOTE_GRACE_SECS },
+        {
+          intervalMs: env.QUOTE_PURGE_INTERVAL_MS,
+          batch: env.QUOTE_PURGE_BATCH,
+          statementTimeoutMs: env.QUOTE_PURGE_STATEMENT_TIMEOUT_MS,
+          graceSecs: env.QUOTE_GRACE_SECS,
+        },
         log,
       ),
   },
-  { provide: TOKEN_PERMIT_READER, useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.QUOTE_PERMIT_READ_TIMEOUT_MS)) },
+  {
+    provide: TOKEN_PERMIT_READER,
+    useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.QUOTE_PERMIT_READ_TIMEOUT_MS)),
+  },
   {
     provide: SVM_BLOCKHASH,
     inject: [LOGGER],
     useFactory: (log: Logger) =>
-      new SolanaBlockhashes({ ...(env.SOLANA_RPC_URL ? { url: env.SOLANA_RPC_URL } : {}), timeoutMs: env.SOLANA_RPC_TIMEOUT_MS, cacheMs: env.SOLANA_BLOCKHASH_CACHE_MS, staleMs: 5 * env.SOLANA_BLOCKHASH_CACHE_MS }, log),
+      new SolanaBlockhashes(
+        {
+          ...(env.SOLANA_RPC_URL ? { url: env.SOLANA_RPC_URL } : {}),
+          timeoutMs: env.SOLANA_RPC_TIMEOUT_MS,
+          cacheMs: env.SOLANA_BLOCKHASH_CACHE_MS,
+          staleMs: 5 * env.SOLANA_BLOCKHASH_CACHE_MS,
+        },
+        log,
+      ),
   },
   {
     provide: SWAP_PRICING,
     inject: [QUOTING_CONFIG, RegistryCache],
     useFactory: (config: QuotingConfig, registry: RegistryCache) => {
-      const zeroEx = env.SWAP_PRICER === '0x'
-        ? new ZeroExClient({ baseUrl: env.ZEROEX_API_URL, timeoutMs: env.ZEROEX_TIMEOUT_MS, ...(env.ZEROEX_API_KEY ? { apiKey: env.ZEROEX_API_KEY } : {}) })
-        : undefined;
+      const zeroEx =
+        env.SWAP_PRICER === '0x'
+          ? new ZeroExClient({
+              baseUrl: env.ZEROEX_API_URL,
+              timeoutMs: env.ZEROEX_TIMEOUT_MS,
+              ...(env.ZEROEX_API_KEY ? { apiKey: env.ZEROEX_API_KEY } : {}),
+            })
+          : undefined;
       return new SwapPricing(new OraclePoolPricer(poolModelOf(config)), zeroEx, (chain) => {
         const c = registry.chain(chain);
         return c ? { id: c.chainId, vm: c.vm } : undefined;

@@ -11,11 +11,18 @@ export class SponsorFunding {
   constructor(@Inject(RpcClient) private readonly rpc: RpcClient) {}
 
   async assertCovers(partnerId: string, requiredUsdMicros: bigint): Promise<void> {
-    const { balance_usd_micros } = await this.rpc.call(LedgerBalanceRpc, { partner_id: partnerId }, { caller: { kind: 'internal', service: 'quote-engine' } });
+    const { balance_usd_micros } = await this.rpc.call(
+      LedgerBalanceRpc,
+      { partner_id: partnerId },
+      { caller: { kind: 'internal', service: 'quote-engine' } },
+    );
     const balance = BigInt(balance_usd_micros);
     if (balance === 0n || balance < requiredUsdMicros) {
       throw new RpcError(Code.FAILED_PRECONDITION, 'the partner funding balance does not cover the relay gas of this quote', [
-        errorInfo('SPONSOR_BALANCE_INSUFFICIENT', { balance_usd_micros: balance.toString(), required_usd_micros: requiredUsdMicros.toString() }),
+        errorInfo('SPONSOR_BALANCE_INSUFFICIENT', {
+          balance_usd_micros: balance.toString(),
+          required_usd_micros: requiredUsdMicros.toString(),
+        }),
       ]);
     }
   }

@@ -11,9 +11,28 @@ const call = depositTx(plain, ROUTER);
 const deposit_tx = { to: call.to, data: call.data, value: call.value.toString() };
 const RETAINED = '2026-11-30T16:13:18Z';
 const retainedUntil = new Date(RETAINED);
-const crossChain = { cross_chain: { quote_hash: `0x${'01'.repeat(32)}`, amount_in: '123456789', order, expires_at: '2026-11-23T16:43:18Z', retained_until: RETAINED, deposit_tx } } as unknown as Quote;
-const gasless = { cross_chain: { quote_hash: `0x${'03'.repeat(32)}`, amount_in: '123456789', order, retained_until: RETAINED, gasless: true } } as unknown as Quote;
-const sameChain = { same_chain_swap: { quote_hash: `0x${'02'.repeat(32)}`, amount_in: '5', order, retained_until: RETAINED, deposit_tx: { ...deposit_tx, value: '5' } } } as unknown as Quote;
+const crossChain = {
+  cross_chain: {
+    quote_hash: `0x${'01'.repeat(32)}`,
+    amount_in: '123456789',
+    order,
+    expires_at: '2026-11-23T16:43:18Z',
+    retained_until: RETAINED,
+    deposit_tx,
+  },
+} as unknown as Quote;
+const gasless = {
+  cross_chain: { quote_hash: `0x${'03'.repeat(32)}`, amount_in: '123456789', order, retained_until: RETAINED, gasless: true },
+} as unknown as Quote;
+const sameChain = {
+  same_chain_swap: {
+    quote_hash: `0x${'02'.repeat(32)}`,
+    amount_in: '5',
+    order,
+    retained_until: RETAINED,
+    deposit_tx: { ...deposit_tx, value: '5' },
+  },
+} as unknown as Quote;
 
 /** Through JSON, as PostgreSQL returns it. */
 const viaJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;

@@ -69,7 +69,10 @@ export class SolanaBlockhashes implements BlockhashSource {
       return hash;
     } catch (err) {
       this.failedAt = this.now();
-      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'Solana blockhash not read; gasless Solana quotes go without svm.tx_base64 for now');
+      this.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'Solana blockhash not read; gasless Solana quotes go without svm.tx_base64 for now',
+      );
       return undefined;
     }
   }

@@ -11,9 +11,27 @@ const feePayer = Keypair.generate().publicKey.toBase58();
 const user = Keypair.generate().publicKey.toBase58();
 const blockhash = Keypair.generate().publicKey.toBase58();
 
-const solana: ChainInfo = { name: 'solana', chainId: 792703809n, vm: 'svm', nativeSymbol: 'SOL', nativeDecimals: 9, enabled: true, gasless: true, maxGasDrop: 0n, depositTarget: vault, feePayer };
+const solana: ChainInfo = {
+  name: 'solana',
+  chainId: 792703809n,
+  vm: 'svm',
+  nativeSymbol: 'SOL',
+  nativeDecimals: 9,
+  enabled: true,
+  gasless: true,
+  maxGasDrop: 0n,
+  depositTarget: vault,
+  feePayer,
+};
 const usdc: TokenInfo = { chain: 'solana', address: USDC, symbol: 'USDC', decimals: 6, tier: 'stable', permit: false, isNative: false };
-const order = sampleOrder({ srcChainId: 792703809n, srcToken: toBytes32('svm', USDC), refundAddress: toBytes32('svm', user), depositTarget: toBytes32('svm', vault), gasless: true, amountIn: 25_000_000n });
+const order = sampleOrder({
+  srcChainId: 792703809n,
+  srcToken: toBytes32('svm', USDC),
+  refundAddress: toBytes32('svm', user),
+  depositTarget: toBytes32('svm', vault),
+  gasless: true,
+  amountIn: 25_000_000n,
+});
 const wire = orderToWire(order, []);
 
 describe('svmDepositFields', () => {
@@ -27,9 +45,9 @@ describe('svmDepositFields', () => {
       [user, null],
     ]);
     const expected = depositInstructions({ order: wire, owner: user, vault, mintDecimals: 6 });
-    expect(tx.instructions.map((i) => [i.programId.toBase58(), i.keys.map((k) => k.pubkey.toBase58()), Buffer.from(i.data).toString('hex')])).toEqual(
-      expected.map((i) => [i.programId.toBase58(), i.keys.map((k) => k.pubkey.toBase58()), Buffer.from(i.data).toString('hex')]),
-    );
+    expect(
+      tx.instructions.map((i) => [i.programId.toBase58(), i.keys.map((k) => k.pubkey.toBase58()), Buffer.from(i.data).toString('hex')]),
+    ).toEqual(expected.map((i) => [i.programId.toBase58(), i.keys.map((k) => k.pubkey.toBase58()), Buffer.from(i.data).toString('hex')]));
     // What a user reads in a wallet: 25 USDC (6 decimals) into the vault's token account, then the memo.
     expect(tx.instructions[0]!.programId.equals(SVM_PROGRAMS.token)).toBe(true);
     expect(tx.instructions[0]!.keys[2]!.pubkey.equals(vaultTokenAccount(vault, USDC))).toBe(true);
@@ -58,17 +76,23 @@ describe('svmDepositFields', () => {
   it('costs the quote the field, never the quote, when the transaction cannot be built (and says so in the log)', async () => {
     const log = { warn: jest.fn() };
     const other = { ...solana, depositTarget: Keypair.generate().publicKey.toBase58() }; // not the order's deposit_target
-    expect(await svmDepositFieldsFrom({ recent: async () => blockhash }, { order: wire, gasless: true, chain: other, token: usdc }, log)).toEqual({});
+    expect(
+      await svmDepositFieldsFrom({ recent: async () => blockhash }, { order: wire, gasless: true, chain: other, token: usdc }, log),
+    ).toEqual({});
     expect(log.warn).toHaveBeenCalledTimes(1);
   });
 });
 
 describe('SolanaBlockhashes', () => {
-  const answer = (hash: string) => new Response(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { context: { slot: 1 }, value: { blockhash: hash, lastValidBlockHeight: 150 } } }));
+  const answer = (hash: string) =>
+    new Response(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { context: { slot: 1 }, value: { blockhash: hash, lastValidBlockHeight: 150 } } }),
+    );
   let now: number;
   let fetchMock: jest.SpyInstance;
   const warn = jest.fn();
-  const source = (url: string | null = 'http://127.0.0.1:1/') => new SolanaBlockhashes({ ...(url ? { url } : {}), timeoutMs: 50, cacheMs: 2000, staleMs: 10_000 }, { warn }, () => now);
+  const source = (url: string | null = 'http://127.0.0.1:1/') =>
+    new SolanaBlockhashes({ ...(url ? { url } : {}), timeoutMs: 50, cacheMs: 2000, staleMs: 10_000 }, { warn }, () => now);
 
   beforeEach(() => {
     now = 1_000_000;
@@ -103,7 +127,9 @@ describe('SolanaBlockhashes', () => {
   });
 
   it('answers undefined, once per cacheMs at most, when the RPC fails or does not answer in time', async () => {
-    fetchMock.mockImplementation((_url, init: RequestInit) => new Promise((_, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason))));
+    fetchMock.mockImplementation(
+      (_url, init: RequestInit) => new Promise((_, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason))),
+    );
     const s = source();
     expect(await s.recent()).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);

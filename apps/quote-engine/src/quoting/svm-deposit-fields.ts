@@ -32,7 +32,12 @@ export interface SvmDepositFields {
 export function svmDepositFields({ order, gasless, chain, token, blockhash }: SvmDepositInput): SvmDepositFields {
   if (chain.vm !== 'svm' || !gasless || !chain.feePayer || !blockhash) return {};
   const owner = svmOrderTerms(order).refundAddress;
-  const instructions = depositInstructions({ order, owner, vault: chain.depositTarget, ...(token.isNative ? {} : { mintDecimals: token.decimals }) });
+  const instructions = depositInstructions({
+    order,
+    owner,
+    vault: chain.depositTarget,
+    ...(token.isNative ? {} : { mintDecimals: token.decimals }),
+  });
   const tx = new Transaction({ feePayer: new PublicKey(chain.feePayer), recentBlockhash: blockhash }).add(...instructions);
   return { svm: { tx_base64: tx.serialize({ requireAllSignatures: false, verifySignatures: false }).toString('base64') } };
 }
@@ -42,13 +47,20 @@ export function svmDepositFields({ order, gasless, chain, token, blockhash }: Sv
  * transaction is a convenience (a wallet can build it from the quote): a failure to build it is
  * logged and costs the field, never the quote.
  */
-export async function svmDepositFieldsFrom(source: BlockhashSource | undefined, input: Omit<SvmDepositInput, 'blockhash'>, log: Pick<Logger, 'warn'>): Promise<SvmDepositFields> {
+export async function svmDepositFieldsFrom(
+  source: BlockhashSource | undefined,
+  input: Omit<SvmDepositInput, 'blockhash'>,
+  log: Pick<Logger, 'warn'>,
+): Promise<SvmDepositFields> {
   if (input.chain.vm !== 'svm' || !input.gasless || !input.chain.feePayer || !source) return {};
   const blockhash = await source.recent();
   try {
     return svmDepositFields({ ...input, blockhash });
   } catch (err) {
-    log.warn({ chain: input.chain.name, token: input.token.address, err: err instanceof Error ? err.message : String(err) }, 'Solana deposit transaction not built; quote without svm');
+    log.warn(
+      { chain: input.chain.name, token: input.token.address, err: err instanceof Error ? err.message : String(err) },
+      'Solana deposit transaction not built; quote without svm',
+    );
     return {};
   }
 }

@@ -29,7 +29,8 @@ export class SwapPricing {
     );
     if (rates.size === 0) return undefined;
     const oracle = this.oracle;
-    const pricerOf = (tokenIn: PricedToken, tokenOut: PricedToken) => rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`) ?? oracle;
+    const pricerOf = (tokenIn: PricedToken, tokenOut: PricedToken) =>
+      rates.get(`${tokenIn.chain}:${tokenIn.address}>${tokenOut.address}`) ?? oracle;
     return {
       amountOut: (tokenIn, tokenOut, amountIn) => pricerOf(tokenIn, tokenOut).amountOut(tokenIn, tokenOut, amountIn),
       // The inverse per leg, so expected- and exact-output quotes solve without bisection here too.

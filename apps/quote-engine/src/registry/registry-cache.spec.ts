@@ -84,7 +84,13 @@ describe('RegistryCache when its load fails or finds nothing', () => {
     const { db, state } = fakeDb();
     const health = new HealthRegistry('quote-engine');
     const cache = new RegistryCache(db, log, 5000, health);
-    const pipeline = new QuotePipeline(cache, {} as PriceBook, { chains: {}, suspended_pairs: [], inventory: {} } as unknown as QuotingConfig, {} as SwapPricing, {} as SponsorFunding);
+    const pipeline = new QuotePipeline(
+      cache,
+      {} as PriceBook,
+      { chains: {}, suspended_pairs: [], inventory: {} } as unknown as QuotingConfig,
+      {} as SwapPricing,
+      {} as SponsorFunding,
+    );
     return { cache, pipeline, health, state };
   }
 
@@ -94,7 +100,10 @@ describe('RegistryCache when its load fails or finds nothing', () => {
     await expect(cache.reload()).rejects.toThrow();
     const report = await health.readiness();
     expect(report.status).toBe('unavailable');
-    expect(report.checks['registry']).toEqual({ ok: false, detail: expect.stringContaining("registry not loaded: Can't reach database server") });
+    expect(report.checks['registry']).toEqual({
+      ok: false,
+      detail: expect.stringContaining("registry not loaded: Can't reach database server"),
+    });
   });
 
   it('answers quotes and lists UNAVAILABLE / REGISTRY_NOT_LOADED with a retry delay of one refresh, not UNSUPPORTED_PAIR', async () => {
@@ -206,7 +215,10 @@ describe('RegistryCache change notice', () => {
     expect(changed).toHaveBeenCalledTimes(1);
     await cache.reload();
     expect(changed).toHaveBeenCalledTimes(1);
-    state.tokens = [tokenRow, { ...tokenRow, address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', symbol: 'USDC', decimals: 6, tier: 'stable' }];
+    state.tokens = [
+      tokenRow,
+      { ...tokenRow, address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', symbol: 'USDC', decimals: 6, tier: 'stable' },
+    ];
     await cache.reload();
     expect(changed).toHaveBeenCalledTimes(2);
     state.chains = [{ ...chainRow, enabled: false }];

@@ -83,7 +83,10 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
       const detail = `${this.chains.size} chains, ${this.tokens.size} tokens`;
       return { ok: true, detail: this.lastError ? `${detail} (last reload failed: ${this.lastError})` : detail };
     }
-    return { ok: false, detail: this.lastError ? `registry not loaded: ${this.lastError}` : 'registry not loaded: no chains in the database' };
+    return {
+      ok: false,
+      detail: this.lastError ? `registry not loaded: ${this.lastError}` : 'registry not loaded: no chains in the database',
+    };
   }
 
   /** UNAVAILABLE / REGISTRY_NOT_LOADED (retry after one refresh) while no registry is loaded. */

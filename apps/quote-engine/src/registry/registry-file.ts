@@ -32,7 +32,10 @@ export const RegistryFileSchema = z.object({
       logo_url: z.string().url(),
       permit: z.boolean(),
       coingecko_id: z.string().optional(),
-      pyth_feed_id: z.string().regex(/^(0x)?[0-9a-f]{64}$/).optional(),
+      pyth_feed_id: z
+        .string()
+        .regex(/^(0x)?[0-9a-f]{64}$/)
+        .optional(),
     }),
   ),
 });

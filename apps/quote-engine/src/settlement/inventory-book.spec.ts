@@ -20,7 +20,11 @@ function newBook(answers: Record<string, bigint | Error>, reserved = 0n, maxAgeM
       return { balance: String(a), chain: req.chain, token: USDC, wallet: '0x', at: '' };
     }),
   };
-  const registry = { listTokens: () => ({ tokens: listed.map((chain) => ({ chain, address: USDC })) }), chain: (n: string) => chains[n], token: () => undefined };
+  const registry = {
+    listTokens: () => ({ tokens: listed.map((chain) => ({ chain, address: USDC })) }),
+    chain: (n: string) => chains[n],
+    token: () => undefined,
+  };
   const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
   const book = new InventoryBook(
     rpc as never,

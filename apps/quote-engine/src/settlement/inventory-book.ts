@@ -53,13 +53,29 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'watch'>,
     @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
-    this.loop = new Periodic(() => this.refreshAll(), config.refreshMs, (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'));
+    this.loop = new Periodic(
+      () => this.refreshAll(),
+      config.refreshMs,
+      (err) => this.log.warn({ err: String(err) }, 'inventory refresh failed'),
+    );
     // Labelled by chain and symbol, as the operator reads them and as quoting.json names floors.
     const labels = ['chain', 'token'];
-    const available = metrics.gauge({ name: 'inventory_available', help: 'Operator inventory a quote may promise, destination base units (balance minus reservations)', labelNames: labels });
+    const available = metrics.gauge({
+      name: 'inventory_available',
+      help: 'Operator inventory a quote may promise, destination base units (balance minus reservations)',
+      labelNames: labels,
+    });
     const reserved = metrics.gauge({ name: 'inventory_reserved', help: 'Destination base units held by open fills', labelNames: labels });
-    const age = metrics.gauge({ name: 'inventory_reading_age_seconds', help: 'Seconds since the operator balance was read', labelNames: labels });
-    const floor = metrics.gauge({ name: 'inventory_floor', help: 'Live inventory below this raises InventoryBelowFloor (quoting.json inventory_floors), base units', labelNames: labels });
+    const age = metrics.gauge({
+      name: 'inventory_reading_age_seconds',
+      help: 'Seconds since the operator balance was read',
+      labelNames: labels,
+    });
+    const floor = metrics.gauge({
+      name: 'inventory_floor',
+      help: 'Live inventory below this raises InventoryBelowFloor (quoting.json inventory_floors), base units',
+      labelNames: labels,
+    });
     for (const [name, amount] of Object.entries(quoting?.inventory_floors ?? {})) {
       const [chain, token] = name.split(':');
       if (chain && token) floor.set({ chain, token }, Number(amount));
@@ -109,7 +125,11 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     try {
       const [b, reserved] = await Promise.all([
         this.outages
-          ? this.outages.watch(this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }), serviceDependency(OperatorBalanceRpc), chainRpcDependency(chain))
+          ? this.outages.watch(
+              this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
+              serviceDependency(OperatorBalanceRpc),
+              chainRpcDependency(chain),
+            )
           : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
         this.repo.reservedBy(chain, t),
       ]);
@@ -126,10 +146,15 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     const tokens = this.registry.listTokens().tokens;
     const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address)));
     // A dependency away (the relayer, a chain RPC) is its outage's warning, logged where it was counted.
-    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected' && !(this.outages && unreachableDependency(r.reason)));
+    const failed = results.filter(
+      (r): r is PromiseRejectedResult => r.status === 'rejected' && !(this.outages && unreachableDependency(r.reason)),
+    );
     if (failed.length > 0 && !this.failing) {
       this.failing = true;
-      this.log.warn({ failed: failed.length, of: tokens.length, err: String((failed[0] as PromiseRejectedResult).reason) }, 'inventory: balances not read; quotes to those tokens are refused once their reading is stale');
+      this.log.warn(
+        { failed: failed.length, of: tokens.length, err: String((failed[0] as PromiseRejectedResult).reason) },
+        'inventory: balances not read; quotes to those tokens are refused once their reading is stale',
+      );
     } else if (failed.length === 0 && this.failing) {
       this.failing = false;
       this.log.info({ tokens: tokens.length }, 'inventory: balances read again');

@@ -7,7 +7,10 @@ import { claimBatchId, claimCall, dstTokenKey, operatorCall, tokenKey } from './
 const ROUTER = '0x7CCfEacBa472f31962CB515Fe4cE4477D15C4a04';
 const OTHER_ROUTER = '0x1111111111111111111111111111111111111111';
 const chain = (vm: 'evm' | 'svm', depositTarget: string) => ({ name: vm === 'evm' ? 'base' : 'solana', vm, depositTarget }) as ChainInfo;
-const registry = { token: (_c: ChainInfo, address: string) => (address === 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' ? ({ decimals: 6 } as never) : undefined) };
+const registry = {
+  token: (_c: ChainInfo, address: string) =>
+    address === 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' ? ({ decimals: 6 } as never) : undefined,
+};
 
 describe('operator calls: the transaction of each settlement step', () => {
   const toSolana = sampleOrder({ gasDrop: 7n });
@@ -33,12 +36,23 @@ describe('operator calls: the transaction of each settlement step', () => {
   });
 
   it('fills and cancels on an EVM destination at its router: amount_out, with the gas drop (and a native amount) as value', () => {
-    const toBase = sampleOrder({ dstChainId: 8453n, dstToken: toBytes32('evm', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'), recipient: toBytes32('evm', OTHER_ROUTER), gasDrop: 5n });
-    const erc20 = operatorCall('fill', orderToWire(toBase, []), chain('evm', ROUTER), registry) as { to: string; data: `0x${string}`; value: string };
+    const toBase = sampleOrder({
+      dstChainId: 8453n,
+      dstToken: toBytes32('evm', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+      recipient: toBytes32('evm', OTHER_ROUTER),
+      gasDrop: 5n,
+    });
+    const erc20 = operatorCall('fill', orderToWire(toBase, []), chain('evm', ROUTER), registry) as {
+      to: string;
+      data: `0x${string}`;
+      value: string;
+    };
     expect(erc20).toMatchObject({ to: ROUTER, value: '5' });
     expect(decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: erc20.data }).args![1]).toBe(999_000_000n);
     const native = sampleOrder({ ...toBase, dstToken: toBytes32('evm', '0x0000000000000000000000000000000000000000') });
-    expect(operatorCall('fill', orderToWire(native, []), chain('evm', ROUTER), registry)).toMatchObject({ value: (999_000_000n + 5n).toString() });
+    expect(operatorCall('fill', orderToWire(native, []), chain('evm', ROUTER), registry)).toMatchObject({
+      value: (999_000_000n + 5n).toString(),
+    });
     const cancel = operatorCall('cancel', orderToWire(toBase, []), chain('evm', ROUTER), registry) as { data: `0x${string}` };
     expect(decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: cancel.data }).functionName).toBe('cancel');
     expect(operatorCall('fill', orderToWire(toBase, []), chain('evm', 'not-an-address'), registry)).toBeUndefined();

@@ -31,7 +31,11 @@ export class SettlementReportHandlers {
   @Rpc(SettlementReportRpc)
   async report(req: RpcBody<typeof SettlementReportRpc>): Promise<SettlementReport> {
     const since = req.since ? new Date(req.since) : new Date(this.clock.nowMs() - 7 * 86_400_000);
-    const [rows, reconciliation, strays] = await Promise.all([this.repo.reportRows(), this.repo.reconciliation(since), this.strays.reportRows()]);
+    const [rows, reconciliation, strays] = await Promise.all([
+      this.repo.reportRows(),
+      this.repo.reconciliation(since),
+      this.strays.reportRows(),
+    ]);
     const inventory = await Promise.all(
       rows.reservations.map(async (r) => {
         const balance = await this.rpc
@@ -44,23 +48,38 @@ export class SettlementReportHandlers {
           token: r.dst_token,
           reserved: r.reserved,
           open_fills: r.n,
-          ...(balance !== undefined ? { balance: balance.toString(), available: (balance > reserved ? balance - reserved : 0n).toString() } : {}),
+          ...(balance !== undefined
+            ? { balance: balance.toString(), available: (balance > reserved ? balance - reserved : 0n).toString() }
+            : {}),
         };
       }),
     );
     const count = <K extends string>(groups: { _count: { _all: number } }[], key: (g: never) => string | null, names: readonly K[]) =>
-      Object.fromEntries(names.map((n) => [n, groups.filter((g) => key(g as never) === n).reduce((a, g) => a + g._count._all, 0)])) as Record<K, number>;
+      Object.fromEntries(
+        names.map((n) => [n, groups.filter((g) => key(g as never) === n).reduce((a, g) => a + g._count._all, 0)]),
+      ) as Record<K, number>;
     const now = this.clock.nowMs();
     return {
       inventory,
       open: count(rows.open, (g: { step: string | null }) => g.step, ['fill', 'cancel', 'refund'] as const),
       undecided: rows.undecided,
       oldest_unsettled: rows.oldest
-        ? { quote_hash: rows.oldest.quote_hash, deposited_at: rows.oldest.occurred_at.toISOString(), age_secs: Math.max(0, Math.floor((now - rows.oldest.occurred_at.getTime()) / 1000)), state: rows.oldest.state ?? 'undecided' }
+        ? {
+            quote_hash: rows.oldest.quote_hash,
+            deposited_at: rows.oldest.occurred_at.toISOString(),
+            age_secs: Math.max(0, Math.floor((now - rows.oldest.occurred_at.getTime()) / 1000)),
+            state: rows.oldest.state ?? 'undecided',
+          }
         : null,
       claims: count(rows.claims, (g: { claim: string | null }) => g.claim, ['due', 'batched', 'claimed', 'stuck'] as const),
       reconciliation: reconciliation.map((r) => ({ ...r, token: this.tokenOf(r.chain, r.token) })),
-      stuck: rows.stuck.map((s) => ({ quote_hash: s.quoteHash, decision: s.decision, reason: s.reason, error: s.error, since: s.updatedAt.toISOString() })),
+      stuck: rows.stuck.map((s) => ({
+        quote_hash: s.quoteHash,
+        decision: s.decision,
+        reason: s.reason,
+        error: s.error,
+        since: s.updatedAt.toISOString(),
+      })),
       stray_deposits: {
         ...strays.counts,
         stuck_list: strays.stuck.map((s) => ({

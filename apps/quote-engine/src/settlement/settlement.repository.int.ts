@@ -38,7 +38,9 @@ describe('settlement decisions on PostgreSQL', () => {
     const a = replica();
     const b = replica();
     const decisions = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).decideFill({ quoteHash: hash(i), srcChain: 'base', dstChain: 'arbitrum' }, TOKEN, 100n, 300n, 'cancel')),
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 ? a : b).decideFill({ quoteHash: hash(i), srcChain: 'base', dstChain: 'arbitrum' }, TOKEN, 100n, 300n, 'cancel'),
+      ),
     );
     expect(decisions.filter((d) => d === 'fill')).toHaveLength(3);
     const { rows } = await pool.query<{ reserved: string; n: string }>(
@@ -72,7 +74,9 @@ describe('settlement decisions on PostgreSQL', () => {
     // Confirmed: settled, reservation released; a repeated confirmation moves nothing.
     expect(await repo.advance(z!.quoteHash, 'fill', null)).toBe(true);
     expect(await repo.advance(z!.quoteHash, 'fill', null)).toBe(false);
-    const { rows } = await pool.query('SELECT quote_hash, decision, reason, step, state, reserved::text FROM settlements ORDER BY quote_hash');
+    const { rows } = await pool.query(
+      'SELECT quote_hash, decision, reason, step, state, reserved::text FROM settlements ORDER BY quote_hash',
+    );
     expect(rows).toEqual([
       { quote_hash: x!.quoteHash, decision: 'refund', reason: 'FILL_FAILED', step: 'cancel', state: 'open', reserved: '0' },
       { quote_hash: y!.quoteHash, decision: 'refund', reason: 'INVENTORY', step: 'cancel', state: 'open', reserved: '0' },
@@ -90,7 +94,10 @@ describe('settlement decisions on PostgreSQL', () => {
       );
     }
     const event = (n: number, type: string) =>
-      pool.query("INSERT INTO order_events (quote_hash, type, chain, tx_hash, amount, occurred_at) VALUES ($1, $2, 'base', $3, '5', now())", [hash(n), type, hash(100 + n)]);
+      pool.query(
+        "INSERT INTO order_events (quote_hash, type, chain, tx_hash, amount, occurred_at) VALUES ($1, $2, 'base', $3, '5', now())",
+        [hash(n), type, hash(100 + n)],
+      );
     await event(1, 'deposited');
     await event(2, 'deposited');
     await event(2, 'fulfilled');

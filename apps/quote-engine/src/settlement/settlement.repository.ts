@@ -29,7 +29,15 @@ export class SettlementRepository {
   /** Deposited orders without a decision (and not already settled on chain by other means), oldest first. */
   async undecided(limit: number): Promise<Undecided[]> {
     const rows = await this.db.$queryRaw<
-      { quote_hash: string; src_chain: string; dst_chain: string; order: OrderWire; retained_until: Date; chain: string; amount: string | null }[]
+      {
+        quote_hash: string;
+        src_chain: string;
+        dst_chain: string;
+        order: OrderWire;
+        retained_until: Date;
+        chain: string;
+        amount: string | null;
+      }[]
     >`
       SELECT q.quote_hash, q.src_chain, q.dst_chain, q."order", q.retained_until, e.chain, e.amount
       FROM order_events e JOIN quotes q ON q.quote_hash = e.quote_hash
@@ -80,7 +88,13 @@ export class SettlementRepository {
   }
 
   /** Decides a refund outright (the order cannot be filled whatever the inventory). */
-  async decideRefund(u: Pick<Undecided, 'quoteHash' | 'srcChain' | 'dstChain'>, dstToken: string, reason: RefundReason, step: SettlementStep, error?: string): Promise<void> {
+  async decideRefund(
+    u: Pick<Undecided, 'quoteHash' | 'srcChain' | 'dstChain'>,
+    dstToken: string,
+    reason: RefundReason,
+    step: SettlementStep,
+    error?: string,
+  ): Promise<void> {
     await this.db.$executeRaw`
       INSERT INTO settlements (quote_hash, decision, reason, step, state, src_chain, dst_chain, dst_token, error)
       VALUES (${u.quoteHash}, 'refund', ${reason}, ${step}, 'open', ${u.srcChain}, ${u.dstChain}, ${dstToken}, ${error ?? null})
@@ -91,7 +105,10 @@ export class SettlementRepository {
   async open(limit: number): Promise<(Settlement & { order: OrderWire })[]> {
     const rows = await this.db.settlement.findMany({ where: { state: 'open' }, orderBy: { decidedAt: 'asc' }, take: limit });
     if (rows.length === 0) return [];
-    const quotes = await this.db.quote.findMany({ where: { quoteHash: { in: rows.map((r) => r.quoteHash) } }, select: { quoteHash: true, order: true } });
+    const quotes = await this.db.quote.findMany({
+      where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
+      select: { quoteHash: true, order: true },
+    });
     const orders = new Map(quotes.map((q) => [q.quoteHash, q.order as OrderWire]));
     return rows.flatMap((r) => {
       const order = orders.get(r.quoteHash);
@@ -127,10 +144,16 @@ export class SettlementRepository {
       const due = await t.$queryRaw<{ quote_hash: string; claim_solo: boolean }[]>`
         SELECT quote_hash, claim_solo FROM settlements WHERE claim = 'due' AND src_chain = ${chain}
         ORDER BY updated_at LIMIT ${max} FOR UPDATE SKIP LOCKED`;
-      const batches = [due.filter((d) => !d.claim_solo).map((d) => d.quote_hash), ...due.filter((d) => d.claim_solo).map((d) => [d.quote_hash])].filter((b) => b.length > 0);
+      const batches = [
+        due.filter((d) => !d.claim_solo).map((d) => d.quote_hash),
+        ...due.filter((d) => d.claim_solo).map((d) => [d.quote_hash]),
+      ].filter((b) => b.length > 0);
       for (const hashes of batches) {
         const sorted = [...hashes].sort();
-        await t.settlement.updateMany({ where: { quoteHash: { in: sorted }, claim: 'due' }, data: { claim: 'batched', claimBatch: idOf(sorted), updatedAt: new Date() } });
+        await t.settlement.updateMany({
+          where: { quoteHash: { in: sorted }, claim: 'due' },
+          data: { claim: 'batched', claimBatch: idOf(sorted), updatedAt: new Date() },
+        });
       }
       return batches.length;
     });
@@ -153,10 +176,21 @@ export class SettlementRepository {
   /** A claim batch's outcome: claimed; or failed, when its orders are claimed again alone (a solo one that fails is stuck). */
   async claimOutcome(id: string, outcome: 'claimed' | 'failed', error?: string): Promise<number> {
     if (outcome === 'claimed') {
-      return (await this.db.settlement.updateMany({ where: { claimBatch: id, claim: 'batched' }, data: { claim: 'claimed', updatedAt: new Date() } })).count;
+      return (
+        await this.db.settlement.updateMany({
+          where: { claimBatch: id, claim: 'batched' },
+          data: { claim: 'claimed', updatedAt: new Date() },
+        })
+      ).count;
     }
-    const solo = await this.db.settlement.updateMany({ where: { claimBatch: id, claim: 'batched', claimSolo: true }, data: { claim: 'stuck', error: error ?? null, updatedAt: new Date() } });
-    const again = await this.db.settlement.updateMany({ where: { claimBatch: id, claim: 'batched', claimSolo: false }, data: { claim: 'due', claimSolo: true, claimBatch: null, updatedAt: new Date() } });
+    const solo = await this.db.settlement.updateMany({
+      where: { claimBatch: id, claim: 'batched', claimSolo: true },
+      data: { claim: 'stuck', error: error ?? null, updatedAt: new Date() },
+    });
+    const again = await this.db.settlement.updateMany({
+      where: { claimBatch: id, claim: 'batched', claimSolo: false },
+      data: { claim: 'due', claimSolo: true, claimBatch: null, updatedAt: new Date() },
+    });
     return solo.count + again.count;
   }
 
@@ -212,7 +246,9 @@ export class SettlementRepository {
    * units as the chain watchers recorded them. Deposits = claimed + refunded + open, by construction
    * of the rows; the test is that the chain agrees.
    */
-  async reconciliation(since: Date): Promise<{ chain: string; token: string; deposited: string; claimed: string; refunded: string; open: string }[]> {
+  async reconciliation(
+    since: Date,
+  ): Promise<{ chain: string; token: string; deposited: string; claimed: string; refunded: string; open: string }[]> {
     return this.db.$queryRaw`
       SELECT d.chain, q."order"->>'src_token' AS token,
         SUM(d.amount::numeric)::text AS deposited,

@@ -1,5 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { Code, OperatorBalanceRpc, type OrderWire, RpcError, SendOperatorTxRpc, type OperatorTxKind, type OperatorTxView } from '@xchain/contracts';
+import {
+  Code,
+  OperatorBalanceRpc,
+  type OrderWire,
+  RpcError,
+  SendOperatorTxRpc,
+  type OperatorTxKind,
+  type OperatorTxView,
+} from '@xchain/contracts';
 import { depositAmount } from '@xchain/evm-gasless';
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
@@ -60,7 +68,11 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     this.warnings = new PassWarnings(log, outages);
-    this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'));
+    this.loop = new Periodic(
+      () => this.pass(),
+      config.pollMs,
+      (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'),
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -102,13 +114,24 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
         const view = await this.send('claim', batch.id, batch.chain, claimCall(orders));
         if (view.status === 'confirmed') {
           await this.repo.claimOutcome(batch.id, 'claimed');
-          this.log.info({ chain: batch.chain, orders: orders.length, tx_hash: view.tx_hash }, 'settlement: deposits claimed to the treasury');
+          this.log.info(
+            { chain: batch.chain, orders: orders.length, tx_hash: view.tx_hash },
+            'settlement: deposits claimed to the treasury',
+          );
         } else if (view.status === 'failed') {
           await this.repo.claimOutcome(batch.id, 'failed', `claim: ${view.error ?? 'failed'}`);
-          this.log.warn({ chain: batch.chain, orders: orders.length, error: view.error }, 'settlement: claim failed; its orders are claimed one by one');
+          this.log.warn(
+            { chain: batch.chain, orders: orders.length, error: view.error },
+            'settlement: claim failed; its orders are claimed one by one',
+          );
         }
       } catch (err) {
-        this.warnings.failed(`claim:${batch.chain}:${reasonOf(err)}`, err, { chain: batch.chain, err: message(err) }, 'settlement: claim not sent this pass; retried');
+        this.warnings.failed(
+          `claim:${batch.chain}:${reasonOf(err)}`,
+          err,
+          { chain: batch.chain, err: message(err) },
+          'settlement: claim not sent this pass; retried',
+        );
       }
     }
   }
@@ -116,7 +139,12 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   private async decide(u: Undecided, balances: Map<string, Promise<bigint>>): Promise<void> {
     const order = orderFromWire(u.order).order;
     const [srcVm, dstVm] = [this.vmOf(u.srcChain), this.vmOf(u.dstChain)];
-    if (!srcVm || !dstVm) return this.warnings.once(`registry:${u.srcChain}:${u.dstChain}`, { src_chain: u.srcChain, dst_chain: u.dstChain }, 'settlement: a chain of a deposited order is not in the registry; it waits');
+    if (!srcVm || !dstVm)
+      return this.warnings.once(
+        `registry:${u.srcChain}:${u.dstChain}`,
+        { src_chain: u.srcChain, dst_chain: u.dstChain },
+        'settlement: a chain of a deposited order is not in the registry; it waits',
+      );
     const dstToken = dstTokenKey(dstVm, order, u.order);
     const step = this.refundStep(u.srcChain, u.dstChain);
     // The EVM router keeps back a gasless order's relay fee; a Solana vault receives all of amount_in.
@@ -139,20 +167,30 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       const key = `${u.dstChain}:${dstToken}`;
       let reading = balances.get(key);
       if (!reading) {
-        reading = this.rpc.call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs }).then((b) => {
-          this.warnings.answered(RELAYER, chainRpcDependency(u.dstChain));
-          return BigInt(b.balance);
-        });
+        reading = this.rpc
+          .call(OperatorBalanceRpc, { chain: u.dstChain, token: dstToken }, { timeoutMs: this.config.requestTimeoutMs })
+          .then((b) => {
+            this.warnings.answered(RELAYER, chainRpcDependency(u.dstChain));
+            return BigInt(b.balance);
+          });
         balances.set(key, reading);
       }
       balance = await reading;
     } catch (err) {
       // No decision without a fresh balance: the order waits (a refund for the relayer's outage would be wrong).
-      return this.warnings.failed(`balance:${u.dstChain}:${reasonOf(err)}`, err, { chain: u.dstChain, err: message(err) }, 'settlement: no inventory reading; deposits to fill there wait');
+      return this.warnings.failed(
+        `balance:${u.dstChain}:${reasonOf(err)}`,
+        err,
+        { chain: u.dstChain, err: message(err) },
+        'settlement: no inventory reading; deposits to fill there wait',
+      );
     }
     const decision = await this.repo.decideFill(u, dstToken, order.amountOut, balance, step);
     this.refreshInventory(u.dstChain, u.order);
-    this.log.info({ quote_hash: u.quoteHash, decision, ...(decision === 'refund' ? { reason: 'INVENTORY', balance: balance.toString() } : {}) }, `settlement: ${decision} decided`);
+    this.log.info(
+      { quote_hash: u.quoteHash, decision, ...(decision === 'refund' ? { reason: 'INVENTORY', balance: balance.toString() } : {}) },
+      `settlement: ${decision} decided`,
+    );
     this.viewChanged(u.quoteHash);
   }
 
@@ -167,11 +205,15 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       const chain = step === 'refund' ? srcChain : dstChain;
       const info = this.registry.chain(chain);
       const call = info ? operatorCall(step, wire, info, this.registry) : undefined;
-      if (!call) return this.warnings.once(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
+      if (!call)
+        return this.warnings.once(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
       const view = await this.send(step, quoteHash, chain, call);
       if (view.status === 'confirmed') {
         const next: SettlementStep | null = step === 'cancel' ? 'refund' : null;
-        const moved = step === 'fill' ? await this.repo.filled(quoteHash, this.vmOf(srcChain) === 'evm') : await this.repo.advance(quoteHash, step, next);
+        const moved =
+          step === 'fill'
+            ? await this.repo.filled(quoteHash, this.vmOf(srcChain) === 'evm')
+            : await this.repo.advance(quoteHash, step, next);
         if (moved) this.log.info({ quote_hash: quoteHash, step, tx_hash: view.tx_hash }, 'settlement: step confirmed');
         if (moved && step === 'fill') this.refreshInventory(dstChain, wire);
       } else if (view.status === 'failed') {
@@ -187,12 +229,21 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
         }
       }
     } catch (err) {
-      this.warnings.failed(`drive:${chainOf(step, srcChain, dstChain)}:${reasonOf(err)}`, err, { quote_hash: quoteHash, step, err: message(err) }, 'settlement: step not sent this pass; retried');
+      this.warnings.failed(
+        `drive:${chainOf(step, srcChain, dstChain)}:${reasonOf(err)}`,
+        err,
+        { quote_hash: quoteHash, step, err: message(err) },
+        'settlement: step not sent this pass; retried',
+      );
     }
   }
 
   private async send(kind: OperatorTxKind, quoteHash: string, chain: string, call: OperatorCall): Promise<OperatorTxView> {
-    const view = await this.rpc.call(SendOperatorTxRpc, { kind, quote_hash: quoteHash, chain, call }, { timeoutMs: this.config.requestTimeoutMs });
+    const view = await this.rpc.call(
+      SendOperatorTxRpc,
+      { kind, quote_hash: quoteHash, chain, call },
+      { timeoutMs: this.config.requestTimeoutMs },
+    );
     this.warnings.answered(RELAYER);
     return view;
   }
@@ -214,17 +265,21 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** The order view shows the decision (and a refund's reason) before the chain does: push it to SSE and webhooks now. */
   private viewChanged(quoteHash: string): void {
-    void this.updates?.changed(quoteHash).catch((err: unknown) => this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'settlement: view change not pushed; the next change pushes it'));
+    void this.updates
+      ?.changed(quoteHash)
+      .catch((err: unknown) =>
+        this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'settlement: view change not pushed; the next change pushes it'),
+      );
   }
 
   private vmOf(chain: string): 'evm' | 'svm' | undefined {
     return this.registry.chain(chain)?.vm;
   }
-
 }
 
 /** The relayer as a dependency (the name its outage has in the log). */
 const RELAYER = serviceDependency(SendOperatorTxRpc);
 const chainOf = (step: SettlementStep, src: string, dst: string) => (step === 'refund' ? src : dst);
 const message = (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
-const reasonOf = (err: unknown) => (err instanceof RpcError ? (err.status.code === Code.FAILED_PRECONDITION ? 'precondition' : String(err.status.code)) : 'error');
+const reasonOf = (err: unknown) =>
+  err instanceof RpcError ? (err.status.code === Code.FAILED_PRECONDITION ? 'precondition' : String(err.status.code)) : 'error';

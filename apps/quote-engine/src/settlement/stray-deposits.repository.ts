@@ -43,10 +43,16 @@ export class StrayDepositRepository {
   }
 
   /** open → returned (or stuck, with the error); false when it was not open any more. */
-  async close(key: Pick<StrayDeposit, 'chain' | 'signature' | 'memoIndex'>, outcome: { state: 'returned'; returnTx: string | null } | { state: 'stuck'; error: string }): Promise<boolean> {
+  async close(
+    key: Pick<StrayDeposit, 'chain' | 'signature' | 'memoIndex'>,
+    outcome: { state: 'returned'; returnTx: string | null } | { state: 'stuck'; error: string },
+  ): Promise<boolean> {
     const r = await this.db.strayDeposit.updateMany({
       where: { chain: key.chain, signature: key.signature, memoIndex: key.memoIndex, state: 'open' },
-      data: outcome.state === 'returned' ? { state: 'returned', returnTx: outcome.returnTx, updatedAt: new Date() } : { state: 'stuck', error: outcome.error, updatedAt: new Date() },
+      data:
+        outcome.state === 'returned'
+          ? { state: 'returned', returnTx: outcome.returnTx, updatedAt: new Date() }
+          : { state: 'stuck', error: outcome.error, updatedAt: new Date() },
     });
     return r.count === 1;
   }

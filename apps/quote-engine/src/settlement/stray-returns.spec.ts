@@ -8,8 +8,22 @@ const SENDER = 'Fh4uHmtBNbtYwWk5gCvMCkjTsGyH5TLnh6M6x1ZU2Qq8';
 
 function stray(over: Partial<StrayDeposit> = {}): StrayDeposit {
   return {
-    chain: 'solana', signature: SIGNATURE, memoIndex: 1, quoteHash: `0x${'ab'.repeat(32)}`, sender: SENDER, mint: 'SOL', amount: new Prisma.Decimal('1999999'),
-    reason: 'WRONG_AMOUNT', detail: 'moved 1999999', slot: 11n, blockTime: new Date(0), state: 'open', error: null, returnTx: null, createdAt: new Date(0), updatedAt: new Date(0),
+    chain: 'solana',
+    signature: SIGNATURE,
+    memoIndex: 1,
+    quoteHash: `0x${'ab'.repeat(32)}`,
+    sender: SENDER,
+    mint: 'SOL',
+    amount: new Prisma.Decimal('1999999'),
+    reason: 'WRONG_AMOUNT',
+    detail: 'moved 1999999',
+    slot: 11n,
+    blockTime: new Date(0),
+    state: 'open',
+    error: null,
+    returnTx: null,
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
     ...over,
   };
 }
@@ -30,7 +44,12 @@ function setUp(answer: () => Promise<Partial<OperatorTxView>>) {
         return true;
       },
     },
-    { call: (async (_c: unknown, req: unknown) => (asked.push(req), { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) })) as never },
+    {
+      call: (async (_c: unknown, req: unknown) => (
+        asked.push(req),
+        { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) }
+      )) as never,
+    },
     { enabled: true, pollMs: 60_000, requestTimeoutMs: 1000 },
     { info: log('info'), warn: log('warn'), error: log('error') } as never,
   );

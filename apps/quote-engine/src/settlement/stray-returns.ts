@@ -33,7 +33,11 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
     @Optional() @Inject(DependencyOutages) outages?: Pick<DependencyOutages, 'failed' | 'succeeded'>,
   ) {
     this.warnings = new PassWarnings(log, outages);
-    this.loop = new Periodic(() => this.pass(), config.pollMs, (err) => this.log.warn({ err: message(err) }, 'stray deposit returns: pass failed; next pass retries'));
+    this.loop = new Periodic(
+      () => this.pass(),
+      config.pollMs,
+      (err) => this.log.warn({ err: message(err) }, 'stray deposit returns: pass failed; next pass retries'),
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -57,22 +61,40 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
           kind: 'return',
           quote_hash: strayReturnKey(s.chain, s.signature, s.memoIndex),
           chain: s.chain,
-          call: { vm: 'svm', return: { deposit_signature: s.signature, deposit_index: s.memoIndex, to: s.sender, mint: s.mint, amount: s.amount.toFixed(0) } },
+          call: {
+            vm: 'svm',
+            return: { deposit_signature: s.signature, deposit_index: s.memoIndex, to: s.sender, mint: s.mint, amount: s.amount.toFixed(0) },
+          },
         },
         { timeoutMs: this.config.requestTimeoutMs },
       );
       this.warnings.answered(serviceDependency(SendOperatorTxRpc), chainRpcDependency(s.chain));
     } catch (err) {
       // The relayer may be down or the deposit's return refused; the row stays open and is asked about again.
-      this.warnings.failed(`${s.chain}:${message(err)}`, err, { chain: s.chain, tx_hash: s.signature, err: message(err) }, 'stray deposit return not sent this pass; retried');
+      this.warnings.failed(
+        `${s.chain}:${message(err)}`,
+        err,
+        { chain: s.chain, tx_hash: s.signature, err: message(err) },
+        'stray deposit return not sent this pass; retried',
+      );
       return;
     }
-    const fields = { chain: s.chain, tx_hash: s.signature, log_index: s.memoIndex, sender: s.sender, mint: s.mint, amount: s.amount.toFixed(0), reason: s.reason };
+    const fields = {
+      chain: s.chain,
+      tx_hash: s.signature,
+      log_index: s.memoIndex,
+      sender: s.sender,
+      mint: s.mint,
+      amount: s.amount.toFixed(0),
+      reason: s.reason,
+    };
     if (view.status === 'confirmed') {
-      if (await this.repo.close(s, { state: 'returned', returnTx: view.tx_hash ?? null })) this.log.info({ ...fields, return_tx: view.tx_hash }, 'stray deposit returned to its sender');
+      if (await this.repo.close(s, { state: 'returned', returnTx: view.tx_hash ?? null }))
+        this.log.info({ ...fields, return_tx: view.tx_hash }, 'stray deposit returned to its sender');
     } else if (view.status === 'failed') {
       const error = `return: ${view.error ?? 'failed'}`;
-      if (await this.repo.close(s, { state: 'stuck', error })) this.log.error({ ...fields, error }, 'stray deposit return failed; an operator must look');
+      if (await this.repo.close(s, { state: 'stuck', error }))
+        this.log.error({ ...fields, error }, 'stray deposit return failed; an operator must look');
     }
   }
 }

@@ -29,7 +29,10 @@ describe('0x Swap API v2 client against replayed responses', () => {
   const WETH = '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2';
 
   async function reason(p: Promise<unknown>): Promise<Record<string, string> | undefined> {
-    const err = await p.then(() => undefined, (e: unknown) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RpcError);
     const info = (err as RpcError).status.details.find((d) => d['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo');
     expect((err as RpcError).status.code).toBe(14);

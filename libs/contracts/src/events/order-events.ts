@@ -25,7 +25,10 @@ export const OrderEventSchema = z.object({
   /** Hash of the block (EVM) or slot's blockhash (Solana) the step was read in. */
   block_hash: z.string().optional(),
   /** Amount moved, base units of the step's token (deposited, delivered or refunded). */
-  amount: z.string().regex(/^(0|[1-9][0-9]*)$/).optional(),
+  amount: z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)$/)
+    .optional(),
   /**
    * True when a reorg deeper than the confirmation depth dropped this step (same chain, tx and log
    * index as the step it withdraws): the step did not happen after all.

@@ -68,7 +68,10 @@ export function buildOpenApiDocument(operations: readonly HttpOperation[], info:
   for (const op of operations) {
     const responses: Json = {
       '200': op.eventStream
-        ? { description: 'OK: server-sent events, each `data` one of these', content: { 'text/event-stream': { schema: schemaOf(op.response, 'output', components) } } }
+        ? {
+            description: 'OK: server-sent events, each `data` one of these',
+            content: { 'text/event-stream': { schema: schemaOf(op.response, 'output', components) } },
+          }
         : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
       default: { description: 'Error (google.rpc.Status)', content: { 'application/json': { schema: statusRef } } },
     };

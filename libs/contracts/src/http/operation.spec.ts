@@ -10,7 +10,14 @@ const base = { method: 'GET', summary: 's', auth: 'bearer', tag: 'partner' } as 
 
 describe('defineOperation', () => {
   it('accepts an RPC whose request is assembled from the path parameters, and marks the operation served', () => {
-    const op = defineOperation({ ...base, operationId: 'GetItem', path: '/v1/items/{id}', pathParams: z.object({ id: z.string() }), response: Item, rpc: GetItemRpc });
+    const op = defineOperation({
+      ...base,
+      operationId: 'GetItem',
+      path: '/v1/items/{id}',
+      pathParams: z.object({ id: z.string() }),
+      response: Item,
+      rpc: GetItemRpc,
+    });
     expect(op.served).toBe(true);
     expect(op.rpc).toBe(GetItemRpc);
   });
@@ -28,6 +35,7 @@ describe('HTTP_OPERATIONS', () => {
   it('names each operation once, and a bearer operation always forwards to a partner RPC', () => {
     const ids = HTTP_OPERATIONS.map((op) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const op of HTTP_OPERATIONS) expect([op.operationId, op.auth === 'bearer']).toEqual([op.operationId, op.rpc.access.access === 'partner']);
+    for (const op of HTTP_OPERATIONS)
+      expect([op.operationId, op.auth === 'bearer']).toEqual([op.operationId, op.rpc.access.access === 'partner']);
   });
 });

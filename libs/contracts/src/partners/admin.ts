@@ -20,7 +20,15 @@ export const AdminCreatePartnerRpc = defineRpc(
 );
 export const AdminIssueSessionRpc = defineRpc(
   'partner-admin.v1.issue_session',
-  z.object({ email: Email, ttl_secs: z.number().int().min(1).max(90 * 24 * 3600).optional() }),
+  z.object({
+    email: Email,
+    ttl_secs: z
+      .number()
+      .int()
+      .min(1)
+      .max(90 * 24 * 3600)
+      .optional(),
+  }),
   z.object({ session_id: z.string(), token: z.string(), expires_at: Rfc3339 }),
   OPERATOR,
 );
@@ -105,7 +113,11 @@ export type FundingDeposit = z.output<typeof FundingDepositSchema>;
 /** The newest funding deposits, optionally only one partner's or only those in one status. */
 export const AdminListFundingDepositsRpc = defineRpc(
   'partner-admin.v1.list_funding_deposits',
-  z.object({ email: Email.optional(), status: z.enum(['credited', 'unmatched']).optional(), limit: z.number().int().min(1).max(1000).optional() }),
+  z.object({
+    email: Email.optional(),
+    status: z.enum(['credited', 'unmatched']).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+  }),
   z.object({ deposits: z.array(FundingDepositSchema) }),
   OPERATOR,
 );

@@ -69,7 +69,12 @@ export const RevokePartnerSessionRpc = defineRpc('partner.v1.revoke_session', z.
 export const CreatePartnerKeyRpc = defineRpc('partner.v1.create_key', CreateKeyRequest, CreatedKeySchema, PARTNER);
 export const DisablePartnerKeyRpc = defineRpc('partner.v1.disable_key', z.object({ id: z.string() }), ApiKeySchema, PARTNER);
 /** The caller's own funding ledger, newest first, with the deposit behind each on-chain credit. */
-export const ListPartnerFundingEntriesRpc = defineRpc('partner.v1.list_funding_entries', FundingEntriesQuery, FundingEntriesResponse, PARTNER);
+export const ListPartnerFundingEntriesRpc = defineRpc(
+  'partner.v1.list_funding_entries',
+  FundingEntriesQuery,
+  FundingEntriesResponse,
+  PARTNER,
+);
 
 /**
  * Published (core NATS, no reply) when a key is disabled or its tier changes, so gateways drop

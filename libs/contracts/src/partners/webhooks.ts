@@ -51,11 +51,14 @@ export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
 export const WebhookDeliverySchema = z
   .object({
     id: z.string(),
-    event_id: z.string().meta({ description: 'The `id` of the event delivered (also the `x-xchain-event-id` header): the deduplication key.' }),
+    event_id: z
+      .string()
+      .meta({ description: 'The `id` of the event delivered (also the `x-xchain-event-id` header): the deduplication key.' }),
     quote_hash: z.string(),
     version: z.number().int().meta({ description: "The order view's version the event carries (1, 2, …)." }),
     status: WebhookDeliveryStatus.meta({
-      description: '`pending`: not acknowledged yet (retried at `next_attempt_at`); `delivered`: answered 2xx; `failed`: no 2xx within the retry window, or the webhook was removed.',
+      description:
+        '`pending`: not acknowledged yet (retried at `next_attempt_at`); `delivered`: answered 2xx; `failed`: no 2xx within the retry window, or the webhook was removed.',
     }),
     attempts: z.number().int(),
     last_status_code: z.number().int().optional().meta({ description: 'HTTP status of the last answer (absent when there was none).' }),
@@ -99,4 +102,9 @@ export const SetPartnerWebhookRpc = defineRpc('partner.v1.set_webhook', SetWebho
 export const GetPartnerWebhookRpc = defineRpc('partner.v1.get_webhook', Empty, WebhookSchema, PARTNER);
 /** Removing no webhook is fine (`{}`); pending deliveries stop (they end `failed`). */
 export const DeletePartnerWebhookRpc = defineRpc('partner.v1.delete_webhook', Empty, Empty, PARTNER);
-export const ListWebhookDeliveriesRpc = defineRpc('partner.v1.list_webhook_deliveries', WebhookDeliveriesQuery, WebhookDeliveriesResponse, PARTNER);
+export const ListWebhookDeliveriesRpc = defineRpc(
+  'partner.v1.list_webhook_deliveries',
+  WebhookDeliveriesQuery,
+  WebhookDeliveriesResponse,
+  PARTNER,
+);

@@ -37,7 +37,10 @@ export type PriceSourceStatus = z.infer<typeof PriceSourceStatusSchema>;
 export const PriceFeedSchema = z.object({
   price_id: z.string(),
   symbol: z.string(),
-  pyth_feed_id: z.string().regex(/^(0x)?[0-9a-f]{64}$/).optional(),
+  pyth_feed_id: z
+    .string()
+    .regex(/^(0x)?[0-9a-f]{64}$/)
+    .optional(),
 });
 export const ListPriceFeedsResponse = z.object({ feeds: z.array(PriceFeedSchema) });
 export type ListPriceFeedsResponse = z.infer<typeof ListPriceFeedsResponse>;

@@ -2,15 +2,20 @@ import { z } from 'zod';
 import { AmountString, EvmAddress, Rfc3339, Uint64String } from '../wire';
 import { OrderWireSchema } from './order-wire';
 
-const UsdMicros = z.string().regex(/^(0|[1-9][0-9]*)$/).meta({ description: 'USD value in micros (1 USD = 1000000).' });
+const UsdMicros = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/)
+  .meta({ description: 'USD value in micros (1 USD = 1000000).' });
 
 export const FeeComponentSchema = z
   .object({
     name: z.enum(['protocol_fee', 'swap_fee', 'dst_gas', 'gas_drop', 'referrer_fee', 'sponsor_gas', 'keyless_spread']).meta({
       description:
-        '`protocol_fee` (our fee), `swap_fee` (swap pools), `dst_gas` (destination fulfilment gas), `gas_drop` (native delivered on the destination), `referrer_fee` (the referrers\' bps), `sponsor_gas` (source relay gas of a gasless quote), `keyless_spread` (extra spread without an API key).',
+        "`protocol_fee` (our fee), `swap_fee` (swap pools), `dst_gas` (destination fulfilment gas), `gas_drop` (native delivered on the destination), `referrer_fee` (the referrers' bps), `sponsor_gas` (source relay gas of a gasless quote), `keyless_spread` (extra spread without an API key).",
     }),
-    side: z.enum(['src', 'dst']).meta({ description: 'Chain whose asset the fee is charged in: `src` (source token) or `dst` (destination token or native).' }),
+    side: z
+      .enum(['src', 'dst'])
+      .meta({ description: 'Chain whose asset the fee is charged in: `src` (source token) or `dst` (destination token or native).' }),
     usd_micros: UsdMicros,
     native: AmountString.meta({ description: 'The fee in base units of the asset it is charged in.' }),
   })
@@ -21,7 +26,9 @@ export const FeeBreakdownSchema = z
     components: z.array(FeeComponentSchema),
     src_total_usd_micros: UsdMicros,
     dst_total_usd_micros: UsdMicros,
-    src_gas_native: AmountString.meta({ description: 'Source-chain gas priced into the quote (relay gas of a gasless quote), native base units.' }),
+    src_gas_native: AmountString.meta({
+      description: 'Source-chain gas priced into the quote (relay gas of a gasless quote), native base units.',
+    }),
     dst_gas_native: AmountString.meta({ description: 'Destination fulfilment gas priced into the quote, native base units.' }),
   })
   .meta({ id: 'FeeBreakdown' });
@@ -29,9 +36,12 @@ export type FeeBreakdown = z.infer<typeof FeeBreakdownSchema>;
 
 const eta = {
   fulfill_eta_secs: Uint64String.optional().meta({
-    description: 'Median seconds from deposit to fulfilment over recent orders on this chain pair and route type; else the chain default; absent without either.',
+    description:
+      'Median seconds from deposit to fulfilment over recent orders on this chain pair and route type; else the chain default; absent without either.',
   }),
-  fulfill_eta_samples: Uint64String.optional().meta({ description: 'Orders behind `fulfill_eta_secs` ("0" when it is the configured default).' }),
+  fulfill_eta_samples: Uint64String.optional().meta({
+    description: 'Orders behind `fulfill_eta_secs` ("0" when it is the configured default).',
+  }),
   fulfill_eta_p90_secs: Uint64String.optional().meta({ description: '90th percentile of the same samples.' }),
 };
 
@@ -46,9 +56,7 @@ const priced = {
   ...eta,
 };
 
-export const QuotePreviewSchema = z
-  .object({ ...priced, same_chain_swap: z.boolean() })
-  .meta({ id: 'QuotePreview' });
+export const QuotePreviewSchema = z.object({ ...priced, same_chain_swap: z.boolean() }).meta({ id: 'QuotePreview' });
 export type QuotePreview = z.infer<typeof QuotePreviewSchema>;
 
 const Eip712Types = z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() })));
@@ -64,13 +72,15 @@ export const Permit2TypedDataSchema = z
       spender: EvmAddress,
       nonce: DecimalString,
       deadline: DecimalString,
-      witness: z.record(z.string(), z.union([z.string(), z.boolean()])).meta({ description: 'The order, field for field (integers as decimal strings).' }),
+      witness: z
+        .record(z.string(), z.union([z.string(), z.boolean()]))
+        .meta({ description: 'The order, field for field (integers as decimal strings).' }),
     }),
   })
   .meta({
     id: 'Permit2TypedData',
     description:
-      'EIP-712 typed data of a Permit2 `PermitWitnessTransferFrom` with the order as witness: pass it unchanged to `eth_signTypedData_v4` (or viem `signTypedData`). `permitted` is `{src_token, amount_in}`, `spender` the `gasless_executor`, `nonce` a random 256-bit word chosen per quote (Permit2 nonces are unordered), `deadline` the quote\'s expiry (unix seconds). Its signature is SubmitGaslessOrder\'s `evm.signature`, with `message.nonce` and `message.deadline` as `evm.permit2_nonce` and `evm.deadline`.',
+      "EIP-712 typed data of a Permit2 `PermitWitnessTransferFrom` with the order as witness: pass it unchanged to `eth_signTypedData_v4` (or viem `signTypedData`). `permitted` is `{src_token, amount_in}`, `spender` the `gasless_executor`, `nonce` a random 256-bit word chosen per quote (Permit2 nonces are unordered), `deadline` the quote's expiry (unix seconds). Its signature is SubmitGaslessOrder's `evm.signature`, with `message.nonce` and `message.deadline` as `evm.permit2_nonce` and `evm.deadline`.",
   });
 
 export const Erc2612TypedDataSchema = z
@@ -83,13 +93,16 @@ export const Erc2612TypedDataSchema = z
   .meta({
     id: 'Erc2612TypedData',
     description:
-      'EIP-712 typed data of an EIP-2612 `permit` of `amount_in` of `src_token` to the canonical Permit2, built for `refund_address` as the signing wallet (its current token nonce, the token\'s own EIP-712 domain, the quote\'s expiry as deadline). Sign it to skip an on-chain approval of Permit2; its signature is SubmitGaslessOrder\'s `evm.permit_signature`.',
+      "EIP-712 typed data of an EIP-2612 `permit` of `amount_in` of `src_token` to the canonical Permit2, built for `refund_address` as the signing wallet (its current token nonce, the token's own EIP-712 domain, the quote's expiry as deadline). Sign it to skip an on-chain approval of Permit2; its signature is SubmitGaslessOrder's `evm.permit_signature`.",
   });
 
 export const DepositTxSchema = z
   .object({
     to: EvmAddress.meta({ description: 'The router (`deposit_target`).' }),
-    data: z.string().regex(/^0x(?:[0-9a-f]{2})*$/).meta({ description: 'Calldata of `deposit(order)`.' }),
+    data: z
+      .string()
+      .regex(/^0x(?:[0-9a-f]{2})*$/)
+      .meta({ description: 'Calldata of `deposit(order)`.' }),
     value: DecimalString.meta({ description: 'Wei to send: the deposit amount for the native asset, else "0".' }),
   })
   .meta({ id: 'DepositTx', description: 'The router call that deposits for this order, ready for `eth_sendTransaction`.' });
@@ -100,7 +113,10 @@ export const ApprovalSchema = z
     spender: EvmAddress.meta({ description: 'The router (`deposit_target`).' }),
     amount: AmountString.meta({ description: 'Allowance the deposit pulls.' }),
   })
-  .meta({ id: 'Approval', description: 'ERC-20 allowance `deposit_tx` needs: `approve(spender, amount)` on `token` first unless the allowance already covers it.' });
+  .meta({
+    id: 'Approval',
+    description: 'ERC-20 allowance `deposit_tx` needs: `approve(spender, amount)` on `token` first unless the allowance already covers it.',
+  });
 
 export const SvmGaslessTxSchema = z
   .object({
@@ -118,13 +134,18 @@ const evmDeposit = {
 };
 
 const quoteContent = {
-  quote_hash: z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: 'keccak256(abi.encode(Order)) of the stored order.' }),
+  quote_hash: z
+    .string()
+    .regex(/^0x[0-9a-f]{64}$/)
+    .meta({ description: 'keccak256(abi.encode(Order)) of the stored order.' }),
   ...priced,
   deposit_target: z.string().meta({ description: 'Contract to send the deposit to (EVM router) or program id (Solana).' }),
   order: OrderWireSchema,
   expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the stored quote is honoured while retained.' }),
   // Optional so that a quote answered by a quote-engine older than this field still parses (a rolling deploy).
-  retained_until: Rfc3339.optional().meta({ description: 'The last moment a deposit is honoured at the quoted terms (the end of retention, D16).' }),
+  retained_until: Rfc3339.optional().meta({
+    description: 'The last moment a deposit is honoured at the quoted terms (the end of retention, D16).',
+  }),
   ...evmDeposit,
 };
 
@@ -133,12 +154,17 @@ export const CrossChainQuoteSchema = z
   .object({
     ...quoteContent,
     gasless: z.boolean().optional().meta({ description: 'Priced for gasless submission through SubmitGaslessOrder.' }),
-    gasless_executor: z.string().optional().meta({ description: 'EVM contract the relayed deposit executes against; the Permit2 spender.' }),
+    gasless_executor: z
+      .string()
+      .optional()
+      .meta({ description: 'EVM contract the relayed deposit executes against; the Permit2 spender.' }),
     fee_payer: z.string().optional().meta({ description: 'Solana account that must pay the fees of the gasless transaction.' }),
-    permit2: Permit2TypedDataSchema.optional().meta({ description: 'Gasless quote from an EVM source: the Permit2 typed data the user signs.' }),
+    permit2: Permit2TypedDataSchema.optional().meta({
+      description: 'Gasless quote from an EVM source: the Permit2 typed data the user signs.',
+    }),
     erc2612: Erc2612TypedDataSchema.optional().meta({
       description:
-        'Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Absent when the token\'s nonce could not be read (no RPC configured for the chain, or it did not answer in time).',
+        "Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Absent when the token's nonce could not be read (no RPC configured for the chain, or it did not answer in time).",
     }),
     svm: SvmGaslessTxSchema.optional().meta({
       description:

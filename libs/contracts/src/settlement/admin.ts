@@ -29,9 +29,20 @@ export const SettlementReportSchema = z.object({
    * deposited = claimed + refunded + open, base units. A Solana deposit is never claimed: it is
    * in the operator's vault already, so a filled one stays in `open`.
    */
-  reconciliation: z.array(z.object({ chain: ChainName, token: z.string(), deposited: AmountString, claimed: AmountString, refunded: AmountString, open: AmountString })),
+  reconciliation: z.array(
+    z.object({
+      chain: ChainName,
+      token: z.string(),
+      deposited: AmountString,
+      claimed: AmountString,
+      refunded: AmountString,
+      open: AmountString,
+    }),
+  ),
   /** Settlements an operator must look at, newest first. */
-  stuck: z.array(z.object({ quote_hash: z.string(), decision: z.string(), reason: z.string().nullable(), error: z.string().nullable(), since: Rfc3339 })),
+  stuck: z.array(
+    z.object({ quote_hash: z.string(), decision: z.string(), reason: z.string().nullable(), error: z.string().nullable(), since: Rfc3339 }),
+  ),
   /**
    * Solana deposits into the vault that matched no retained quote (D16), by state: `open` (to be
    * sent back), `returned`, `stuck` (the return landed with an error); and the stuck ones, newest first.
@@ -59,4 +70,9 @@ export const SettlementReportSchema = z.object({
 export type SettlementReport = z.infer<typeof SettlementReportSchema>;
 
 /** The operator's view of settlement (`partner-admin settlement`): inventory, reservations, what waits and what is stuck. */
-export const SettlementReportRpc = defineRpc('settlement-admin.v1.report', z.object({ since: Rfc3339.optional() }), SettlementReportSchema, { access: 'operator' });
+export const SettlementReportRpc = defineRpc(
+  'settlement-admin.v1.report',
+  z.object({ since: Rfc3339.optional() }),
+  SettlementReportSchema,
+  { access: 'operator' },
+);

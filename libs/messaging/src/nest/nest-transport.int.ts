@@ -146,7 +146,10 @@ describe('the Nest NATS transport: @Rpc controllers on a real NATS server', () =
     url = `nats://127.0.0.1:${port}`;
     serverConn = await connectNats({ url, name: 'server', connectTimeoutMs: 2000, ...bus.credentials('nest-server') });
     clientConn = await connectNats({ url, name: 'client', connectTimeoutMs: 2000, ...bus.credentials('nest-client') });
-    app = await NestFactory.createMicroservice<MicroserviceOptions>(TestModule, { strategy: new RpcServer(serverConn, 'test', log), logger: false });
+    app = await NestFactory.createMicroservice<MicroserviceOptions>(TestModule, {
+      strategy: new RpcServer(serverConn, 'test', log),
+      logger: false,
+    });
     await app.listen();
     await serverConn.flush();
     client = new RpcClient(clientConn, 2000);
@@ -213,7 +216,10 @@ describe('the Nest NATS transport: @Rpc controllers on a real NATS server', () =
   it('refuses to start a handler that is not bound to a contract (so no operation escapes validation and access)', async () => {
     const conn = await connectNats({ url, name: 'unbound', connectTimeoutMs: 2000, ...bus.credentials('nest-server') });
     try {
-      const unbound = await NestFactory.createMicroservice<MicroserviceOptions>(UnboundModule, { strategy: new RpcServer(conn, 'test', log), logger: false });
+      const unbound = await NestFactory.createMicroservice<MicroserviceOptions>(UnboundModule, {
+        strategy: new RpcServer(conn, 'test', log),
+        logger: false,
+      });
       await expect(unbound.listen()).rejects.toThrow(/nest\.v1\.unbound is not bound to a contract/);
       await unbound.close().catch(() => undefined);
     } finally {
@@ -228,7 +234,10 @@ describe('the Nest NATS transport: @Rpc controllers on a real NATS server', () =
     ] as const) {
       const conn = await connectNats({ url, name: 'refused', connectTimeoutMs: 2000, ...bus.credentials('nest-server') });
       try {
-        const refused = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy: new RpcServer(conn, 'test', log), logger: false });
+        const refused = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
+          strategy: new RpcServer(conn, 'test', log),
+          logger: false,
+        });
         await expect(refused.listen()).rejects.toThrow(refusal);
         await refused.close().catch(() => undefined);
       } finally {

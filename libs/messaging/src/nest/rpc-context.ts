@@ -41,7 +41,9 @@ export class NatsRpcContext extends BaseRpcContext<[subject: string, caller: Cal
 }
 
 /** A handler's context for its contract's access: a `partner` operation always has its session. */
-export type RpcContextFor<A extends RpcAccess> = A extends { access: 'partner' } ? NatsRpcContext & { session: PartnerSession } : NatsRpcContext;
+export type RpcContextFor<A extends RpcAccess> = A extends { access: 'partner' }
+  ? NatsRpcContext & { session: PartnerSession }
+  : NatsRpcContext;
 
 /**
  * Who may call an operation, checked here and nowhere else (D14). The bus lets only the contract's

@@ -37,11 +37,7 @@ export type RpcMethod<Req extends z.ZodType, Res extends z.ZodType, A extends Rp
  * as to any Nest handler.
  */
 export function Rpc<Req extends z.ZodType, Res extends z.ZodType, A extends RpcAccess>(contract: RpcContract<Req, Res, A>) {
-  const decorate = applyDecorators(
-    MessagePattern(contract.subject, { contract }),
-    UseGuards(accessGuard),
-    UseFilters(statusFilter),
-  );
+  const decorate = applyDecorators(MessagePattern(contract.subject, { contract }), UseGuards(accessGuard), UseFilters(statusFilter));
   return <M extends RpcMethod<Req, Res, A>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>): void => {
     decorate(target, key, descriptor);
     // The request is the first argument and the context the second, as the transport delivers them.

@@ -10,7 +10,12 @@ import { fund } from '../fund';
  * registry token (what `devnet fund` gives), and an unlimited approval of the chain's router for
  * each token, since `fill` pulls an ERC-20 from the filler. Local chains only: it mints.
  */
-export async function equipFiller(rpcUrls: string, plans: readonly ChainPlan[], fillerKey: Hex, opts: { registryFile?: string; partnersFile?: string } = {}): Promise<Address> {
+export async function equipFiller(
+  rpcUrls: string,
+  plans: readonly ChainPlan[],
+  fillerKey: Hex,
+  opts: { registryFile?: string; partnersFile?: string } = {},
+): Promise<Address> {
   const account = privateKeyToAccount(fillerKey);
   await fund(rpcUrls, account.address, opts);
   const urls = parseRpcUrls(rpcUrls);
@@ -25,7 +30,14 @@ export async function equipFiller(rpcUrls: string, plans: readonly ChainPlan[], 
       let nonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
       const sent: Hex[] = [];
       for (const token of plan.tokens) {
-        sent.push(await wallet.sendTransaction({ to: token.address, data: approveCalldata(plan.depositTarget, maxUint256), chain: null, nonce: nonce++ }));
+        sent.push(
+          await wallet.sendTransaction({
+            to: token.address,
+            data: approveCalldata(plan.depositTarget, maxUint256),
+            chain: null,
+            nonce: nonce++,
+          }),
+        );
       }
       for (const hash of sent) {
         const receipt = await client.waitForTransactionReceipt({ hash, timeout: 30_000 });

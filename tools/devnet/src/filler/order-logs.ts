@@ -22,9 +22,18 @@ export async function readOpenedOrders(client: PublicClient, router: Address, fr
 
 /** The one order opened on `router` under `quoteHash`, or undefined when none was deposited there. */
 export async function findOpenedOrder(client: PublicClient, router: Address, quoteHash: Hex): Promise<OpenedOrder | undefined> {
-  const logs = await client.getLogs({ address: router, event: ORDER_OPENED, args: { quoteHash }, fromBlock: 0n, toBlock: 'latest', strict: true });
+  const logs = await client.getLogs({
+    address: router,
+    event: ORDER_OPENED,
+    args: { quoteHash },
+    fromBlock: 0n,
+    toBlock: 'latest',
+    strict: true,
+  });
   const log = logs.find((l) => !l.removed && l.blockNumber !== null && l.transactionHash !== null);
-  return log && { quoteHash: log.args.quoteHash, order: log.args.order as Order, blockNumber: log.blockNumber!, txHash: log.transactionHash! };
+  return (
+    log && { quoteHash: log.args.quoteHash, order: log.args.order as Order, blockNumber: log.blockNumber!, txHash: log.transactionHash! }
+  );
 }
 
 /** Everything a router call can end in: the router's errors and those of the OpenZeppelin tokens it moves. */

@@ -11,7 +11,10 @@ export const SubmitGaslessOrderRequest = z
         permit2_nonce: z.string().meta({ description: "Permit2 nonce (uint256, decimal): the quote's `permit2.message.nonce`." }),
         deadline: z.string().meta({ description: "Permit2 deadline, unix seconds (decimal): the quote's `permit2.message.deadline`." }),
         signature: z.string().meta({ description: 'Signature of the PermitWitnessTransferFrom (0x hex, 65 bytes).' }),
-        permit_signature: z.string().optional().meta({ description: 'EIP-2612 permit of src_token to Permit2 (the quote\'s `erc2612`), for tokens listed with `permit: true`.' }),
+        permit_signature: z
+          .string()
+          .optional()
+          .meta({ description: "EIP-2612 permit of src_token to Permit2 (the quote's `erc2612`), for tokens listed with `permit: true`." }),
       })
       .optional()
       .meta({ description: 'For an EVM source.' }),
@@ -28,14 +31,19 @@ export const SubmitGaslessOrderRequest = z
   .meta({ id: 'SubmitGaslessOrderRequest' });
 export type SubmitGaslessOrderRequest = z.infer<typeof SubmitGaslessOrderRequest>;
 
-export const GaslessStatus = z.enum(['queued', 'submitted', 'confirmed', 'failed']).meta({ description: 'Terminal: `confirmed`, `failed` (D7).' });
+export const GaslessStatus = z
+  .enum(['queued', 'submitted', 'confirmed', 'failed'])
+  .meta({ description: 'Terminal: `confirmed`, `failed` (D7).' });
 export type GaslessStatus = z.infer<typeof GaslessStatus>;
 
 export const GaslessOrderResultSchema = z
   .object({
     quote_hash: z.string(),
     status: GaslessStatus,
-    tx_hash: z.string().optional().meta({ description: 'Set from `submitted` on: the latest transaction sent (a replacement replaces it).' }),
+    tx_hash: z
+      .string()
+      .optional()
+      .meta({ description: 'Set from `submitted` on: the latest transaction sent (a replacement replaces it).' }),
     error: z.string().optional().meta({ description: 'On `failed`: a stable reason code first, e.g. `TX_REVERTED: …`.' }),
   })
   .meta({ id: 'GaslessOrderResult' });
@@ -43,6 +51,8 @@ export type GaslessOrderResult = z.infer<typeof GaslessOrderResultSchema>;
 
 /** The relay result as the order view shows it: every transaction sent, replacements included. */
 export const GaslessOrderViewSchema = GaslessOrderResultSchema.extend({
-  tx_hashes: z.array(z.string()).meta({ description: 'Every transaction sent for this order, oldest first; a receipt for any of them settles it.' }),
+  tx_hashes: z
+    .array(z.string())
+    .meta({ description: 'Every transaction sent for this order, oldest first; a receipt for any of them settles it.' }),
 }).meta({ id: 'GaslessOrderView' });
 export type GaslessOrderView = z.infer<typeof GaslessOrderViewSchema>;

@@ -10,7 +10,7 @@ const ChainStep = z
     block_number: Uint64String,
     at: Rfc3339.meta({ description: 'Block time.' }),
   })
-  .meta({ id: 'OrderStep', description: 'A step seen on chain, counted once it is the chain\'s confirmation depth deep.' });
+  .meta({ id: 'OrderStep', description: "A step seen on chain, counted once it is the chain's confirmation depth deep." });
 
 /** Why an order is refunded (D15). */
 export const RefundReason = z.enum(['INSUFFICIENT_INVENTORY', 'DEPOSIT_MISMATCH', 'EXPIRED_UNFILLED', 'FILL_FAILED', 'OPERATOR']).meta({
@@ -47,7 +47,9 @@ export const OrderStatusSchema = z
     amount_out: AmountString,
     min_amount_out: AmountString,
     quoted_at: Rfc3339,
-    expires_at: Rfc3339.meta({ description: '30 minutes after issue. Informational: the price is old, but a deposit is still honoured until `retained_until`.' }),
+    expires_at: Rfc3339.meta({
+      description: '30 minutes after issue. Informational: the price is old, but a deposit is still honoured until `retained_until`.',
+    }),
     retained_until: Rfc3339.meta({ description: 'The last moment a deposit is honoured at the quoted terms.' }),
     deposit: ChainStep.optional().meta({ description: 'The deposit seen on the source chain.' }),
     fulfillment: FillStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
@@ -55,7 +57,10 @@ export const OrderStatusSchema = z
     settlement: z
       .object({ decision: z.enum(['fill', 'refund']), reason: RefundReason.optional() })
       .optional()
-      .meta({ description: 'Once the deposit is at depth: what the operator decided (D15). A refund decided shows here, with its reason, before the refund lands.' }),
+      .meta({
+        description:
+          'Once the deposit is at depth: what the operator decided (D15). A refund decided shows here, with its reason, before the refund lands.',
+      }),
     gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
   })
   .meta({
@@ -80,4 +85,6 @@ export const PartnerOrdersResponse = z
   .meta({ id: 'ListPartnerOrdersResponse' });
 
 /** The orders quoted with a partner's API keys, newest first, each as its order view; served by the quote-engine. */
-export const ListPartnerOrdersRpc = defineRpc('order.v1.list_partner_orders', PartnerOrdersQuery, PartnerOrdersResponse, { access: 'partner' });
+export const ListPartnerOrdersRpc = defineRpc('order.v1.list_partner_orders', PartnerOrdersQuery, PartnerOrdersResponse, {
+  access: 'partner',
+});

@@ -13,9 +13,7 @@ export const ApiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-export const PartnerSchema = z
-  .object({ email: z.string(), keys: z.array(ApiKeySchema), max_keys: Uint64String })
-  .meta({ id: 'Partner' });
+export const PartnerSchema = z.object({ email: z.string(), keys: z.array(ApiKeySchema), max_keys: Uint64String }).meta({ id: 'Partner' });
 
 export const TokenRefSchema = z
   .object({ chain: z.string(), chain_id: Uint64String, address: z.string(), symbol: z.string(), decimals: z.number().int() })
@@ -117,7 +115,8 @@ export const FundingEntrySchema = z
   .object({
     id: z.string(),
     kind: z.enum(['credit', 'debit', 'hold', 'settle', 'release']).meta({
-      description: '`credit`/`debit`: deposits and operator adjustments; `hold`: relay gas reserved for a sponsored quote; `settle`: the hold charged (what is not charged comes back); `release`: the hold returned.',
+      description:
+        '`credit`/`debit`: deposits and operator adjustments; `hold`: relay gas reserved for a sponsored quote; `settle`: the hold charged (what is not charged comes back); `release`: the hold returned.',
     }),
     delta_usd_micros: z.string().meta({ description: 'Signed change of the available balance, USD micros.' }),
     amount_usd_micros: Uint64String,
