@@ -2,7 +2,7 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type GaslessOrder, type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, LOGGER, NATS, coreProviders, databaseProviders, timeProviders } from '@xchain/service-kit';
+import { Clock, HealthController, LOGGER, NATS, serviceProviders, databaseProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import { RelayChains } from './chain/relay-chains';
@@ -35,15 +35,7 @@ export class GaslessRelayerModule {
       module: GaslessRelayerModule,
       controllers: [HealthController, RelayerHandlers],
       providers: [
-        ...coreProviders({
-          service: 'gasless-relayer',
-          natsUrl: env.NATS_URL,
-          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
-          natsUser: env.NATS_USER,
-          natsPassword: env.NATS_PASSWORD,
-          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
-        }),
-        ...timeProviders(),
+        ...serviceProviders('gasless-relayer', env),
         ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),
         ...relayerProviders(env),
         RelayerLifecycle,
@@ -56,7 +48,6 @@ export class GaslessRelayerModule {
 function relayerProviders(env: RelayerEnv): Provider[] {
   return [
     { provide: RelayChains, useFactory: () => new RelayChains(env) },
-    { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
     { provide: OrderRepository, inject: [DB], useFactory: (db: PrismaClient) => new OrderRepository(db) },
     {
       provide: StatusEvents,

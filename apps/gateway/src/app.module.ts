@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { HTTP_OPERATIONS } from '@xchain/contracts';
-import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, METRICS_PATH, Metrics, NATS, coreProviders, provideValue, timeProviders } from '@xchain/service-kit';
+import { type NatsConnection } from '@xchain/messaging';
+import { HealthController, LOGGER, METRICS_PATH, Metrics, NATS, serviceProviders, provideValue } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
@@ -25,20 +25,7 @@ export class GatewayModule {
       controllers: [HealthController, OrdersController, OpenApiController],
       providers: [
         provideValue(GATEWAY_ENV, env),
-        ...timeProviders(),
-        ...coreProviders({
-          service: 'gateway',
-          natsUrl: env.NATS_URL,
-          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
-          natsUser: env.NATS_USER,
-          natsPassword: env.NATS_PASSWORD,
-          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
-        }),
-        {
-          provide: RpcClient,
-          inject: [NATS],
-          useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
-        },
+        ...serviceProviders('gateway', env),
         { provide: RouteTable, useFactory: () => gatewayRoutes(env.METRICS_ENABLED) },
         {
           provide: OrderStreamHub,

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { httpSolanaChain } from '@xchain/chain-watch';
-import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, NATS, coreProviders, provideValue, timeProviders } from '@xchain/service-kit';
+import { HealthController, serviceProviders, provideValue } from '@xchain/service-kit';
 import { AccountsHandlers } from './accounts/accounts.handlers';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AccountsService } from './accounts/accounts.service';
@@ -53,18 +52,9 @@ export class PartnerModule {
         WebhooksHandlers,
       ],
       providers: [
-        ...coreProviders({
-          service: 'partner-service',
-          natsUrl: env.NATS_URL,
-          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
-          natsUser: env.NATS_USER,
-          natsPassword: env.NATS_PASSWORD,
-          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
-        }),
+        ...serviceProviders('partner-service', env),
         ...dbProviders(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
-        ...timeProviders(),
         { provide: PARTNERS_CONFIG, useFactory: () => loadPartnersConfig(env.PARTNERS_CONFIG_FILE) },
-        { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
         provideValue(REGISTRY_CACHE_MS, env.REGISTRY_CACHE_MS),
         provideValue(VOUCHER_SIGNER_KEY, env.VOUCHER_SIGNER_KEY as `0x${string}`),
         provideValue(WEBHOOK_OPTIONS, webhookOptionsOf(env)),

@@ -7,17 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import {
-  Clock,
-  HealthController,
-  HealthRegistry,
-  LOGGER,
-  NATS,
-  coreProviders,
-  provideValue,
-  timeProviders,
-  token,
-} from '@xchain/service-kit';
+import { Clock, HealthController, HealthRegistry, LOGGER, NATS, serviceProviders, provideValue, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { PriceOracleEnv } from './env';
 import { FeedDirectory } from './feed-directory';
@@ -98,15 +88,7 @@ export class PriceOracleModule {
       module: PriceOracleModule,
       controllers: [HealthController],
       providers: [
-        ...coreProviders({
-          service: 'price-oracle',
-          natsUrl: env.NATS_URL,
-          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
-          natsUser: env.NATS_USER,
-          natsPassword: env.NATS_PASSWORD,
-          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
-        }),
-        ...timeProviders(),
+        ...serviceProviders('price-oracle', env),
         ...(opts.clock ? [{ provide: Clock, useValue: opts.clock }] : []),
         provideValue(ORACLE_ENV, env),
         OracleRunner,

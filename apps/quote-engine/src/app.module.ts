@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { DependencyOutages, RpcClient, type NatsConnection } from '@xchain/messaging';
-import { HealthController, LOGGER, NATS, coreProviders, provideValue, timeProviders } from '@xchain/service-kit';
+import { DependencyOutages } from '@xchain/messaging';
+import { HealthController, LOGGER, serviceProviders, provideValue } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
@@ -49,15 +49,7 @@ export class QuoteEngineModule {
       module: QuoteEngineModule,
       controllers: [HealthController, QuoteHandlers, RegistryHandlers, OrderHandlers, SettlementReportHandlers],
       providers: [
-        ...coreProviders({
-          service: 'quote-engine',
-          natsUrl: env.NATS_URL,
-          natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
-          natsUser: env.NATS_USER,
-          natsPassword: env.NATS_PASSWORD,
-          natsStreamReplicas: env.NATS_STREAM_REPLICAS,
-        }),
-        ...timeProviders(),
+        ...serviceProviders('quote-engine', env),
         provideValue(PRICE_MAX_AGE_SECS, env.PRICE_MAX_AGE_SECS),
         provideValue(PRICE_MAX_FUTURE_SKEW_SECS, env.PRICE_MAX_FUTURE_SKEW_SECS),
         provideValue(REGISTRY_REFRESH_MS, env.REGISTRY_REFRESH_MS),
@@ -77,7 +69,6 @@ export class QuoteEngineModule {
         OrderExpirySweep,
         OrderEventsConsumer,
         GaslessEventsConsumer,
-        { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
         // One outage per dependency (the relayer, the partner-service, a chain RPC), whichever caller notices it.
         { provide: DependencyOutages, inject: [LOGGER], useFactory: (log: Logger) => new DependencyOutages(log) },
         SponsorFunding,

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { RpcServer, connectNats, natsHealthy, type NatsConnection } from '@xchain/messaging';
+import { RpcClient, RpcServer, connectNats, natsHealthy, type NatsConnection } from '@xchain/messaging';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import { HealthRegistry } from './health';
+import { Clock, Ids, RandomIds, SystemClock } from './clock';
 import { Metrics, processMetrics } from './metrics';
 
 export const NATS = Symbol('NATS');
@@ -67,5 +68,35 @@ export function coreProviders(opts: CoreOptions): Provider[] {
       useFactory: (nc: NatsConnection, log: Logger) => new RpcServer(nc, opts.service, log),
     },
     BusLifecycle,
+  ];
+}
+
+/**
+ * What every service's root module starts with, from its parsed env: the core providers, the
+ * Clock and Ids, and the RPC client with the service's request deadline.
+ */
+export function serviceProviders(
+  service: string,
+  env: {
+    NATS_URL: string;
+    NATS_CONNECT_TIMEOUT_MS: number;
+    NATS_USER?: string | undefined;
+    NATS_PASSWORD: string;
+    NATS_STREAM_REPLICAS?: number | undefined;
+    NATS_REQUEST_TIMEOUT_MS: number;
+  },
+): Provider[] {
+  return [
+    ...coreProviders({
+      service,
+      natsUrl: env.NATS_URL,
+      natsConnectTimeoutMs: env.NATS_CONNECT_TIMEOUT_MS,
+      natsUser: env.NATS_USER,
+      natsPassword: env.NATS_PASSWORD,
+      natsStreamReplicas: env.NATS_STREAM_REPLICAS,
+    }),
+    { provide: Clock, useClass: SystemClock },
+    { provide: Ids, useClass: RandomIds },
+    { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
   ];
 }
