@@ -1,7 +1,7 @@
-import { Prisma, createPartnerServiceDb } from '@xchain/partner-service-db';
-import { databaseProviders } from '@xchain/service-kit';
+import { Prisma, type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
+import { databaseProviders, token } from '@xchain/service-kit';
 
-export const DB = Symbol('DB');
+export const DB = token<PrismaClient>('DB');
 
 export const dbProviders = (databaseUrl: string, poolSize: number) =>
   databaseProviders(DB, () => createPartnerServiceDb(databaseUrl, poolSize));

@@ -35,7 +35,7 @@ import { RegistryHandlers } from './registry/registry.handlers';
 import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
 import { INVENTORY_CONFIG, InventoryBook } from './settlement/inventory-book';
-import { SettlementReportHandlers } from './settlement/settlement-report';
+import { SettlementReportHandlers } from './settlement/settlement-report.handlers';
 import { SettlementRepository } from './settlement/settlement.repository';
 import { SETTLEMENT_CONFIG, Settler } from './settlement/settler';
 import { StrayDepositRepository } from './settlement/stray-deposits.repository';

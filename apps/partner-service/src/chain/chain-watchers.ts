@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type ChainLog, LogWatcher, type LogSource, type WatchOptions, sqlCursorStore } from '@xchain/chain-watch';
 import type { PrismaClient } from '@xchain/partner-service-db';
-import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, isAddress } from 'viem';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
@@ -11,8 +11,8 @@ import { RegistryClient } from '../registry-client';
 import { VouchersService } from '../vouchers/vouchers.service';
 import type { EvmChain } from './evm-chain';
 
-export const EVM_CHAINS = Symbol('EVM_CHAINS');
-export const WATCH_OPTIONS = Symbol('WATCH_OPTIONS');
+export const EVM_CHAINS = token<Map<string, EvmChain>>('EVM_CHAINS');
+export const WATCH_OPTIONS = token<WatchOptions>('WATCH_OPTIONS');
 
 /**
  * What the partner-service reads on chain, for each chain it has an RPC for (`EVM_RPC_URLS`): the

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type CursorStore, sqlCursorStore } from '@xchain/chain-watch';
 import type { PrismaClient } from '@xchain/partner-service-db';
-import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import { isSvmKey } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
@@ -14,8 +14,8 @@ export type SolanaRedemptionChain = Omit<SolanaChain, 'blockhash'>;
 import { solanaVoucherCursorName } from './solana-redemptions-reader';
 import { type SolanaRedemptionOutcome, recordSolanaRedemption } from './solana-redemptions-store';
 
-export const SOLANA_REDEMPTION_CHAIN = Symbol('SOLANA_REDEMPTION_CHAIN');
-export const SOLANA_REDEMPTION_WATCH = Symbol('SOLANA_REDEMPTION_WATCH');
+export const SOLANA_REDEMPTION_CHAIN = token<SolanaRedemptionChain | null>('SOLANA_REDEMPTION_CHAIN');
+export const SOLANA_REDEMPTION_WATCH = token<SolanaRedemptionWatchOptions>('SOLANA_REDEMPTION_WATCH');
 
 export interface SolanaRedemptionWatchOptions {
   pollMs: number;

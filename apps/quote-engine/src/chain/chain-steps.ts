@@ -2,6 +2,7 @@ import type { HandledStep } from '@xchain/chain-watch';
 import type { OrderEvent } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import type { Hex } from 'viem';
+import { token } from '@xchain/service-kit';
 
 /** A step a watcher published, with the event it published. */
 export interface PublishedStep extends HandledStep {
@@ -20,7 +21,7 @@ export interface ChainStepStore {
   markWithdrawn(watcher: string, step: HandledStep): Promise<void>;
 }
 
-export const CHAIN_STEPS = Symbol('CHAIN_STEPS');
+export const CHAIN_STEPS = token<ChainStepStore>('CHAIN_STEPS');
 
 export function sqlChainSteps(db: PrismaClient): ChainStepStore {
   return {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { type CursorStore, LogWatcher, type ReplacedChainCheck, type WatchOptions, confirmationsFor } from '@xchain/chain-watch';
-import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, getAddress, isAddress } from 'viem';
 import { RegistryCache } from '../registry/registry-cache';
@@ -9,11 +9,11 @@ import type { DepositChain, RouterLog } from './deposit-chain';
 import { depositSource } from './deposit-source';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
 
-export const DEPOSIT_CHAINS = Symbol('DEPOSIT_CHAINS');
-export const DEPOSIT_WATCH_CONFIG = Symbol('DEPOSIT_WATCH_CONFIG');
-export const CHAIN_CURSORS = Symbol('CHAIN_CURSORS');
+export const DEPOSIT_CHAINS = token<ReadonlyMap<string, DepositChain>>('DEPOSIT_CHAINS');
+export const DEPOSIT_WATCH_CONFIG = token<DepositWatchConfig>('DEPOSIT_WATCH_CONFIG');
+export const CHAIN_CURSORS = token<CursorStore>('CHAIN_CURSORS');
 /** Notices a chain replaced under a watcher's position (chain-replaced.ts); optional. */
-export const REPLACED_CHAINS = Symbol('REPLACED_CHAINS');
+export const REPLACED_CHAINS = token<ReplacedChainCheck>('REPLACED_CHAINS');
 
 export interface DepositWatchConfig {
   /** Polling, range and start block, shared by every chain; `confirmations` is the default depth. */

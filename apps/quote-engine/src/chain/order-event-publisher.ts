@@ -1,6 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
 import type { NatsConnection } from '@xchain/messaging';
+import { token } from '@xchain/service-kit';
 
 /** Puts an order event on the ORDER_EVENTS_V1 stream, once per message id. */
 export interface OrderEventPublisher {
@@ -8,7 +9,7 @@ export interface OrderEventPublisher {
   publish(event: OrderEvent, msgId: string): Promise<'published' | 'duplicate'>;
 }
 
-export const ORDER_EVENT_PUBLISHER = Symbol('ORDER_EVENT_PUBLISHER');
+export const ORDER_EVENT_PUBLISHER = token<OrderEventPublisher>('ORDER_EVENT_PUBLISHER');
 
 /**
  * JetStream publishing with a message id, so a block read again after a failure or a restart is

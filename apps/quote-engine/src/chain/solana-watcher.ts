@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { CursorStore } from '@xchain/chain-watch';
-import { HealthRegistry, LOGGER } from '@xchain/service-kit';
+import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
@@ -10,10 +10,10 @@ import { solanaCursorName } from './solana-address-reader';
 import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
-export const SOLANA_CHAIN = Symbol('SOLANA_CHAIN');
-export const SOLANA_WATCH_CONFIG = Symbol('SOLANA_WATCH_CONFIG');
-export const SOLANA_CURSORS = Symbol('SOLANA_CURSORS');
-export const SOLANA_QUOTES = Symbol('SOLANA_QUOTES');
+export const SOLANA_CHAIN = token<SolanaChain | null>('SOLANA_CHAIN');
+export const SOLANA_WATCH_CONFIG = token<SolanaWatchConfig>('SOLANA_WATCH_CONFIG');
+export const SOLANA_CURSORS = token<Pick<CursorStore, 'load' | 'save'>>('SOLANA_CURSORS');
+export const SOLANA_QUOTES = token<QuoteLookup>('SOLANA_QUOTES');
 
 export interface SolanaWatchConfig {
   /** Registry name of the Solana chain (`solana`). */

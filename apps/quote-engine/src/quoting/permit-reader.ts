@@ -10,6 +10,7 @@ import {
   getAddress,
 } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
+import { token } from '@xchain/service-kit';
 
 /** What an EIP-2612 permit of a token needs from the chain: its EIP-712 name and version, and the owner's nonce. */
 export interface TokenPermit {
@@ -25,7 +26,7 @@ export interface TokenPermitReader {
    */
   read(chain: ChainInfo, token: Address, owner: Address): Promise<TokenPermit | undefined>;
 }
-export const TOKEN_PERMIT_READER = Symbol('TOKEN_PERMIT_READER');
+export const TOKEN_PERMIT_READER = token<TokenPermitReader>('TOKEN_PERMIT_READER');
 
 /** EIP-5267 `fields` of a domain of exactly name, version, chainId and verifyingContract. */
 const NAME_VERSION_CHAIN_CONTRACT = '0x0f';

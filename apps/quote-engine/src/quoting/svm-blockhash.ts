@@ -1,11 +1,12 @@
 import { SolanaRpcClient } from '@xchain/chain-watch';
 import type { Logger } from '@xchain/telemetry';
+import { token } from '@xchain/service-kit';
 
 /** A recent blockhash of the Solana cluster, or undefined when none can be had quickly. */
 export interface BlockhashSource {
   recent(): Promise<string | undefined>;
 }
-export const SVM_BLOCKHASH = Symbol('SVM_BLOCKHASH');
+export const SVM_BLOCKHASH = token<BlockhashSource>('SVM_BLOCKHASH');
 
 export interface SolanaBlockhashOptions {
   /** Solana JSON-RPC endpoint; without it there is never a blockhash. */
