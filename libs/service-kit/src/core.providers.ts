@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@
 import { RpcClient, RpcServer, connectNats, natsHealthy, type NatsConnection } from '@xchain/messaging';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import { HealthRegistry } from './health';
-import { Clock, Ids, RandomIds, SystemClock } from './clock';
+import { timeProviders } from './clock';
 import { Metrics, processMetrics } from './metrics';
 
 export const NATS = Symbol('NATS');
@@ -95,8 +95,7 @@ export function serviceProviders(
       natsPassword: env.NATS_PASSWORD,
       natsStreamReplicas: env.NATS_STREAM_REPLICAS,
     }),
-    { provide: Clock, useClass: SystemClock },
-    { provide: Ids, useClass: RandomIds },
+    ...timeProviders(),
     { provide: RpcClient, inject: [NATS], useFactory: (nc: NatsConnection) => new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS) },
   ];
 }

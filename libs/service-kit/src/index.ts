@@ -10,3 +10,4 @@ export * from './metrics-watchers';
 export * from './bullmq-connection';
 export * from './periodic';
 export * from './clock';
+export * from './paging';

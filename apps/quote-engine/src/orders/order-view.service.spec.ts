@@ -305,6 +305,7 @@ describe('OrderViewService', () => {
       expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 51 }));
       await service.listForPartner('ptn_1', { page_size: 5000 });
       expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 201 }));
+      await expect(service.listForPartner('ptn_1', { page_size: 0 })).rejects.toMatchObject({ status: { code: Code.INVALID_ARGUMENT } });
       for (const cursor of [
         'x',
         encodeOrderCursor({ createdAt: CREATED, quoteHash: 'not-a-hash' }),

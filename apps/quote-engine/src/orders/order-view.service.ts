@@ -12,7 +12,7 @@ import {
 } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
-import { token } from '@xchain/service-kit';
+import { decodePageCursor, encodePageCursor, invalidCursor, pageSizeOf, token } from '@xchain/service-kit';
 import { rfc3339 } from '../quoting/quote-wire';
 
 /** A stored quote as the order view needs it. */
@@ -73,31 +73,15 @@ export interface OrderRecords {
   }): Promise<OrderRecord[]>;
 }
 
-export const DEFAULT_ORDERS_PAGE = 50;
-export const MAX_ORDERS_PAGE = 200;
-
-/** Opaque to clients: base64url of `['o1', created_at ms, quote_hash]`. */
+/** Opaque to clients: `['o1', created_at ms, quote_hash]`. */
 export function encodeOrderCursor(p: OrderPosition): string {
-  return Buffer.from(JSON.stringify(['o1', p.createdAt.getTime(), p.quoteHash]), 'utf8').toString('base64url');
+  return encodePageCursor('o1', [p.createdAt.getTime(), p.quoteHash]);
 }
 
 export function decodeOrderCursor(cursor: string): OrderPosition {
-  try {
-    const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      Array.isArray(v) &&
-      v.length === 3 &&
-      v[0] === 'o1' &&
-      Number.isSafeInteger(v[1]) &&
-      typeof v[2] === 'string' &&
-      /^0x[0-9a-f]{64}$/.test(v[2])
-    ) {
-      return { createdAt: new Date(v[1] as number), quoteHash: v[2] };
-    }
-  } catch {
-    // fall through to the error below
-  }
-  throw RpcError.invalidArgument([{ field: 'cursor', description: 'is not a cursor this API returned' }], 'INVALID_CURSOR');
+  const [at, quoteHash] = decodePageCursor('o1', cursor, 2);
+  if (!Number.isSafeInteger(at) || typeof quoteHash !== 'string' || !/^0x[0-9a-f]{64}$/.test(quoteHash)) throw invalidCursor();
+  return { createdAt: new Date(at as number), quoteHash };
 }
 
 /** The relayer's view of a gasless order: undefined when it was never submitted; throws when the relayer cannot answer. */
@@ -157,7 +141,7 @@ export class OrderViewService {
     query: { chain?: string | undefined; cursor?: string | undefined; page_size?: number | undefined },
   ): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
     const now = this.deps.now().getTime();
-    const limit = Math.min(Math.max(query.page_size || DEFAULT_ORDERS_PAGE, 1), MAX_ORDERS_PAGE);
+    const limit = pageSizeOf(query.page_size);
     const after = query.cursor ? decodeOrderCursor(query.cursor) : undefined;
     const rows = await this.deps.records.partnerPage({
       partnerId,
