@@ -8,6 +8,9 @@ export interface ForwardResult {
   fees: FeeComponent[];
   legs: RouteLeg[];
   sponsorGasInSrcToken: bigint;
+  /** Source units entering the route after the source fees, and destination units it yields before the destination fees. */
+  routeIn: bigint;
+  routeOut: bigint;
   /** Set when fees exceed what the input or the output can carry. */
   tooSmall: boolean;
 }
@@ -39,7 +42,7 @@ export function dstDeducted(input: QuoteInput): bigint {
 const sameToken = (a: PricedToken, b: PricedToken) => a.address === b.address && a.chain === b.chain;
 
 /** What a detailed pass records besides the amount: the fee components and the legs, in order. */
-type Trace = Pick<ForwardResult, 'fees' | 'legs' | 'sponsorGasInSrcToken'>;
+type Trace = Pick<ForwardResult, 'fees' | 'legs' | 'sponsorGasInSrcToken' | 'routeIn' | 'routeOut'>;
 
 /**
  * Exact-input pipeline: source fees → source swap leg → bridge → destination swap leg →
@@ -48,7 +51,7 @@ type Trace = Pick<ForwardResult, 'fees' | 'legs' | 'sponsorGasInSrcToken'>;
  * input, which is what lets `inverse.ts` undo them one at a time.
  */
 export function forward(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer): ForwardResult {
-  const result: ForwardResult = { amountOut: 0n, fees: [], legs: [], sponsorGasInSrcToken: 0n, tooSmall: false };
+  const result: ForwardResult = { amountOut: 0n, fees: [], legs: [], sponsorGasInSrcToken: 0n, routeIn: 0n, routeOut: 0n, tooSmall: false };
   result.amountOut = pipeline(input, amountIn, pricer, result);
   result.tooSmall = result.amountOut === 0n;
   return result;
@@ -96,6 +99,7 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
         usdMicros: e18ToMicros(relay),
         native: tokens,
         chargedTo: input.sponsorFees ? 'partner' : 'user',
+        charged: input.sponsorFees ? 0n : tokens,
       });
       trace.sponsorGasInSrcToken = tokens;
     }
@@ -104,6 +108,7 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
   if (deducted >= amountIn) return 0n;
 
   let amount = amountIn - deducted;
+  if (trace) trace.routeIn = amount;
   if (sameChain) {
     amount = swap(pricer, trace, src.chain, src, dst, amount, 'src');
   } else {
@@ -121,6 +126,7 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
   }
 
   // Destination-side charges, taken from the output in destination token units.
+  if (trace) trace.routeOut = amount;
   let charged = 0n;
   if (!sameChain) charged += dstCharge(input, trace, 'dst_gas', dstChain.fulfilGasNative);
   charged += dstCharge(input, trace, 'gas_drop', input.gasDrop);
@@ -129,7 +135,14 @@ function pipeline(input: QuoteInput, amountIn: bigint, pricer: SwapLegPricer, tr
 
 function pctFee(trace: Trace, src: PricedToken, name: FeeComponent['name'], tokens: bigint): void {
   if (tokens > 0n)
-    trace.fees.push({ name, side: 'src', usdMicros: e18ToMicros(valueFloor(tokens, src)), native: tokens, chargedTo: 'user' });
+    trace.fees.push({
+      name,
+      side: 'src',
+      usdMicros: e18ToMicros(valueFloor(tokens, src)),
+      native: tokens,
+      chargedTo: 'user',
+      charged: tokens,
+    });
 }
 
 /** One swap leg (skipped between the same token), recording its leg and the value it lost. */
@@ -147,7 +160,14 @@ function swap(
   if (trace) {
     const lost = valueFloor(amt, tIn) - valueFloor(out, tOut);
     if (lost > 0n)
-      trace.fees.push({ name: 'swap_fee', side, usdMicros: e18ToMicros(lost), native: amountCeil(lost, tIn), chargedTo: 'user' });
+      trace.fees.push({
+        name: 'swap_fee',
+        side,
+        usdMicros: e18ToMicros(lost),
+        native: amountCeil(lost, tIn),
+        chargedTo: 'user',
+        charged: 0n,
+      });
     trace.legs.push({ kind: 'swap', chain, tokenIn: tIn.address, tokenOut: tOut.address, amountIn: amt, amountOut: out });
   }
   return out;
@@ -157,8 +177,9 @@ function swap(
 function dstCharge(input: QuoteInput, trace: Trace | undefined, name: FeeComponent['name'], nativeAmount: bigint): bigint {
   if (nativeAmount <= 0n) return 0n;
   const valueE18 = valueCeil(nativeAmount, input.dstChain.native);
-  trace?.fees.push({ name, side: 'dst', usdMicros: e18ToMicros(valueE18), native: nativeAmount, chargedTo: 'user' });
-  return amountCeil(valueE18, input.dst);
+  const tokens = amountCeil(valueE18, input.dst);
+  trace?.fees.push({ name, side: 'dst', usdMicros: e18ToMicros(valueE18), native: nativeAmount, chargedTo: 'user', charged: tokens });
+  return tokens;
 }
 
 export function checkGasDrop(input: QuoteInput): void {

@@ -79,6 +79,28 @@ describe('pricing properties', () => {
     expectPricedShare(priced, 500, 0.5);
   });
 
+  it('the charged fees reconcile to the unit on each side: amount_in − src charged = route_in, route_out − dst charged = amount_out', () => {
+    let priced = 0;
+    const types: TradeType[] = ['TRADE_TYPE_EXACT_INPUT', 'TRADE_TYPE_EXPECTED_OUTPUT', 'TRADE_TYPE_EXACT_OUTPUT'];
+    fc.assert(
+      fc.property(arbQuote, fc.constantFrom(...types), (q0, tradeType) => {
+        const q =
+          tradeType === 'TRADE_TYPE_EXACT_INPUT' ? q0 : { ...q0, tradeType, amount: (q0.amount * q0.src.priceE18) / q0.dst.priceE18 || 1n };
+        const r = tryQuote(q);
+        if (!r) return;
+        priced++;
+        const charged = (side: 'src' | 'dst') => r.fees.filter((f) => f.side === side).reduce((a, f) => a + f.charged, 0n);
+        expect(r.fees.filter((f) => f.chargedTo === 'partner' || f.name === 'swap_fee').every((f) => f.charged === 0n)).toBe(true);
+        expect(r.amountIn - charged('src')).toBe(r.routeIn);
+        expect(r.routeOut - charged('dst')).toBe(r.amountOut);
+        // No route: the same units cross, so the whole deposit is output plus the charged fees.
+        if (r.legs.every((l) => l.amountIn === l.amountOut)) expect(r.amountIn - r.amountOut).toBe(charged('src') + charged('dst'));
+      }),
+      { numRuns: 400 },
+    );
+    expectPricedShare(priced, 400, 0.4);
+  });
+
   it('output never decreases as the deposit grows', () => {
     let priced = 0;
     fc.assert(

@@ -78,6 +78,8 @@ export function priceQuote(input: QuoteInput, pricer: SwapLegPricer): QuoteResul
     srcGasNative: input.gasless ? input.srcChain.relayGasNative : 0n,
     dstGasNative: input.src.chain === input.dst.chain ? 0n : input.dstChain.fulfilGasNative,
     sponsorGasInSrcToken: result.sponsorGasInSrcToken,
+    routeIn: result.routeIn,
+    routeOut: result.routeOut,
     sameChainSwap: input.src.chain === input.dst.chain,
     legs: result.legs,
   };

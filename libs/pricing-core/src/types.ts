@@ -54,6 +54,12 @@ export interface FeeComponent {
   native: bigint;
   /** `partner` when a sponsor pays it instead of the user (sponsor_fees). */
   chargedTo: 'user' | 'partner';
+  /**
+   * What the fee takes from the user's funds, in base units of the token of its side: the source
+   * token for `src`, the destination token for `dst`. 0 when a sponsor pays it, and for
+   * `swap_fee`, which is a loss of value inside the route, not a deduction.
+   */
+  charged: bigint;
 }
 
 export interface QuoteInput {
@@ -99,6 +105,10 @@ export interface QuoteResult {
   dstGasNative: bigint;
   /** Relay gas charged for a gasless quote, in source token units (0 when sponsored or not gasless). */
   sponsorGasInSrcToken: bigint;
+  /** Source units entering the route (swaps and bridge): `amountIn` less every `src` fee charged. */
+  routeIn: bigint;
+  /** Destination units the route yields: `amountOut` plus every `dst` fee charged. */
+  routeOut: bigint;
   sameChainSwap: boolean;
   legs: RouteLeg[];
 }

@@ -14,6 +14,7 @@ import { type Hex, fromBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import { decodePageCursor, encodePageCursor, invalidCursor, pageSizeOf, token } from '@xchain/service-kit';
 import { rfc3339 } from '../quoting/quote-wire';
+import { orderAccounting } from './order-accounting';
 
 /** A stored quote as the order view needs it. */
 export interface StoredOrder {
@@ -189,6 +190,14 @@ export class OrderViewService {
             ? 'expired'
             : 'quoted';
     const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, requireGasless) : undefined;
+    const received = status === 'fulfilled' ? fulfillment?.amount : undefined;
+    const returned = status === 'refunded' ? refund?.amount : undefined;
+    const accounting =
+      received !== undefined
+        ? orderAccounting(content.amount_in, content.fee_breakdown, { kind: 'fulfilled', received })
+        : returned !== undefined
+          ? orderAccounting(content.amount_in, content.fee_breakdown, { kind: 'refunded', refunded: returned })
+          : undefined;
     return {
       quote_hash: stored.quoteHash,
       status,
@@ -208,6 +217,8 @@ export class OrderViewService {
       ...(refund ? { refund } : {}),
       ...(settlement ? { settlement } : {}),
       ...(gasless ? { gasless } : {}),
+      ...(content.fee_breakdown ? { fee_breakdown: content.fee_breakdown } : {}),
+      ...(accounting ? { accounting } : {}),
     };
   }
 

@@ -4,11 +4,19 @@ import type { EtaEstimate } from '../orders/eta-stats';
 
 export function feeBreakdownOf(r: QuoteResult): FeeBreakdown {
   return {
-    components: r.fees.map((f) => ({ name: f.name, side: f.side, usd_micros: f.usdMicros.toString(), native: f.native.toString() })),
+    components: r.fees.map((f) => ({
+      name: f.name,
+      side: f.side,
+      usd_micros: f.usdMicros.toString(),
+      native: f.native.toString(),
+      charged: f.charged.toString(),
+    })),
     src_total_usd_micros: r.srcTotalUsdMicros.toString(),
     dst_total_usd_micros: r.dstTotalUsdMicros.toString(),
     src_gas_native: r.srcGasNative.toString(),
     dst_gas_native: r.dstGasNative.toString(),
+    route_in: r.routeIn.toString(),
+    route_out: r.routeOut.toString(),
   };
 }
 

@@ -45,6 +45,8 @@ const result: QuoteResult = {
   srcSlippageBps: 0,
   amountInUsdMicros: 1_000_000_000n,
   amountOutUsdMicros: 998_000_000n,
+  routeIn: 1_000_000_000n,
+  routeOut: 998_000_000n,
   fees: [],
   srcTotalUsdMicros: 0n,
   dstTotalUsdMicros: 0n,

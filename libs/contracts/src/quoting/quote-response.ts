@@ -18,6 +18,10 @@ export const FeeComponentSchema = z
       .meta({ description: 'Chain whose asset the fee is charged in: `src` (source token) or `dst` (destination token or native).' }),
     usd_micros: UsdMicros,
     native: AmountString.meta({ description: 'The fee in base units of the asset it is charged in.' }),
+    charged: AmountString.optional().meta({
+      description:
+        "What the fee takes from the user's funds, in base units of its side's token: the source token for `src`, the destination token for `dst` (gas and gas drop are paid for in the destination token). `0` for `sponsor_gas` a partner pays and for `swap_fee`, a loss of value inside the route rather than a deduction. Absent on quotes stored before it was stated.",
+    }),
   })
   .meta({ id: 'FeeComponent' });
 
@@ -30,6 +34,13 @@ export const FeeBreakdownSchema = z
       description: 'Source-chain gas priced into the quote (relay gas of a gasless quote), native base units.',
     }),
     dst_gas_native: AmountString.meta({ description: 'Destination fulfilment gas priced into the quote, native base units.' }),
+    route_in: AmountString.optional().meta({
+      description: "Source units entering the route (swaps and bridge): `amount_in` less every `src` component's `charged`, to the unit.",
+    }),
+    route_out: AmountString.optional().meta({
+      description:
+        "Destination units the route yields: `amount_out` plus every `dst` component's `charged`, to the unit. On a route with no swap between tokens of equal units (USDC to USDC), `route_out` = `route_in`, so `amount_in` − `amount_out` = the sum of `charged`.",
+    }),
   })
   .meta({ id: 'FeeBreakdown' });
 export type FeeBreakdown = z.infer<typeof FeeBreakdownSchema>;

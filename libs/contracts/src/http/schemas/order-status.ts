@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRpc } from '../../rpc';
 import { AmountString, ChainName, Rfc3339, Uint32Input, Uint64String } from '../../wire';
+import { FeeBreakdownSchema, FeeComponentSchema } from '../../quoting/quote-response';
 import { GaslessOrderViewSchema } from './gasless';
 
 const ChainStep = z
@@ -28,6 +29,30 @@ const RefundStep = ChainStep.extend({
   amount: AmountString.optional().meta({ description: 'Source base units returned to `refund_address`.' }),
   reason: RefundReason,
 }).meta({ id: 'RefundStep' });
+
+/** Where a settled order's money went (issue 39 §6). */
+export const OrderAccountingSchema = z
+  .object({
+    amount_in: AmountString.meta({ description: "What the user parted with, source base units (the quote's `amount_in`)." }),
+    received: AmountString.meta({
+      description: 'Destination base units the fill delivered to the recipient (the gas drop aside); `0` on a refund.',
+    }),
+    refunded: AmountString.meta({ description: 'Source base units the refund returned; `0` on a fill.' }),
+    fees: z.array(FeeComponentSchema.pick({ name: true, side: true }).extend({ charged: AmountString })).meta({
+      description:
+        "The stated fees the user bore, each as its fee component's `charged`: every fee on a fill; on a refund only `sponsor_gas` (the relay gas of a gasless order, which the deposit never held).",
+    }),
+    src_fees: AmountString.meta({ description: 'Sum of the `src` fees, source base units.' }),
+    dst_fees: AmountString.meta({ description: 'Sum of the `dst` fees, destination base units.' }),
+    route_in: AmountString.meta({ description: "The quote's `route_in` on a fill; `0` on a refund." }),
+    route_out: AmountString.meta({ description: "The quote's `route_out` on a fill; `0` on a refund." }),
+    reconciled: z.boolean().meta({
+      description:
+        'True when, to the unit, `amount_in` − `refunded` − `src_fees` = `route_in` and `route_out` − `dst_fees` = `received`. On a route with no swap between tokens of equal units (USDC to USDC) `route_in` = `route_out`, so `amount_in` − `received` − `refunded` = `src_fees` + `dst_fees`.',
+    }),
+  })
+  .meta({ id: 'OrderAccounting' });
+export type OrderAccounting = z.infer<typeof OrderAccountingSchema>;
 
 export const GetOrderPathParams = z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 
@@ -62,6 +87,11 @@ export const OrderStatusSchema = z
           'Once the deposit is at depth: what the operator decided (D15). A refund decided shows here, with its reason, before the refund lands.',
       }),
     gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
+    fee_breakdown: FeeBreakdownSchema.optional().meta({ description: "The quote's fee breakdown, as stated when it was quoted." }),
+    accounting: OrderAccountingSchema.optional().meta({
+      description:
+        'Once fulfilled or refunded (with the amount the chain showed): where the money went. Absent for quotes stored before fees stated `charged`.',
+    }),
   })
   .meta({
     id: 'OrderStatus',
