@@ -3,6 +3,8 @@ import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId } from '@xcha
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { GatewayEnv } from '../env';
+import { idempotentHandler } from '../idempotency/idempotent-route';
+import { IdempotencyGuard } from '../idempotency/idempotency.providers';
 import { RegistryRoutes } from '../registry/registry.routes';
 import { GATEWAY_ENV } from '../tokens';
 import { callerOf } from './caller';
@@ -68,6 +70,7 @@ export class OperationRoutes {
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(RegistryRoutes) private readonly registry: RegistryRoutes,
+    @Inject(IdempotencyGuard) private readonly idempotency: IdempotencyGuard,
   ) {}
 
   /** Adds the routes to the gateway's Fastify instance, before it starts listening. */
@@ -89,6 +92,17 @@ export class OperationRoutes {
     const input = inputOf(op);
     const options = ROUTE_OPTIONS[op.operationId as HttpOperationId] ?? {};
     const timeoutMs = options.timeoutMs?.(this.env);
+    if (op.idempotent) {
+      // The answer is sent by the idempotency handler (a replay is bytes), so both kinds run the same way here.
+      const run = options.bytes
+        ? async (req: FastifyRequest) => rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs })
+        : async (req: FastifyRequest) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+      const handler = idempotentHandler(op.operationId, run, input, this.idempotency.deps);
+      return async (req, reply) => {
+        const result = await handler(req, reply);
+        return Buffer.isBuffer(result) ? jsonBytes(reply, result) : result;
+      };
+    }
     if (options.bytes) {
       return async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }));
     }
