@@ -3,7 +3,7 @@ import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId } from '@xcha
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { GatewayEnv } from '../env';
-import { idempotentHandler } from '../idempotency/idempotent-route';
+import { IDEMPOTENCY_KEY_HEADER, idempotentHandler } from '../idempotency/idempotent-route';
 import { IdempotencyGuard } from '../idempotency/idempotency.providers';
 import { RegistryRoutes } from '../registry/registry.routes';
 import { GATEWAY_ENV } from '../tokens';
@@ -92,20 +92,18 @@ export class OperationRoutes {
     const input = inputOf(op);
     const options = ROUTE_OPTIONS[op.operationId as HttpOperationId] ?? {};
     const timeoutMs = options.timeoutMs?.(this.env);
-    if (op.idempotent) {
-      // The answer is sent by the idempotency handler (a replay is bytes), so both kinds run the same way here.
-      const run = options.bytes
-        ? async (req: FastifyRequest) => rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs })
-        : async (req: FastifyRequest) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
-      const handler = idempotentHandler(op.operationId, run, input, this.idempotency.deps);
-      return async (req, reply) => {
-        const result = await handler(req, reply);
-        return Buffer.isBuffer(result) ? jsonBytes(reply, result) : result;
-      };
-    }
-    if (options.bytes) {
-      return async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }));
-    }
-    return async (req) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    const plain: RouteHandlerMethod = options.bytes
+      ? async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }))
+      : async (req) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    if (!op.idempotent) return plain;
+    // With an Idempotency-Key the idempotency handler sends the answer (a replay is stored bytes);
+    // without one the request is served as any other, with no Redis round-trip.
+    const run = options.bytes
+      ? (req: FastifyRequest) => rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs })
+      : (req: FastifyRequest) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    const guarded = idempotentHandler(op.operationId, run, input, this.idempotency.deps);
+    return function (req, reply) {
+      return req.headers[IDEMPOTENCY_KEY_HEADER] === undefined ? plain.call(this, req, reply) : guarded(req, reply);
+    };
   }
 }

@@ -88,8 +88,12 @@ describe('idempotentHandler', () => {
   });
 
   it('does not touch the store without the header', async () => {
-    const { out } = await call({ a: 1 });
-    expect(out).toEqual(Buffer.from('{"quote_hash":"0x01"}'));
+    const { sent } = await call({ a: 1 });
+    expect(sent).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: Buffer.from('{"quote_hash":"0x01"}'),
+    });
     expect(store.calls).toBe(0);
   });
 
@@ -163,8 +167,13 @@ describe('idempotentHandler', () => {
 
   it('fails open when the store does not answer: the request runs, counted', async () => {
     store.down = true;
-    const { out } = await call({ a: 1 }, 'k7');
-    expect(out).toEqual(Buffer.from('{"quote_hash":"0x01"}'));
+    const { sent } = await call({ a: 1 }, 'k7');
+    expect(sent).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: Buffer.from('{"quote_hash":"0x01"}'),
+    });
+    expect(sent.headers['idempotent-replayed']).toBeUndefined();
     expect(outcomes).toEqual(['fail_open']);
   });
 

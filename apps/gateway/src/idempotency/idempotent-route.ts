@@ -36,7 +36,7 @@ export function idempotentHandler(operationId: string, run: Run, validate: (req:
   const { store, log, onOutcome } = deps;
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const header = req.headers[IDEMPOTENCY_KEY_HEADER];
-    if (header === undefined) return run(req);
+    if (header === undefined) return sendAnswer(reply, answerOf(await run(req)));
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!VALID_KEY.test(key)) {
       throw RpcError.invalidArgument(
@@ -54,7 +54,7 @@ export function idempotentHandler(operationId: string, run: Run, validate: (req:
     } catch (err) {
       onOutcome('fail_open');
       log.warn({ err: messageOf(err), operation: operationId }, 'idempotency store unavailable; request runs without replay protection');
-      return run(req);
+      return sendAnswer(reply, answerOf(await run(req)));
     }
     switch (claim.kind) {
       case 'replay':
