@@ -144,6 +144,32 @@ describe('Idempotency-Key on GetQuote and SubmitGaslessOrder', () => {
     expect(await quoteCount()).toBe(before + 1);
   });
 
+  it('fails open when Redis does not answer: a request with a key runs, every time, counted', async () => {
+    // A third replica whose Redis is a closed port: its rate limits and idempotency keys have no store.
+    const port = await freePort();
+    const deaf = await startBuiltService({
+      spec: SERVICES.find((s) => s.name === 'gateway')!,
+      port,
+      env: { ...e2e.stack.envFor('gateway'), REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      logFile: join(e2e.logDir, 'gateway-no-redis.log'),
+    });
+    try {
+      const client = gatewayClient(`http://127.0.0.1:${port}`);
+      const key = randomUUID();
+      const answers = [await quoteWith(client, key), await quoteWith(client, key)];
+      for (const a of answers) {
+        expect(a.status).toBe(200);
+        expect(a.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(a.headers.get('idempotent-replayed')).toBeNull();
+      }
+      expect(hashOf(answers[1]!.data)).not.toBe(hashOf(answers[0]!.data));
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+      expect(metrics).toMatch(/^idempotency_requests_total\{outcome="fail_open"\} 2$/m);
+    } finally {
+      await deaf.stop();
+    }
+  });
+
   it('answers a retried gasless submission with the first answer', async () => {
     const g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     const user = g.newUser();
