@@ -175,6 +175,12 @@ describe('idempotentHandler', () => {
     });
     expect(sent.headers['idempotent-replayed']).toBeUndefined();
     expect(outcomes).toEqual(['fail_open']);
+    // The same handler through the rest of the outage: counted each time, warned once.
+    const h = handler();
+    (log.warn as jest.Mock).mockClear();
+    for (let i = 0; i < 3; i++) await h(req({ a: 1 }, 'k8'), fakeReply().reply);
+    expect(outcomes).toHaveLength(4);
+    expect(log.warn).toHaveBeenCalledTimes(1);
   });
 
   it('fingerprints canonical JSON of the operation and body', () => {

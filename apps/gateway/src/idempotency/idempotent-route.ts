@@ -25,8 +25,8 @@ export interface IdempotentRouteDeps {
 }
 
 /**
- * The route handler of an operation that takes an `Idempotency-Key`: without the header it is `run`
- * and nothing more (no Redis round-trip); with one, see docs/integrators.md "Idempotency". Answers
+ * The route handler of an operation that takes an `Idempotency-Key` (the route calls it only when
+ * the header is present: without it the request pays no Redis round-trip); with one, see docs/integrators.md "Idempotency". Answers
  * below 500 are stored and replayed for 24 h; a 5xx or a failure of the gateway itself gives the
  * key up, since the operation may not have run and a retry must run it (both operations are safe to
  * run again: GetQuote makes a new quote, the relayer takes an order once). When Redis does not
@@ -34,6 +34,8 @@ export interface IdempotentRouteDeps {
  */
 export function idempotentHandler(operationId: string, run: Run, validate: (req: FastifyRequest) => unknown, deps: IdempotentRouteDeps) {
   const { store, log, onOutcome } = deps;
+  /** One warning per outage, not one per request: the counter has the rest. */
+  let warned = false;
   return async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const header = req.headers[IDEMPOTENCY_KEY_HEADER];
     if (header === undefined) return sendAnswer(reply, answerOf(await run(req)));
@@ -53,9 +55,12 @@ export function idempotentHandler(operationId: string, run: Run, validate: (req:
       claim = await store.claim(scoped, fingerprint);
     } catch (err) {
       onOutcome('fail_open');
-      log.warn({ err: messageOf(err), operation: operationId }, 'idempotency store unavailable; request runs without replay protection');
+      if (!warned)
+        log.warn({ err: messageOf(err), operation: operationId }, 'idempotency store unavailable; requests run without replay protection');
+      warned = true;
       return sendAnswer(reply, answerOf(await run(req)));
     }
+    warned = false;
     switch (claim.kind) {
       case 'replay':
         onOutcome('replayed');
@@ -98,6 +103,8 @@ export function idempotentHandler(operationId: string, run: Run, validate: (req:
 
   function storeFailed(err: unknown, step: string): undefined {
     onOutcome('store_failed');
+    if (warned) return undefined;
+    warned = true;
     log.warn({ err: messageOf(err), operation: operationId, step }, 'idempotency store unavailable; the answer is not remembered');
     return undefined;
   }
