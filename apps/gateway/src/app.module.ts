@@ -10,6 +10,7 @@ import { OpenApiController } from './http/openapi.controller';
 import { OperationRoutes } from './http/operation-routes';
 import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
+import { idempotencyProviders } from './idempotency/idempotency.providers';
 import { sseStreamGauges } from './metrics/gateway-metrics';
 import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
@@ -41,6 +42,7 @@ export class GatewayModule {
           },
         },
         ...accessProviders(env),
+        ...idempotencyProviders(env),
         ...registryProviders(env.REGISTRY_LIST_MAX_AGE_MS),
         OperationRoutes,
         { provide: APP_FILTER, useClass: StatusExceptionFilter },

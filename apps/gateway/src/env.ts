@@ -32,11 +32,20 @@ export const GatewayEnv = BaseEnv.extend({
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** A Redis call slower than this falls back to the per-process limiter for that request. */
   REDIS_TIMEOUT_MS: millis(250),
-  /** Prefix of the rate-limit keys in Redis (separate stacks sharing one Redis use different ones). */
+  /**
+   * Prefix of the gateway's keys in Redis: rate-limit counters, and idempotency keys under
+   * `<prefix>:idem:` (separate stacks sharing one Redis use different ones).
+   */
   RATE_LIMIT_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9:_-]+$/)
     .default('rl'),
+  /**
+   * How long a request with an Idempotency-Key holds its key while it runs. Another request with the
+   * key meanwhile gets 409 IDEMPOTENCY_REQUEST_IN_PROGRESS; a gateway that dies mid-request blocks
+   * the key no longer than this. Must exceed the longest operation deadline (GASLESS_SUBMIT_TIMEOUT_MS).
+   */
+  IDEMPOTENCY_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
   /** Budget of a client IP without an API key, in points per minute (decisions D10). */
   KEYLESS_POINTS_PER_MIN: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /** Budget of one partner's session-authenticated partner operations, in points per minute. */
@@ -99,6 +108,11 @@ export const GatewayEnv = BaseEnv.extend({
         .filter((p) => p.length > 0),
     ),
 }).superRefine((env, ctx) => {
+  // A lease shorter than a request could run would let a duplicate run while the first still does.
+  const longest = Math.max(env.GASLESS_SUBMIT_TIMEOUT_MS, env.NATS_REQUEST_TIMEOUT_MS);
+  if (env.IDEMPOTENCY_LEASE_MS <= longest) {
+    ctx.addIssue({ code: 'custom', path: ['IDEMPOTENCY_LEASE_MS'], message: `must exceed the longest operation deadline (${longest} ms)` });
+  }
   // An idle timeout shorter than the heartbeat would cut every quiet order event stream.
   if (env.HTTP_IDLE_TIMEOUT_MS <= env.SSE_HEARTBEAT_MS) {
     ctx.addIssue({ code: 'custom', path: ['HTTP_IDLE_TIMEOUT_MS'], message: `must exceed SSE_HEARTBEAT_MS (${env.SSE_HEARTBEAT_MS})` });

@@ -86,6 +86,20 @@ describe('XchainClient against the served OpenAPI document', () => {
     expect(op.security?.some((s) => 'apiKey' in s)).toBe(true);
     expect([sent[0]!.headers['x-api-key'], sent[0]!.headers['authorization']]).toEqual(['xk_key', undefined]);
   });
+
+  it('sends an idempotency key to the operations whose document takes one, and refuses it elsewhere', async () => {
+    const takers = Object.values(doc.paths)
+      .flatMap((methods) => Object.values(methods))
+      .filter((op) => op.parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .map((op) => op.operationId);
+    expect(takers.sort()).toEqual(['GetQuote', 'SubmitGaslessOrder']);
+    const { sent, fetchImpl } = recorder(() => json(400, { code: 3, message: 'stop here', details: [] }));
+    const client = new XchainClient({ baseUrl: 'http://gw', fetch: fetchImpl });
+    await expect(client.getQuote({ probe: true } as never, { idempotencyKey: 'k-1' })).rejects.toBeInstanceOf(XchainApiError);
+    expect(sent[0]!.headers['idempotency-key']).toBe('k-1');
+    await expect(client.previewQuote({ probe: true } as never, { idempotencyKey: 'k-2' })).rejects.toThrow(/takes no idempotency key/);
+    expect(sent).toHaveLength(1);
+  });
 });
 
 describe('XchainClient answers and errors', () => {

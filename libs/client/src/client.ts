@@ -30,6 +30,11 @@ export interface CallOptions {
   sessionToken?: string;
   /** Extra request headers (e.g. `if-none-match`); they win over the client's own. */
   headers?: Record<string, string>;
+  /**
+   * Sent as `Idempotency-Key` (getQuote, submitGaslessOrder): a retry with the same key and body gets
+   * the first answer again instead of running twice. Other operations refuse it.
+   */
+  idempotencyKey?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -105,6 +110,10 @@ class XchainClientCore {
     const session = options.sessionToken ?? this.options.sessionToken;
     if (op.auth === 'optional_api_key' && apiKey !== undefined) headers['x-api-key'] = apiKey;
     if (op.auth === 'bearer' && session !== undefined) headers['authorization'] = `Bearer ${session}`;
+    if (options.idempotencyKey !== undefined) {
+      if (!op.idempotent) throw new TypeError(`${operationId} takes no idempotency key`);
+      headers['idempotency-key'] = options.idempotencyKey;
+    }
     Object.assign(headers, options.headers);
 
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

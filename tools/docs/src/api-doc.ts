@@ -42,6 +42,12 @@ const CONVENTIONS = [
   "  partner session `PARTNER_POINTS_PER_MIN` (300). Each call costs its operation's points; every",
   '  answer carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`; over budget is 429',
   '  `RATE_LIMITED` with `Retry-After`.',
+  '- **Idempotency**: GetQuote and SubmitGaslessOrder take an optional `Idempotency-Key` (1–255',
+  "  printable ASCII characters, per caller: the API key's partner, or the client IP without a key).",
+  '  The same key and body answer as the first request did for 24 h, marked `Idempotent-Replayed: true`;',
+  '  another body is 409 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409',
+  '  `IDEMPOTENCY_REQUEST_IN_PROGRESS` with `Retry-After`. Answers below 500 are kept; after a 5xx a',
+  '  retry runs again. See [integrating](integrators.md#idempotency).',
   '- **Caching**: ListTokens and GetChains answer with a strong `ETag` and honour `If-None-Match` (304).',
   "- **Order status** (D12, D13): GetOrder reads an order's view once; StreamOrderEvents pushes it on",
   '  every change; partners also get it by webhook (SetPartnerWebhook), each POST signed',
@@ -84,6 +90,7 @@ export function renderApiDoc(operations: readonly HttpOperation[]): string {
       if (op.pathParams) out.push(`- Path parameters: ${fieldsOf(op.pathParams)}`);
       if (op.query) out.push(`- Query: ${schemaName(op.query)} (${fieldsOf(op.query)})`);
       if (op.body) out.push(`- Request body: ${schemaName(op.body)}`);
+      if (op.idempotent) out.push('- Idempotency-Key: optional; a retry with it replays the first answer (409 when reused or in progress)');
       out.push(`- Response: ${schemaName(op.response)}`);
     }
   }

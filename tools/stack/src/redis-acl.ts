@@ -60,8 +60,11 @@ const BULLMQ = [
   '-@dangerous',
 ];
 
-/** The gateway's rate limits: one script (SET NX EX, INCRBY, PTTL, EXPIRE) by EVALSHA, EVAL on a cache miss. */
-const GATEWAY = ['+eval', '+evalsha', '+set', '+incrby', '+pttl', '+expire'];
+/**
+ * The gateway's rate limits (one script: SET NX EX, INCRBY, PTTL, EXPIRE) and idempotency keys
+ * (scripts of GET, SET PX, PTTL, DEL), by EVALSHA, EVAL on a cache miss.
+ */
+const GATEWAY = ['+eval', '+evalsha', '+set', '+incrby', '+pttl', '+expire', '+get', '+del'];
 
 /** Each service's ACL rules, after `reset` (no keys, no channels, no commands, no password). */
 export function redisServiceRules(service: RedisService, prefixes: RedisPrefixes): string[] {

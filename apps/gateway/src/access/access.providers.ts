@@ -10,7 +10,8 @@ import { rateLimitFallbackCounter } from '../metrics/gateway-metrics';
 import { AccessControl } from './access-control';
 import { KeyCache } from './key-cache';
 
-const REDIS = Symbol('GATEWAY_REDIS');
+/** The gateway's one Redis client: rate limits and idempotency keys. */
+export const REDIS = Symbol('GATEWAY_REDIS');
 const decoder = new TextDecoder();
 
 /** Drops a cached key lookup the moment the partner-service says the key changed. */
@@ -61,7 +62,8 @@ export function accessProviders(env: GatewayEnv): Provider[] {
         });
         let warned = false;
         redis.on('error', (err: Error) => {
-          if (!warned) log.warn({ err: err.message }, 'redis unavailable; rate limits fall back to this process');
+          if (!warned)
+            log.warn({ err: err.message }, 'redis unavailable; rate limits fall back to this process, idempotency keys are not kept');
           warned = true;
         });
         redis.on('ready', () => (warned = false));

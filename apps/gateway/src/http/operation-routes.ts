@@ -3,6 +3,8 @@ import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId } from '@xcha
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { GatewayEnv } from '../env';
+import { IDEMPOTENCY_KEY_HEADER, idempotentHandler } from '../idempotency/idempotent-route';
+import { IdempotencyGuard } from '../idempotency/idempotency.providers';
 import { RegistryRoutes } from '../registry/registry.routes';
 import { GATEWAY_ENV } from '../tokens';
 import { callerOf } from './caller';
@@ -68,6 +70,7 @@ export class OperationRoutes {
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(RegistryRoutes) private readonly registry: RegistryRoutes,
+    @Inject(IdempotencyGuard) private readonly idempotency: IdempotencyGuard,
   ) {}
 
   /** Adds the routes to the gateway's Fastify instance, before it starts listening. */
@@ -89,9 +92,18 @@ export class OperationRoutes {
     const input = inputOf(op);
     const options = ROUTE_OPTIONS[op.operationId as HttpOperationId] ?? {};
     const timeoutMs = options.timeoutMs?.(this.env);
-    if (options.bytes) {
-      return async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }));
-    }
-    return async (req) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    const plain: RouteHandlerMethod = options.bytes
+      ? async (req, reply) => jsonBytes(reply, await rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs }))
+      : async (req) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    if (!op.idempotent) return plain;
+    // With an Idempotency-Key the idempotency handler sends the answer (a replay is stored bytes);
+    // without one the request is served as any other, with no Redis round-trip.
+    const run = options.bytes
+      ? (req: FastifyRequest) => rpc.forward(contract, input(req), { caller: callerOf(req), timeoutMs })
+      : (req: FastifyRequest) => rpc.call(contract, input(req), { caller: callerOf(req), timeoutMs });
+    const guarded = idempotentHandler(op.operationId, run, input, this.idempotency.deps);
+    return function (req, reply) {
+      return req.headers[IDEMPOTENCY_KEY_HEADER] === undefined ? plain.call(this, req, reply) : guarded(req, reply);
+    };
   }
 }

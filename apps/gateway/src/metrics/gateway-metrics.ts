@@ -1,4 +1,5 @@
 import type { Metrics } from '@xchain/service-kit';
+import type { IdempotencyOutcome } from '../idempotency/idempotent-route';
 
 /**
  * The gateway's own metrics (HTTP and bus metrics come from the service-kit and messaging): every
@@ -31,4 +32,19 @@ export function sseStreamGauges(metrics: Metrics, hub: { readonly open: number; 
   metrics
     .gauge({ name: 'sse_streams_max', help: 'Order event streams one gateway replica holds at most (SSE_MAX_STREAMS_PER_REPLICA)' })
     .set(hub.limits.perReplica);
+}
+
+/**
+ * Requests that carried an Idempotency-Key, by what became of them. `fail_open` (ran without replay
+ * protection) and `store_failed` (answer not remembered) count the times Redis did not answer.
+ */
+export function idempotencyOutcomeCounter(metrics: Metrics): (outcome: IdempotencyOutcome) => void {
+  const outcomes = metrics.counter({
+    name: 'idempotency_requests_total',
+    help: 'Requests with an Idempotency-Key: executed, replayed, refused (key_reused, in_progress), or not protected because Redis did not answer (fail_open, store_failed)',
+    labelNames: ['outcome'],
+  });
+  for (const outcome of ['executed', 'replayed', 'key_reused', 'in_progress', 'fail_open', 'store_failed'] as const)
+    outcomes.inc({ outcome }, 0);
+  return (outcome) => outcomes.inc({ outcome });
 }

@@ -51,6 +51,16 @@ function parametersOf(op: HttpOperation, components: Json): Json[] {
   if (op.auth === 'optional_api_key') {
     params.push({ name: 'x-api-key', in: 'header', required: false, schema: { type: 'string' } });
   }
+  if (op.idempotent) {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        "Makes a retry safe: the same key with the same body answers, for 24 hours, exactly as the first request did (status, body and `Idempotent-Replayed: true`). Keys are scoped to the caller (the API key's partner, or the client IP without a key). 1 to 255 printable ASCII characters (a UUID v4 is recommended); a bad key is 400 `INVALID_IDEMPOTENCY_KEY`. Answers below 500 are kept; after a 5xx or a timeout a retry with the key runs again.",
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+    });
+  }
   return params;
 }
 
@@ -75,6 +85,14 @@ export function buildOpenApiDocument(operations: readonly HttpOperation[], info:
         : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
       default: { description: 'Error (google.rpc.Status)', content: { 'application/json': { schema: statusRef } } },
     };
+    if (op.idempotent) {
+      responses['409'] = {
+        description:
+          'ALREADY_EXISTS, with an Idempotency-Key: `IDEMPOTENCY_KEY_REUSED` (the key was used for another body or operation), or `IDEMPOTENCY_REQUEST_IN_PROGRESS` (a request with the key is still running; retry after `Retry-After`).',
+        headers: { 'Retry-After': { description: 'Seconds to wait (IDEMPOTENCY_REQUEST_IN_PROGRESS).', schema: { type: 'integer' } } },
+        content: { 'application/json': { schema: statusRef } },
+      };
+    }
     if (op.cacheable) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag).' };
     for (const [status, description] of Object.entries(ERROR_RESPONSES)) {
       responses[status] = { description, content: { 'application/json': { schema: statusRef } } };

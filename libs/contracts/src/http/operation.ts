@@ -37,6 +37,12 @@ export interface HttpOperation {
   readonly description?: string;
   /** Supports ETag / If-None-Match. */
   readonly cacheable?: boolean;
+  /**
+   * Takes an `Idempotency-Key` header: the same key with the same body answers as the first request
+   * did (for 24 h), with another body 409 IDEMPOTENCY_KEY_REUSED, while the first still runs 409
+   * IDEMPOTENCY_REQUEST_IN_PROGRESS with Retry-After (docs/integrators.md, Idempotency).
+   */
+  readonly idempotent?: boolean;
   /** Answers a `text/event-stream` whose events carry `response` as data (server-sent events). */
   readonly eventStream?: boolean;
 }

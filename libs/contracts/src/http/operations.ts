@@ -104,6 +104,7 @@ export const HTTP_OPERATIONS = [
     body: GetQuoteRequest,
     response: QuoteSchema,
     points: 2,
+    idempotent: true,
   }),
   defineOperation({
     operationId: 'SubmitGaslessOrder',
@@ -116,6 +117,7 @@ export const HTTP_OPERATIONS = [
     points: 5,
     body: SubmitGaslessOrderRequest,
     response: GaslessOrderResultSchema,
+    idempotent: true,
   }),
   defineOperation({
     operationId: 'GetOrder',
