@@ -71,7 +71,7 @@ async function ed25519Sign(secretKey: Uint8Array, message: Uint8Array): Promise<
   if (!subtle) throw new TypeError('signing with a Solana keypair needs WebCrypto (crypto.subtle); pass a signing function instead');
   const jwk = { kty: 'OKP', crv: 'Ed25519', d: base64Url(secretKey.subarray(0, 32)), x: base64Url(secretKey.subarray(32)) };
   const key = await subtle.importKey('jwk', jwk, { name: 'Ed25519' }, false, ['sign']);
-  return new Uint8Array(await subtle.sign({ name: 'Ed25519' }, key, message));
+  return new Uint8Array(await subtle.sign({ name: 'Ed25519' }, key, new Uint8Array(message)));
 }
 
 /** Solana's compact-u16 length prefix at `at`: its value and where what follows it starts. */
