@@ -45,6 +45,7 @@ export function buildClientPackage(root: string, outDir: string): Release {
           target: 'ES2022',
           lib: ['ES2023', 'DOM', 'DOM.Iterable'],
           types: ['node'],
+          typeRoots: [join(root, 'node_modules/@types')],
           strict: true,
           skipLibCheck: true,
           esModuleInterop: true,
