@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import type { XchainClient } from '@xchain/client';
+import { type XchainClient, signGaslessQuote } from '@xchain/client';
 import { base58Encode } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { ROOT, SERVICES, startBuiltService, untilHolds } from '@xchain/stack';
@@ -212,6 +212,15 @@ describe('gasless Solana orders through the gateway', () => {
     expect(standin.ledger.record(idOf(resigned))).toBeUndefined();
     expect(await lamports(feePayer.publicKey)).toBe(payer0 - fee);
     expect(await tokens(vaultAta)).toBe(vault0 + USDC_UNITS(25));
+  });
+
+  it("relays the body the client's signGaslessQuote builds with a Keypair (signed through WebCrypto, not @solana/web3.js)", async () => {
+    const user = newUser(USDC_UNITS(10));
+    const q = await quote(user, USDC_UNITS(10));
+    const body = await signGaslessQuote(q, user);
+    expect(await api.submitGaslessOrder(body)).toMatchObject({ quote_hash: q.quote_hash, status: 'queued' });
+    await waitGasless(q.quote_hash, 'confirmed');
+    expect(await tokens(vaultTokenAccount(user.publicKey, USDC))).toBe(0n);
   });
 
   it('sends one transaction when two different valid transactions of one quote arrive at once', async () => {
