@@ -71,6 +71,7 @@ function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dst
     dst: over.dst ?? arbUsdc,
     referrers: [],
     nowSecs: 0,
+    priceImpactBps: 0,
   };
 }
 
