@@ -66,7 +66,8 @@ export const QuoteEngineEnv = BaseEnv.extend({
    * JSON-RPC endpoints of EVM chains, `chain=url` comma-separated (`base=https://…,ethereum=https://…`).
    * A gasless quote of a `permit: true` token from a chain listed here carries `erc2612` (the read
    * token nonce and EIP-712 domain); from a chain not listed, it carries none. On each chain listed,
-   * the deposit watcher reads the router's (`deposit_target`) `Deposited` events.
+   * the deposit watcher reads the router's (`deposit_target`) `Deposited` events, and GetQuote's
+   * `issues` are read (balances, allowances, gas price, gas-drop recipients).
    */
   EVM_RPC_URLS: parsedText(parseRpcUrls),
   /** Deadline of each of the deposit watcher's reads. */
@@ -77,8 +78,21 @@ export const QuoteEngineEnv = BaseEnv.extend({
    */
   QUOTE_PERMIT_READ_TIMEOUT_MS: millis(750),
   /**
+   * Deadline of a GetQuote's executability checks (balance, allowance, native gas, gas-drop
+   * recipient), all chains together: past it the quote is answered with a CHAIN_UNAVAILABLE issue.
+   */
+  QUOTE_CHECKS_TIMEOUT_MS: millis(500),
+  /**
+   * How long a chain's answer to those checks is reused (per chain, wallet and token), and how long
+   * a chain that did not answer is left alone (its quotes say CHAIN_UNAVAILABLE meanwhile).
+   */
+  QUOTE_CHECKS_CACHE_MS: millis(3000),
+  /** Gas units a deposit through the router is estimated at, times the chain's gas price, for NATIVE_GAS_SHORT. */
+  QUOTE_CHECKS_DEPOSIT_GAS: z.coerce.number().int().min(21_000).max(10_000_000).default(150_000),
+  /**
    * Solana JSON-RPC endpoint: the recent blockhash of a gasless Solana quote's `svm.tx_base64`.
-   * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`.
+   * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`. GetQuote's
+   * `issues` read the owner's balance of a Solana source here.
    */
   SOLANA_RPC_URL: z.string().url().optional(),
   SOLANA_RPC_TIMEOUT_MS: millis(1000),

@@ -13,6 +13,7 @@ import {
 import { PriceBook } from '../prices/price-book';
 import { type ChainInfo, RegistryCache, type TokenInfo } from '../registry/registry-cache';
 import { isChainAddress, normaliseAddress } from './addresses';
+import { assertPriceImpact, priceImpactBps } from './price-impact';
 import { fromPricingError, invalid } from './quote-errors';
 import { type QuotingConfig, feeConfigOf } from './quoting-config';
 import { InventoryBook } from '../settlement/inventory-book';
@@ -30,6 +31,8 @@ export interface PricedRequest {
   /** Referrer addresses, normalised in the source chain's format. */
   referrers: { address: string; bps: number }[];
   nowSecs: number;
+  /** Output (with any gas drop) short of the input at the oracle mid prices, bps (price-impact.ts). */
+  priceImpactBps: number;
 }
 
 /**
@@ -92,11 +95,16 @@ export class QuotePipeline {
       ...(crossChain ? this.inventory(dst) : {}),
     };
     const result = await this.run(input);
+    const priceImpact = priceImpactBps({ amount: result.amountIn, ...input.src }, [
+      { amount: result.amountOut, ...input.dst },
+      { amount: input.gasDrop, ...input.dstChain.native },
+    ]);
+    assertPriceImpact(priceImpact, req.max_price_impact_bps);
     if (input.sponsorFees && caller?.kind === 'api_key') {
       const gas = result.fees.filter((f) => f.name === 'sponsor_gas').reduce((sum, f) => sum + f.usdMicros, 0n);
       await this.sponsors.assertCovers(caller.partner_id, gas);
     }
-    return { input, result, srcChain, dstChain, src, dst, referrers, nowSecs };
+    return { input, result, srcChain, dstChain, src, dst, referrers, nowSecs, priceImpactBps: priceImpact };
   }
 
   /** Prices with the oracle pool model, then — when an aggregator is configured — with its rates. */

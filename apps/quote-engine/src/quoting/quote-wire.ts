@@ -32,7 +32,7 @@ export function etaFields(
 }
 
 /** The priced figures shared by QuotePreview and both Quote cases. */
-export function pricedFields(r: QuoteResult, eta: EtaEstimate | undefined) {
+export function pricedFields(r: QuoteResult, eta: EtaEstimate | undefined, priceImpactBps: number) {
   return {
     amount_in: r.amountIn.toString(),
     amount_out: r.amountOut.toString(),
@@ -42,6 +42,7 @@ export function pricedFields(r: QuoteResult, eta: EtaEstimate | undefined) {
     slippage_bps: r.slippageBps,
     fee_breakdown: feeBreakdownOf(r),
     ...etaFields(eta),
+    price_impact_bps: priceImpactBps,
   };
 }
 

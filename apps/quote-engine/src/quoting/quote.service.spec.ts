@@ -8,6 +8,7 @@ import type { Logger } from '@xchain/telemetry';
 import { hexToBigInt, zeroAddress } from 'viem';
 import type { EtaService } from '../orders/eta.service';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
+import type { Executability, ExecutabilityQuery } from './executability';
 import type { TokenPermitReader } from './permit-reader';
 import type { PricedRequest, QuotePipeline } from './quote-pipeline';
 import type { QuoteWriter } from './quote-writer';
@@ -73,11 +74,12 @@ function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dst
     dst: over.dst ?? arbUsdc,
     referrers: [],
     nowSecs: 0,
+    priceImpactBps: 0,
   };
 }
 
 /** The service with every collaborator mocked: pricing, storage, randomness, chain reads, logs. */
-function newTestService(p: PricedRequest, read: TokenPermitReader['read']) {
+function newTestService(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
   const create = jest.fn().mockResolvedValue({});
   const warn = jest.fn();
   const reader = { read: jest.fn(read) };
@@ -91,6 +93,9 @@ function newTestService(p: PricedRequest, read: TokenPermitReader['read']) {
     reader,
     { warn } as unknown as Logger,
     new FakeClock(),
+    undefined,
+    undefined,
+    checks,
   );
   const request = { recipient: REFUND, refund_address: REFUND.toLowerCase() } as GetQuoteRequest;
   return { service, create, warn, reader, request };
@@ -170,5 +175,34 @@ describe('QuoteService.quote from an EVM chain', () => {
     if (!('same_chain_swap' in quote)) throw new Error('expected a same_chain_swap quote');
     expect(quote.same_chain_swap.deposit_tx).toMatchObject({ to: ROUTER, value: '1000000000' });
     expect(quote.same_chain_swap.approval).toBeUndefined();
+  });
+});
+
+describe('QuoteService.quote and its executability issues', () => {
+  it('asks about the refund address with the permit the quote offers, and stores the issues and price impact as answered, the hash untouched', async () => {
+    const issues = [{ code: 'BALANCE_SHORT' as const, chain: 'ethereum', reason: 'short', fix: 'fund 1 more', needed: '2', have: '1' }];
+    let asked: ExecutabilityQuery | undefined;
+    const checks: Executability = {
+      issues: async (q) => {
+        asked = q;
+        return issues;
+      },
+    };
+    const p = { ...priced({ gasless: true }), priceImpactBps: 20 };
+    const plain = await newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n })).service.quote(
+      newTestService(p, async () => undefined).request,
+      undefined,
+    );
+    const t = newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n }), checks);
+    const quote = await t.service.quote(t.request, undefined);
+    if (!('cross_chain' in quote) || !('cross_chain' in plain)) throw new Error('expected a cross_chain quote');
+    expect(quote.cross_chain).toMatchObject({ issues, price_impact_bps: 20 });
+    expect(asked).toMatchObject({ owner: REFUND, recipient: REFUND, gasless: true, amountIn: 1_000_000_000n, gasDrop: 0n });
+    expect(await asked!.permitOffered).toBe(true);
+    // The same order (same random salt and clock) hashes the same with or without issues.
+    expect(quote.cross_chain.quote_hash).toBe(plain.cross_chain.quote_hash);
+    const row = t.create.mock.calls[0][0];
+    expect(storedResponse(row.response, row.order, row.retainedUntil)).toEqual(quote);
+    expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });
 });

@@ -19,6 +19,7 @@ import { DB } from '../db.providers';
 import { EtaService } from '../orders/eta.service';
 import { normaliseAddress } from './addresses';
 import { type EvmDepositFields, evmDepositFields } from './evm-deposit-fields';
+import { EXECUTABILITY, type Executability } from './executability';
 import { TOKEN_PERMIT_READER, type TokenPermit, type TokenPermitReader } from './permit-reader';
 import { invalid } from './quote-errors';
 import { QuotePipeline, type PricedRequest } from './quote-pipeline';
@@ -54,11 +55,13 @@ export class QuoteService {
     /** Blockhashes for gasless Solana quotes' `svm.tx_base64`; without it they carry none. */
     @Optional() @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
     @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
+    /** The chain checks behind a quote's `issues`; without them a quote carries none. */
+    @Optional() @Inject(EXECUTABILITY) private readonly checks?: Executability,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
     const p = await this.pipeline.price(req, caller, this.clock.nowSecs());
-    return { ...pricedFields(p.result, this.estimate(p)), same_chain_swap: p.result.sameChainSwap };
+    return { ...pricedFields(p.result, this.estimate(p), p.priceImpactBps), same_chain_swap: p.result.sameChainSwap };
   }
 
   async quote(req: GetQuoteRequest, caller: CallerContext | undefined): Promise<Quote> {
@@ -100,22 +103,35 @@ export class QuoteService {
     const retainedUntil = new Date((now + this.retentionSecs) * 1000);
     // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
     const wire = orderToWire(order, referrers);
-    const [{ permit2, erc2612, ...deposit }, { svm }] = await Promise.all([
-      this.evmFields(p, order, refund),
+    const evm = this.evmFields(p, order, refund);
+    const [{ permit2, erc2612, ...deposit }, { svm }, issues] = await Promise.all([
+      evm,
       svmDepositFieldsFrom(
         this.blockhashes,
         { order: wire, gasless: order.gasless && !p.result.sameChainSwap, chain: p.srcChain, token: p.src },
         this.log,
       ),
+      this.checks?.issues({
+        srcChain: p.srcChain,
+        dstChain: p.dstChain,
+        src: p.src,
+        owner: refund,
+        recipient,
+        gasless: order.gasless,
+        amountIn: order.amountIn,
+        gasDrop: order.gasDrop,
+        permitOffered: evm.then((f) => f.erc2612 !== undefined),
+      }),
     ]);
     const content = {
       quote_hash: quoteHash,
-      ...pricedFields(p.result, this.estimate(p)),
+      ...pricedFields(p.result, this.estimate(p), p.priceImpactBps),
       deposit_target: p.srcChain.depositTarget,
       order: wire,
       expires_at: rfc3339(expiresAt),
       retained_until: rfc3339(retainedUntil),
       ...deposit,
+      ...(issues ? { issues } : {}),
     };
     const quote: Quote = p.result.sameChainSwap
       ? { same_chain_swap: content }

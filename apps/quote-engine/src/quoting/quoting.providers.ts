@@ -6,6 +6,7 @@ import { QUOTING_CONFIG } from '../config.tokens';
 import type { QuoteEngineEnv } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
+import { ChainChecks, EXECUTABILITY } from './executability';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
 import { QuotePurge, postgresQuotePurge } from './quote-purge';
@@ -14,7 +15,7 @@ import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-co
 import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 
-/** Quoting: its settings, the stored-quote writer and purge, and what a quote reads (permits, blockhashes, swap prices). */
+/** Quoting: its settings, the stored-quote writer and purge, and what a quote reads (permits, blockhashes, swap prices, executability). */
 export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   { provide: QUOTING_CONFIG, useFactory: () => loadQuotingConfig(env.QUOTING_CONFIG_FILE) },
   { provide: RANDOM_WORD, useValue: cryptoRandomWord },
@@ -56,6 +57,17 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   {
     provide: TOKEN_PERMIT_READER,
     useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.QUOTE_PERMIT_READ_TIMEOUT_MS)),
+  },
+  {
+    provide: EXECUTABILITY,
+    inject: [LOGGER],
+    useFactory: (log: Logger) =>
+      new ChainChecks(
+        rpcClients(env.EVM_RPC_URLS, env.QUOTE_CHECKS_TIMEOUT_MS),
+        env.SOLANA_RPC_URL,
+        { timeoutMs: env.QUOTE_CHECKS_TIMEOUT_MS, cacheMs: env.QUOTE_CHECKS_CACHE_MS, depositGas: BigInt(env.QUOTE_CHECKS_DEPOSIT_GAS) },
+        log,
+      ),
   },
   {
     provide: SVM_BLOCKHASH,

@@ -32,6 +32,11 @@ const common = {
     .boolean()
     .optional()
     .meta({ description: 'With `gasless`: charge relay gas to the partner funding balance. Needs the API key of a funded partner.' }),
+  // Price impact (issue 39 §1).
+  max_price_impact_bps: Uint32Input.optional().meta({
+    description:
+      'Refuse (400 PRICE_IMPACT_TOO_HIGH) rather than quote when the price impact (`price_impact_bps` of the answer) would exceed this many basis points.',
+  }),
 };
 
 /** PreviewQuote: prices without binding anything; takes no recipient or refund address. */

@@ -56,6 +56,47 @@ const eta = {
   fulfill_eta_p90_secs: Uint64String.optional().meta({ description: '90th percentile of the same samples.' }),
 };
 
+// Price impact and executability (issue 39 §1).
+const impact = {
+  // Optional so that a quote stored before this field still parses; every quote answered now carries it.
+  price_impact_bps: z.number().int().min(0).optional().meta({
+    description:
+      'How far the expected output (`amount_out` plus any `gas_drop`) falls short of the input at the oracle mid prices, in basis points of the input value, rounded up; every fee counts. 0 when the output is worth as much as the input or more (never negative).',
+  }),
+};
+
+export const QuoteIssueSchema = z
+  .object({
+    code: z
+      .enum([
+        'BALANCE_SHORT',
+        'PERMIT2_ALLOWANCE_SHORT',
+        'ROUTER_ALLOWANCE_SHORT',
+        'NATIVE_GAS_SHORT',
+        'GAS_DROP_RECIPIENT_CANNOT_RECEIVE',
+        'CHAIN_UNAVAILABLE',
+      ])
+      .meta({
+        description:
+          "`BALANCE_SHORT` (the refund address holds less `src_token` than `amount_in`), `PERMIT2_ALLOWANCE_SHORT` (gasless, no `erc2612` offered, Permit2 allowance below `amount_in`), `ROUTER_ALLOWANCE_SHORT` (`deposit_tx` of an ERC-20, router allowance below `approval.amount`), `NATIVE_GAS_SHORT` (not gasless: native balance below the deposit's estimated gas cost plus its value), `GAS_DROP_RECIPIENT_CANNOT_RECEIVE` (the recipient is a contract whose plain transfer of `gas_drop` reverts), `CHAIN_UNAVAILABLE` (the chain did not answer in time; its checks were not made).",
+      }),
+    reason: z.string().meta({ description: 'What is wrong, for a person.' }),
+    fix: z.string().meta({ description: 'What would make the quote executable.' }),
+    chain: z.string().meta({ description: 'The chain the issue is on.' }),
+    needed: AmountString.optional().meta({ description: 'Base units the deposit needs (of `src_token`, or native for gas and gas drop).' }),
+    have: AmountString.optional().meta({ description: 'Base units there are now.' }),
+  })
+  .meta({ id: 'QuoteIssue', description: 'Something on chain that stops this quote from executing as it stands.' });
+export type QuoteIssue = z.infer<typeof QuoteIssueSchema>;
+
+const executability = {
+  // Optional so that a quote stored before this field still parses; GetQuote always answers it.
+  issues: z.array(QuoteIssueSchema).optional().meta({
+    description:
+      'What stops `refund_address` (the wallet that deposits or signs) from executing this quote now, read from the chains when the quote was made (cached a few seconds): empty when nothing does. A chain that did not answer in time is one `CHAIN_UNAVAILABLE` issue, never a slower quote. Not on PreviewQuote (it has no owner).',
+  }),
+};
+
 const priced = {
   amount_in: AmountString,
   amount_out: AmountString.meta({ description: 'Expected output, net of every fee.' }),
@@ -65,6 +106,7 @@ const priced = {
   slippage_bps: z.number().int().min(0).meta({ description: 'Slippage actually applied.' }),
   fee_breakdown: FeeBreakdownSchema,
   ...eta,
+  ...impact,
 };
 
 export const QuotePreviewSchema = z.object({ ...priced, same_chain_swap: z.boolean() }).meta({ id: 'QuotePreview' });
@@ -158,6 +200,7 @@ const quoteContent = {
     description: 'The last moment a deposit is honoured at the quoted terms (the end of retention, D16).',
   }),
   ...evmDeposit,
+  ...executability,
 };
 
 export const SameChainQuoteSchema = z.object(quoteContent).meta({ id: 'SameChainSwapQuote' });
