@@ -76,6 +76,13 @@ export const QuoteEngineEnv = BaseEnv.extend({
    * quote is answered without `erc2612`. Well inside the gateway's deadline of the quote itself.
    */
   QUOTE_PERMIT_READ_TIMEOUT_MS: millis(750),
+  /** The highest `destination_call.gas_limit` a quote takes (gas the call gets on the destination). */
+  DESTINATION_CALL_MAX_GAS: z.coerce.number().int().min(10_000).max(30_000_000).default(2_000_000),
+  /**
+   * Deadline of each of a destination-call quote's reads on the destination (target code, gas price,
+   * the simulation of the fill) and of the operator wallet lookup: past it the quote is refused (503).
+   */
+  DESTINATION_CALL_TIMEOUT_MS: millis(1500),
   /**
    * Solana JSON-RPC endpoint: the recent blockhash of a gasless Solana quote's `svm.tx_base64`.
    * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`.

@@ -7,6 +7,8 @@ import type { QuoteEngineEnv } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
+import { DESTINATION_CALLS, DestinationCalls } from './destination-calls';
+import { RpcClient } from '@xchain/messaging';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
 import { QuotePurge, postgresQuotePurge } from './quote-purge';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
@@ -56,6 +58,15 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   {
     provide: TOKEN_PERMIT_READER,
     useFactory: () => new RpcTokenPermitReader(rpcClients(env.EVM_RPC_URLS, env.QUOTE_PERMIT_READ_TIMEOUT_MS)),
+  },
+  {
+    provide: DESTINATION_CALLS,
+    inject: [RpcClient],
+    useFactory: (rpc: RpcClient) =>
+      new DestinationCalls(rpcClients(env.EVM_RPC_URLS, env.DESTINATION_CALL_TIMEOUT_MS), rpc, {
+        maxGas: env.DESTINATION_CALL_MAX_GAS,
+        timeoutMs: env.DESTINATION_CALL_TIMEOUT_MS,
+      }),
   },
   {
     provide: SVM_BLOCKHASH,
