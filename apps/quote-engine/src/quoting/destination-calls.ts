@@ -1,6 +1,6 @@
 import { Code, type DestinationCallInput, type DestinationCallView, OperatorBalanceRpc, RpcError, errorInfo } from '@xchain/contracts';
 import { type DestinationCall, XCHAIN_ROUTER_ABI, destinationCallRevertReason, fillWithCallTx } from '@xchain/evm-gasless';
-import { RpcClient, chainRpcFailure } from '@xchain/messaging';
+import { type RpcClient, chainRpcFailure } from '@xchain/messaging';
 import type { Order } from '@xchain/order-codec';
 import { token } from '@xchain/service-kit';
 import { type Address, BaseError, type Hex, type PublicClient, decodeErrorResult, decodeFunctionResult, getAddress, isAddress } from 'viem';
