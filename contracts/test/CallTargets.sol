@@ -6,11 +6,12 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 /// Test-only targets of destination calls.
 
 /// @notice A vault that credits a beneficiary with what was delivered to it: the router sends the
-/// tokens first, then calls `deposit(token, amount, beneficiary)`, which checks the tokens are here.
-/// Its owner can pause it, after which every deposit reverts (`Paused`).
+/// tokens first, then calls `deposit(token, beneficiary)`, which credits everything that arrived
+/// since the last deposit (so calldata fixed before the quote need not know the amount). Its owner
+/// can pause it, after which every deposit reverts (`Paused`).
 contract DevVault {
     error Paused();
-    error NotDelivered(uint256 held, uint256 owed);
+    error NothingDelivered();
 
     event Credited(address indexed beneficiary, address token, uint256 amount);
 
@@ -29,11 +30,12 @@ contract DevVault {
     }
 
     /// @notice `token` zero: the native asset, sent with the call.
-    function deposit(address token, uint256 amount, address beneficiary) external payable {
+    function deposit(address token, address beneficiary) external payable {
         if (paused) revert Paused();
         uint256 held = token == address(0) ? address(this).balance : IERC20(token).balanceOf(address(this));
-        if (held < accounted[token] + amount) revert NotDelivered(held - accounted[token], amount);
-        accounted[token] += amount;
+        uint256 amount = held - accounted[token];
+        if (amount == 0) revert NothingDelivered();
+        accounted[token] = held;
         balanceOf[beneficiary][token] += amount;
         emit Credited(beneficiary, token, amount);
     }

@@ -33,7 +33,7 @@ const RETENTION = 604_800;
 const ERRORS = [...XCHAIN_ROUTER_ABI, ...XCHAIN_CALL_PROXY_ABI] as Abi;
 const MINT_ABI = parseAbi(['function mint(address to, uint256 amount)']);
 const VAULT_ABI = parseAbi([
-  'function deposit(address token, uint256 amount, address beneficiary)',
+  'function deposit(address token, address beneficiary)',
   'function balanceOf(address beneficiary, address token) view returns (uint256)',
   'function setPaused(bool value)',
 ]);
@@ -125,16 +125,16 @@ describe('XchainRouter fillWithCall on anvil', () => {
     });
     return { order, callSalt };
   };
-  const vaultDeposit = (token: Address, amount: bigint, beneficiary: Address): DestinationCall => ({
+  const vaultDeposit = (token: Address, beneficiary: Address): DestinationCall => ({
     target: vault,
     gasLimit: GAS_LIMIT,
-    data: encodeFunctionData({ abi: VAULT_ABI, functionName: 'deposit', args: [token, amount, beneficiary] }),
+    data: encodeFunctionData({ abi: VAULT_ABI, functionName: 'deposit', args: [token, beneficiary] }),
   });
 
   it('delivers an ERC-20 to the vault and runs its deposit: the beneficiary is credited, the fallback gets nothing', async () => {
     const f = await filler(500_000_000n);
     const [beneficiary, fallback] = [fresh(), fresh()];
-    const call = vaultDeposit(USDT, 99_000_123n, beneficiary);
+    const call = vaultDeposit(USDT, beneficiary);
     const { order, callSalt } = orderWithCall(USDT, fallback, call, { gasDrop: 5_000n });
     const tx = fillWithCallTx(order, order.amountOut, call, callSalt, ROUTER);
     const sim = await client.call({ account: f.address, to: tx.to, data: tx.data, value: tx.value });
@@ -157,7 +157,7 @@ describe('XchainRouter fillWithCall on anvil', () => {
     const f = await filler();
     const [beneficiary, fallback] = [fresh(), fresh()];
     const amount = ETH + 11n;
-    const call = vaultDeposit(zeroAddress, amount, beneficiary);
+    const call = vaultDeposit(zeroAddress, beneficiary);
     const { order, callSalt } = orderWithCall(zeroAddress, fallback, call, { amountOut: amount, minAmountOut: ETH });
     const receipt = await send(f.key, fillWithCallTx(order, amount, call, callSalt, ROUTER));
     expect(receipt.status).toBe('success');
@@ -194,7 +194,7 @@ describe('XchainRouter fillWithCall on anvil', () => {
   it('falls back when the vault is paused after the quote: its deposit reverts, the native amount goes to the fallback', async () => {
     const f = await filler();
     const [beneficiary, fallback] = [fresh(), fresh()];
-    const call = vaultDeposit(zeroAddress, ETH, beneficiary);
+    const call = vaultDeposit(zeroAddress, beneficiary);
     const { order, callSalt } = orderWithCall(zeroAddress, fallback, call, { amountOut: ETH, minAmountOut: ETH });
     await send(ANVIL_DEV_KEY, { to: vault, data: encodeFunctionData({ abi: VAULT_ABI, functionName: 'setPaused', args: [true] }) });
     try {
@@ -209,9 +209,9 @@ describe('XchainRouter fillWithCall on anvil', () => {
 
   it('refuses a call or salt other than the one the order commits to, and a target that is the router itself', async () => {
     const f = await filler(500_000_000n);
-    const call = vaultDeposit(USDT, 99_000_123n, fresh());
+    const call = vaultDeposit(USDT, fresh());
     const { order, callSalt } = orderWithCall(USDT, fresh(), call);
-    const other = { ...call, data: encodeFunctionData({ abi: VAULT_ABI, functionName: 'deposit', args: [USDT, 99_000_123n, fresh()] }) };
+    const other = { ...call, data: encodeFunctionData({ abi: VAULT_ABI, functionName: 'deposit', args: [USDT, fresh()] }) };
     expect(await revertOf(f.address, fillWithCallTx(order, order.amountOut, other, callSalt, ROUTER))).toBe('BadCallCommitment');
     expect(await revertOf(f.address, fillWithCallTx(order, order.amountOut, { ...call, gasLimit: 1n }, callSalt, ROUTER))).toBe(
       'BadCallCommitment',
@@ -228,14 +228,14 @@ describe('XchainRouter fillWithCall on anvil', () => {
 
   it('fills once per hash: a second fillWithCall, or a plain fill, reverts AlreadyFilled; a plain fill alone pays the fallback', async () => {
     const f = await filler(500_000_000n);
-    const call = vaultDeposit(USDT, 99_000_123n, fresh());
+    const call = vaultDeposit(USDT, fresh());
     const { order, callSalt } = orderWithCall(USDT, fresh(), call);
     expect((await send(f.key, fillWithCallTx(order, order.amountOut, call, callSalt, ROUTER))).status).toBe('success');
     expect(await revertOf(f.address, fillWithCallTx(order, order.amountOut, call, callSalt, ROUTER))).toBe('AlreadyFilled');
     expect(await revertOf(f.address, fillTx(order, order.amountOut, ROUTER))).toBe('AlreadyFilled');
 
     const fallback = fresh();
-    const plain = orderWithCall(USDT, fallback, vaultDeposit(USDT, 99_000_123n, fresh()));
+    const plain = orderWithCall(USDT, fallback, vaultDeposit(USDT, fresh()));
     expect((await send(f.key, fillTx(plain.order, plain.order.amountOut, ROUTER))).status).toBe('success');
     expect(await tokenBalance(fallback)).toBe(plain.order.amountOut);
   });
