@@ -97,6 +97,14 @@ describe('destination calls: the fill delivers to a contract and calls it, or fa
     const extra = BigInt(o.q.fee_breakdown.dst_gas_native) - BigInt(preview.fee_breakdown.dst_gas_native);
     expect(extra).toBeGreaterThan(0n);
     expect(extra % BigInt(GAS_LIMIT)).toBe(0n);
+    // PreviewQuote prices the same gas from the target and gas_limit.
+    const previewed = await s.retryingInventory(() =>
+      g.api.previewQuote({ ...priced, destination_call: { target: vault, gas_limit: GAS_LIMIT } }),
+    );
+    const previewExtra = BigInt(previewed.fee_breakdown.dst_gas_native) - BigInt(preview.fee_breakdown.dst_gas_native);
+    expect(previewExtra).toBeGreaterThan(0n);
+    expect(previewExtra % BigInt(GAS_LIMIT)).toBe(0n);
+    expect(BigInt(previewed.amount_out)).toBeLessThan(BigInt(preview.amount_out));
 
     // A filler that tampers with the call or the salt cannot fill the order.
     const router = s.routers['arbitrum']!;

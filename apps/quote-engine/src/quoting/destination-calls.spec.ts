@@ -30,6 +30,11 @@ describe('destination calls at quote time', () => {
     const prepared = await calls().prepare(input(), base, arbitrum, USER);
     expect(prepared.gasNative).toBe(250_000n * 3_000_000_000n);
     expect(prepared.call).toEqual({ target: TARGET, gasLimit: 250_000n, data: '0xabcdef' });
+    // PreviewQuote prices the same gas from the target and gas_limit alone.
+    expect(await calls().gasOnly({ target: TARGET, gas_limit: 250_000 }, base, arbitrum)).toBe(prepared.gasNative);
+    expect(await reasonOf(calls().gasOnly({ target: TARGET, gas_limit: 250_000 }, base, solana))).toMatchObject({
+      reason: 'DESTINATION_CALL_UNSUPPORTED',
+    });
   });
 
   it('refuses a Solana destination, a same-chain quote, gas over the limit, another fallback, the router or the recipient as target, a target without code', async () => {

@@ -40,13 +40,18 @@ export class DestinationCalls {
     private readonly config: DestinationCallConfig,
   ) {}
 
+  /** PreviewQuote: the gas of a call to `target` with `gas_limit`, priced as GetQuote prices it, nothing simulated. */
+  async gasOnly(input: Pick<DestinationCallInput, 'target' | 'gas_limit'>, src: ChainInfo, dst: ChainInfo): Promise<bigint> {
+    this.checkRoute(input, src, dst);
+    if (!isAddress(input.target, { strict: false }))
+      throw invalid('destination_call.target', 'is not an EVM address', 'INVALID_DESTINATION_CALL');
+    const gasPrice = await this.onChain(dst, this.client(dst).getGasPrice());
+    return BigInt(input.gas_limit) * gasPrice;
+  }
+
   /** Checks the call and prices its gas (gas_limit × the destination's gas price, in its native base units). */
   async prepare(input: DestinationCallInput, src: ChainInfo, dst: ChainInfo, recipient: string): Promise<PreparedCall> {
-    if (dst.vm !== 'evm')
-      throw invalid('destination_call', `is offered on EVM destinations only; ${dst.name} is not one`, 'DESTINATION_CALL_UNSUPPORTED');
-    if (src.name === dst.name) throw invalid('destination_call', 'is offered on cross-chain quotes only', 'DESTINATION_CALL_UNSUPPORTED');
-    if (input.gas_limit < 10_000 || input.gas_limit > this.config.maxGas)
-      throw invalid('destination_call.gas_limit', `must be between 10000 and ${this.config.maxGas}`, 'INVALID_DESTINATION_CALL');
+    this.checkRoute(input, src, dst);
     const fallback = normaliseAddress('evm', recipient);
     if (input.fallback_recipient !== undefined && normaliseAddress('evm', input.fallback_recipient) !== fallback)
       throw invalid(
@@ -66,6 +71,15 @@ export class DestinationCalls {
     if (!code || code === '0x') throw invalid('destination_call.target', `has no contract code on ${dst.name}`, 'DESTINATION_CALL_NO_CODE');
     const call: DestinationCall = { target, gasLimit: BigInt(input.gas_limit), data: input.calldata.toLowerCase() as Hex };
     return { call, gasNative: call.gasLimit * gasPrice };
+  }
+
+  /** What every destination call needs of the route and its gas. */
+  private checkRoute(input: Pick<DestinationCallInput, 'gas_limit'>, src: ChainInfo, dst: ChainInfo): void {
+    if (dst.vm !== 'evm')
+      throw invalid('destination_call', `is offered on EVM destinations only; ${dst.name} is not one`, 'DESTINATION_CALL_UNSUPPORTED');
+    if (src.name === dst.name) throw invalid('destination_call', 'is offered on cross-chain quotes only', 'DESTINATION_CALL_UNSUPPORTED');
+    if (input.gas_limit < 10_000 || input.gas_limit > this.config.maxGas)
+      throw invalid('destination_call.gas_limit', `must be between 10000 and ${this.config.maxGas}`, 'INVALID_DESTINATION_CALL');
   }
 
   /**

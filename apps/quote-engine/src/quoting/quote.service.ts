@@ -60,7 +60,18 @@ export class QuoteService {
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
-    const p = await this.pipeline.price(req, caller, this.clock.nowSecs());
+    const call = req.destination_call;
+    const p = await this.pipeline.price(
+      req,
+      caller,
+      this.clock.nowSecs(),
+      call
+        ? (src, dst) => {
+            if (!this.calls) throw RpcError.unavailable('destination calls are not offered here', 'DESTINATION_CALL_UNCHECKED', 60);
+            return this.calls.gasOnly(call, src, dst);
+          }
+        : undefined,
+    );
     return { ...pricedFields(p.result, this.estimate(p)), same_chain_swap: p.result.sameChainSwap };
   }
 

@@ -34,10 +34,6 @@ const common = {
     .meta({ description: 'With `gasless`: charge relay gas to the partner funding balance. Needs the API key of a funded partner.' }),
 };
 
-/** PreviewQuote: prices without binding anything; takes no recipient or refund address. */
-export const PreviewQuoteRequest = z.object(common).meta({ id: 'PreviewQuoteRequest' });
-export type PreviewQuoteRequest = z.output<typeof PreviewQuoteRequest>;
-
 /** Calldata of a destination call, at most this many bytes. */
 export const MAX_DESTINATION_CALLDATA_BYTES = 10_000;
 
@@ -68,7 +64,21 @@ export type DestinationCallInput = z.output<typeof DestinationCallInput>;
 const destinationCall = {
   destination_call: DestinationCallInput.optional(),
 };
+
+export const PreviewDestinationCallInput = DestinationCallInput.pick({ target: true, gas_limit: true }).meta({
+  id: 'PreviewDestinationCallInput',
+  description:
+    "Prices a destination call's gas (`gas_limit` × the destination's gas price, in `dst_gas`) without checking or simulating the call; GetQuote does both.",
+});
+
+const previewDestinationCall = {
+  destination_call: PreviewDestinationCallInput.optional(),
+};
 // --- end destination calls ---
+
+/** PreviewQuote: prices without binding anything; takes no recipient or refund address. */
+export const PreviewQuoteRequest = z.object({ ...common, ...previewDestinationCall }).meta({ id: 'PreviewQuoteRequest' });
+export type PreviewQuoteRequest = z.output<typeof PreviewQuoteRequest>;
 
 /** GetQuote: prices, binds and stores the order. */
 export const GetQuoteRequest = z
