@@ -79,10 +79,11 @@ export const QuoteEngineEnv = BaseEnv.extend({
   /** The highest `destination_call.gas_limit` a quote takes (gas the call gets on the destination). */
   DESTINATION_CALL_MAX_GAS: z.coerce.number().int().min(10_000).max(30_000_000).default(2_000_000),
   /**
-   * Deadline of each of a destination-call quote's reads on the destination (target code, gas price,
-   * the simulation of the fill) and of the operator wallet lookup: past it the quote is refused (503).
+   * Deadline of each step of a destination-call quote on the destination (the target's code and gas
+   * price, the operator wallet lookup, the simulation of the fill): past it the quote is refused
+   * (503). The steps run one after another, so three of these stay inside the gateway's deadline.
    */
-  DESTINATION_CALL_TIMEOUT_MS: millis(1500),
+  DESTINATION_CALL_TIMEOUT_MS: millis(500),
   /**
    * Solana JSON-RPC endpoint: the recent blockhash of a gasless Solana quote's `svm.tx_base64`.
    * Unset, or not answering within SOLANA_RPC_TIMEOUT_MS, such quotes come without `svm`.

@@ -1,4 +1,5 @@
 import { RpcError } from '@xchain/contracts';
+import { sampleOrder } from '@xchain/order-codec';
 import type { PublicClient } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 import { DestinationCalls } from './destination-calls';
@@ -69,5 +70,19 @@ describe('destination calls at quote time', () => {
     expect(await reasonOf(c.prepare(input(), base, arbitrum, USER))).toMatchObject({ code: 14, reason: 'CHAIN_RPC_UNAVAILABLE' });
     const none = new DestinationCalls(() => undefined, { call: async () => ({}) as never }, { maxGas: 2_000_000, timeoutMs: 50 });
     expect(await reasonOf(none.prepare(input(), base, arbitrum, USER))).toMatchObject({ code: 14, reason: 'DESTINATION_CALL_UNCHECKED' });
+  });
+
+  it('answers UNAVAILABLE when the operator wallet cannot be looked up to simulate the fill: not the caller’s fault', async () => {
+    const client = { call: async () => ({ data: '0x' }) } as unknown as PublicClient;
+    const noWallet = new DestinationCalls(
+      () => client,
+      { call: async () => Promise.reject(new Error('no operator wallet for arbitrum')) },
+      { maxGas: 2_000_000, timeoutMs: 50 },
+    );
+    const call = { target: TARGET, gasLimit: 250_000n, data: '0x' } as const;
+    expect(await reasonOf(noWallet.simulate(arbitrum, sampleOrder(), call, `0x${'01'.repeat(32)}`, TARGET))).toMatchObject({
+      code: 14,
+      reason: 'DESTINATION_CALL_UNCHECKED',
+    });
   });
 });

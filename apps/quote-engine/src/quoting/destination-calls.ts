@@ -143,7 +143,17 @@ export class DestinationCalls {
   private async wallet(dst: ChainInfo, dstToken: string): Promise<Address> {
     const known = this.wallets.get(dst.name);
     if (known) return known;
-    const answer = await this.rpc.call(OperatorBalanceRpc, { chain: dst.name, token: dstToken }, { timeoutMs: this.config.timeoutMs });
+    const answer = await this.rpc
+      .call(OperatorBalanceRpc, { chain: dst.name, token: dstToken }, { timeoutMs: this.config.timeoutMs })
+      .catch((err: unknown) => {
+        // No operator wallet, or the relayer not answering: the call cannot be tried, which is not the caller's fault.
+        throw RpcError.unavailable(
+          `the operator wallet on ${dst.name} could not be looked up to simulate the call: ${err instanceof Error ? err.message : String(err)}`,
+          'DESTINATION_CALL_UNCHECKED',
+          10,
+          { chain: dst.name },
+        );
+      });
     const wallet = getAddress(answer.wallet);
     this.wallets.set(dst.name, wallet);
     return wallet;
