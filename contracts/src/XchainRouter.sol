@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {XchainOrder} from "./XchainOrder.sol";
+import {XchainCallProxy} from "./XchainCallProxy.sol";
 
 /// @title The router: a chain's `deposit_target`, where every step of an order happens.
 /// @notice On the source chain it takes the deposit for a quoted order once, keyed by its quote
@@ -28,6 +29,9 @@ contract XchainRouter {
     event Refunded(bytes32 indexed quoteHash, address indexed to, address token, uint256 amount);
     event Cancelled(bytes32 indexed quoteHash);
     event Claimed(bytes32 indexed quoteHash, address indexed treasury, address token, uint256 amount);
+    /// @notice A fill with a destination call: `executed` when the target took the tokens and its
+    /// call succeeded; false when it reverted and the tokens went to the order's recipient instead.
+    event CallExecuted(bytes32 indexed quoteHash, address indexed target, bool executed);
 
     error AlreadyDeposited(bytes32 quoteHash);
     error WrongDepositTarget();
@@ -47,6 +51,23 @@ contract XchainRouter {
     error OrderCancelled(bytes32 quoteHash);
     error AlreadyClaimed(bytes32 quoteHash);
     error NotFilled(bytes32 quoteHash);
+    error BadCallCommitment();
+    error BadCallTarget();
+    error InsufficientGas();
+    error NotSelf();
+
+    /// @notice A call to run on the destination with the delivered tokens (issue 39 §4). The order
+    /// commits to it through its salt: `order.salt == keccak256(abi.encode(callSalt,
+    /// keccak256(abi.encode(target, gasLimit, data))))`, so the quote hash covers it.
+    struct DestinationCall {
+        address target;
+        uint256 gasLimit;
+        bytes data;
+    }
+
+    /// @dev Gas the router spends around a destination call (the token transfer to the target and
+    /// the proxy), on top of its gas limit: a fill sent with less reverts rather than falls back.
+    uint256 private constant CALL_OVERHEAD = 100_000;
 
     /// @notice The operator key allowed to cancel (on the destination) and refund (on the source).
     /// The router cannot see the other chain: the refunder cancels a cross-chain order on its
@@ -60,6 +81,9 @@ contract XchainRouter {
     /// equal to the quote-engine's QUOTE_RETENTION_SECS, so the chain never takes an order the
     /// backend has forgotten.
     uint64 public immutable retention;
+    /// @notice The contract that makes destination calls (deployed with the router): a target never
+    /// sees the router itself as its caller.
+    XchainCallProxy public immutable callProxy;
 
     /// @notice Ever deposited (stays true after a refund, so a refunded hash cannot be deposited again).
     mapping(bytes32 quoteHash => bool) public deposited;
@@ -75,6 +99,7 @@ contract XchainRouter {
         settler = settler_;
         treasury = treasury_;
         retention = retention_;
+        callProxy = new XchainCallProxy();
     }
 
     /// @notice The last second at which an order may be deposited or filled.
@@ -104,24 +129,7 @@ contract XchainRouter {
     /// filler), once per quote hash. Native destination: `msg.value == amount + gasDrop`; ERC-20:
     /// `msg.value == gasDrop` and the router pulls `amount` from the caller to the recipient.
     function fill(XchainOrder.Order calldata order, uint256 amount) external payable {
-        if (order.dstChainId != block.chainid) revert WrongDestinationChain();
-        bytes32 quoteHash = XchainOrder.hash(order);
-        if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
-        if (cancelled[quoteHash]) revert OrderCancelled(quoteHash);
-        _checkRetention(order);
-        if (amount < order.minAmountOut) revert BelowMinimum(amount, order.minAmountOut);
-        if (!_isEvmAddress(order.recipient)) revert BadRecipient();
-        if (!_isEvmAddress(order.dstToken)) revert BadToken();
-        address recipient = address(uint160(uint256(order.recipient)));
-        address token = address(uint160(uint256(order.dstToken)));
-        // A same-chain order is whole on this router: it fills only what was deposited here and
-        // never refunded, which is what lets `refund` rule out a fill for it.
-        if (_sameChain(order)) {
-            if (!deposited[quoteHash]) revert NotDeposited(quoteHash);
-            if (refunded[quoteHash]) revert AlreadyRefunded(quoteHash);
-        }
-        filled[quoteHash] = true;
-
+        (bytes32 quoteHash, address recipient, address token) = _startFill(order, amount);
         if (token == address(0)) {
             if (msg.value != amount + order.gasDrop) revert WrongValue();
             _sendNative(recipient, amount + order.gasDrop);
@@ -131,6 +139,47 @@ contract XchainRouter {
             if (order.gasDrop != 0) _sendNative(recipient, order.gasDrop);
         }
         emit Filled(quoteHash, msg.sender, recipient, token, amount, order.gasDrop);
+    }
+
+    /// @notice Deliver an order that carries a destination call: the same checks and payment as
+    /// `fill`, and the call must be the one the order's salt commits to (`BadCallCommitment`). The
+    /// tokens go to `call.target` and the target is called with `call.data` and exactly
+    /// `call.gasLimit` gas, atomically, through `callProxy`; when that reverts, the tokens go to the
+    /// order's recipient (the fallback) and the order is filled all the same. The gas drop always
+    /// goes to the recipient. Reverts `InsufficientGas` when sent with too little gas to give the
+    /// call its whole limit. Returns whether the call ran and, when not, the proxy's revert data
+    /// (`CallReverted(bytes)` with the target's), so a simulation can tell why.
+    function fillWithCall(XchainOrder.Order calldata order, uint256 amount, DestinationCall calldata call, bytes32 callSalt)
+        external
+        payable
+        returns (bool executed, bytes memory reason)
+    {
+        bytes32 callHash = keccak256(abi.encode(call.target, call.gasLimit, call.data));
+        if (order.salt != keccak256(abi.encode(callSalt, callHash))) revert BadCallCommitment();
+        if (call.target == address(0) || call.target == address(this)) revert BadCallTarget();
+        (bytes32 quoteHash, address recipient, address token) = _startFill(order, amount);
+        if (msg.value != (token == address(0) ? amount : 0) + order.gasDrop) revert WrongValue();
+        if (gasleft() < ((call.gasLimit + CALL_OVERHEAD) * 64) / 63) revert InsufficientGas();
+        try this.deliverAndCall{value: token == address(0) ? amount : 0}(msg.sender, token, amount, call) {
+            executed = true;
+        } catch (bytes memory data) {
+            if (data.length == 4 && bytes4(data) == InsufficientGas.selector) revert InsufficientGas();
+            reason = data;
+            if (token == address(0)) _sendNative(recipient, amount);
+            else IERC20(token).safeTransferFrom(msg.sender, recipient, amount);
+        }
+        if (order.gasDrop != 0) _sendNative(recipient, order.gasDrop);
+        emit Filled(quoteHash, msg.sender, executed ? call.target : recipient, token, amount, order.gasDrop);
+        emit CallExecuted(quoteHash, call.target, executed);
+    }
+
+    /// @notice The router's own step of `fillWithCall`, called by itself so that a revert undoes
+    /// the transfer and the call together: `amount` of `token` from `filler` to the target (native:
+    /// the value sent), then the call through the proxy.
+    function deliverAndCall(address filler, address token, uint256 amount, DestinationCall calldata call) external payable {
+        if (msg.sender != address(this)) revert NotSelf();
+        if (token != address(0)) IERC20(token).safeTransferFrom(filler, call.target, amount);
+        callProxy.run{value: msg.value}(call.target, call.gasLimit, call.data);
     }
 
     /// @notice Close an unfilled order on its destination chain, so no fill can land after the
@@ -194,6 +243,30 @@ contract XchainRouter {
             else IERC20(token).safeTransfer(treasury, amount);
             emit Claimed(hashes[i], treasury, token, amount);
         }
+    }
+
+    /// @dev The checks every fill makes; marks the order filled (before any external call).
+    function _startFill(XchainOrder.Order calldata order, uint256 amount)
+        private
+        returns (bytes32 quoteHash, address recipient, address token)
+    {
+        if (order.dstChainId != block.chainid) revert WrongDestinationChain();
+        quoteHash = XchainOrder.hash(order);
+        if (filled[quoteHash]) revert AlreadyFilled(quoteHash);
+        if (cancelled[quoteHash]) revert OrderCancelled(quoteHash);
+        _checkRetention(order);
+        if (amount < order.minAmountOut) revert BelowMinimum(amount, order.minAmountOut);
+        if (!_isEvmAddress(order.recipient)) revert BadRecipient();
+        if (!_isEvmAddress(order.dstToken)) revert BadToken();
+        recipient = address(uint160(uint256(order.recipient)));
+        token = address(uint160(uint256(order.dstToken)));
+        // A same-chain order is whole on this router: it fills only what was deposited here and
+        // never refunded, which is what lets `refund` rule out a fill for it.
+        if (_sameChain(order)) {
+            if (!deposited[quoteHash]) revert NotDeposited(quoteHash);
+            if (refunded[quoteHash]) revert AlreadyRefunded(quoteHash);
+        }
+        filled[quoteHash] = true;
     }
 
     function _deposit(XchainOrder.Order calldata order, address depositor) private {

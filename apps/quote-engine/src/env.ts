@@ -77,6 +77,14 @@ export const QuoteEngineEnv = BaseEnv.extend({
    * quote is answered without `erc2612`. Well inside the gateway's deadline of the quote itself.
    */
   QUOTE_PERMIT_READ_TIMEOUT_MS: millis(750),
+  /** The highest `destination_call.gas_limit` a quote takes (gas the call gets on the destination). */
+  DESTINATION_CALL_MAX_GAS: z.coerce.number().int().min(10_000).max(30_000_000).default(2_000_000),
+  /**
+   * Deadline of each step of a destination-call quote on the destination (the target's code and gas
+   * price, the operator wallet lookup, the simulation of the fill): past it the quote is refused
+   * (503). The steps run one after another, so three of these stay inside the gateway's deadline.
+   */
+  DESTINATION_CALL_TIMEOUT_MS: millis(500),
   /**
    * Deadline of a GetQuote's executability checks (balance, allowance, native gas, gas-drop
    * recipient), all chains together: past it the quote is answered with a CHAIN_UNAVAILABLE issue.

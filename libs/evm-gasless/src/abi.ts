@@ -1,6 +1,15 @@
 import { ORDER_ABI_COMPONENTS } from '@xchain/order-codec';
 
 const ORDER_TUPLE = { name: 'order', type: 'tuple', components: ORDER_ABI_COMPONENTS } as const;
+const DESTINATION_CALL_TUPLE = {
+  name: 'call',
+  type: 'tuple',
+  components: [
+    { name: 'target', type: 'address' },
+    { name: 'gasLimit', type: 'uint256' },
+    { name: 'data', type: 'bytes' },
+  ],
+} as const;
 
 /**
  * The ABI of contracts/src/XchainRouter.sol (the chains' `deposit_target`), item for item (its
@@ -73,6 +82,39 @@ export const XCHAIN_ROUTER_ABI = [
     outputs: [],
   },
   { type: 'function', name: 'fill', stateMutability: 'payable', inputs: [ORDER_TUPLE, { name: 'amount', type: 'uint256' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'fillWithCall',
+    stateMutability: 'payable',
+    inputs: [ORDER_TUPLE, { name: 'amount', type: 'uint256' }, DESTINATION_CALL_TUPLE, { name: 'callSalt', type: 'bytes32' }],
+    outputs: [
+      { name: 'executed', type: 'bool' },
+      { name: 'reason', type: 'bytes' },
+    ],
+  },
+  {
+    type: 'function',
+    name: 'deliverAndCall',
+    stateMutability: 'payable',
+    inputs: [
+      { name: 'filler', type: 'address' },
+      { name: 'token', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+      DESTINATION_CALL_TUPLE,
+    ],
+    outputs: [],
+  },
+  {
+    type: 'event',
+    name: 'CallExecuted',
+    anonymous: false,
+    inputs: [
+      { name: 'quoteHash', type: 'bytes32', indexed: true },
+      { name: 'target', type: 'address', indexed: true },
+      { name: 'executed', type: 'bool', indexed: false },
+    ],
+  },
+  { type: 'function', name: 'callProxy', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
   { type: 'function', name: 'refund', stateMutability: 'nonpayable', inputs: [ORDER_TUPLE], outputs: [] },
   { type: 'function', name: 'cancel', stateMutability: 'nonpayable', inputs: [ORDER_TUPLE], outputs: [] },
   {
@@ -148,8 +190,29 @@ export const XCHAIN_ROUTER_ABI = [
   { type: 'error', name: 'OrderCancelled', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   { type: 'error', name: 'AlreadyClaimed', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
   { type: 'error', name: 'NotFilled', inputs: [{ name: 'quoteHash', type: 'bytes32' }] },
+  { type: 'error', name: 'BadCallCommitment', inputs: [] },
+  { type: 'error', name: 'BadCallTarget', inputs: [] },
+  { type: 'error', name: 'InsufficientGas', inputs: [] },
+  { type: 'error', name: 'NotSelf', inputs: [] },
   // OpenZeppelin's SafeERC20, when a token answers a transfer with false.
   { type: 'error', name: 'SafeERC20FailedOperation', inputs: [{ name: 'token', type: 'address' }] },
+] as const;
+
+/** The errors of contracts/src/XchainCallProxy.sol: a destination call's revert comes back as `CallReverted(reason)`. */
+export const XCHAIN_CALL_PROXY_ABI = [
+  {
+    type: 'function',
+    name: 'run',
+    stateMutability: 'payable',
+    inputs: [
+      { name: 'target', type: 'address' },
+      { name: 'gasLimit', type: 'uint256' },
+      { name: 'data', type: 'bytes' },
+    ],
+    outputs: [],
+  },
+  { type: 'error', name: 'InsufficientGas', inputs: [] },
+  { type: 'error', name: 'CallReverted', inputs: [{ name: 'reason', type: 'bytes' }] },
 ] as const;
 
 /** The ABI of contracts/src/GaslessExecutor.sol (the chains' `gasless_executor`). */

@@ -1,3 +1,4 @@
 export * from './abi';
 export * from './calls';
 export * from './typed-data';
+export * from './destination-call';

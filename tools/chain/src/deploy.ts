@@ -9,11 +9,12 @@ const XCHAIN_SOURCES = [
   'contracts/src/GaslessExecutor.sol',
   'contracts/test/DevTokens.sol',
   'contracts/test/PartnerRoutersHarness.sol',
+  'contracts/test/CallTargets.sol',
 ];
 
 let compiled: Record<string, CompiledContract> | undefined;
 
-/** XchainRouter, GaslessExecutor, DevToken, DevPermitToken and the partner harness, by name (solc runs once per process). */
+/** XchainRouter, GaslessExecutor, DevToken, DevPermitToken, the partner harness and the destination-call targets (DevVault, DevReverter), by name (solc runs once per process). */
 export function compileXchainContracts(): Record<string, CompiledContract> {
   compiled ??= compileContracts(XCHAIN_SOURCES, ROOT);
   return compiled;

@@ -82,6 +82,7 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
         blockHash: event.block_hash ?? null,
         logIndex: event.log_index ?? null,
         amount: event.amount ?? null,
+        recipient: event.recipient ?? null,
         occurredAt: new Date(event.occurred_at),
       },
       update: {},

@@ -40,6 +40,8 @@ export interface RecordedOrderEvent {
   occurredAt: Date;
   /** Base units the step moved, as the chain showed them (absent on older events). */
   amount?: string | null;
+  /** A fulfilment on an EVM router: where the tokens went (absent on older events and on Solana). */
+  recipient?: string | null;
 }
 
 /** The settlement decided for a deposited order (D15), in the view's words. */
@@ -170,7 +172,12 @@ export class OrderViewService {
     const amountOf = (type: OrderEventType) => events.find((x) => x.type === type)?.amount ?? undefined;
     const deposit = step('deposited');
     const filled = step('fulfilled');
-    const fulfillment = filled && { ...filled, ...(amountOf('fulfilled') ? { amount: amountOf('fulfilled')! } : {}) };
+    const call = 'cross_chain' in stored.response ? stored.response.cross_chain.destination_call : undefined;
+    const fulfillment = filled && {
+      ...filled,
+      ...(amountOf('fulfilled') ? { amount: amountOf('fulfilled')! } : {}),
+      ...(call ? { destination_call: callOutcome(call.target, events.find((x) => x.type === 'fulfilled')?.recipient) } : {}),
+    };
     const refunded = step('refunded');
     // A refund the system did not decide was sent by the operator's hand.
     const refund = refunded && {
@@ -241,4 +248,12 @@ export class OrderViewService {
       return undefined;
     }
   }
+}
+
+/**
+ * Whether an order's destination call ran: the router's `Filled` names where the tokens went, the
+ * target when its call succeeded, the recipient (the fallback, never the target) when it reverted.
+ */
+function callOutcome(target: string, recipient: string | null | undefined): { target: string; status: 'executed' | 'fell_back' } {
+  return { target, status: recipient && recipient.toLowerCase() === target.toLowerCase() ? 'executed' : 'fell_back' };
 }

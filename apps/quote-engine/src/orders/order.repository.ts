@@ -83,6 +83,7 @@ function record(row: QuoteRow, settled: { decision: string; reason: string | nul
       blockNumber: e.blockNumber,
       occurredAt: e.occurredAt,
       amount: e.amount,
+      recipient: e.recipient,
     })),
     ...(settled ? { settlement: { decision: settled.decision as RecordedSettlement['decision'], ...(reason ? { reason } : {}) } } : {}),
   };

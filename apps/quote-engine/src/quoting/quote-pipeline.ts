@@ -51,7 +51,16 @@ export class QuotePipeline {
     @Optional() @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,
   ) {}
 
-  async price(req: PreviewQuoteRequest, caller: CallerContext | undefined, nowSecs: number): Promise<PricedRequest> {
+  /**
+   * `extraDstGas`: destination native units to price in on top of the chain's fulfilment gas (a
+   * destination call's gas), asked for once the chains are known; it may refuse the request.
+   */
+  async price(
+    req: PreviewQuoteRequest,
+    caller: CallerContext | undefined,
+    nowSecs: number,
+    extraDstGas?: (src: ChainInfo, dst: ChainInfo) => Promise<bigint>,
+  ): Promise<PricedRequest> {
     // Without a registry every pair would look unknown: say "try again", not "unsupported".
     this.registry.assertLoaded();
     const srcChain = this.chain(req.src_chain, 'src_chain');
@@ -77,11 +86,13 @@ export class QuotePipeline {
       return { address, bps: r.bps };
     });
 
+    const dstParams = this.chainParams(dstChain, nowSecs);
+    if (extraDstGas) dstParams.fulfilGasNative += await extraDstGas(srcChain, dstChain);
     const input: QuoteInput = {
       src: this.priced(src, nowSecs),
       dst: this.priced(dst, nowSecs),
       srcChain: this.chainParams(srcChain, nowSecs),
-      dstChain: this.chainParams(dstChain, nowSecs),
+      dstChain: dstParams,
       tradeType: req.trade_type,
       amount: BigInt(req.amount),
       gasDrop: req.gas_drop === '' ? 0n : BigInt(req.gas_drop),

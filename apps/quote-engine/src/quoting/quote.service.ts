@@ -8,7 +8,7 @@ import {
   type QuotePreview,
   type StoredQuote,
 } from '@xchain/contracts';
-import { permit2NonceFrom } from '@xchain/evm-gasless';
+import { destinationCallSalt, permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { type PrismaClient } from '@xchain/quote-engine-db';
 import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/messaging';
@@ -25,6 +25,7 @@ import { invalid } from './quote-errors';
 import { QuotePipeline, type PricedRequest } from './quote-pipeline';
 import { RANDOM_WORD, type RandomWord } from './quote-random';
 import { SVM_BLOCKHASH, type BlockhashSource } from './svm-blockhash';
+import { DESTINATION_CALLS, DestinationCalls, type PreparedCall } from './destination-calls';
 import { svmDepositFieldsFrom } from './svm-deposit-fields';
 import { QuoteWriter } from './quote-writer';
 import { pricedFields, rfc3339 } from './quote-wire';
@@ -57,25 +58,53 @@ export class QuoteService {
     @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
     /** The chain checks behind a quote's `issues`; without them a quote carries none. */
     @Optional() @Inject(EXECUTABILITY) private readonly checks?: Executability,
+    /** Checks, prices and simulates destination calls; without it a quote with one is refused. */
+    @Optional() @Inject(DESTINATION_CALLS) private readonly calls?: DestinationCalls,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {
-    const p = await this.pipeline.price(req, caller, this.clock.nowSecs());
+    const call = req.destination_call;
+    const p = await this.pipeline.price(
+      req,
+      caller,
+      this.clock.nowSecs(),
+      call
+        ? (src, dst) => {
+            if (!this.calls) throw RpcError.unavailable('destination calls are not offered here', 'DESTINATION_CALL_UNCHECKED', 60);
+            return this.calls.gasOnly(call, src, dst);
+          }
+        : undefined,
+    );
     return { ...pricedFields(p.result, this.estimate(p), p.priceImpactBps), same_chain_swap: p.result.sameChainSwap };
   }
 
   async quote(req: GetQuoteRequest, caller: CallerContext | undefined): Promise<Quote> {
     const now = this.clock.nowSecs();
-    const p = await this.pipeline.price(req, caller, now);
+    let prepared: PreparedCall | undefined;
+    const callInput = req.destination_call;
+    const p = await this.pipeline.price(
+      req,
+      caller,
+      now,
+      callInput
+        ? async (src, dst) => {
+            if (!this.calls) throw RpcError.unavailable('destination calls are not offered here', 'DESTINATION_CALL_UNCHECKED', 60);
+            prepared = await this.calls.prepare(callInput, src, dst, req.recipient);
+            return prepared.gasNative;
+          }
+        : undefined,
+    );
     const recipient = normaliseAddress(p.dstChain.vm, req.recipient);
     if (!recipient) throw invalid('recipient', `is not a ${p.dstChain.name} address`, 'INVALID_ADDRESS');
     const refund = normaliseAddress(p.srcChain.vm, req.refund_address);
     if (!refund) throw invalid('refund_address', `is not a ${p.srcChain.name} address`, 'INVALID_ADDRESS');
 
     const referrers = p.referrers.map((r) => ({ account: toBytes32(p.srcChain.vm, r.address), bps: r.bps }));
+    // An order with a destination call commits to it through its salt (the Order struct is unchanged).
+    const callSalt = prepared ? this.random() : undefined;
     const order: Order = {
       version: 1,
-      salt: this.random(),
+      salt: prepared && callSalt ? destinationCallSalt(callSalt, prepared.call) : this.random(),
       srcChainId: p.srcChain.chainId,
       dstChainId: p.dstChain.chainId,
       srcToken: toBytes32(p.srcChain.vm, p.src.address),
@@ -99,6 +128,7 @@ export class QuoteService {
       depositTarget: toBytes32(p.srcChain.vm, p.srcChain.depositTarget),
     };
     const quoteHash = hashOrder(order);
+    if (prepared && callSalt && this.calls) await this.calls.simulate(p.dstChain, order, prepared.call, callSalt, p.dst.address);
     const expiresAt = new Date((now + EXPIRY_SECS) * 1000);
     const retainedUntil = new Date((now + this.retentionSecs) * 1000);
     // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
@@ -138,6 +168,7 @@ export class QuoteService {
       : {
           cross_chain: {
             ...content,
+            ...(prepared && callSalt ? { destination_call: DestinationCalls.view(prepared.call, callSalt) } : {}),
             ...(p.input.gasless
               ? {
                   gasless: true,

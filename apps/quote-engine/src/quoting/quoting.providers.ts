@@ -8,6 +8,8 @@ import { RegistryCache } from '../registry/registry-cache';
 import { ZeroExClient } from '../swap/zero-ex.client';
 import { ChainChecks, EXECUTABILITY } from './executability';
 import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-reader';
+import { DESTINATION_CALLS, DestinationCalls } from './destination-calls';
+import { RpcClient } from '@xchain/messaging';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
 import { QuotePurge, postgresQuotePurge } from './quote-purge';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
@@ -68,6 +70,15 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
         { timeoutMs: env.QUOTE_CHECKS_TIMEOUT_MS, cacheMs: env.QUOTE_CHECKS_CACHE_MS, depositGas: BigInt(env.QUOTE_CHECKS_DEPOSIT_GAS) },
         log,
       ),
+  },
+  {
+    provide: DESTINATION_CALLS,
+    inject: [RpcClient],
+    useFactory: (rpc: RpcClient) =>
+      new DestinationCalls(rpcClients(env.EVM_RPC_URLS, env.DESTINATION_CALL_TIMEOUT_MS), rpc, {
+        maxGas: env.DESTINATION_CALL_MAX_GAS,
+        timeoutMs: env.DESTINATION_CALL_TIMEOUT_MS,
+      }),
   },
   {
     provide: SVM_BLOCKHASH,

@@ -58,6 +58,35 @@ describe('operator calls: the transaction of each settlement step', () => {
     expect(operatorCall('fill', orderToWire(toBase, []), chain('evm', 'not-an-address'), registry)).toBeUndefined();
   });
 
+  it('fills an order quoted with a destination call through fillWithCall, with the call and salt it commits to; its refund is unchanged', () => {
+    const call = {
+      target: '0x3333333333333333333333333333333333333333',
+      calldata: '0xabcdef',
+      gas_limit: '250000',
+      call_salt: `0x${'07'.repeat(32)}`,
+    };
+    const toBase = sampleOrder({
+      dstChainId: 8453n,
+      dstToken: toBytes32('evm', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+      gasDrop: 5n,
+    });
+    const fill = operatorCall('fill', orderToWire(toBase, []), chain('evm', ROUTER), registry, call) as {
+      to: string;
+      data: `0x${string}`;
+      value: string;
+    };
+    expect(fill).toMatchObject({ to: ROUTER, value: '5' });
+    const decoded = decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: fill.data });
+    expect(decoded.functionName).toBe('fillWithCall');
+    expect(decoded.args!.slice(1)).toEqual([
+      999_000_000n,
+      { target: '0x3333333333333333333333333333333333333333', gasLimit: 250_000n, data: '0xabcdef' },
+      call.call_salt,
+    ]);
+    const cancel = operatorCall('cancel', orderToWire(toBase, []), chain('evm', ROUTER), registry, call) as { data: `0x${string}` };
+    expect(decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: cancel.data }).functionName).toBe('cancel');
+  });
+
   it('keys tokens exactly: EVM addresses in lower case, Solana mints as they are, SOL by the System id', () => {
     expect(tokenKey('evm', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')).toBe('0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48');
     expect(dstTokenKey('svm', toSolana, wire)).toBe('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');

@@ -1,5 +1,5 @@
-import { type OrderWire, SVM_NATIVE_ADDRESS, type SendOperatorTxRequest } from '@xchain/contracts';
-import { cancelTx, claimTx, dstTokenOf, fillTx, refundTx, type RouterTx } from '@xchain/evm-gasless';
+import { type DestinationCallView, type OrderWire, SVM_NATIVE_ADDRESS, type SendOperatorTxRequest } from '@xchain/contracts';
+import { cancelTx, claimTx, dstTokenOf, fillTx, fillWithCallTx, refundTx, type RouterTx } from '@xchain/evm-gasless';
 import { type Order, orderFromWire } from '@xchain/order-codec';
 import { SOL, svmOrderTerms } from '@xchain/svm-orders';
 import { type Hex, concat, getAddress, isAddress, keccak256 } from 'viem';
@@ -27,13 +27,15 @@ const evm = (tx: RouterTx): OperatorCall => ({ vm: 'evm', to: tx.to, data: tx.da
  * the refund on the source. On EVM chains a router call (the refund to the router the order names,
  * the others to the registry's router of the chain); on Solana the order itself, which the relayer
  * turns into the transfers and memo the watcher accepts. Undefined: the chain has no router listed
- * (or, for a cancel, is not EVM: Solana has no router to record one).
+ * (or, for a cancel, is not EVM: Solana has no router to record one). An order quoted with a
+ * destination call is filled with `fillWithCall`, which runs it (or falls back to the recipient).
  */
 export function operatorCall(
   step: SettlementStep,
   wire: OrderWire,
   chain: ChainInfo,
   registry: Pick<RegistryCache, 'token'>,
+  destinationCall?: DestinationCallView,
 ): OperatorCall | undefined {
   const order = orderFromWire(wire).order;
   if (chain.vm === 'svm') {
@@ -51,6 +53,14 @@ export function operatorCall(
   if (step === 'refund') return evm(refundTx(order, getAddress(`0x${order.depositTarget.slice(26)}`)));
   if (!isAddress(chain.depositTarget, { strict: false })) return undefined;
   const router = getAddress(chain.depositTarget);
+  if (step === 'fill' && destinationCall) {
+    const call = {
+      target: getAddress(destinationCall.target),
+      gasLimit: BigInt(destinationCall.gas_limit),
+      data: destinationCall.calldata as Hex,
+    };
+    return evm(fillWithCallTx(order, order.amountOut, call, destinationCall.call_salt as Hex, router));
+  }
   return evm(step === 'fill' ? fillTx(order, order.amountOut, router) : cancelTx(order, router));
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { OrderWire } from '@xchain/contracts';
+import type { DestinationCallView, OrderWire } from '@xchain/contracts';
 import type { PrismaClient, Settlement } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 
@@ -101,18 +101,18 @@ export class SettlementRepository {
       ON CONFLICT (quote_hash) DO NOTHING`;
   }
 
-  /** Open settlements, oldest first, with their quotes' orders. */
-  async open(limit: number): Promise<(Settlement & { order: OrderWire })[]> {
+  /** Open settlements, oldest first, with their quotes' orders (and destination calls, issue 39 §4). */
+  async open(limit: number): Promise<(Settlement & { order: OrderWire; destinationCall?: DestinationCallView })[]> {
     const rows = await this.db.settlement.findMany({ where: { state: 'open' }, orderBy: { decidedAt: 'asc' }, take: limit });
     if (rows.length === 0) return [];
     const quotes = await this.db.quote.findMany({
       where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
-      select: { quoteHash: true, order: true },
+      select: { quoteHash: true, order: true, response: true },
     });
-    const orders = new Map(quotes.map((q) => [q.quoteHash, q.order as OrderWire]));
+    const orders = new Map(quotes.map((q) => [q.quoteHash, { order: q.order as OrderWire, call: destinationCallOf(q.response) }]));
     return rows.flatMap((r) => {
-      const order = orders.get(r.quoteHash);
-      return order ? [{ ...r, order }] : [];
+      const found = orders.get(r.quoteHash);
+      return found ? [{ ...r, order: found.order, ...(found.call ? { destinationCall: found.call } : {}) }] : [];
     });
   }
 
@@ -275,4 +275,9 @@ export class SettlementRepository {
   async filledOnChain(quoteHash: string): Promise<boolean> {
     return (await this.db.orderEvent.count({ where: { quoteHash, type: 'fulfilled' } })) > 0;
   }
+}
+
+/** The destination call a stored cross-chain quote answered with, if any. */
+function destinationCallOf(response: unknown): DestinationCallView | undefined {
+  return (response as { cross_chain?: { destination_call?: DestinationCallView } } | null)?.cross_chain?.destination_call;
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import {
   Code,
+  type DestinationCallView,
   OperatorBalanceRpc,
   type OrderWire,
   RpcError,
@@ -94,7 +95,9 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     const balances = new Map<string, Promise<bigint>>();
     for (const u of await this.repo.undecided(BATCH)) await this.decide(u, balances);
     const open = await this.repo.open(BATCH);
-    await Promise.all(open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, s.order, s.srcChain, s.dstChain)));
+    await Promise.all(
+      open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, s.order, s.srcChain, s.dstChain, s.destinationCall)),
+    );
     await this.claim();
   }
 
@@ -195,7 +198,14 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /** Asks for the step's transaction (sent once by the relayer) and moves on when its outcome is final. */
-  private async drive(quoteHash: string, step: SettlementStep, wire: OrderWire, srcChain: string, dstChain: string): Promise<void> {
+  private async drive(
+    quoteHash: string,
+    step: SettlementStep,
+    wire: OrderWire,
+    srcChain: string,
+    dstChain: string,
+    destinationCall?: DestinationCallView,
+  ): Promise<void> {
     try {
       if (step === 'cancel' && (await this.repo.filledOnChain(quoteHash))) {
         // Filled after all (the chain is the judge): nothing to refund.
@@ -204,7 +214,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       }
       const chain = step === 'refund' ? srcChain : dstChain;
       const info = this.registry.chain(chain);
-      const call = info ? operatorCall(step, wire, info, this.registry) : undefined;
+      const call = info ? operatorCall(step, wire, info, this.registry, destinationCall) : undefined;
       if (!call)
         return this.warnings.once(`router:${chain}`, { chain }, 'settlement: no router for this chain in the registry; the order waits');
       const view = await this.send(step, quoteHash, chain, call);

@@ -29,6 +29,8 @@ export const OrderEventSchema = z.object({
     .string()
     .regex(/^(0|[1-9][0-9]*)$/)
     .optional(),
+  /** A fulfilment on an EVM router: where the delivered tokens went (the call's target, or the order's recipient). */
+  recipient: z.string().optional(),
   /**
    * True when a reorg deeper than the confirmation depth dropped this step (same chain, tx and log
    * index as the step it withdraws): the step did not happen after all.

@@ -204,9 +204,38 @@ const quoteContent = {
 };
 
 export const SameChainQuoteSchema = z.object(quoteContent).meta({ id: 'SameChainSwapQuote' });
+// --- destination calls (issue 39 §4) ---
+export const DestinationCallSchema = z
+  .object({
+    target: EvmAddress,
+    calldata: z
+      .string()
+      .regex(/^0x(?:[0-9a-f]{2})*$/)
+      .meta({ description: 'Lowercase 0x hex.' }),
+    gas_limit: DecimalString.meta({ description: 'Gas the call gets (uint256 as a decimal string).' }),
+    call_salt: z
+      .string()
+      .regex(/^0x[0-9a-f]{64}$/)
+      .meta({
+        description:
+          'Random per quote: `order.salt` = keccak256(abi.encode(call_salt, keccak256(abi.encode(target, gas_limit, calldata)))).',
+      }),
+  })
+  .meta({
+    id: 'DestinationCall',
+    description:
+      "The destination call the order commits to through its salt, so `quote_hash` covers it; the filler runs it with the router's `fillWithCall(order, amount, call, call_salt)`. `order.recipient` is the fallback recipient.",
+  });
+export type DestinationCallView = z.infer<typeof DestinationCallSchema>;
+const destinationCall = {
+  destination_call: DestinationCallSchema.optional().meta({ description: 'Present when the request carried a `destination_call`.' }),
+};
+// --- end destination calls ---
+
 export const CrossChainQuoteSchema = z
   .object({
     ...quoteContent,
+    ...destinationCall,
     gasless: z.boolean().optional().meta({ description: 'Priced for gasless submission through SubmitGaslessOrder.' }),
     gasless_executor: z
       .string()

@@ -22,6 +22,16 @@ export type RefundReason = z.infer<typeof RefundReason>;
 
 const FillStep = ChainStep.extend({
   amount: AmountString.optional().meta({ description: 'Destination base units delivered to the recipient (the gas drop aside).' }),
+  destination_call: z
+    .object({
+      target: z.string(),
+      status: z.enum(['executed', 'fell_back']).meta({
+        description:
+          '`executed`: the target got the tokens and its call succeeded; `fell_back`: the call reverted and the tokens went to the recipient.',
+      }),
+    })
+    .optional()
+    .meta({ description: 'The order carried a destination call: whether it ran.' }),
 }).meta({ id: 'FillStep' });
 
 const RefundStep = ChainStep.extend({
