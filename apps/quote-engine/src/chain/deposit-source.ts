@@ -49,6 +49,7 @@ export function depositSource(
         occurred_at: (await blockTime(log.blockNumber)).toISOString(),
         log_index: log.logIndex,
         amount: log.amount.toString(),
+        ...(log.kind === 'deposited' ? { depositor: log.depositor } : {}),
         ...(log.blockHash ? { block_hash: log.blockHash.toLowerCase() } : {}),
       };
       const blockHash = log.blockHash ?? '0x';

@@ -120,6 +120,7 @@ export function solanaStepHandler(deps: SolanaStepDeps): (entry: SignatureEntry)
         occurred_at: new Date(blockTime! * 1000).toISOString(),
         log_index: step.index,
         amount: check.amount.toString(),
+        ...(check.type === 'deposited' && step.transfers[0] ? { depositor: step.transfers[0].authority } : {}),
       };
       const outcome = await deps.publisher.publish(event, `${check.type}:${deps.chainName}:${entry.signature}:${step.index}`);
       if (outcome !== 'duplicate')
