@@ -1,0 +1,165 @@
+import { adminUrlOf, freshMigratedDatabase } from '@xchain/stack';
+import { Client } from 'pg';
+
+/**
+ * `npm run bench:orders`: the order lists (ListOrders by address, ListPartnerOrders and its export
+ * by partner, with the status and chain filters and deep cursors) against a quote-engine database
+ * holding ORDERS stored orders. It seeds them with generate_series into a scratch database on the
+ * test PostgreSQL (`test-servers` starts it), then times page reads with the statements the
+ * quote-engine's OrderRepository sends (a page of 51 rows, full rows: the page size plus the one
+ * that tells whether another follows) and prints p50/p99 per case and each case's plan.
+ *
+ * Seeded: partners `ptn_0`…`ptn_99` quote 1 % each; addresses hold about five orders each, except
+ * one that is the recipient of every 20th order. Statuses: 70 % fulfilled, 10 % quoted, 10 %
+ * deposited, 5 % refunded, 5 % expired (quoted past retention, still within the grace).
+ */
+const ORDERS = Number(process.env['BENCH_ORDERS'] ?? 1_000_000);
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 200);
+const PAGE = 51;
+
+/** bytes32 of the n-th seeded address (EVM-shaped: 12 zero bytes, then 20). */
+const addressSql = (n: string) => `decode(lpad(to_hex(${n}), 64, '0'), 'hex')`;
+const WHALE = 999_999_999;
+
+async function seed(c: Client): Promise<void> {
+  const started = Date.now();
+  await c.query(`SET synchronous_commit = off`);
+  // Created one second apart, newest last; statuses by i mod 20.
+  await c.query(
+    `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, partner_id, "order", response, created_at, expires_at, retained_until, status)
+     SELECT '0x' || lpad(to_hex(i), 64, '0'), 'cross_chain',
+            (ARRAY['ethereum','base','arbitrum','solana'])[1 + i % 4], (ARRAY['arbitrum','base','solana','ethereum','optimism'])[1 + i % 5],
+            'cross_chain', i % 3 = 0, false, 'api_key', 'ptn_' || (i % 100),
+            jsonb_build_object('recipient', '0x' || lpad(to_hex(CASE WHEN i % 20 = 0 THEN ${WHALE} ELSE i % 200000 END), 64, '0'),
+                               'refund_address', '0x' || lpad(to_hex(200000 + i % 200000), 64, '0'), 'amount_in', '1000000', 'referrers', '[]'::jsonb),
+            jsonb_build_object('cross_chain', jsonb_build_object('amount_in', '1000000', 'amount_out', '990000', 'min_amount_out', '980000')),
+            now() - make_interval(secs => ${ORDERS} - i), now() + interval '30 minutes',
+            CASE WHEN i % 20 = 19 THEN now() - interval '1 hour' ELSE now() + interval '1 day' END,
+            CASE WHEN i % 20 < 14 THEN 'fulfilled' WHEN i % 20 < 16 THEN 'quoted' WHEN i % 20 < 18 THEN 'deposited' WHEN i % 20 = 18 THEN 'refunded' ELSE 'quoted' END
+     FROM generate_series(1, ${ORDERS}) AS i`,
+  );
+  await c.query(
+    `INSERT INTO order_parties (quote_hash, address, roles, created_at)
+     SELECT quote_hash, decode(substr("order"->>'recipient', 3), 'hex'), 2, created_at FROM quotes
+     UNION ALL
+     SELECT quote_hash, decode(substr("order"->>'refund_address', 3), 'hex'), 4, created_at FROM quotes`,
+  );
+  // Depositors of the orders past quoted: a third address per such order.
+  await c.query(
+    `INSERT INTO order_parties (quote_hash, address, roles, created_at)
+     SELECT quote_hash, ${addressSql(`400000 + ('x' || substr(quote_hash, 59))::bit(32)::int % 200000`)}, 1, created_at
+     FROM quotes WHERE status <> 'quoted'`,
+  );
+  await c.query('ANALYZE quotes');
+  await c.query('ANALYZE order_parties');
+  const counts = await c.query<{ q: string; p: string }>(
+    `SELECT (SELECT count(*) FROM quotes) AS q, (SELECT count(*) FROM order_parties) AS p`,
+  );
+  console.log(`seeded ${counts.rows[0]!.q} orders and ${counts.rows[0]!.p} parties in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+interface Case {
+  name: string;
+  sql: string;
+  params: () => unknown[];
+}
+
+/** ListPartnerOrders: OrderRepository.partnerPage's statement (quotes_partner[_status]_created_idx). */
+function partnerCase(name: string, filter: string, at: () => unknown[]): Case {
+  return {
+    name,
+    sql: `SELECT * FROM quotes WHERE partner_id = $1 AND retained_until > now() - interval '24 hours' ${filter} ORDER BY created_at DESC, quote_hash DESC LIMIT ${PAGE}`,
+    params: at,
+  };
+}
+
+/** ListOrders: OrderRepository.addressPage's statement (order_parties_address_created_idx), then the page's rows. */
+function addressCase(name: string, filter: string, at: () => unknown[]): Case {
+  return {
+    name,
+    sql: `SELECT q.* FROM quotes q WHERE q.quote_hash IN (
+            SELECT p.quote_hash FROM order_parties p JOIN quotes q ON q.quote_hash = p.quote_hash
+            WHERE p.address = $1 AND q.retained_until > now() - interval '24 hours' ${filter}
+            ORDER BY p.created_at DESC, p.quote_hash DESC LIMIT ${PAGE})`,
+    params: at,
+  };
+}
+
+const rand = (n: number) => Math.floor(Math.random() * n);
+const partner = () => `ptn_${rand(100)}`;
+const addr = (n: number) => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
+
+async function cases(c: Client): Promise<Case[]> {
+  // A position deep in a partner's list and in the whale's: 5000 orders in.
+  const deep = await c.query<{ created_at: Date; quote_hash: string }>(
+    `SELECT created_at, quote_hash FROM quotes WHERE partner_id = 'ptn_7' ORDER BY created_at DESC, quote_hash DESC OFFSET 5000 LIMIT 1`,
+  );
+  const d = deep.rows[0]!;
+  const whaleDeep = await c.query<{ created_at: Date; quote_hash: string }>(
+    `SELECT created_at, quote_hash FROM order_parties WHERE address = $1 ORDER BY created_at DESC, quote_hash DESC OFFSET 5000 LIMIT 1`,
+    [addr(WHALE)],
+  );
+  const w = whaleDeep.rows[0]!;
+  return [
+    partnerCase('partner', '', () => [partner()]),
+    partnerCase('partner, status=refunded', `AND status = 'refunded'`, () => [partner()]),
+    partnerCase('partner, status=quoted', `AND status = 'quoted' AND retained_until >= now()`, () => [partner()]),
+    partnerCase('partner, chain=solana', `AND (src_chain = 'solana' OR dst_chain = 'solana')`, () => [partner()]),
+    partnerCase('partner, cursor 5000 deep', `AND (created_at < $2 OR (created_at = $2 AND quote_hash < $3))`, () => [
+      'ptn_7',
+      d.created_at,
+      d.quote_hash,
+    ]),
+    addressCase('address (about 5 orders)', '', () => [addr(rand(200000))]),
+    addressCase('address, status=fulfilled', `AND q.status = 'fulfilled'`, () => [addr(200000 + rand(200000))]),
+    addressCase(`address with ${ORDERS / 20} orders`, '', () => [addr(WHALE)]),
+    addressCase(`address with ${ORDERS / 20} orders, status=deposited`, `AND q.status = 'deposited'`, () => [addr(WHALE)]),
+    addressCase(`address with ${ORDERS / 20} orders, chain=solana`, `AND (q.src_chain = 'solana' OR q.dst_chain = 'solana')`, () => [
+      addr(WHALE),
+    ]),
+    addressCase(`address with ${ORDERS / 20} orders, cursor 5000 deep`, `AND (p.created_at, p.quote_hash) < ($2, $3)`, () => [
+      addr(WHALE),
+      w.created_at,
+      w.quote_hash,
+    ]),
+  ];
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+async function main(): Promise<void> {
+  const url = await freshMigratedDatabase('quote-engine', 'bench_orders');
+  const admin = new Client({ connectionString: adminUrlOf(url) });
+  await admin.connect();
+  await seed(admin);
+  await admin.end();
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  const all = await cases(c);
+  console.log(`\n${RUNS} page reads per case (${PAGE} rows), ms:\n`);
+  console.log('| case | p50 | p99 | rows |');
+  console.log('| --- | ---: | ---: | ---: |');
+  const plans: string[] = [];
+  for (const k of all) {
+    for (let i = 0; i < 10; i++) await c.query(k.sql, k.params()); // warm
+    const times: number[] = [];
+    let rows = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      const r = await c.query(k.sql, k.params());
+      times.push(performance.now() - t0);
+      rows = r.rowCount ?? 0;
+    }
+    times.sort((a, b) => a - b);
+    console.log(`| ${k.name} | ${pct(times, 50).toFixed(2)} | ${pct(times, 99).toFixed(2)} | ${rows} |`);
+    const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ${k.sql}`, k.params());
+    plans.push(`-- ${k.name}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+  }
+  console.log(`\nPlans:\n\n${plans.join('\n\n')}`);
+  await c.end();
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
