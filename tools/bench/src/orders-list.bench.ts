@@ -10,7 +10,7 @@ import { Client } from 'pg';
  * that tells whether another follows) and prints p50/p99 per case and each case's plan.
  *
  * Seeded: partners `ptn_0`…`ptn_99` quote 1 % each; addresses hold about five orders each, except
- * one that is the recipient of every 20th order. Statuses: 70 % fulfilled, 10 % quoted, 10 %
+ * one that is the recipient of 5 % of all orders. Statuses: 70 % fulfilled, 10 % quoted, 10 %
  * deposited, 5 % refunded, 5 % expired (quoted past retention, still within the grace).
  */
 const ORDERS = Number(process.env['BENCH_ORDERS'] ?? 1_000_000);
@@ -24,19 +24,21 @@ const WHALE = 999_999_999;
 async function seed(c: Client): Promise<void> {
   const started = Date.now();
   await c.query(`SET synchronous_commit = off`);
-  // Created one second apart, newest last; statuses by i mod 20.
+  // Created one second apart, newest last; partner, chains, status and recipient drawn independently (a fixed seed).
+  await c.query(`SELECT setseed(0.39)`);
   await c.query(
     `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, partner_id, "order", response, created_at, expires_at, retained_until, status)
      SELECT '0x' || lpad(to_hex(i), 64, '0'), 'cross_chain',
-            (ARRAY['ethereum','base','arbitrum','solana'])[1 + i % 4], (ARRAY['arbitrum','base','solana','ethereum','optimism'])[1 + i % 5],
-            'cross_chain', i % 3 = 0, false, 'api_key', 'ptn_' || (i % 100),
-            jsonb_build_object('recipient', '0x' || lpad(to_hex(CASE WHEN i % 20 = 0 THEN ${WHALE} ELSE i % 200000 END), 64, '0'),
-                               'refund_address', '0x' || lpad(to_hex(200000 + i % 200000), 64, '0'), 'amount_in', '1000000', 'referrers', '[]'::jsonb),
+            (ARRAY['ethereum','base','arbitrum','solana'])[1 + floor(r.src * 4)::int], (ARRAY['arbitrum','base','solana','ethereum','optimism'])[1 + floor(r.dst * 5)::int],
+            'cross_chain', i % 3 = 0, false, 'api_key', 'ptn_' || floor(r.ptn * 100)::int,
+            jsonb_build_object('recipient', '0x' || lpad(to_hex(CASE WHEN r.whale < 0.05 THEN ${WHALE} ELSE floor(r.rcp * 200000)::int END), 64, '0'),
+                               'refund_address', '0x' || lpad(to_hex(200000 + floor(r.rfd * 200000)::int), 64, '0'), 'amount_in', '1000000', 'referrers', '[]'::jsonb),
             jsonb_build_object('cross_chain', jsonb_build_object('amount_in', '1000000', 'amount_out', '990000', 'min_amount_out', '980000')),
             now() - make_interval(secs => ${ORDERS} - i), now() + interval '30 minutes',
-            CASE WHEN i % 20 = 19 THEN now() - interval '1 hour' ELSE now() + interval '1 day' END,
-            CASE WHEN i % 20 < 14 THEN 'fulfilled' WHEN i % 20 < 16 THEN 'quoted' WHEN i % 20 < 18 THEN 'deposited' WHEN i % 20 = 18 THEN 'refunded' ELSE 'quoted' END
-     FROM generate_series(1, ${ORDERS}) AS i`,
+            CASE WHEN r.st >= 0.95 THEN now() - interval '1 hour' ELSE now() + interval '1 day' END,
+            CASE WHEN r.st < 0.70 THEN 'fulfilled' WHEN r.st < 0.80 THEN 'quoted' WHEN r.st < 0.90 THEN 'deposited' WHEN r.st < 0.95 THEN 'refunded' ELSE 'quoted' END
+     FROM generate_series(1, ${ORDERS}) AS i,
+          LATERAL (SELECT random() + i * 0 AS src, random() AS dst, random() AS ptn, random() AS whale, random() AS rcp, random() AS rfd, random() AS st) AS r`,
   );
   await c.query(
     `INSERT INTO order_parties (quote_hash, address, roles, created_at)
@@ -50,8 +52,9 @@ async function seed(c: Client): Promise<void> {
      SELECT quote_hash, ${addressSql(`400000 + ('x' || substr(quote_hash, 59))::bit(32)::int % 200000`)}, 1, created_at
      FROM quotes WHERE status <> 'quoted'`,
   );
-  await c.query('ANALYZE quotes');
-  await c.query('ANALYZE order_parties');
+  // As autovacuum leaves them in service: statistics current, visibility map set (index-only scans).
+  await c.query('VACUUM ANALYZE quotes');
+  await c.query('VACUUM ANALYZE order_parties');
   const counts = await c.query<{ q: string; p: string }>(
     `SELECT (SELECT count(*) FROM quotes) AS q, (SELECT count(*) FROM order_parties) AS p`,
   );
@@ -104,8 +107,14 @@ async function cases(c: Client): Promise<Case[]> {
     partnerCase('partner', '', () => [partner()]),
     partnerCase('partner, status=refunded', `AND status = 'refunded'`, () => [partner()]),
     partnerCase('partner, status=quoted', `AND status = 'quoted' AND retained_until >= now()`, () => [partner()]),
+    partnerCase(
+      'partner, status=refunded, chain=solana',
+      `AND status = 'refunded' AND (src_chain = 'solana' OR dst_chain = 'solana')`,
+      () => [partner()],
+    ),
     partnerCase('partner, chain=solana', `AND (src_chain = 'solana' OR dst_chain = 'solana')`, () => [partner()]),
-    partnerCase('partner, cursor 5000 deep', `AND (created_at < $2 OR (created_at = $2 AND quote_hash < $3))`, () => [
+    partnerCase('partner, chain=bsc (none match)', `AND (src_chain = 'bsc' OR dst_chain = 'bsc')`, () => [partner()]),
+    partnerCase('partner, cursor 5000 deep', `AND created_at <= $2 AND (created_at < $2 OR (created_at = $2 AND quote_hash < $3))`, () => [
       'ptn_7',
       d.created_at,
       d.quote_hash,
@@ -115,6 +124,10 @@ async function cases(c: Client): Promise<Case[]> {
     addressCase(`address with ${ORDERS / 20} orders`, '', () => [addr(WHALE)]),
     addressCase(`address with ${ORDERS / 20} orders, status=deposited`, `AND q.status = 'deposited'`, () => [addr(WHALE)]),
     addressCase(`address with ${ORDERS / 20} orders, chain=solana`, `AND (q.src_chain = 'solana' OR q.dst_chain = 'solana')`, () => [
+      addr(WHALE),
+    ]),
+    addressCase(`address with ${ORDERS / 20} orders, status=refunded`, `AND q.status = 'refunded'`, () => [addr(WHALE)]),
+    addressCase(`address with ${ORDERS / 20} orders, chain=bsc (none match)`, `AND (q.src_chain = 'bsc' OR q.dst_chain = 'bsc')`, () => [
       addr(WHALE),
     ]),
     addressCase(`address with ${ORDERS / 20} orders, cursor 5000 deep`, `AND (p.created_at, p.quote_hash) < ($2, $3)`, () => [

@@ -98,7 +98,12 @@ function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.Quo
   const { after, status } = query;
   const and: Prisma.QuoteWhereInput[] = [];
   if (query.chain) and.push({ OR: [{ srcChain: query.chain }, { dstChain: query.chain }] });
-  if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] });
+  // The `lte` alone bounds the index range; the OR then drops the cursor's own instant up to its hash.
+  if (after)
+    and.push(
+      { createdAt: { lte: after.createdAt } },
+      { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] },
+    );
   if (status?.value === 'quoted') and.push({ status: 'quoted', retainedUntil: { gte: status.now } });
   else if (status?.value === 'expired') and.push({ status: 'quoted', retainedUntil: { lt: status.now } });
   else if (status) and.push({ status: status.value });
