@@ -77,7 +77,6 @@ describe('depositSource (the order watcher of one router)', () => {
         block_hash: BLOCK_HASH,
         log_index: 3,
         amount: '1',
-        depositor: USER,
         occurred_at: '2023-11-14T22:13:20.000Z',
       },
       msgId: `deposited:base:${tx}:3:${BLOCK_HASH}`,

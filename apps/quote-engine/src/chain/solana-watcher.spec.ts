@@ -168,7 +168,6 @@ describe('solanaStepHandler', () => {
           occurred_at: new Date((1_795_000_000 + 10) * 1000).toISOString(),
           log_index: 1,
           amount: '2000000',
-          depositor: user.toBase58(),
         },
         msgId: `deposited:solana:${sig(1)}:1`,
       },

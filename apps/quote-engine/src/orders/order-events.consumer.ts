@@ -8,7 +8,6 @@ import { DB } from '../db.providers';
 import { Settler } from '../settlement/settler';
 import { EtaService } from './eta.service';
 import { OrderUpdates } from './order-updates';
-import { partyAddressBytes32 } from './party-address';
 
 /**
  * Consumes order events from a JetStream stream with a durable consumer, so none is lost while
@@ -49,12 +48,11 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
     if (event.type === 'deposited' && !event.removed) this.settler?.kick(); // settlement decides at once
   }
 
-  /** Records the step (or its withdrawal), then the order's stored status and depositor; false when there is no such quote. */
+  /** Records the step (or its withdrawal), then the order's stored status; false when there is no such quote. */
   private async apply(event: OrderEvent): Promise<boolean> {
     const known = await this.applyStep(event);
     if (!known) return false;
     await this.restatus(event.quote_hash);
-    if (event.type === 'deposited') await this.depositor(event);
     return true;
   }
 
@@ -64,22 +62,6 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
       (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
        FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), 'quoted')
       WHERE quote_hash = ${quoteHash}`;
-  }
-
-  /** The depositor as a party of the order (ListOrders), or no longer when a reorg withdrew the deposit. */
-  private async depositor(event: OrderEvent): Promise<void> {
-    const bytes = event.depositor ? partyAddressBytes32(event.depositor) : undefined;
-    if (!bytes) return;
-    const address = Buffer.from(bytes.slice(2), 'hex');
-    if (event.removed) {
-      await this.db
-        .$executeRaw`UPDATE order_parties SET roles = roles & ~1 WHERE quote_hash = ${event.quote_hash} AND address = ${address}`;
-      await this.db.$executeRaw`DELETE FROM order_parties WHERE quote_hash = ${event.quote_hash} AND address = ${address} AND roles = 0`;
-      return;
-    }
-    await this.db.$executeRaw`INSERT INTO order_parties (quote_hash, address, roles, created_at)
-      SELECT quote_hash, ${address}, 1, created_at FROM quotes WHERE quote_hash = ${event.quote_hash}
-      ON CONFLICT (quote_hash, address) DO UPDATE SET roles = order_parties.roles | 1`;
   }
 
   private async applyStep(event: OrderEvent): Promise<boolean> {

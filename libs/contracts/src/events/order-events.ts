@@ -29,8 +29,6 @@ export const OrderEventSchema = z.object({
     .string()
     .regex(/^(0|[1-9][0-9]*)$/)
     .optional(),
-  /** Deposits: who paid, in the source chain's format (the router's `depositor`; the transfer's authority on Solana). */
-  depositor: z.string().min(1).optional(),
   /**
    * True when a reorg deeper than the confirmation depth dropped this step (same chain, tx and log
    * index as the step it withdraws): the step did not happen after all.
