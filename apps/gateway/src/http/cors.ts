@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE';
 const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, if-none-match, traceparent';
 /** What a browser client may read: the trace id to quote to support, the ETag, and the rate-limit state. */
-const EXPOSED_HEADERS = 'x-request-id, traceparent, etag, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset';
+const EXPOSED_HEADERS =
+  'x-request-id, traceparent, etag, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, x-next-cursor';
 const PREFLIGHT_MAX_AGE_SECS = '600';
 
 /**
