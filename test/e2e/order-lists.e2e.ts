@@ -56,7 +56,8 @@ describe('order lists through the gateway', () => {
 
   beforeAll(async () => {
     e2e = await startE2eStack(
-      { PRICE_POLL_MS: '600000', PRICE_MAX_AGE_SECS: '7200', CHAIN_WATCH_POLL_MS: '300' },
+      // Exports of two rows at most, so a test can follow one across its limit.
+      { PRICE_POLL_MS: '600000', PRICE_MAX_AGE_SECS: '7200', CHAIN_WATCH_POLL_MS: '300', CSV_EXPORT_MAX_ROWS: '2' },
       { devnet: { chains: ['base', 'arbitrum'] } },
     );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
@@ -226,5 +227,28 @@ describe('order lists through the gateway', () => {
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 3 });
     expect((await fetch(`${e2e.gatewayUrl}/json/v1/partner/orders.csv`)).status).toBe(401);
+  });
+
+  it('cuts an export at its row limit and names where the next one starts', async () => {
+    const partner = await PartnerSession.create(e2e, 'lists-export-limit@example.com', { key: 'limit' });
+    const user = g.newUser().address;
+    for (let i = 0; i < 3; i++) await quote(partner.keyed, user, user, BigInt(6_000_000 + i));
+    const csv = (query = '') =>
+      fetch(`${e2e.gatewayUrl}/json/v1/partner/orders.csv${query}`, { headers: { authorization: `Bearer ${partner.token}` } });
+    const listed = hashes(await partner.session.listPartnerOrders({}));
+    expect(listed).toHaveLength(3);
+
+    const first = await csv();
+    const cursor = first.headers.get('x-next-cursor');
+    expect(cursor).toBeTruthy();
+    const [header, ...rows] = parseCsv(await first.text());
+    const hashOf = (r: string[]) => r[header!.indexOf('quote_hash')];
+    expect(rows.map(hashOf)).toEqual(listed.slice(0, 2));
+
+    const rest = await csv(`?cursor=${encodeURIComponent(cursor!)}`);
+    expect(rest.headers.get('x-next-cursor')).toBeNull();
+    const [again, ...tail] = parseCsv(await rest.text());
+    expect(again).toEqual(header);
+    expect(tail.map(hashOf)).toEqual(listed.slice(2));
   });
 });

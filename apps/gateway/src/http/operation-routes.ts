@@ -34,9 +34,6 @@ const ROUTE_OPTIONS: Partial<Record<HttpOperationId, RouteOptions>> = {
 
 type Input = (req: FastifyRequest) => unknown;
 
-/** Rows one CSV export holds at most; past it, `x-next-cursor` says where the next export starts. */
-export const EXPORT_MAX_ROWS = 100_000;
-
 interface CsvPage {
   rows: string[][];
   next_cursor: string;
@@ -110,22 +107,19 @@ export class OperationRoutes {
   /**
    * A CSV export: the first page is read before anything is sent, so a refusal (a bad cursor, the
    * service down) is still the usual JSON error; then pages are read as the client takes the rows
-   * (a stream pulls the next page only when the previous one is written), up to EXPORT_MAX_ROWS.
+   * (a stream pulls the next page only when the previous one is written), up to CSV_EXPORT_MAX_ROWS.
    * An error after that ends the response early.
    */
   private csvHandler(op: HttpOperation): RouteHandlerMethod {
     const { rpc } = this;
     const contract = op.rpc;
     const input = inputOf(op);
+    const maxRows = this.env.CSV_EXPORT_MAX_ROWS;
     return async (req, reply) => {
       const query = input(req) as Record<string, unknown>;
       const caller = callerOf(req);
       const page = (cursor?: string) =>
-        rpc.call(
-          contract,
-          { ...query, ...(cursor !== undefined ? { cursor } : { max_rows: EXPORT_MAX_ROWS }) },
-          { caller },
-        ) as Promise<CsvPage>;
+        rpc.call(contract, { ...query, ...(cursor !== undefined ? { cursor } : { max_rows: maxRows }) }, { caller }) as Promise<CsvPage>;
       const first = await page();
       reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${op.operationId}.csv"`);
       if (first.resume_cursor) reply.header('x-next-cursor', first.resume_cursor);
@@ -134,10 +128,10 @@ export class OperationRoutes {
         let current = first;
         let sent = 0;
         for (;;) {
-          const rows = current.rows.slice(0, EXPORT_MAX_ROWS - sent);
+          const rows = current.rows.slice(0, maxRows - sent);
           sent += rows.length;
           if (rows.length > 0) yield rows.map(csvLine).join('');
-          if (!current.next_cursor || sent >= EXPORT_MAX_ROWS) return;
+          if (!current.next_cursor || sent >= maxRows) return;
           current = await page(current.next_cursor);
         }
       }
