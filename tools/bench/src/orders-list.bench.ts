@@ -27,38 +27,35 @@ async function seed(c: Client): Promise<void> {
   // Created one second apart, newest last; partner, chains, status and recipient drawn independently (a fixed seed).
   await c.query(`SELECT setseed(0.39)`);
   await c.query(
-    `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, partner_id, "order", response, created_at, expires_at, retained_until, status)
+    `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, partner_id, "order", response, created_at, expires_at, retained_until, status, recipient, refund_address)
      SELECT '0x' || lpad(to_hex(i), 64, '0'), 'cross_chain',
-            (ARRAY['ethereum','base','arbitrum','solana'])[1 + floor(r.src * 4)::int], (ARRAY['arbitrum','base','solana','ethereum','optimism'])[1 + floor(r.dst * 5)::int],
-            'cross_chain', i % 3 = 0, false, 'api_key', 'ptn_' || floor(r.ptn * 100)::int,
-            jsonb_build_object('recipient', '0x' || lpad(to_hex(CASE WHEN r.whale < 0.05 THEN ${WHALE} ELSE floor(r.rcp * 200000)::int END), 64, '0'),
-                               'refund_address', '0x' || lpad(to_hex(200000 + floor(r.rfd * 200000)::int), 64, '0'), 'amount_in', '1000000', 'referrers', '[]'::jsonb),
+            (ARRAY['ethereum','base','arbitrum','solana'])[1 + floor(src * 4)::int], (ARRAY['arbitrum','base','solana','ethereum','optimism'])[1 + floor(dst * 5)::int],
+            'cross_chain', i % 3 = 0, false, 'api_key', 'ptn_' || floor(ptn * 100)::int,
+            jsonb_build_object('recipient', '0x' || rcp, 'refund_address', '0x' || rfd, 'amount_in', '1000000', 'referrers', '[]'::jsonb),
             jsonb_build_object('cross_chain', jsonb_build_object('amount_in', '1000000', 'amount_out', '990000', 'min_amount_out', '980000')),
             now() - make_interval(secs => ${ORDERS} - i), now() + interval '30 minutes',
-            CASE WHEN r.st >= 0.95 THEN now() - interval '1 hour' ELSE now() + interval '1 day' END,
-            CASE WHEN r.st < 0.70 THEN 'fulfilled' WHEN r.st < 0.80 THEN 'quoted' WHEN r.st < 0.90 THEN 'deposited' WHEN r.st < 0.95 THEN 'refunded' ELSE 'quoted' END
-     FROM generate_series(1, ${ORDERS}) AS i,
-          LATERAL (SELECT random() + i * 0 AS src, random() AS dst, random() AS ptn, random() AS whale, random() AS rcp, random() AS rfd, random() AS st) AS r`,
-  );
-  await c.query(
-    `INSERT INTO order_parties (quote_hash, address, roles, created_at)
-     SELECT quote_hash, decode(substr("order"->>'recipient', 3), 'hex'), 2, created_at FROM quotes
-     UNION ALL
-     SELECT quote_hash, decode(substr("order"->>'refund_address', 3), 'hex'), 4, created_at FROM quotes`,
+            CASE WHEN st >= 0.95 THEN now() - interval '1 hour' ELSE now() + interval '1 day' END,
+            CASE WHEN st < 0.70 THEN 'fulfilled' WHEN st < 0.80 THEN 'quoted' WHEN st < 0.90 THEN 'deposited' WHEN st < 0.95 THEN 'refunded' ELSE 'quoted' END,
+            decode(rcp, 'hex'), decode(rfd, 'hex')
+     FROM (SELECT i, r.src, r.dst, r.ptn, r.st,
+                  lpad(to_hex(CASE WHEN r.whale < 0.05 THEN ${WHALE} ELSE floor(r.rcp * 200000)::int END), 64, '0') AS rcp,
+                  lpad(to_hex(200000 + floor(r.rfd * 200000)::int), 64, '0') AS rfd
+           FROM generate_series(1, ${ORDERS}) AS i,
+                LATERAL (SELECT random() + i * 0 AS src, random() AS dst, random() AS ptn, random() AS whale, random() AS rcp, random() AS rfd, random() AS st) AS r) AS s`,
   );
   // Depositors of the orders past quoted: a third address per such order.
   await c.query(
-    `INSERT INTO order_parties (quote_hash, address, roles, created_at)
-     SELECT quote_hash, ${addressSql(`400000 + ('x' || substr(quote_hash, 59))::bit(32)::int % 200000`)}, 1, created_at
+    `INSERT INTO order_depositors (quote_hash, address, created_at)
+     SELECT quote_hash, ${addressSql(`400000 + ('x' || substr(quote_hash, 59))::bit(32)::int % 200000`)}, created_at
      FROM quotes WHERE status <> 'quoted'`,
   );
   // As autovacuum leaves them in service: statistics current, visibility map set (index-only scans).
   await c.query('VACUUM ANALYZE quotes');
-  await c.query('VACUUM ANALYZE order_parties');
+  await c.query('VACUUM ANALYZE order_depositors');
   const counts = await c.query<{ q: string; p: string }>(
-    `SELECT (SELECT count(*) FROM quotes) AS q, (SELECT count(*) FROM order_parties) AS p`,
+    `SELECT (SELECT count(*) FROM quotes) AS q, (SELECT count(*) FROM order_depositors) AS p`,
   );
-  console.log(`seeded ${counts.rows[0]!.q} orders and ${counts.rows[0]!.p} parties in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`seeded ${counts.rows[0]!.q} orders and ${counts.rows[0]!.p} depositors in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 interface Case {
@@ -76,14 +73,25 @@ function partnerCase(name: string, filter: string, at: () => unknown[]): Case {
   };
 }
 
-/** ListOrders: OrderRepository.addressPage's statement (order_parties_address_created_idx), then the page's rows. */
-function addressCase(name: string, filter: string, at: () => unknown[]): Case {
+/**
+ * ListOrders: OrderRepository.addressPage's statement (quotes_recipient_created_idx,
+ * quotes_refund_created_idx, order_depositors_address_created_idx, merged), then the page's rows.
+ * With `cursor`, $2 and $3 are the position.
+ */
+function addressCase(name: string, filter: string, at: () => unknown[], cursor = false): Case {
+  const where = `q.retained_until > now() - interval '24 hours' ${filter}`;
+  const after = (t: string) => (cursor ? `AND (${t}.created_at, ${t}.quote_hash) < ($2, $3)` : '');
+  const newest = `ORDER BY q.created_at DESC, q.quote_hash DESC LIMIT ${PAGE}`;
   return {
     name,
-    sql: `SELECT q.* FROM quotes q WHERE q.quote_hash IN (
-            SELECT p.quote_hash FROM order_parties p JOIN quotes q ON q.quote_hash = p.quote_hash
-            WHERE p.address = $1 AND q.retained_until > now() - interval '24 hours' ${filter}
-            ORDER BY p.created_at DESC, p.quote_hash DESC LIMIT ${PAGE})`,
+    sql: `SELECT q.* FROM quotes q WHERE q.quote_hash IN (SELECT quote_hash FROM (
+            (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.recipient = $1 ${after('q')} AND ${where} ${newest})
+            UNION
+            (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.refund_address = $1 ${after('q')} AND ${where} ${newest})
+            UNION
+            (SELECT q.quote_hash, q.created_at FROM order_depositors d JOIN quotes q ON q.quote_hash = d.quote_hash
+              WHERE d.address = $1 ${after('d')} AND ${where} ORDER BY d.created_at DESC, d.quote_hash DESC LIMIT ${PAGE})
+          ) AS hits ORDER BY created_at DESC, quote_hash DESC LIMIT ${PAGE})`,
     params: at,
   };
 }
@@ -99,7 +107,7 @@ async function cases(c: Client): Promise<Case[]> {
   );
   const d = deep.rows[0]!;
   const whaleDeep = await c.query<{ created_at: Date; quote_hash: string }>(
-    `SELECT created_at, quote_hash FROM order_parties WHERE address = $1 ORDER BY created_at DESC, quote_hash DESC OFFSET 5000 LIMIT 1`,
+    `SELECT created_at, quote_hash FROM quotes WHERE recipient = $1 ORDER BY created_at DESC, quote_hash DESC OFFSET 5000 LIMIT 1`,
     [addr(WHALE)],
   );
   const w = whaleDeep.rows[0]!;
@@ -130,11 +138,7 @@ async function cases(c: Client): Promise<Case[]> {
     addressCase(`address with ${ORDERS / 20} orders, chain=bsc (none match)`, `AND (q.src_chain = 'bsc' OR q.dst_chain = 'bsc')`, () => [
       addr(WHALE),
     ]),
-    addressCase(`address with ${ORDERS / 20} orders, cursor 5000 deep`, `AND (p.created_at, p.quote_hash) < ($2, $3)`, () => [
-      addr(WHALE),
-      w.created_at,
-      w.quote_hash,
-    ]),
+    addressCase(`address with ${ORDERS / 20} orders, cursor 5000 deep`, '', () => [addr(WHALE), w.created_at, w.quote_hash], true),
   ];
 }
 

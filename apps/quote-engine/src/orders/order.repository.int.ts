@@ -47,27 +47,34 @@ describe('order lists on PostgreSQL', () => {
     );
   };
 
-  it('stores the recipient and refund address with the quote, and the depositor once seen, one row per address', async () => {
+  it('stores the recipient and refund address with the quote, and the depositor once seen; an address holding two roles lists its order once', async () => {
     const other = '0x00000000000000000000000000000000000000aa';
     await store(1);
     await store(2, { order: { recipient: padded(other), refund_address: padded(EVM_USER) } });
-    const rows = await db.$queryRaw<{ quote_hash: string; address: Uint8Array; roles: number }[]>`
-      SELECT quote_hash, address, roles FROM order_parties ORDER BY quote_hash, roles`;
-    expect(rows.map((r) => [r.quote_hash, `0x${Buffer.from(r.address).toString('hex')}`, r.roles])).toEqual([
-      [hash(1), padded(EVM_USER), 6],
-      [hash(2), padded(other), 2],
-      [hash(2), padded(EVM_USER), 4],
-    ]);
-    await sqlOrderParties(db).depositor(hash(2), other.toUpperCase().replace('0X', '0x'));
-    await sqlOrderParties(db).depositor(hash(9), other); // no such quote: nothing
-    const page = await repo.addressPage({ ...base, address: padded(other) });
-    expect(page.map((r) => r.order.quoteHash)).toEqual([hash(2)]);
-    expect(
-      (await db.$queryRaw<{ roles: number }[]>`SELECT roles FROM order_parties WHERE quote_hash = ${hash(2)} AND roles & 1 = 1`)[0],
-    ).toEqual({
-      roles: 3,
+    const hex = (b: Uint8Array | null) => (b ? `0x${Buffer.from(b).toString('hex')}` : null);
+    const rows = await db.quote.findMany({
+      orderBy: { quoteHash: 'asc' },
+      select: { quoteHash: true, recipient: true, refundAddress: true },
     });
-    expect((await repo.addressPage({ ...base, address: padded(EVM_USER) })).map((r) => r.order.quoteHash)).toEqual([hash(2), hash(1)]);
+    expect(rows.map((r) => [r.quoteHash, hex(r.recipient), hex(r.refundAddress)])).toEqual([
+      [hash(1), padded(EVM_USER), padded(EVM_USER)],
+      [hash(2), padded(other), padded(EVM_USER)],
+    ]);
+    const byAddress = async (a: string) => (await repo.addressPage({ ...base, address: a })).map((r) => r.order.quoteHash);
+    expect(await byAddress(padded(EVM_USER))).toEqual([hash(2), hash(1)]);
+    expect(await byAddress(padded(other))).toEqual([hash(2)]);
+    const payer = '0x00000000000000000000000000000000000000bb';
+    await sqlOrderParties(db).depositor(hash(1), payer.toUpperCase().replace('0X', '0x'));
+    await sqlOrderParties(db).depositor(hash(1), payer); // again: nothing more
+    await sqlOrderParties(db).depositor(hash(9), payer); // no such quote: nothing
+    await sqlOrderParties(db).depositor(hash(2), EVM_USER); // also its refund address: listed once
+    expect(await db.orderDepositor.count()).toBe(2);
+    expect(await byAddress(padded(payer))).toEqual([hash(1)]);
+    expect(await byAddress(padded(EVM_USER))).toEqual([hash(2), hash(1)]);
+    const [newest] = await repo.addressPage({ ...base, address: padded(EVM_USER), limit: 1 });
+    expect((await repo.addressPage({ ...base, address: padded(EVM_USER), after: newest!.order })).map((r) => r.order.quoteHash)).toEqual([
+      hash(1),
+    ]);
   });
 
   it('tells quoted from expired by retained_until, and pages by status from a cursor', async () => {

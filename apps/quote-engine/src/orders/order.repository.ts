@@ -55,23 +55,36 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
   }
 
   /**
-   * The page's quote hashes read from order_parties_address_created_idx (joined to quotes for the
-   * filters), then those quotes with their events and settlements.
+   * The newest `limit` of each of the address's three index ranges (quotes_recipient_created_idx,
+   * quotes_refund_created_idx, order_depositors_address_created_idx), filtered, merged and cut to
+   * `limit` (an order the address holds two roles in counts once); then those quotes with their
+   * events and settlements.
    */
   async addressPage(query: OrderPageQuery & { address: string }): Promise<OrderRecord[]> {
     const address = Buffer.from(query.address.slice(2), 'hex');
-    const filters: Prisma.Sql[] = [Prisma.sql`p.address = ${address}`, Prisma.sql`q.retained_until > ${query.retainedAfter}`];
-    if (query.after) filters.push(Prisma.sql`(p.created_at, p.quote_hash) < (${query.after.createdAt}, ${query.after.quoteHash})`);
+    const filters: Prisma.Sql[] = [Prisma.sql`q.retained_until > ${query.retainedAfter}`];
     if (query.chain) filters.push(Prisma.sql`(q.src_chain = ${query.chain} OR q.dst_chain = ${query.chain})`);
     const status = query.status;
     if (status?.value === 'quoted') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until >= ${status.now}`);
     else if (status?.value === 'expired') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until < ${status.now}`);
     else if (status) filters.push(Prisma.sql`q.status = ${status.value}`);
-    const hashes = await this.db.$queryRaw<{ quote_hash: string }[]>`SELECT p.quote_hash FROM order_parties p
-      JOIN quotes q ON q.quote_hash = p.quote_hash
-      WHERE ${Prisma.join(filters, ' AND ')}
-      ORDER BY p.created_at DESC, p.quote_hash DESC
-      LIMIT ${query.limit}`;
+    const where = Prisma.join(filters, ' AND ');
+    // The cursor on each range's own columns, so it bounds that index range.
+    const after = (t: Prisma.Sql) =>
+      query.after
+        ? Prisma.sql`AND (${t}.created_at, ${t}.quote_hash) < (${query.after.createdAt}, ${query.after.quoteHash})`
+        : Prisma.empty;
+    const [q, d] = [Prisma.raw('q'), Prisma.raw('d')];
+    const newest = Prisma.sql`ORDER BY q.created_at DESC, q.quote_hash DESC LIMIT ${query.limit}`;
+    const hashes = await this.db.$queryRaw<{ quote_hash: string }[]>`SELECT quote_hash FROM (
+        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.recipient = ${address} ${after(q)} AND ${where} ${newest})
+        UNION
+        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.refund_address = ${address} ${after(q)} AND ${where} ${newest})
+        UNION
+        (SELECT q.quote_hash, q.created_at FROM order_depositors d JOIN quotes q ON q.quote_hash = d.quote_hash
+          WHERE d.address = ${address} ${after(d)} AND ${where} ORDER BY d.created_at DESC, d.quote_hash DESC LIMIT ${query.limit})
+      ) AS hits
+      ORDER BY created_at DESC, quote_hash DESC LIMIT ${query.limit}`;
     if (hashes.length === 0) return [];
     const rows = await this.db.quote.findMany({ where: { quoteHash: { in: hashes.map((h) => h.quote_hash) } }, include: { events: true } });
     const byHash = new Map(rows.map((r) => [r.quoteHash, r]));

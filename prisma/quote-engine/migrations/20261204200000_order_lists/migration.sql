@@ -14,25 +14,20 @@ FROM (
 WHERE q.quote_hash = s.quote_hash;
 CREATE INDEX "quotes_partner_status_created_idx" ON "quotes"("partner_id", "status", "created_at" DESC, "quote_hash" DESC);
 
--- Who an order concerns, by address as bytes32 (EVM left-padded, Solana key bytes): one row per
--- (order, address), `roles` a bit set (1 depositor, 2 recipient, 4 refund address).
-CREATE TABLE "order_parties" (
+-- The order's recipient and refund address as bytes32 (EVM left-padded, Solana key bytes), copied
+-- from "order" when the quote is stored, so an address's orders are an index range.
+ALTER TABLE "quotes" ADD COLUMN "recipient" BYTEA, ADD COLUMN "refund_address" BYTEA;
+UPDATE "quotes" SET "recipient" = decode(substr("order"->>'recipient', 3), 'hex'),
+                    "refund_address" = decode(substr("order"->>'refund_address', 3), 'hex');
+CREATE INDEX "quotes_recipient_created_idx" ON "quotes"("recipient", "created_at" DESC, "quote_hash" DESC);
+CREATE INDEX "quotes_refund_created_idx" ON "quotes"("refund_address", "created_at" DESC, "quote_hash" DESC);
+
+-- Who paid each deposit (the router's depositor, the paying account on Solana), as bytes32.
+CREATE TABLE "order_depositors" (
     "quote_hash" TEXT NOT NULL,
     "address" BYTEA NOT NULL,
-    "roles" SMALLINT NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL,
-    CONSTRAINT "order_parties_pkey" PRIMARY KEY ("quote_hash", "address"),
-    CONSTRAINT "order_parties_quote_hash_fkey" FOREIGN KEY ("quote_hash") REFERENCES "quotes"("quote_hash") ON DELETE CASCADE ON UPDATE CASCADE
+    CONSTRAINT "order_depositors_pkey" PRIMARY KEY ("quote_hash", "address"),
+    CONSTRAINT "order_depositors_quote_hash_fkey" FOREIGN KEY ("quote_hash") REFERENCES "quotes"("quote_hash") ON DELETE CASCADE ON UPDATE CASCADE
 );
-CREATE INDEX "order_parties_address_created_idx" ON "order_parties"("address", "created_at" DESC, "quote_hash" DESC);
-
--- The recipients and refund addresses of the orders stored so far.
-INSERT INTO "order_parties" ("quote_hash", "address", "roles", "created_at")
-SELECT q.quote_hash, p.address, bit_or(p.role)::smallint, q.created_at
-FROM "quotes" q
-CROSS JOIN LATERAL (VALUES
-  (decode(substr(q."order"->>'recipient', 3), 'hex'), 2),
-  (decode(substr(q."order"->>'refund_address', 3), 'hex'), 4)
-) AS p(address, role)
-WHERE p.address IS NOT NULL
-GROUP BY q.quote_hash, p.address, q.created_at;
+CREATE INDEX "order_depositors_address_created_idx" ON "order_depositors"("address", "created_at" DESC, "quote_hash" DESC);
