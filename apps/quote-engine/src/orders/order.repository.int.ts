@@ -14,7 +14,7 @@ const EVM_USER = '0x52908400098527886E0F7030069857D2E4169EE7';
 const padded = (evm: string) => `0x${'0'.repeat(24)}${evm.slice(2).toLowerCase()}`;
 const HOUR = 3_600_000;
 
-/** The order lists' reads on PostgreSQL, with quotes stored by the quote writer (which records their parties). */
+/** The order lists' reads on PostgreSQL, with quotes stored by the quote writer (which copies out their recipient and refund address). */
 describe('order lists on PostgreSQL', () => {
   let url: string;
   let db: PrismaClient;
