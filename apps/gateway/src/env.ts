@@ -7,6 +7,8 @@ export const GatewayEnv = BaseEnv.extend({
   NATS_REQUEST_TIMEOUT_MS: millis(2000),
   /** Deadline of SubmitGaslessOrder: its checks read the source chain (signature, nonce, balance, simulation) before answering. */
   GASLESS_SUBMIT_TIMEOUT_MS: millis(10_000),
+  /** Rows one CSV export of a partner's orders holds at most; past it the `x-next-cursor` header says where the next one starts. */
+  CSV_EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

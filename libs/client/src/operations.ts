@@ -5,17 +5,18 @@ import { HTTP_OPERATIONS, type HttpOperations } from '@xchain/contracts';
  * JSON value, typed by the table itself (its entries keep their own schemas), so a method cannot
  * drift from the route the gateway serves.
  */
-type ClientOperation = Exclude<HttpOperations[number], { readonly eventStream: true }>;
+type ClientOperation = Exclude<HttpOperations[number], { readonly eventStream: true } | { readonly csv: true }>;
 export type ClientOperations = { readonly [O in ClientOperation as O['operationId']]: O };
 export type OperationId = keyof ClientOperations;
 
 /** Operations the client serves otherwise than by a request/response method, and how. */
 export const NOT_CLIENT_METHODS: Readonly<Record<string, string>> = {
   StreamOrderEvents: 'server-sent events, not one JSON answer: XchainClient.streamOrderEvents',
+  ExportPartnerOrders: 'a CSV document, not one JSON answer: fetch it with the session token',
 };
 
 export const CLIENT_OPERATIONS = Object.fromEntries(
-  HTTP_OPERATIONS.filter((op) => !('eventStream' in op && op.eventStream)).map((op) => [op.operationId, op]),
+  HTTP_OPERATIONS.filter((op) => !('eventStream' in op && op.eventStream) && !('csv' in op && op.csv)).map((op) => [op.operationId, op]),
 ) as unknown as ClientOperations;
 
 /** `GetQuote` → `getQuote`: the method name of an operation. */

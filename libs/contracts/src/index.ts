@@ -19,6 +19,7 @@ export * from './quoting/quote-response';
 export * from './quoting/subjects';
 export * from './http/schemas/gasless';
 export * from './http/schemas/order-status';
+export * from './http/schemas/order-lists';
 export * from './http/schemas/partner';
 export * from './partners/subjects';
 export * from './partners/ledger';

@@ -43,12 +43,12 @@ export function adminUrlOf(url: string): string {
   return pgUrl(admin.port, { user: 'postgres', password: admin.password }, decodeURIComponent(new URL(url).pathname.slice(1)));
 }
 
-/** TRUNCATE `tables` (comma-separated) of the database at `url`, as the superuser (see adminUrlOf). */
+/** TRUNCATE `tables` (comma-separated) of the database at `url`, and the rows of other tables that reference them, as the superuser (see adminUrlOf). */
 export async function truncate(url: string, tables: string): Promise<void> {
   const c = new Client({ connectionString: adminUrlOf(url) });
   await c.connect();
   try {
-    await c.query(`TRUNCATE ${tables}`);
+    await c.query(`TRUNCATE ${tables} CASCADE`);
   } finally {
     await c.end();
   }

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE';
 const ALLOWED_HEADERS = 'content-type, authorization, x-api-key, if-none-match, traceparent, idempotency-key';
-/** What a browser client may read: the trace id to quote to support, the ETag, the rate-limit state, and whether an answer is a replay. */
+/** What a browser client may read: the trace id to quote to support, the ETag, the rate-limit state, whether an answer is a replay, and where a CSV export resumes. */
 const EXPOSED_HEADERS =
-  'x-request-id, traceparent, etag, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, idempotent-replayed';
+  'x-request-id, traceparent, etag, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, idempotent-replayed, x-next-cursor';
 const PREFLIGHT_MAX_AGE_SECS = '600';
 
 /**

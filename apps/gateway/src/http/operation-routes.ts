@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId } from '@xchain/contracts';
+import { Readable } from 'node:stream';
+import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId, PARTNER_ORDER_CSV_COLUMNS } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { GatewayEnv } from '../env';
@@ -8,6 +9,7 @@ import { IdempotencyGuard } from '../idempotency/idempotency.providers';
 import { RegistryRoutes } from '../registry/registry.routes';
 import { GATEWAY_ENV } from '../tokens';
 import { callerOf } from './caller';
+import { csvLine } from './csv';
 import { jsonBytes } from './json-bytes';
 import { routeOf } from './route-of';
 import { httpErrors, sendStatus } from './status-reply';
@@ -33,6 +35,12 @@ const ROUTE_OPTIONS: Partial<Record<HttpOperationId, RouteOptions>> = {
 };
 
 type Input = (req: FastifyRequest) => unknown;
+
+interface CsvPage {
+  rows: string[][];
+  next_cursor: string;
+  resume_cursor?: string;
+}
 
 /**
  * The RPC request of an operation: its path parameters, query and body, each parsed with the
@@ -83,6 +91,7 @@ export class OperationRoutes {
 
   private handlerOf(op: HttpOperation): RouteHandlerMethod {
     if (!op.served) return (_req, reply) => sendStatus(reply, httpErrors.unimplemented(op.operationId));
+    if (op.csv) return this.csvHandler(op);
     if (op.cacheable) {
       if (op.pathParams || op.query || op.body) throw new Error(`${op.operationId}: a cacheable list takes no input`);
       return this.registry.handler(op.rpc);
@@ -104,6 +113,41 @@ export class OperationRoutes {
     const guarded = idempotentHandler(op.operationId, run, input, this.idempotency.deps);
     return function (req, reply) {
       return req.headers[IDEMPOTENCY_KEY_HEADER] === undefined ? plain.call(this, req, reply) : guarded(req, reply);
+    };
+  }
+
+  /**
+   * A CSV export: the first page is read before anything is sent, so a refusal (a bad cursor, the
+   * service down) is still the usual JSON error; then pages are read as the client takes the rows
+   * (a stream pulls the next page only when the previous one is written), up to CSV_EXPORT_MAX_ROWS.
+   * An error after that ends the response early.
+   */
+  private csvHandler(op: HttpOperation): RouteHandlerMethod {
+    const { rpc } = this;
+    const contract = op.rpc;
+    const input = inputOf(op);
+    const maxRows = this.env.CSV_EXPORT_MAX_ROWS;
+    return async (req, reply) => {
+      const query = input(req) as Record<string, unknown>;
+      const caller = callerOf(req);
+      const page = (cursor?: string) =>
+        rpc.call(contract, { ...query, ...(cursor !== undefined ? { cursor } : { max_rows: maxRows }) }, { caller }) as Promise<CsvPage>;
+      const first = await page();
+      reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${op.operationId}.csv"`);
+      if (first.resume_cursor) reply.header('x-next-cursor', first.resume_cursor);
+      async function* lines(): AsyncGenerator<string> {
+        yield csvLine(PARTNER_ORDER_CSV_COLUMNS);
+        let current = first;
+        let sent = 0;
+        for (;;) {
+          const rows = current.rows.slice(0, maxRows - sent);
+          sent += rows.length;
+          if (rows.length > 0) yield rows.map(csvLine).join('');
+          if (!current.next_cursor || sent >= maxRows) return;
+          current = await page(current.next_cursor);
+        }
+      }
+      return reply.send(Readable.from(lines()));
     };
   }
 }

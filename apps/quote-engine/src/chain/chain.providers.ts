@@ -8,6 +8,7 @@ import { DB } from '../db.providers';
 import type { QuoteEngineEnv } from '../env';
 import { ReplacedChainGuard } from './chain-replaced';
 import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
+import { ORDER_PARTIES, sqlOrderParties } from './order-parties';
 import { rpcDepositChain } from './deposit-chain';
 import {
   CHAIN_CURSORS,
@@ -41,6 +42,7 @@ export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
   },
   { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
   { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
+  { provide: ORDER_PARTIES, inject: [DB], useFactory: (db: PrismaClient) => sqlOrderParties(db) },
   { provide: REPLACED_CHAINS, inject: [DB, LOGGER], useFactory: (db: PrismaClient, log: Logger) => new ReplacedChainGuard(db, log) },
   {
     provide: ORDER_EVENT_PUBLISHER,

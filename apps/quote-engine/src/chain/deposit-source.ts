@@ -4,6 +4,7 @@ import type { Address } from 'viem';
 import type { ChainStepStore } from './chain-steps';
 import type { DepositChain, RouterLog } from './deposit-chain';
 import type { OrderEventPublisher } from './order-event-publisher';
+import type { OrderParties } from './order-parties';
 
 /** The watcher name, which keys its saved position: a new router starts a new position. */
 export function depositWatcherName(chainName: string, router: Address): string {
@@ -19,6 +20,7 @@ const stepMsgId = (e: Pick<OrderEvent, 'type' | 'chain' | 'tx_hash'>, s: Pick<Ha
  * `orders.v1.deposited|fulfilled|refunded` with the block's time, then remembered in
  * `chain_steps`. The message id names the log itself (chain, tx, log index, block), so re-reading
  * a block publishes nothing new; a step a deep reorg dropped is withdrawn with `removed: true`.
+ * A deposit's depositor is recorded as a party of its order (`parties`).
  */
 export function depositSource(
   chainName: string,
@@ -26,6 +28,7 @@ export function depositSource(
   chain: DepositChain,
   publisher: OrderEventPublisher,
   steps?: ChainStepStore,
+  parties?: OrderParties,
 ): LogSource<RouterLog> {
   const name = depositWatcherName(chainName, router);
   // Steps often share a block; one getBlock per block is enough.
@@ -52,6 +55,7 @@ export function depositSource(
         ...(log.kind === 'fulfilled' ? { recipient: log.recipient } : {}),
         ...(log.blockHash ? { block_hash: log.blockHash.toLowerCase() } : {}),
       };
+      if (log.kind === 'deposited' && parties) await parties.depositor(log.quoteHash, log.depositor);
       const blockHash = log.blockHash ?? '0x';
       const outcome = await publisher.publish(
         event,

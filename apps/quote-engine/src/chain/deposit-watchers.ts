@@ -5,6 +5,7 @@ import type { Logger } from '@xchain/telemetry';
 import { type Address, getAddress, isAddress } from 'viem';
 import { RegistryCache } from '../registry/registry-cache';
 import { CHAIN_STEPS, type ChainStepStore } from './chain-steps';
+import { ORDER_PARTIES, type OrderParties } from './order-parties';
 import type { DepositChain, RouterLog } from './deposit-chain';
 import { depositSource } from './deposit-source';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
@@ -48,6 +49,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(CHAIN_STEPS) private readonly steps?: ChainStepStore,
     @Optional() @Inject(REPLACED_CHAINS) private readonly replaced?: ReplacedChainCheck,
+    @Optional() @Inject(ORDER_PARTIES) private readonly parties?: OrderParties,
   ) {
     health.register('chain_watchers', async () => ({ ok: true, detail: this.detail() }));
   }
@@ -107,7 +109,7 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
         continue;
       }
       const watcher = new LogWatcher(
-        depositSource(chainName, router, chain, this.publisher, this.steps),
+        depositSource(chainName, router, chain, this.publisher, this.steps, this.parties),
         { ...this.config.watch, confirmations: confirmationsFor(chainName, this.config.confirmations, this.config.watch.confirmations) },
         {
           cursors: this.cursors,

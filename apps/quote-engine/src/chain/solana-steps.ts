@@ -5,6 +5,7 @@ import type { OrderEventPublisher } from './order-event-publisher';
 import type { SignatureEntry, SolanaChain } from '@xchain/chain-watch';
 import type { NewStrayDeposit } from '../settlement/stray-deposits.repository';
 import { type StoredQuote, checkSolanaStep } from './solana-step-check';
+import type { OrderParties } from './order-parties';
 
 /** The stored quotes, by hash (the quote-engine's database). */
 export interface QuoteLookup {
@@ -20,6 +21,8 @@ export interface SolanaStepDeps {
   /** The vault the registry names now (undefined: none): a deposit that paid it and matches nothing is recorded to be returned. */
   vault: () => string | undefined;
   strays: { record(s: NewStrayDeposit): Promise<boolean> };
+  /** Records a deposit's paying account as a party of its order (ListOrders). */
+  parties?: OrderParties;
   log: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -121,6 +124,8 @@ export function solanaStepHandler(deps: SolanaStepDeps): (entry: SignatureEntry)
         log_index: step.index,
         amount: check.amount.toString(),
       };
+      const payer = step.transfers[0]?.authority;
+      if (check.type === 'deposited' && payer && deps.parties) await deps.parties.depositor(step.quoteHash, payer);
       const outcome = await deps.publisher.publish(event, `${check.type}:${deps.chainName}:${entry.signature}:${step.index}`);
       if (outcome !== 'duplicate')
         deps.log.info(

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { CursorStore } from '@xchain/chain-watch';
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-orders';
@@ -8,6 +8,7 @@ import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-p
 import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 import { solanaCursorName } from './solana-address-reader';
 import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
+import { ORDER_PARTIES, type OrderParties } from './order-parties';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
 export const SOLANA_CHAIN = token<SolanaChain | null>('SOLANA_CHAIN');
@@ -61,6 +62,7 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(StrayDepositRepository) strays: Pick<StrayDepositRepository, 'record'>,
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
+    @Optional() @Inject(ORDER_PARTIES) parties?: OrderParties,
   ) {
     this.fillers = new Set(config.fillers);
     const vault = () => {
@@ -68,7 +70,17 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
       return listed?.vm === 'svm' && isSvmKey(listed.depositTarget) ? listed.depositTarget : undefined;
     };
     this.handle = chain
-      ? solanaStepHandler({ chainName: config.chainName, chain, quotes, publisher, fillers: this.fillers, vault, strays, log })
+      ? solanaStepHandler({
+          chainName: config.chainName,
+          chain,
+          quotes,
+          publisher,
+          fillers: this.fillers,
+          vault,
+          strays,
+          log,
+          ...(parties ? { parties } : {}),
+        })
       : undefined;
     if (chain) this.passes = new SolanaPasses(chain, { pollMs: config.pollMs, label: 'solana watcher' }, log);
     health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));

@@ -48,8 +48,23 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
     if (event.type === 'deposited' && !event.removed) this.settler?.kick(); // settlement decides at once
   }
 
-  /** Records the step (or its withdrawal); false when there is no such quote. */
+  /** Records the step (or its withdrawal), then the order's stored status; false when there is no such quote. */
   private async apply(event: OrderEvent): Promise<boolean> {
+    const known = await this.applyStep(event);
+    if (!known) return false;
+    await this.restatus(event.quote_hash);
+    return true;
+  }
+
+  /** `quotes.status` (the status filter's column) as the recorded events make it, as the order view does. */
+  private async restatus(quoteHash: string): Promise<void> {
+    await this.db.$executeRaw`UPDATE quotes SET status = COALESCE(
+      (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
+       FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), 'quoted')
+      WHERE quote_hash = ${quoteHash}`;
+  }
+
+  private async applyStep(event: OrderEvent): Promise<boolean> {
     const quote = await this.db.quote.findUnique({
       where: { quoteHash: event.quote_hash },
       select: { srcChain: true, dstChain: true, routeType: true },

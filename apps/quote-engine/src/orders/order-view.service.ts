@@ -6,6 +6,7 @@ import {
   type GaslessOrderView,
   type OrderEventType,
   type OrderStatus,
+  type OrderStatusValue,
   type OrderWire,
   type Quote,
   type RefundReason,
@@ -15,6 +16,8 @@ import type { Logger } from '@xchain/telemetry';
 import { decodePageCursor, encodePageCursor, invalidCursor, pageSizeOf, token } from '@xchain/service-kit';
 import { rfc3339 } from '../quoting/quote-wire';
 import { orderAccounting } from './order-accounting';
+import { EXPORT_PAGE_SIZE, exportRow } from './order-export';
+import { partyAddressBytes32 } from './party-address';
 
 /** A stored quote as the order view needs it. */
 export interface StoredOrder {
@@ -63,17 +66,37 @@ export interface OrderPosition {
   quoteHash: string;
 }
 
+/** The filters every order list takes: `chain` as source or destination, `status` as the view states it at `now`. */
+export interface OrderPageQuery {
+  chain?: string;
+  /** The status, and the clock it is read by: a stored `quoted` order past `retained_until` is `expired`. */
+  status?: { value: OrderStatusValue; now: Date };
+  after?: OrderPosition;
+  retainedAfter: Date;
+  limit: number;
+}
+
 export interface OrderRecords {
   /** The stored quote, its recorded events and its settlement decision; undefined when there is no such quote. */
   find(quoteHash: string): Promise<OrderRecord | undefined>;
-  /** Up to `limit` of a partner's quotes retained past `retainedAfter`, newest first, after `after`; `chain` as source or destination. */
-  partnerPage(query: {
-    partnerId: string;
-    chain?: string;
-    after?: OrderPosition;
-    retainedAfter: Date;
-    limit: number;
-  }): Promise<OrderRecord[]>;
+  /** Up to `limit` of a partner's quotes retained past `retainedAfter`, newest first, after `after`, filtered. */
+  partnerPage(query: OrderPageQuery & { partnerId: string }): Promise<OrderRecord[]>;
+}
+
+/** The reads only ListOrders and the partner export need. */
+export interface OrderListRecords {
+  /** Like `partnerPage`, for the orders one party (bytes32 address) deposited, receives or is refunded. */
+  addressPage(query: OrderPageQuery & { address: string }): Promise<OrderRecord[]>;
+  /** Where the export of `partnerPage` resumes after `skip` more orders than `after`; undefined when no more follow. */
+  partnerPositionAfter(query: OrderPageQuery & { partnerId: string; skip: number }): Promise<OrderPosition | undefined>;
+}
+
+/** The filters and page a list operation was asked for. */
+export interface OrderListRequest {
+  chain?: string | undefined;
+  status?: OrderStatusValue | undefined;
+  cursor?: string | undefined;
+  page_size?: number | undefined;
 }
 
 /** Opaque to clients: `['o1', created_at ms, quote_hash]`. */
@@ -94,6 +117,8 @@ export interface GaslessLookup {
 
 export interface OrderViewDeps {
   records: OrderRecords;
+  /** ListOrders and the export (the repository in the service; views alone need none). */
+  lists?: OrderListRecords;
   gasless: GaslessLookup;
   now: () => Date;
   /** How long past `retained_until` the view is still served (QUOTE_GRACE_SECS), so its `expired` can be read and pushed. */
@@ -139,27 +164,78 @@ export class OrderViewService {
    * A partner's orders (quoted with its API keys), newest first, each as its view; a page ends
    * with a cursor when more follow. Served while a view is (retention plus the grace).
    */
-  async listForPartner(
+  async listForPartner(partnerId: string, query: OrderListRequest): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
+    return this.list(query, (q) => this.deps.records.partnerPage({ ...q, partnerId }));
+  }
+
+  /**
+   * The orders an address deposited, receives or is refunded (ListOrders), newest first, each as
+   * its view; `address` in either chain's format, read as the bytes32 the order holds.
+   */
+  async listForAddress(address: string, query: OrderListRequest): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
+    const bytes32 = partyAddressBytes32(address);
+    if (!bytes32)
+      throw RpcError.invalidArgument(
+        [{ field: 'address', description: 'is not an EVM address, a Solana base58 key or a bytes32 hex' }],
+        'INVALID_ADDRESS',
+      );
+    return this.list(query, (q) => this.lists().addressPage({ ...q, address: bytes32 }));
+  }
+
+  /**
+   * One page of a partner's orders as accounting rows (PARTNER_ORDER_CSV_COLUMNS); asked with
+   * `max_rows`, also where an export of that many rows resumes.
+   */
+  async exportForPartner(
     partnerId: string,
-    query: { chain?: string | undefined; cursor?: string | undefined; page_size?: number | undefined },
-  ): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
-    const now = this.deps.now().getTime();
-    const limit = pageSizeOf(query.page_size);
+    query: OrderListRequest & { max_rows?: number | undefined },
+  ): Promise<{ rows: string[][]; next_cursor: string; resume_cursor?: string }> {
+    const now = this.deps.now();
+    const base = this.pageQuery(query, now);
+    const limit = Math.min(query.page_size ?? EXPORT_PAGE_SIZE, EXPORT_PAGE_SIZE);
+    const records = await this.deps.records.partnerPage({ ...base, partnerId, limit: limit + 1 });
+    const page = records.slice(0, limit);
+    const rows = await Promise.all(
+      // The rows carry no relay state: no call to the relayer per gasless order.
+      page.map(async (r) => exportRow(await this.view(r, now.getTime(), 'skip'), r.order, (chain, b) => this.address(chain, b))),
+    );
+    const last = page.at(-1);
+    const next_cursor = records.length > limit && last ? encodeOrderCursor(last.order) : '';
+    if (!query.max_rows) return { rows, next_cursor };
+    const resume = await this.lists().partnerPositionAfter({ ...base, partnerId, skip: query.max_rows - 1, limit: 1 });
+    return { rows, next_cursor, resume_cursor: resume ? encodeOrderCursor(resume) : '' };
+  }
+
+  private lists(): OrderListRecords {
+    if (!this.deps.lists) throw new Error('OrderViewDeps.lists is not provided');
+    return this.deps.lists;
+  }
+
+  private pageQuery(query: OrderListRequest, now: Date): Omit<OrderPageQuery, 'limit'> {
     const after = query.cursor ? decodeOrderCursor(query.cursor) : undefined;
-    const rows = await this.deps.records.partnerPage({
-      partnerId,
+    return {
       ...(query.chain ? { chain: query.chain } : {}),
+      ...(query.status ? { status: { value: query.status, now } } : {}),
       ...(after ? { after } : {}),
-      retainedAfter: new Date(now - this.deps.graceMs),
-      limit: limit + 1,
-    });
+      retainedAfter: new Date(now.getTime() - this.deps.graceMs),
+    };
+  }
+
+  private async list(
+    query: OrderListRequest,
+    read: (q: OrderPageQuery) => Promise<OrderRecord[]>,
+  ): Promise<{ orders: OrderStatus[]; next_cursor: string }> {
+    const now = this.deps.now();
+    const limit = pageSizeOf(query.page_size);
+    const rows = await read({ ...this.pageQuery(query, now), limit: limit + 1 });
     const page = rows.slice(0, limit);
-    const orders = await Promise.all(page.map((r) => this.view(r, now, false)));
+    const orders = await Promise.all(page.map((r) => this.view(r, now.getTime(), false)));
     const last = page.at(-1);
     return { orders, next_cursor: rows.length > limit && last ? encodeOrderCursor(last.order) : '' };
   }
 
-  private async view(found: OrderRecord, now: number, requireGasless: boolean): Promise<OrderStatus> {
+  /** `gaslessPart`: `skip` leaves the relayer's part out (the export); true fails without it; false adds it when the relayer answers. */
+  private async view(found: OrderRecord, now: number, gaslessPart: boolean | 'skip'): Promise<OrderStatus> {
     const { order: stored, events, settlement } = found;
     const content = 'cross_chain' in stored.response ? stored.response.cross_chain : stored.response.same_chain_swap;
     const step = (type: OrderEventType) => {
@@ -196,7 +272,7 @@ export class OrderViewService {
             now > stored.retainedUntil.getTime()
             ? 'expired'
             : 'quoted';
-    const gasless = stored.gasless ? await this.relayerView(stored.quoteHash, requireGasless) : undefined;
+    const gasless = stored.gasless && gaslessPart !== 'skip' ? await this.relayerView(stored.quoteHash, gaslessPart) : undefined;
     const received = status === 'fulfilled' ? fulfillment?.amount : undefined;
     const returned = status === 'refunded' ? refund?.amount : undefined;
     const accounting =

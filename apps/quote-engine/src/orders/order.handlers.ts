@@ -1,9 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
-import { GetOrderRpc, ListPartnerOrdersRpc } from '@xchain/contracts';
+import { ExportPartnerOrdersRpc, GetOrderRpc, ListOrdersRpc, ListPartnerOrdersRpc } from '@xchain/contracts';
 import { Rpc, type RpcBody, type RpcCtx } from '@xchain/messaging';
 import { OrderViewService } from './order-view.service';
 
-/** `GET /v1/orders/{quote_hash}` and `GET /v1/partner/orders` on the bus. */
+/** `GET /v1/orders/{quote_hash}`, `GET /v1/orders`, `GET /v1/partner/orders` and its CSV export on the bus. */
 @Controller()
 export class OrderHandlers {
   constructor(@Inject(OrderViewService) private readonly orders: OrderViewService) {}
@@ -16,5 +16,16 @@ export class OrderHandlers {
   @Rpc(ListPartnerOrdersRpc)
   listForPartner(req: RpcBody<typeof ListPartnerOrdersRpc>, ctx: RpcCtx<typeof ListPartnerOrdersRpc>) {
     return this.orders.listForPartner(ctx.session.partnerId, req);
+  }
+
+  @Rpc(ListOrdersRpc)
+  list(req: RpcBody<typeof ListOrdersRpc>) {
+    const { address, ...query } = req;
+    return this.orders.listForAddress(address, query);
+  }
+
+  @Rpc(ExportPartnerOrdersRpc)
+  exportForPartner(req: RpcBody<typeof ExportPartnerOrdersRpc>, ctx: RpcCtx<typeof ExportPartnerOrdersRpc>) {
+    return this.orders.exportForPartner(ctx.session.partnerId, req);
   }
 }

@@ -3,8 +3,8 @@ import type { OrderEventType, OrderWire } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 import { storedResponse } from '../quoting/stored-response';
-import type { Prisma } from '@xchain/quote-engine-db';
-import type { OrderPosition, OrderRecord, OrderRecords, RecordedSettlement } from './order-view.service';
+import { Prisma } from '@xchain/quote-engine-db';
+import type { OrderListRecords, OrderPageQuery, OrderPosition, OrderRecord, OrderRecords, RecordedSettlement } from './order-view.service';
 
 /** Settlement's reasons (settlements.reason) as the order view names them. */
 const REFUND_REASONS: Record<string, NonNullable<RecordedSettlement['reason']>> = {
@@ -17,7 +17,7 @@ const REFUND_REASONS: Record<string, NonNullable<RecordedSettlement['reason']>> 
 
 /** Stored quotes with their order events, read from the quote-engine's database. */
 @Injectable()
-export class OrderRepository implements OrderRecords {
+export class OrderRepository implements OrderRecords, OrderListRecords {
   constructor(@Inject(DB) private readonly db: PrismaClient) {}
 
   async find(quoteHash: string): Promise<OrderRecord | undefined> {
@@ -28,28 +28,70 @@ export class OrderRepository implements OrderRecords {
     return row ? record(row, settled ?? undefined) : undefined;
   }
 
-  /** One indexed range read (quotes_partner_created_idx), then the page's settlements in one query. */
-  async partnerPage(query: {
-    partnerId: string;
-    chain?: string;
-    after?: OrderPosition;
-    retainedAfter: Date;
-    limit: number;
-  }): Promise<OrderRecord[]> {
-    const { after } = query;
+  /**
+   * One indexed range read (quotes_partner_created_idx, or quotes_partner_status_created_idx with
+   * a status), then the page's settlements in one query.
+   */
+  async partnerPage(query: OrderPageQuery & { partnerId: string }): Promise<OrderRecord[]> {
     const rows = await this.db.quote.findMany({
-      where: {
-        partnerId: query.partnerId,
-        retainedUntil: { gt: query.retainedAfter },
-        ...(query.chain ? { OR: [{ srcChain: query.chain }, { dstChain: query.chain }] } : {}),
-        ...(after
-          ? { AND: [{ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] }] }
-          : {}),
-      },
+      where: partnerWhere(query),
       orderBy: [{ createdAt: 'desc' }, { quoteHash: 'desc' }],
       take: query.limit,
       include: { events: true },
     });
+    return this.withSettlements(rows);
+  }
+
+  /** Past the first `skip` orders of a partner's list (after `after`): the position of the next one, if any. */
+  async partnerPositionAfter(query: OrderPageQuery & { partnerId: string; skip: number }): Promise<OrderPosition | undefined> {
+    const rows = await this.db.quote.findMany({
+      where: partnerWhere(query),
+      orderBy: [{ createdAt: 'desc' }, { quoteHash: 'desc' }],
+      skip: query.skip,
+      take: 2,
+      select: { createdAt: true, quoteHash: true },
+    });
+    return rows.length === 2 ? rows[0] : undefined;
+  }
+
+  /**
+   * The newest `limit` of each of the address's three index ranges (quotes_recipient_created_idx,
+   * quotes_refund_created_idx, order_depositors_address_created_idx), filtered, merged and cut to
+   * `limit` (an order the address holds two roles in counts once); then those quotes with their
+   * events and settlements.
+   */
+  async addressPage(query: OrderPageQuery & { address: string }): Promise<OrderRecord[]> {
+    const address = Buffer.from(query.address.slice(2), 'hex');
+    const filters: Prisma.Sql[] = [Prisma.sql`q.retained_until > ${query.retainedAfter}`];
+    if (query.chain) filters.push(Prisma.sql`(q.src_chain = ${query.chain} OR q.dst_chain = ${query.chain})`);
+    const status = query.status;
+    if (status?.value === 'quoted') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until >= ${status.now}`);
+    else if (status?.value === 'expired') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until < ${status.now}`);
+    else if (status) filters.push(Prisma.sql`q.status = ${status.value}`);
+    const where = Prisma.join(filters, ' AND ');
+    // The cursor on each range's own columns, so it bounds that index range.
+    const after = (t: Prisma.Sql) =>
+      query.after
+        ? Prisma.sql`AND (${t}.created_at, ${t}.quote_hash) < (${query.after.createdAt}, ${query.after.quoteHash})`
+        : Prisma.empty;
+    const [q, d] = [Prisma.raw('q'), Prisma.raw('d')];
+    const newest = Prisma.sql`ORDER BY q.created_at DESC, q.quote_hash DESC LIMIT ${query.limit}`;
+    const hashes = await this.db.$queryRaw<{ quote_hash: string }[]>`SELECT quote_hash FROM (
+        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.recipient = ${address} ${after(q)} AND ${where} ${newest})
+        UNION
+        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.refund_address = ${address} ${after(q)} AND ${where} ${newest})
+        UNION
+        (SELECT q.quote_hash, q.created_at FROM order_depositors d JOIN quotes q ON q.quote_hash = d.quote_hash
+          WHERE d.address = ${address} ${after(d)} AND ${where} ORDER BY d.created_at DESC, d.quote_hash DESC LIMIT ${query.limit})
+      ) AS hits
+      ORDER BY created_at DESC, quote_hash DESC LIMIT ${query.limit}`;
+    if (hashes.length === 0) return [];
+    const rows = await this.db.quote.findMany({ where: { quoteHash: { in: hashes.map((h) => h.quote_hash) } }, include: { events: true } });
+    const byHash = new Map(rows.map((r) => [r.quoteHash, r]));
+    return this.withSettlements(hashes.flatMap((h) => byHash.get(h.quote_hash) ?? []));
+  }
+
+  private async withSettlements(rows: QuoteRow[]): Promise<OrderRecord[]> {
     if (rows.length === 0) return [];
     const settled = await this.db.settlement.findMany({
       where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
@@ -58,6 +100,27 @@ export class OrderRepository implements OrderRecords {
     const byHash = new Map(settled.map((s) => [s.quoteHash, s]));
     return rows.map((row) => record(row, byHash.get(row.quoteHash)));
   }
+}
+
+/**
+ * A partner's orders retained past `retainedAfter`, after `after`, with the filters. The view says
+ * `expired` of a quote never deposited once `retained_until` passed, which the stored status
+ * (`quoted` until a step is recorded) tells apart by that column.
+ */
+function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.QuoteWhereInput {
+  const { after, status } = query;
+  const and: Prisma.QuoteWhereInput[] = [];
+  if (query.chain) and.push({ OR: [{ srcChain: query.chain }, { dstChain: query.chain }] });
+  // The `lte` alone bounds the index range; the OR then drops the cursor's own instant up to its hash.
+  if (after)
+    and.push(
+      { createdAt: { lte: after.createdAt } },
+      { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] },
+    );
+  if (status?.value === 'quoted') and.push({ status: 'quoted', retainedUntil: { gte: status.now } });
+  else if (status?.value === 'expired') and.push({ status: 'quoted', retainedUntil: { lt: status.now } });
+  else if (status) and.push({ status: status.value });
+  return { partnerId: query.partnerId, retainedUntil: { gt: query.retainedAfter }, ...(and.length ? { AND: and } : {}) };
 }
 
 type QuoteRow = Prisma.QuoteGetPayload<{ include: { events: true } }>;

@@ -23,6 +23,7 @@ export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>
       clock: Clock,
     ): OrderViewDeps => ({
       records,
+      lists: records,
       gasless: relayerGaslessLookup(rpc),
       outages,
       now: () => clock.now(),

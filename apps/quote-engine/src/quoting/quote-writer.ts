@@ -164,12 +164,14 @@ export class QuoteWriter implements OnApplicationShutdown {
  * the whole batch is one JSON array, turned into rows by PostgreSQL (`jsonb_to_recordset`). Each
  * quote's order and response travel as JSON inside it, encoded once. (Arrays unnested into rows
  * would cost the driver an array-literal escape of every JSON text; a VALUES list per batch size
- * binds n × 14 parameters.)
+ * binds n × 14 parameters.) The recipient and refund address are copied out of the order as bytes
+ * by the same statement (the columns ListOrders reads by index).
  */
 const INSERT_QUOTES = {
-  name: 'quotes_insert_v2',
-  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until)
-SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
+  name: 'quotes_insert_v3',
+  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until, recipient, refund_address)
+SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until,
+  decode(substr("order"->>'recipient', 3), 'hex'), decode(substr("order"->>'refund_address', 3), 'hex')
 FROM jsonb_to_recordset($1::jsonb) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, "order" jsonb, response jsonb, expires_at timestamptz, retained_until timestamptz)`,
 };
 

@@ -77,12 +77,17 @@ export function buildOpenApiDocument(operations: readonly HttpOperation[], info:
   const statusRef = schemaOf(StatusSchema, 'output', components);
   for (const op of operations) {
     const responses: Json = {
-      '200': op.eventStream
+      '200': op.csv
         ? {
-            description: 'OK: server-sent events, each `data` one of these',
-            content: { 'text/event-stream': { schema: schemaOf(op.response, 'output', components) } },
+            description: 'OK: CSV (RFC 4180) with a header row',
+            content: { 'text/csv': { schema: { type: 'string' } } },
           }
-        : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
+        : op.eventStream
+          ? {
+              description: 'OK: server-sent events, each `data` one of these',
+              content: { 'text/event-stream': { schema: schemaOf(op.response, 'output', components) } },
+            }
+          : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } } },
       default: { description: 'Error (google.rpc.Status)', content: { 'application/json': { schema: statusRef } } },
     };
     if (op.idempotent) {

@@ -45,6 +45,8 @@ export interface HttpOperation {
   readonly idempotent?: boolean;
   /** Answers a `text/event-stream` whose events carry `response` as data (server-sent events). */
   readonly eventStream?: boolean;
+  /** Answers `text/csv`: the gateway streams the RPC's pages of rows (`response`) as CSV. */
+  readonly csv?: boolean;
 }
 
 type Parsed<O, F extends string> = O extends { readonly [P in F]: infer S extends z.ZodType } ? z.output<S> : Record<never, never>;

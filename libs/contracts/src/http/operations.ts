@@ -29,6 +29,14 @@ import {
   PartnerOrdersResponse,
 } from './schemas/order-status';
 import {
+  ExportPartnerOrdersRpc,
+  ListOrdersQuery,
+  ListOrdersResponse,
+  ListOrdersRpc,
+  PartnerOrdersExportPage,
+  PartnerOrdersExportQuery,
+} from './schemas/order-lists';
+import {
   ApiKeySchema,
   BuildPartnerFundingRequest,
   BuildVoucherRedemptionRequest,
@@ -129,6 +137,20 @@ export const HTTP_OPERATIONS = [
     tag: 'orders',
     pathParams: GetOrderPathParams,
     response: OrderStatusSchema,
+  }),
+  defineOperation({
+    operationId: 'ListOrders',
+    rpc: ListOrdersRpc,
+    method: 'GET',
+    path: '/v1/orders',
+    summary: 'The orders an address deposited, receives or is refunded, newest first.',
+    description:
+      "Each order as its view (the GetOrder shape), newest quote first, while it is retained (D12, D16): those whose `recipient` or `refund_address` is `address`, and those it deposited (the router's `Deposited` depositor, the owner of a gasless order, the paying account on Solana) once the deposit is seen. `address` is required and takes either chain's format: an EVM address in any case, a Solana base58 key, or the bytes32 hex of the order. `chain` keeps the orders whose source or destination is that chain; `status` those in that status. `page_size` defaults to 50; larger values are served as 200. Pass `next_cursor` as `cursor` for the next page; it is empty on the last page.",
+    auth: 'optional_api_key',
+    tag: 'orders',
+    points: 2,
+    query: ListOrdersQuery,
+    response: ListOrdersResponse,
   }),
   defineOperation({
     operationId: 'StreamOrderEvents',
@@ -274,6 +296,21 @@ export const HTTP_OPERATIONS = [
     tag: 'partner',
     query: PartnerOrdersQuery,
     response: PartnerOrdersResponse,
+  }),
+  defineOperation({
+    operationId: 'ExportPartnerOrders',
+    rpc: ExportPartnerOrdersRpc,
+    method: 'GET',
+    path: '/v1/partner/orders.csv',
+    summary: "The partner's orders as CSV, for accounting.",
+    description:
+      "The orders ListPartnerOrders lists, with its `chain` and `status` filters, newest first, as `text/csv` (RFC 4180, UTF-8, CRLF): a header row, then one row per order with its quote hash, quote time, status, chains, tokens, `amount_in`, `amount_out`, `min_amount_out`, what the recipient `received` and what was `refunded`, `gas_drop`, the gasless flags and relay gas (`sponsor_gas`, source token base units), the gas priced in (`dst_gas_native`, `src_gas_native`, native base units), the fee totals in USD micros, each fee component (`name:side:usd_micros:native`, `;`-separated), each fee in its own column (`fee_<name>`, base units of the asset of its side), the referrer payouts (`account:bps:amount`, bps of `amount_in` rounded down) and the transactions. Amounts are base-unit integers. A cell that a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `'`. One export holds at most 100000 rows (the gateway's `CSV_EXPORT_MAX_ROWS`); when more match, the `x-next-cursor` header names where the next export starts (pass it as `cursor`). The rows are streamed as they are read; an error after the first rows closes the connection before the response is complete.",
+    auth: 'bearer',
+    tag: 'partner',
+    points: 10,
+    query: PartnerOrdersExportQuery,
+    response: PartnerOrdersExportPage,
+    csv: true,
   }),
   defineOperation({
     operationId: 'SetPartnerWebhook',

@@ -66,10 +66,14 @@ export type OrderAccounting = z.infer<typeof OrderAccountingSchema>;
 
 export const GetOrderPathParams = z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 
+/** The statuses of an order view (D12, D16). */
+export const OrderStatusValue = z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired']);
+export type OrderStatusValue = z.infer<typeof OrderStatusValue>;
+
 export const OrderStatusSchema = z
   .object({
     quote_hash: z.string(),
-    status: z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired']).meta({
+    status: OrderStatusValue.meta({
       description:
         '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited once `retained_until` passed (D16, replacing D12\'s "expiry passed"). Past `expires_at` a quote stays `quoted`: a deposit is still honoured at the quoted terms until `retained_until`.',
     }),
@@ -116,6 +120,7 @@ export const GetOrderRpc = defineRpc('order.v1.get', GetOrderPathParams, OrderSt
 /** Filters and page of ListPartnerOrders. */
 export const PartnerOrdersQuery = z.object({
   chain: ChainName.optional().meta({ description: 'Only orders whose source or destination is this chain.' }),
+  status: OrderStatusValue.optional().meta({ description: 'Only orders in this status (as the order view states it now).' }),
   cursor: z.string().optional().meta({ description: 'Opaque cursor from a previous page.' }),
   page_size: Uint32Input.optional().meta({ description: 'Orders per page (default 50, at most 200).' }),
 });
