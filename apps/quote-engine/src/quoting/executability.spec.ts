@@ -44,7 +44,9 @@ function fakeClient(opts: { hang?: boolean; code?: string; callReverts?: boolean
     readContract: answer(10n ** 9n),
     getGasPrice: answer(1n),
     getCode: answer(opts.code),
-    call: jest.fn(() => (opts.callReverts ? Promise.reject(new ExecutionRevertedError({ message: 'execution reverted' })) : Promise.resolve({}))),
+    call: jest.fn(() =>
+      opts.callReverts ? Promise.reject(new ExecutionRevertedError({ message: 'execution reverted' })) : Promise.resolve({}),
+    ),
   };
 }
 
