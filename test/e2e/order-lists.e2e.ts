@@ -1,6 +1,6 @@
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
-import { until } from '@xchain/stack';
+import { parseCsv, until } from '@xchain/stack';
 import { type Address, maxUint256 } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -11,39 +11,6 @@ import { EVM_REFUND, SOL_USER, T, USDC_ETH_TO_ARB } from '../support/registry-fi
 jest.setTimeout(120_000);
 
 const { base } = LOCAL_TOKENS;
-
-/** An RFC 4180 reader for the export (CRLF records, quoted cells with doubled quotes). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      cell += '"';
-      i++;
-    } else if (quoted) {
-      if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') {
-      quoted = true;
-    } else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else {
-      cell += c;
-    }
-  }
-  expect(cell).toBe(''); // every record ends with CRLF
-  return rows;
-}
 
 /**
  * GET /v1/orders?address=… (ListOrders): the orders an address deposited, receives or is refunded;

@@ -1,5 +1,6 @@
 export * from './bus';
 export * from './credentials';
+export * from './csv-reader';
 export * from './log-file';
 export * from './postgres-roles';
 export * from './nats-cluster';
