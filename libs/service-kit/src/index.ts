@@ -11,3 +11,4 @@ export * from './bullmq-connection';
 export * from './periodic';
 export * from './clock';
 export * from './paging';
+export * from './deadline';

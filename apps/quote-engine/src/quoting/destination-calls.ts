@@ -2,7 +2,7 @@ import { Code, type DestinationCallInput, type DestinationCallView, OperatorBala
 import { type DestinationCall, XCHAIN_ROUTER_ABI, destinationCallRevertReason, fillWithCallTx } from '@xchain/evm-gasless';
 import { type RpcClient, chainRpcFailure } from '@xchain/messaging';
 import type { Order } from '@xchain/order-codec';
-import { token } from '@xchain/service-kit';
+import { token, withDeadline } from '@xchain/service-kit';
 import { type Address, BaseError, type Hex, type PublicClient, decodeErrorResult, decodeFunctionResult, getAddress, isAddress } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 import { normaliseAddress } from './addresses';
@@ -161,20 +161,12 @@ export class DestinationCalls {
 
   /** A read on the destination with the deadline; an RPC that does not answer is UNAVAILABLE, never a hang. */
   private async onChain<T>(dst: ChainInfo, read: Promise<T>, passReverts = false): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            RpcError.unavailable(`${dst.name} did not answer within ${this.config.timeoutMs} ms`, 'CHAIN_RPC_UNAVAILABLE', 5, {
-              chain: dst.name,
-            }),
-          ),
-        this.config.timeoutMs,
-      );
-    });
     try {
-      return await Promise.race([read, deadline]);
+      return await withDeadline(read, this.config.timeoutMs, (): never => {
+        throw RpcError.unavailable(`${dst.name} did not answer within ${this.config.timeoutMs} ms`, 'CHAIN_RPC_UNAVAILABLE', 5, {
+          chain: dst.name,
+        });
+      });
     } catch (err) {
       if (err instanceof RpcError) throw err;
       const failure = chainRpcFailure(err);
@@ -183,8 +175,6 @@ export class DestinationCalls {
           chain: dst.name,
         });
       throw err;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

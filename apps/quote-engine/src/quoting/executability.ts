@@ -1,12 +1,14 @@
 import { SolanaRpcClient, SolanaRpcRefused } from '@xchain/chain-watch';
 import type { QuoteIssue } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI, PERMIT2_ADDRESS } from '@xchain/evm-gasless';
-import { token as diToken } from '@xchain/service-kit';
+import { token as diToken, withDeadline } from '@xchain/service-kit';
 import { associatedTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, BaseError, ExecutionRevertedError, type PublicClient, getAddress } from 'viem';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import { type ExecutabilityFacts, type SourceState, type Unreadable, issuesOf } from './quote-issues';
+
+const TIMED_OUT = Symbol('timed out');
 
 /** What a GetQuote asks: can `owner` execute this quote as it stands? */
 export interface ExecutabilityQuery {
@@ -107,20 +109,14 @@ export class ChainChecks implements Executability {
   }
 
   private async deadlined<T>(chain: string, fetch: () => Promise<T | undefined>): Promise<T | Unreadable> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), this.opts.timeoutMs);
-    });
     try {
-      const got = await Promise.race([fetch(), deadline]);
-      if (got === 'timeout') return this.failed(chain, `no answer within ${this.opts.timeoutMs} ms`);
+      const got = await withDeadline(fetch(), this.opts.timeoutMs, (): typeof TIMED_OUT => TIMED_OUT);
+      if (got === TIMED_OUT) return this.failed(chain, `no answer within ${this.opts.timeoutMs} ms`);
       if (got === undefined) return { unreadable: `no RPC is configured for ${chain}` };
       if (this.downSince.delete(chain)) this.log.info({ chain }, 'quote checks: chain answers again');
       return got;
     } catch (err) {
       return this.failed(chain, err instanceof BaseError ? err.shortMessage : err instanceof Error ? err.message : String(err));
-    } finally {
-      clearTimeout(timer);
     }
   }
 
