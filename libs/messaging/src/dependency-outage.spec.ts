@@ -14,15 +14,20 @@ function recorder() {
 const noResponders = (service: string) => RpcError.unavailable(`${service} is unavailable`, 'SERVICE_UNAVAILABLE', 1, { service });
 
 describe('DependencyOutage', () => {
-  it('one warning when failures start, one line with the duration and count when a call succeeds, and again for the next outage', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('one warning when failures start, one line with the duration and count once calls have succeeded for the settle time, and again for the next outage', () => {
+    jest.useFakeTimers({ now: 1000 });
     const { lines, log } = recorder();
-    let now = 1000;
-    const outage = new DependencyOutage(log, 'gasless', { now: () => now });
+    const outage = new DependencyOutage(log, 'gasless', { settleMs: 5000 });
     outage.succeeded(); // nothing open: nothing said
     for (let i = 0; i < 523; i++) outage.failed(noResponders('gasless'));
-    now += 70_000;
+    jest.advanceTimersByTime(70_000);
     outage.succeeded();
     outage.succeeded();
+    expect(lines).toHaveLength(1); // answered, but not yet for the settle time
+    jest.advanceTimersByTime(5000);
+    expect(outage.down).toBe(false);
     outage.failed(noResponders('gasless'));
     expect(lines.map((l) => [l.level, l.msg])).toEqual([
       ['warn', 'gasless unreachable; calls to it fail until it is back'],
@@ -31,12 +36,38 @@ describe('DependencyOutage', () => {
     ]);
     expect(lines[0]!.fields).toMatchObject({ dependency: 'gasless', err: 'RpcError: gasless is unavailable' });
     expect(lines[1]!.fields).toEqual({ dependency: 'gasless', down_ms: 70_000, failures: 523 });
+    outage.stop();
+  });
+
+  it('a dependency that fails again while it comes back (a restarted service warming up) is still one outage: one warning, one line back', () => {
+    jest.useFakeTimers({ now: 0 });
+    const { lines, log } = recorder();
+    const outage = new DependencyOutage(log, 'gasless', { settleMs: 5000 });
+    outage.failed(noResponders('gasless'));
+    jest.advanceTimersByTime(15_000);
+    outage.succeeded(); // the restarted relayer answers a first call…
+    jest.advanceTimersByTime(1000);
+    outage.failed(new Error('gasless did not answer within 500 ms')); // …then times out on the next
+    jest.advanceTimersByTime(4999);
+    outage.succeeded();
+    jest.advanceTimersByTime(4999);
+    expect(lines.map((l) => l.level)).toEqual(['warn']);
+    expect(outage.down).toBe(true);
+    jest.advanceTimersByTime(1);
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ['warn', 'gasless unreachable; calls to it fail until it is back'],
+      ['info', 'gasless reachable again'],
+    ]);
+    // Down until the recovery that held began; both failures counted.
+    expect(lines[1]!.fields).toEqual({ dependency: 'gasless', down_ms: 20_999, failures: 2 });
+    expect(outage.down).toBe(false);
   });
 
   it('a probe ends the outage when no call comes', async () => {
     const { lines, log } = recorder();
     let up = false;
     const outage = new DependencyOutage(log, 'base RPC', {
+      settleMs: 20,
       probe: async () => {
         if (!up) throw new Error('down');
       },
@@ -75,7 +106,7 @@ describe('DependencyOutages', () => {
 
   it('callers share one outage per dependency: many callers, one warning, one line back with every failure counted', async () => {
     const { lines, log } = recorder();
-    const outages = new DependencyOutages(log);
+    const outages = new DependencyOutages(log, { settleMs: 0 });
     for (let i = 0; i < 100; i++) {
       expect(outages.failed(noResponders('gasless'))).toBe(true); // settlement
       await outages.watch(Promise.reject(noResponders('gasless')), 'gasless').catch(() => undefined); // inventory

@@ -10,23 +10,38 @@ export interface DependencyOutageOptions {
   /** Asked every `probeMs` while the outage lasts: resolving ends it, even when no call comes. */
   probe?: () => Promise<unknown>;
   probeMs?: number;
+  /**
+   * How long the dependency must answer with no failure before its outage is over (default
+   * OUTAGE_SETTLE_MS). A failure within it, as a restarted service warms up or a flapping link
+   * drops again, is the same outage: counted, not warned again.
+   */
+  settleMs?: number;
   now?: () => number;
   /** The two lines' messages (default: `<name> unreachable; …` and `<name> reachable again`). */
   messages?: { down: string; back: string };
 }
 
+/** The quiet time after a dependency answers again before its outage counts as over. */
+export const OUTAGE_SETTLE_MS = 5000;
+
 /**
  * One dependency (another service, a chain RPC) as two log lines instead of one per failed call: a
- * warning when the first failure arrives and, once a call succeeds again (or the probe answers),
- * one info line with how long it lasted (`down_ms`) and how many failures were noticed meanwhile
- * (`failures`, the first included).
+ * warning when the first failure arrives and, once calls succeed again (or the probe answers) and
+ * no failure follows for `settleMs`, one info line with how long it lasted (`down_ms`, up to the
+ * first answer of the recovery that held) and how many failures were noticed meanwhile (`failures`,
+ * the first included). One outage is thus everything from the first failure until the dependency
+ * has answered for `settleMs` without failing: a flap while it comes back is part of it.
  */
 export class DependencyOutage {
   private since: number | undefined;
+  /** When the dependency first answered again in this outage (undefined while it still fails). */
+  private answeredAt: number | undefined;
   private failures = 0;
   private timer: NodeJS.Timeout | undefined;
+  private settleTimer: NodeJS.Timeout | undefined;
   private probing = false;
   private readonly now: () => number;
+  private readonly settleMs: number;
 
   constructor(
     private readonly log: OutageLog,
@@ -34,6 +49,7 @@ export class DependencyOutage {
     private readonly opts: DependencyOutageOptions = {},
   ) {
     this.now = opts.now ?? Date.now;
+    this.settleMs = opts.settleMs ?? OUTAGE_SETTLE_MS;
   }
 
   get down(): boolean {
@@ -48,7 +64,12 @@ export class DependencyOutage {
   /** A call that failed because the dependency did not answer: logged if it starts an outage, counted otherwise. */
   failed(err: unknown, fields: Record<string, unknown> = {}): void {
     this.failures++;
-    if (this.since !== undefined) return;
+    if (this.since !== undefined) {
+      // Failing again before the recovery held: the same outage goes on.
+      this.answeredAt = undefined;
+      this.clearSettle();
+      return;
+    }
     this.since = this.now();
     this.failures = 1;
     this.log.warn(
@@ -61,25 +82,40 @@ export class DependencyOutage {
     }
   }
 
-  /** A call that succeeded: ends an open outage with its one closing line. */
+  /** A call that succeeded: an open outage ends, with its one closing line, once `settleMs` pass without a failure. */
   succeeded(): void {
-    if (this.since === undefined) return;
-    this.log.info(
-      { dependency: this.name, down_ms: this.now() - this.since, failures: this.failures },
-      this.opts.messages?.back ?? `${this.name} reachable again`,
-    );
-    this.since = undefined;
-    this.failures = 0;
-    this.stop();
+    if (this.since === undefined || this.answeredAt !== undefined) return;
+    this.answeredAt = this.now();
+    if (this.settleMs <= 0) return this.end();
+    this.settleTimer = setTimeout(() => this.end(), this.settleMs);
+    this.settleTimer.unref();
   }
 
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.clearSettle();
+  }
+
+  private end(): void {
+    if (this.since === undefined || this.answeredAt === undefined) return;
+    this.log.info(
+      { dependency: this.name, down_ms: this.answeredAt - this.since, failures: this.failures },
+      this.opts.messages?.back ?? `${this.name} reachable again`,
+    );
+    this.since = undefined;
+    this.answeredAt = undefined;
+    this.failures = 0;
+    this.stop();
+  }
+
+  private clearSettle(): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
   }
 
   private async runProbe(): Promise<void> {
-    if (!this.opts.probe || this.probing || this.since === undefined) return;
+    if (!this.opts.probe || this.probing || this.since === undefined || this.answeredAt !== undefined) return;
     this.probing = true;
     try {
       await this.opts.probe();

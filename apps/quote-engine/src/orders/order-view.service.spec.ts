@@ -1,5 +1,6 @@
 import { Code, OrderStatusSchema, RpcError, type GaslessOrderView, type Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { OUTAGE_SETTLE_MS } from '@xchain/messaging';
 import {
   OrderViewService,
   decodeOrderCursor,
@@ -252,6 +253,7 @@ describe('OrderViewService', () => {
     });
 
     it('is still served when the relayer is away, logging the outage once, and its end once', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
       const t = newTestService({ order: stored({ gasless: true }), gasless: RpcError.unavailable('no responders', 'SERVICE_UNAVAILABLE') });
       for (let i = 0; i < 3; i++) {
         const view = await t.service.get(HASH);
@@ -261,10 +263,12 @@ describe('OrderViewService', () => {
       expect(t.warn).toHaveBeenCalledTimes(1);
       t.gaslessGet.mockResolvedValue(relayed);
       expect((await t.service.get(HASH)).gasless).toEqual(relayed);
+      jest.advanceTimersByTime(OUTAGE_SETTLE_MS); // back once it has answered for the settle time
       expect(t.info).toHaveBeenCalledTimes(1);
       t.gaslessGet.mockRejectedValue(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT'));
       await t.service.get(HASH);
       expect(t.warn).toHaveBeenCalledTimes(2); // a new outage is logged again
+      jest.useRealTimers();
     });
   });
 
