@@ -22,6 +22,12 @@ module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'] },
+    {
+      ...base,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e.ts'],
+      // Notes each gateway answer's trace id with its test, for the failure reporter (scripts/test.sh).
+      setupFilesAfterEnv: ['<rootDir>/test/support/trace-ids.setup.ts'],
+    },
   ],
 };

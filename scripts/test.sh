@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # One command: lint, type-check, then unit, integration and end-to-end suites against servers it
-# starts on free loopback ports (and stops, whatever happens).
+# starts on free loopback ports (and stops, whatever happens). Prints each phase's time; a suite
+# that fails gets the tails of its services' logs and its failing tests' traces printed under it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH" NX_DAEMON=false NX_NO_CLOUD=true
 started=$(date +%s)
-bash scripts/ensure-deps.sh
-bash scripts/build.sh
+phase() { local name=$1 t=$(date +%s); shift; "$@"; echo "[test] phase $name: $(( $(date +%s) - t )) s"; }
+phase deps bash scripts/ensure-deps.sh
+phase build bash scripts/build.sh
 echo "[test] lint"
-npm run -s lint
+phase lint npm run -s lint
 echo "[test] typecheck"
-npm run -s typecheck
+phase typecheck npm run -s typecheck
 echo "[test] unit, integration and end-to-end suites"
-node dist/tools/stack/src/test-servers.js -- jest --ci --maxWorkers=2 "$@"
+phase suites node dist/tools/stack/src/test-servers.js -- jest --ci --maxWorkers=2 \
+  --reporters=default --reporters="$PWD/dist/tools/test-runs/src/failure-logs.reporter.js" "$@"
 echo "[test] done in $(( $(date +%s) - started ))s"

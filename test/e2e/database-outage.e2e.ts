@@ -4,6 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CREDENTIAL_FILES, ROOT, credentialsDir, freeStackPorts, startPostgres, startStack, type Stack } from '@xchain/stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
+import { suiteLogDir } from '../support/suite-logs';
 
 jest.setTimeout(240_000);
 
@@ -31,6 +32,7 @@ describe('PostgreSQL outage', () => {
   let pgDir: string;
   let pgPort: number;
   let dataDir: string;
+  let logDir: string;
 
   const call = async (method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Reply> => {
     const res = await fetch(`${gatewayUrl}${path}`, {
@@ -44,7 +46,7 @@ describe('PostgreSQL outage', () => {
   const quoteBody = { ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND };
   const reason = (r: Reply) => r.json?.details?.find((d: any) => d.reason)?.reason as string | undefined;
   const partnerLog = () =>
-    readFileSync(join(dataDir, 'logs', 'partner-service.log'), 'utf8')
+    readFileSync(join(logDir, 'partner-service.log'), 'utf8')
       .split('\n')
       .filter((l) => l.length > 0);
 
@@ -61,6 +63,7 @@ describe('PostgreSQL outage', () => {
 
   beforeAll(async () => {
     dataDir = join(ROOT, '.test-data', `e2e-dbout-${randomBytes(4).toString('hex')}`);
+    logDir = suiteLogDir();
     const ports = await freeStackPorts();
     pgPort = ports.postgres;
     pgDir = join(dataDir, 'postgres');
@@ -68,7 +71,7 @@ describe('PostgreSQL outage', () => {
       dataDir,
       ports,
       persistent: false,
-      logDir: join(dataDir, 'logs'),
+      logDir,
       extraEnv: {
         LOG_LEVEL: 'info',
         KEYLESS_POINTS_PER_MIN: '1000000',
@@ -140,7 +143,7 @@ describe('PostgreSQL outage', () => {
       pgDir,
       pgPort,
       false,
-      join(dataDir, 'logs', 'postgres.log'),
+      join(logDir, 'postgres.log'),
       join(credentialsDir(dataDir), CREDENTIAL_FILES.postgresAdmin),
     );
     stack.servers[stack.servers.indexOf(pg)] = restarted;

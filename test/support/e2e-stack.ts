@@ -17,6 +17,7 @@ import {
   type TestUserSpec,
 } from '@xchain/stack';
 import type { Address } from 'viem';
+import { suiteLogDir } from './suite-logs';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
 /**
@@ -84,6 +85,8 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   const redis = redisAdmin.port;
   const id = randomBytes(4).toString('hex');
   const dataDir = join(ROOT, '.test-data', `e2e-${id}`);
+  // Apart from the data, so they outlive the stack: kept and printed when the suite fails.
+  const logDir = suiteLogDir(`stack-${id}`);
   const relayerKeys = opts.devnet ? [generatePrivateKey(), generatePrivateKey()] : [];
   const relayerWallets = relayerKeys.map((k) => privateKeyToAddress(k));
   const devnetOpts = opts.devnet
@@ -115,7 +118,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
           ...(opts.registryFile ? { registryFile: opts.registryFile } : {}),
           ...(opts.replicas ? { replicas: opts.replicas } : {}),
           ...(opts.natsCluster ? { natsCluster: true } : {}),
-          logDir: join(dataDir, 'logs'),
+          logDir,
           // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
           // out of the way unless a suite sets it to test it.
           extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...chainEnv, ...extraEnv },
@@ -135,7 +138,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     gatewayUrl: `http://127.0.0.1:${ports.gateway}`,
     gatewayUrls: stack.instancePorts.get('gateway')!.map((p) => `http://127.0.0.1:${p}`),
     ports,
-    logDir: join(dataDir, 'logs'),
+    logDir,
     admin: (...args) => runAdmin({ ...stack.env, ...stack.bus.envFor('operator') }, args),
     connectAs: (user) =>
       connectNats({ url: stack.env['NATS_URL']!, name: `e2e-${user}`, connectTimeoutMs: 5000, ...stack.bus.credentials(user) }),
@@ -157,7 +160,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
             spec,
             port: ports[spec.name],
             env: stack.envFor(spec.name),
-            logFile: join(dataDir, 'logs', `${spec.name}.log`),
+            logFile: join(logDir, `${spec.name}.log`),
           }),
         );
       };

@@ -9,6 +9,7 @@ export * from './redis-acl';
 export * from './servers';
 export * from './services';
 export * from './stack';
+export * from './suite-logs';
 export * from './prometheus';
 export * from './prometheus-rules';
 export * from './test-admin';

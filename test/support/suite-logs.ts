@@ -1,0 +1,18 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, suiteLogsDir } from '@xchain/stack';
+
+/** The log folder of the suite now running (see `suiteLogsDir`). */
+export function currentSuiteLogs(): string {
+  const testPath = expect.getState().testPath;
+  if (!testPath) throw new Error('currentSuiteLogs: no suite is running');
+  return suiteLogsDir(ROOT, testPath);
+}
+
+/** A fresh folder for one stack's logs in the running suite's log folder. */
+export function suiteLogDir(label = 'stack'): string {
+  const dir = join(currentSuiteLogs(), `${label}-${randomBytes(3).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
