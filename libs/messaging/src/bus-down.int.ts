@@ -47,6 +47,9 @@ describe('requests while the bus is down', () => {
     conns.push(serverConn, clientConn);
     const server = new RpcServer(serverConn, 'test', pino({ level: 'silent' }));
     server.handle(Echo, async (req) => ({ text: req.text }));
+    // The subscription is registered once the server has read it: until then a request from
+    // another connection finds no responder (as the whole suite on a busy machine once showed).
+    await serverConn.flush();
     const client = new RpcClient(clientConn, 5000);
     expect(await client.call(Echo, { text: 'up' })).toEqual({ text: 'up' });
 
