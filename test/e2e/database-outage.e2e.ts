@@ -4,7 +4,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CREDENTIAL_FILES, ROOT, credentialsDir, freeStackPorts, startPostgres, startStack, type Stack } from '@xchain/stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
-import { suiteLogDir } from '../support/suite-logs';
+import { stackProgressLog, suiteLogDir } from '../support/suite-logs';
 
 jest.setTimeout(240_000);
 
@@ -72,6 +72,7 @@ describe('PostgreSQL outage', () => {
       ports,
       persistent: false,
       logDir,
+      onProgress: stackProgressLog(logDir),
       extraEnv: {
         LOG_LEVEL: 'info',
         KEYLESS_POINTS_PER_MIN: '1000000',

@@ -17,7 +17,7 @@ import {
   type TestUserSpec,
 } from '@xchain/stack';
 import type { Address } from 'viem';
-import { suiteLogDir } from './suite-logs';
+import { stackProgressLog, suiteLogDir } from './suite-logs';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 
 /**
@@ -92,6 +92,8 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
   const devnetOpts = opts.devnet
     ? { chains: opts.devnet.chains, fund: relayerWallets, blockTimeSecs: opts.devnet.blockTimeSecs ?? 1 }
     : undefined;
+  const progress = stackProgressLog(logDir);
+  if (devnetOpts) progress(`starting the local chains: ${devnetOpts.chains.join(', ')}`);
   let devnet = devnetOpts ? await startDevnet(devnetOpts) : undefined;
   const chainEnv: NodeJS.ProcessEnv = devnet
     ? {
@@ -119,6 +121,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
           ...(opts.replicas ? { replicas: opts.replicas } : {}),
           ...(opts.natsCluster ? { natsCluster: true } : {}),
           logDir,
+          onProgress: progress,
           // Suites share one Redis and one client IP: each stack counts apart, and the keyless budget is
           // out of the way unless a suite sets it to test it.
           extraEnv: { LOG_LEVEL: 'info', RATE_LIMIT_PREFIX: `rl-${id}`, KEYLESS_POINTS_PER_MIN: '1000000', ...chainEnv, ...extraEnv },

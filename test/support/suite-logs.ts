@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, suiteLogsDir } from '@xchain/stack';
 
@@ -15,4 +15,12 @@ export function suiteLogDir(label = 'stack'): string {
   const dir = join(currentSuiteLogs(), `${label}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/**
+ * A stack's start, step by step with the time, in `<logDir>/stack.log` (startStack's onProgress):
+ * a start that hangs or fails shows in the failure logs where it stopped.
+ */
+export function stackProgressLog(logDir: string): (line: string) => void {
+  return (line) => appendFileSync(join(logDir, 'stack.log'), `${new Date().toISOString()} ${line}\n`);
 }

@@ -58,6 +58,8 @@ export async function adminClient(admin: PgAdmin, database = 'postgres'): Promis
     password: admin.password,
     database,
     connectionTimeoutMillis: 5000,
+    // Every hop has its deadline: a stuck statement fails the start with its error, not a hung start.
+    query_timeout: 30_000,
   });
   await c.connect();
   return c;

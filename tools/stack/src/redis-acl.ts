@@ -133,6 +133,7 @@ export async function provisionRedisUsers(
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 5000,
+    commandTimeout: 10_000,
   });
   try {
     await c.connect();

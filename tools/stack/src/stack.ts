@@ -178,6 +178,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       login: newRedisLogin(`${stackTag.replace(/_+$/, '')}${stackTag ? '_' : ''}${service}`),
       rules: redisServiceRules(service, prefixes),
     }));
+    say('provisioning Redis users and PostgreSQL databases');
     await provisionRedisUsers(redisPort, redisAdmin, redisAcl);
     // Each service database with its own role and its migrator (D17), fresh passwords every run.
     const databases = new Map<string, DatabaseAccess>();
@@ -214,6 +215,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       { ...base, DATABASE_URL: dbUrl('quote_engine') },
     );
     say(`registry: ${seeded}`);
+    say('starting the services');
     await Promise.all(
       SERVICES.filter((s) => s.name !== 'gateway').map(async (spec) => {
         await startAll(spec, envFor(spec.name));
@@ -222,6 +224,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     );
     const gw = SERVICES.find((s) => s.name === 'gateway')!;
     await startAll(gw, envFor('gateway'));
+    say(`gateway ready on 127.0.0.1:${instancePorts.get('gateway')!.join(', ')}`);
     const restart = (name: ServiceSpec['name'], index = 0) =>
       startInstance(
         SERVICES.find((s) => s.name === name)!,
