@@ -15,22 +15,40 @@ const ERROR_RESPONSES: Record<string, string> = {
   '504': 'DEADLINE_EXCEEDED',
 };
 
-/** JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema; named schemas go to components. */
+const COMPONENTS = '#/components/schemas/';
+
+/** Adds a named schema to components; the same name for two different schemas is a contract bug. */
+function addComponent(components: Json, name: string, def: Json): void {
+  const existing = components[name];
+  if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(def)) {
+    throw new Error(`OpenAPI: two different schemas are named ${name} (an id reused, or one schema differing as request and response)`);
+  }
+  components[name] = def;
+}
+
+/**
+ * JSON Schema (2020-12, as OpenAPI 3.1 uses) of a zod schema; named schemas (a registry `id`) go
+ * to components and are referenced. zod puts every named schema under `$defs`, the root included:
+ * for a named root it answers only `{ $ref: '#/$defs/<id>' }`, so the definition is the `$defs`
+ * entry and the root is already the reference to return.
+ */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output', components: Json): Json {
   const registry = z.globalRegistry;
   const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', metadata: registry });
   // zod names shared schemas under $defs; OpenAPI keeps them under components.
-  const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json & {
+  const json = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', `"${COMPONENTS}`)) as Json & {
     $defs?: Record<string, Json>;
   };
   const { $defs, $schema: _ignored, ...rest } = json;
-  for (const [name, def] of Object.entries($defs ?? {})) components[name] = def;
+  for (const [name, def] of Object.entries($defs ?? {})) addComponent(components, name, def);
   const id = registry.get(schema)?.id;
-  if (typeof id === 'string') {
-    components[id] = rest;
-    return { $ref: `#/components/schemas/${id}` };
-  }
-  return rest;
+  if (typeof id !== 'string') return rest;
+  const ref = { $ref: `${COMPONENTS}${id}` };
+  const isRefToItself = Object.keys(rest).length === 1 && rest.$ref === ref.$ref;
+  // A zod that inlines a named root instead: that inline schema is the definition.
+  if (!isRefToItself) addComponent(components, id, rest);
+  if (!(id in components)) throw new Error(`OpenAPI: zod gave no definition of the named schema ${id}`);
+  return ref;
 }
 
 function parametersOf(op: HttpOperation, components: Json): Json[] {
