@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Managed, launch, waitFor } from './process';
 import { startDevPrometheus } from './prometheus-dev';
-import { CREDENTIAL_FILES, credentialsDir, writeSecretFile } from './credentials';
+import { CREDENTIAL_FILES, credentialsDir, restrictSecretFile, writeSecretFile } from './credentials';
 import { ROOT } from './services';
 import { type Stack, startStack } from './stack';
 
@@ -11,6 +11,9 @@ import { type Stack, startStack } from './stack';
  * unless EVM_RPC_URLS points elsewhere, local EVM chains (anvil, fresh every run).
  * Ctrl-C stops everything this command started and nothing else.
  */
+/** `<DATA_DIR>/devnet.json`, written by tools/devnet's state file (0600). */
+const DEVNET_STATE_FILE = 'devnet.json';
+
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
   const n = raw === undefined ? fallback : Number(raw);
@@ -36,6 +39,9 @@ async function main(): Promise<void> {
     'partner-service': num('PARTNER_SERVICE_PORT', 8085),
   };
   const dataDir = process.env['DATA_DIR'] ?? join(ROOT, '.data');
+  // The local chains' state holds keys; a file an older version left readable by others is narrowed
+  // now, also when EVM_RPC_URLS means no local chain rewrites it.
+  restrictSecretFile(join(dataDir, DEVNET_STATE_FILE));
   const chains = process.env['EVM_RPC_URLS'] ? undefined : await startLocalChains(dataDir);
   let stack: Stack;
   try {
@@ -154,7 +160,7 @@ interface DevnetState {
  * Ready when it has written its state file, which also hands over the services' variables.
  */
 async function startLocalChains(dataDir: string): Promise<{ proc: Managed; state: DevnetState }> {
-  const stateFile = join(dataDir, 'devnet.json');
+  const stateFile = join(dataDir, DEVNET_STATE_FILE);
   rmSync(stateFile, { force: true });
   const proc = launch('devnet', process.execPath, [join(ROOT, 'dist/tools/devnet/src/main.js'), 'serve', '--until-stdin-closes'], {
     cwd: ROOT,
