@@ -1,6 +1,7 @@
 // Rewrites a few lines of npm packages where they cost the services measurably, without changing
-// what they do. Run by scripts/build.sh (so by `npm start`, `npm test`, CI and the image build)
-// before anything is compiled. Idempotent: a patched file is left as it is.
+// what they do. Run by `npm install` (package.json's postinstall, also in the image build), by
+// scripts/test-unit.sh and by scripts/build.sh (so by `npm start`, `npm test` and CI) before anything
+// is compiled. Idempotent: a patched file is left as it is.
 //
 // Each patch names its package, its file and the exact text it replaces. If that text is neither
 // there nor already patched (the package changed), the build stops here with an error, so an

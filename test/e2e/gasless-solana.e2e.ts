@@ -6,6 +6,8 @@ import { base58Encode } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { ROOT, SERVICES, startBuiltService, untilHolds } from '@xchain/stack';
 import { memoText, vaultTokenAccount } from '@xchain/svm-orders';
+import { type Hex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { apiErrorView, crossChainOf, gatewayClient } from '../support/http';
 import { EVM_USER, T } from '../support/registry-fixture';
@@ -167,6 +169,39 @@ describe('gasless Solana orders through the gateway', () => {
     await e2e?.stop();
     await standin?.stop();
     rmSync(registryFile, { force: true });
+  });
+
+  it("names no relayer wallet, fee payer or balance in any service's /readyz or /livez; /metrics keeps them for operators", async () => {
+    // The services' own health ports, not the public API (the client has no operation for them): plain fetch.
+    // This suite runs no EVM chain: the wallets' side is chain-health.spec's (and prometheus.e2e's metrics).
+    const keys = (e2e.stack.envFor('gasless-relayer')['RELAYER_PRIVATE_KEYS'] ?? '').split(',').filter(Boolean);
+    const wallets = keys.map((k) => privateKeyToAddress(k as Hex).toLowerCase());
+    const accounts = [...wallets, feePayer.publicKey.toBase58()];
+    for (const { name } of SERVICES) {
+      for (const path of ['/readyz', '/livez']) {
+        const res = await fetch(`http://127.0.0.1:${e2e.ports[name]}${path}`);
+        const body = await res.text();
+        const told = accounts.filter((a) => body.toLowerCase().includes(a.toLowerCase()));
+        expect({ at: `${name}${path}`, status: res.status, told, balance: /lamports|holds|\d\.\d+/i.exec(body)?.[0] }).toEqual({
+          at: `${name}${path}`,
+          status: 200,
+          told: [],
+          balance: undefined,
+        });
+      }
+    }
+    const ready = (await (await fetch(`http://127.0.0.1:${e2e.ports['gasless-relayer']}/readyz`)).json()) as {
+      checks: Record<string, { ok: boolean }>;
+    };
+    expect(ready.checks).toMatchObject({ solana: { ok: true } });
+
+    const metrics = await (await fetch(`http://127.0.0.1:${e2e.ports['gasless-relayer']}/metrics`)).text();
+    for (const wallet of wallets)
+      expect(metrics).toMatch(new RegExp(`^relayer_wallet_balance_wei\\{chain="[a-z]+",wallet="${wallet}"\\} [1-9]`, 'm'));
+    expect(metrics).toMatch(
+      new RegExp(`^relayer_solana_fee_payer_balance_lamports\\{fee_payer="${feePayer.publicKey.toBase58()}"\\} [1-9]`, 'm'),
+    );
+    expect(metrics).toContain(`relayer_solana_fee_payer_floor_lamports{fee_payer="${feePayer.publicKey.toBase58()}"}`);
   });
 
   it('relays a deposit the user signed alone: confirmed, the vault got amount_in, the fee payer paid only the fee', async () => {

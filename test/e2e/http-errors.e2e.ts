@@ -3,6 +3,7 @@ import { CLIENT_OPERATIONS } from '@xchain/client';
 import { HTTP_OPERATIONS, StatusSchema, type Status } from '@xchain/contracts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
+import { PartnerSession } from '../support/partner-session';
 
 jest.setTimeout(60_000);
 
@@ -57,6 +58,39 @@ describe('gateway error model over HTTP', () => {
     });
     expect(res.status).toBe(400);
     expect(await status(res)).toMatchObject({ code: 3, reason: 'MALFORMED_JSON' });
+  });
+
+  it('takes an empty body sent as application/json as no body (a DELETE, a bodyless POST); a body an operation needs is still asked for', async () => {
+    const partner = await PartnerSession.create(e2e, 'empty-body@example.com');
+    const { id: keyId } = (await partner.session.createPartnerKey({ name: 'to-disable' })).key;
+    // What many HTTP clients send on every request: the JSON content type, and no body.
+    const send = (method: string, path: string) =>
+      fetch(`${e2e.gatewayUrl}/json${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${partner.token}` },
+        body: '',
+      });
+    const removed = await send('DELETE', '/v1/partner/webhook');
+    expect(removed.status).toBe(200);
+    expect(await removed.json()).toEqual({});
+    const disabled = await send('POST', `/v1/partner/keys/${keyId}/disable`);
+    expect(disabled.status).toBe(200);
+    expect(await disabled.json()).toMatchObject({ id: keyId, disabled: true });
+
+    const noBody = await send('POST', '/v1/quote/preview');
+    expect(noBody.status).toBe(400);
+    const refused = await status(noBody);
+    expect(refused).toMatchObject({ code: 3, reason: 'INVALID_REQUEST' });
+    expect(refused.details).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field_violations: [{ field: '(body)', description: 'must be a JSON object' }] })]),
+    );
+    // Blank is not empty: still not JSON.
+    const blank = await fetch(`${e2e.gatewayUrl}/json/v1/quote/preview`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: ' ',
+    });
+    expect(await status(blank)).toMatchObject({ code: 3, reason: 'MALFORMED_JSON' });
   });
 
   (firstPost ? it : it.skip)('answers a non-JSON content type with 415', async () => {

@@ -196,6 +196,29 @@ describe('order lists through the gateway', () => {
     expect((await fetch(`${e2e.gatewayUrl}/json/v1/partner/orders.csv`)).status).toBe(401);
   });
 
+  it('refuses a chain filter naming no chain with 400 INVALID_CHAIN on ListOrders, ListPartnerOrders and the CSV export (not an empty list)', async () => {
+    const partner = await PartnerSession.create(e2e, 'lists-bad-chain@example.com', { key: 'bad-chain' });
+    const user = g.newUser().address;
+    await quote(partner.keyed, user, user);
+    const unknownChain = { http: 400, code: 3, reason: 'INVALID_CHAIN' };
+    const onChain = [{ field: 'chain', description: 'unknown chain bogus' }];
+    expect((await expectApiError(g.api.listOrders({ address: user, chain: 'bogus' }), unknownChain)).fieldViolations).toEqual(onChain);
+    expect((await expectApiError(partner.session.listPartnerOrders({ chain: 'bogus' }), unknownChain)).fieldViolations).toEqual(onChain);
+    const csv = await fetch(`${e2e.gatewayUrl}/json/v1/partner/orders.csv?chain=bogus`, {
+      headers: { authorization: `Bearer ${partner.token}` },
+    });
+    expect(csv.status).toBe(400);
+    expect(await csv.json()).toMatchObject({
+      code: 3,
+      details: expect.arrayContaining([
+        expect.objectContaining({ reason: 'INVALID_CHAIN' }),
+        expect.objectContaining({ field_violations: onChain }),
+      ]),
+    });
+    // A chain of the registry is a filter as before.
+    expect(hashes(await g.api.listOrders({ address: user, chain: 'base' }))).toHaveLength(1);
+  });
+
   it('cuts an export at its row limit and names where the next one starts', async () => {
     const partner = await PartnerSession.create(e2e, 'lists-export-limit@example.com', { key: 'limit' });
     const user = g.newUser().address;

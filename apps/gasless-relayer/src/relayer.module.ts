@@ -2,7 +2,7 @@ import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { type GaslessOrder, type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, LOGGER, NATS, serviceProviders, databaseProviders } from '@xchain/service-kit';
+import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders, databaseProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import { RelayChains } from './chain/relay-chains';
@@ -13,6 +13,7 @@ import { OrderRepository } from './orders/order.repository';
 import { STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
+import { feePayerBalanceGauges } from './metrics/relayer-metrics';
 import { Lanes } from './relay/lanes';
 import { NonceBook } from './relay/nonces';
 import { Sender } from './relay/sender';
@@ -118,9 +119,9 @@ function relayerProviders(env: RelayerEnv): Provider[] {
     },
     {
       provide: SVM_PARTS,
-      inject: [OrderRepository, StatusEvents, Sender, LOGGER],
-      useFactory: (orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger) =>
-        svmParts(env, orders, events, sender, log),
+      inject: [OrderRepository, StatusEvents, Sender, LOGGER, Metrics],
+      useFactory: (orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger, metrics: Metrics) =>
+        svmParts(env, orders, events, sender, log, metrics),
     },
     {
       provide: OperatorTxs,
@@ -157,7 +158,7 @@ function relayerProviders(env: RelayerEnv): Provider[] {
  * Solana needs an RPC, and then a key: the fee payer's for gasless orders (D6), the filler's for
  * operator transactions (D15). One relay sends and follows both kinds of row.
  */
-function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger): SvmParts {
+function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger, metrics: Metrics): SvmParts {
   const solana = env.SOLANA_RPC_URL ? new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : undefined;
   const feePayer = env.SOLANA_FEE_PAYER_KEY;
   let relay: SvmRelay | undefined;
@@ -177,6 +178,6 @@ function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents
     operator,
     relay,
     submit: { submit: new SvmSubmit(solana, feePayer), relay },
-    health: solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS),
+    health: solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS, feePayerBalanceGauges(metrics)),
   };
 }

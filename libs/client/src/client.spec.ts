@@ -102,6 +102,35 @@ describe('XchainClient against the served OpenAPI document', () => {
   });
 });
 
+describe('XchainClient base URL', () => {
+  it.each([
+    'http://127.0.0.1:8080',
+    'http://127.0.0.1:8080/',
+    'http://127.0.0.1:8080/json/v1',
+    'http://127.0.0.1:8080/json/v1/',
+    'http://127.0.0.1:8080/json/v1//',
+  ])('reaches the same paths from %s (the origin, or the API root npm start prints)', async (baseUrl) => {
+    const { sent, fetchImpl } = recorder(() => json(200, { chains: [] }));
+    const client = new XchainClient({ baseUrl, fetch: fetchImpl });
+    await client.getChains();
+    await expect(client.getQuote({ probe: true } as never)).rejects.toBeInstanceOf(XchainResponseError);
+    const stream = client.streamOrderEvents(`0x${'ab'.repeat(32)}`);
+    await stream.next().catch(() => undefined);
+    expect(sent.map((r) => r.url.href)).toEqual([
+      'http://127.0.0.1:8080/json/v1/chains',
+      'http://127.0.0.1:8080/json/v1/quote',
+      `http://127.0.0.1:8080/json/v1/orders/0x${'ab'.repeat(32)}/events`,
+    ]);
+  });
+
+  it('keeps a path in front of the API root (a gateway behind a prefix)', async () => {
+    const { sent, fetchImpl } = recorder(() => json(200, { chains: [] }));
+    await new XchainClient({ baseUrl: 'https://example.test/swap/json/v1/', fetch: fetchImpl }).getChains();
+    await new XchainClient({ baseUrl: 'https://example.test/swap', fetch: fetchImpl }).getChains();
+    expect(sent.map((r) => r.url.href)).toEqual(['https://example.test/swap/json/v1/chains', 'https://example.test/swap/json/v1/chains']);
+  });
+});
+
 describe('XchainClient answers and errors', () => {
   it('returns the value its response schema gives, and the raw answer through call()', async () => {
     const { fetchImpl } = recorder(() => json(200, { chains: [], extra: 'ignored' }));

@@ -6,7 +6,11 @@ import { type OrderEvent, type StreamOptions, readOrderEvents } from './order-ev
 import { fetchFrom } from './source-address';
 
 export interface XchainClientOptions {
-  /** The gateway's origin, e.g. `http://127.0.0.1:8080` (paths are served under `/json/v1`). */
+  /**
+   * The gateway, e.g. `http://127.0.0.1:8080`, or the API's root as `npm start` prints it,
+   * `http://127.0.0.1:8080/json/v1`: every path is served under `/json/v1`, so a base URL that
+   * already ends with it (with or without a trailing slash) means the same gateway.
+   */
   baseUrl: string;
   /** Sent as `x-api-key` to the operations that take one (quotes, gasless orders, streams). */
   apiKey?: string;
@@ -90,7 +94,7 @@ class XchainClientCore {
     if (options.fetch && options.localAddress !== undefined)
       throw new TypeError('XchainClient: give either fetch or localAddress, not both');
     this.fetchImpl = options.fetch ?? (options.localAddress !== undefined ? fetchFrom(options.localAddress) : fetch);
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = gatewayBase(options.baseUrl);
     for (const id of Object.keys(CLIENT_OPERATIONS) as OperationId[]) {
       Object.defineProperty(this, methodName(id), {
         value: async (...args: unknown[]) => (await this.call(id, ...(args as ArgsOf<typeof id>))).data,
@@ -166,6 +170,11 @@ class XchainClientCore {
 export type XchainClient = XchainClientCore & XchainMethods;
 /** A typed client of the public and partner HTTP API (the README's walkthrough uses it; docs/api.md lists the operations). */
 export const XchainClient = XchainClientCore as new (options: XchainClientOptions) => XchainClient;
+
+/** The base URL the request paths (`/json/v1/...`) are appended to: without trailing slashes or the `/json/v1` suffix. */
+function gatewayBase(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/json\/v1$/, '');
+}
 
 function splitArgs(op: HttpOperation, args: unknown[]): { params: Record<string, unknown>; body: unknown; options: CallOptions } {
   let i = 0;

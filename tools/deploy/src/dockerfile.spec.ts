@@ -38,6 +38,15 @@ describe('docker/Dockerfile', () => {
     expect(appAt).toBeGreaterThan(build.findIndex((i) => i.args === 'bash scripts/build.sh'));
   });
 
+  it("has package.json's postinstall (the dependency patches) in place when it installs the packages", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const script = /^node (\S+)$/.exec(pkg.scripts['postinstall'] ?? '')?.[1];
+    expect(script).toBe('scripts/patch-deps.cjs');
+    const installAt = build.findIndex((i) => i.op === 'RUN' && i.args.startsWith('npm install'));
+    const copied = build.slice(0, installAt).filter((i) => i.op === 'COPY');
+    expect(copied.some((i) => i.args.split(/\s+/).slice(0, -1).includes(script!))).toBe(true);
+  });
+
   it('copies only that folder into a Node 24 slim image, runs it as a non-root user, and checks /readyz', () => {
     expect(final[0]!.args).toMatch(/^\$\{NODE_IMAGE\} AS runtime$/);
     expect(all.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args).toBe('NODE_IMAGE=node:24-bookworm-slim');

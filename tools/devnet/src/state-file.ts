@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { ROOT } from '@xchain/stack';
+import { readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ROOT, writeSecretFile } from '@xchain/stack';
 import type { Devnet } from './start-devnet';
 
-/** What `npm start` leaves for `npm run devnet` to find the running local chains. */
+/** What `npm start` leaves for `npm run devnet` to find the running local chains (a 0600 file: it holds keys). */
 export interface DevnetState {
   /** chain → JSON-RPC URL. */
   rpcUrls: Record<string, string>;
@@ -29,8 +29,8 @@ export function writeDevnetState(file: string, devnet: Pick<Devnet, 'chains' | '
     startedAt: new Date().toISOString(),
     serviceEnv: { EVM_RPC_URLS: devnet.rpcUrls, ...serviceEnv },
   };
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`);
+  // The service variables hold the relayer, filler, Solana fee-payer and vault keys: owner only.
+  writeSecretFile(file, `${JSON.stringify(state, null, 2)}\n`, { folder: 'as is' });
 }
 
 /** The state, or undefined when no whole file is there (no local chains started, they were stopped, or it is being written). */

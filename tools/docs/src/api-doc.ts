@@ -26,8 +26,9 @@ function fieldsOf(schema: z.ZodObject | undefined): string {
 const CONVENTIONS = [
   '## Conventions',
   '',
-  '- **Wire format** (D1): JSON only (other content types get 415); snake_case; amounts and other big',
-  '  numbers as decimal strings in base units; enums by name; unknown request fields ignored.',
+  '- **Wire format** (D1): JSON only (other content types get 415; an empty body is no body, whatever',
+  '  its content type); snake_case; amounts and other big numbers as decimal strings in base units;',
+  '  enums by name; unknown request fields ignored.',
   '- **Errors** (D2): every failure is a `google.rpc.Status` (`code`, `message`, `details` with an',
   "  `ErrorInfo` reason and metadata, `BadRequest` field violations, `RetryInfo`) with grpc-gateway's",
   '  HTTP status: 400 `INVALID_ARGUMENT`/`FAILED_PRECONDITION`, 401, 403, 404, 409, 429, 501, 503',

@@ -98,6 +98,13 @@ export const UNSCHEMATIZED_VARIABLES: readonly { name: string; readBy: string; d
       'Each log file the stack writes is rotated before a line would take it past the size; that many files are kept, the live one included.',
   },
   {
+    name: 'RESTART_DELAY_MS, RESTART_MAX_START_FAILURES',
+    readBy: 'stack',
+    default: '`1000`, `5`',
+    description:
+      'A service that exits is started again after this wait, doubled for each restart in a row (at most 30 s; back to the first after a minute up); one that fails to start that many times in a row is left down, with its last log lines.',
+  },
+  {
     name: 'PROMETHEUS, PROMETHEUS_PORT',
     readBy: 'stack',
     default: 'unset, `9090`',

@@ -25,12 +25,27 @@ export function newPassword(): string {
   return `p${randomBytes(24).toString('hex')}`;
 }
 
-/** Writes `content` to `file` as 0600 (also when it already existed with wider rights), its folder 0700. */
-export function writeSecretFile(file: string, content: string): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  chmodSync(dirname(file), 0o700);
+/**
+ * Writes `content` to `file` as 0600 (also when it already existed with wider rights), its folder
+ * 0700; `{ folder: 'as is' }` leaves the folder's rights alone (a secret in a shared data folder,
+ * such as `<DATA_DIR>/devnet.json`).
+ */
+export function writeSecretFile(file: string, content: string, opts: { folder?: 'private' | 'as is' } = {}): void {
+  if ((opts.folder ?? 'private') === 'private') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(file), 0o700);
+  } else {
+    mkdirSync(dirname(file), { recursive: true });
+  }
+  // An existing file is narrowed before the new content goes in, so it is never readable by others.
+  restrictSecretFile(file);
   writeFileSync(file, content, { mode: 0o600 });
   chmodSync(file, 0o600);
+}
+
+/** Makes an existing secret file 0600 (one an older version wrote with wider rights); nothing when there is none. */
+export function restrictSecretFile(file: string): void {
+  if (existsSync(file)) chmodSync(file, 0o600);
 }
 
 /** The trimmed content of a secret file, or undefined when there is none. */

@@ -2,20 +2,34 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Managed, launch, waitFor } from './process';
 import { startDevPrometheus } from './prometheus-dev';
-import { CREDENTIAL_FILES, credentialsDir, writeSecretFile } from './credentials';
+import { CREDENTIAL_FILES, credentialsDir, restrictSecretFile, writeSecretFile } from './credentials';
 import { ROOT } from './services';
 import { type Stack, startStack } from './stack';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy, type Supervisor, supervise } from './supervisor';
 
 /**
  * `npm start`: the whole system on loopback with its data under .data/ (kept across runs), and,
  * unless EVM_RPC_URLS points elsewhere, local EVM chains (anvil, fresh every run).
  * Ctrl-C stops everything this command started and nothing else.
  */
+/** `<DATA_DIR>/devnet.json`, written by tools/devnet's state file (0600). */
+const DEVNET_STATE_FILE = 'devnet.json';
+
 const num = (name: string, fallback: number) => {
   const raw = process.env[name];
   const n = raw === undefined ? fallback : Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 65535) {
     console.error(`${name}=${raw} is not a port number`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const whole = (name: string, fallback: number) => {
+  const raw = process.env[name];
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`${name}=${raw} is not a whole number of at least 1`);
     process.exit(2);
   }
   return n;
@@ -35,7 +49,15 @@ async function main(): Promise<void> {
     'gasless-relayer': num('GASLESS_RELAYER_PORT', 8084),
     'partner-service': num('PARTNER_SERVICE_PORT', 8085),
   };
+  const restartPolicy: RestartPolicy = {
+    ...DEFAULT_RESTART_POLICY,
+    firstDelayMs: whole('RESTART_DELAY_MS', DEFAULT_RESTART_POLICY.firstDelayMs),
+    maxStartFailures: whole('RESTART_MAX_START_FAILURES', DEFAULT_RESTART_POLICY.maxStartFailures),
+  };
   const dataDir = process.env['DATA_DIR'] ?? join(ROOT, '.data');
+  // The local chains' state holds keys; a file an older version left readable by others is narrowed
+  // now, also when EVM_RPC_URLS means no local chain rewrites it.
+  restrictSecretFile(join(dataDir, DEVNET_STATE_FILE));
   const chains = process.env['EVM_RPC_URLS'] ? undefined : await startLocalChains(dataDir);
   let stack: Stack;
   try {
@@ -60,10 +82,12 @@ async function main(): Promise<void> {
     throw err;
   });
   let stopping = false;
+  const supervisors: Supervisor[] = [];
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`\n[stack] ${signal}: stopping services and servers`);
+    for (const s of supervisors) s.stop();
     await prometheus?.proc.stop();
     await stack.stop();
     // After the services, so none of them sees its chain vanish mid-request.
@@ -81,10 +105,20 @@ async function main(): Promise<void> {
   setInterval(() => {
     if (process.ppid !== parent) void shutdown('the process that started npm start exited');
   }, 500).unref();
+  // A service that exits is started again with backoff, and left down after failing to start
+  // RESTART_MAX_START_FAILURES times in a row (supervisor.ts).
   for (const [name, proc] of stack.services) {
-    proc.child.once('exit', (code) => {
-      if (!stopping) console.error(`[stack] ${name} exited unexpectedly (code ${code}); see ${join(dataDir, 'logs', `${name}.log`)}`);
-    });
+    supervisors.push(
+      supervise({
+        name,
+        running: proc,
+        start: () => stack.restart(name),
+        policy: restartPolicy,
+        logFile: join(dataDir, 'logs', `${name}.log`),
+        info: (line) => console.log(line),
+        warn: (line) => console.error(line),
+      }),
+    );
   }
   chains?.proc.child.once('exit', (code) => {
     if (!stopping) console.error(`[stack] the local chains exited unexpectedly (code ${code}); restart npm start`);
@@ -154,7 +188,7 @@ interface DevnetState {
  * Ready when it has written its state file, which also hands over the services' variables.
  */
 async function startLocalChains(dataDir: string): Promise<{ proc: Managed; state: DevnetState }> {
-  const stateFile = join(dataDir, 'devnet.json');
+  const stateFile = join(dataDir, DEVNET_STATE_FILE);
   rmSync(stateFile, { force: true });
   const proc = launch('devnet', process.execPath, [join(ROOT, 'dist/tools/devnet/src/main.js'), 'serve', '--until-stdin-closes'], {
     cwd: ROOT,

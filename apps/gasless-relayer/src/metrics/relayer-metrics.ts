@@ -81,3 +81,32 @@ export function walletBalanceGauges(metrics: Metrics): (chain: string, wallet: s
     readAt.set(labels, Date.now() / 1000);
   };
 }
+
+/**
+ * The Solana fee payer's balance, set by the `solana` readiness check that reads it, beside its
+ * floor (SOLANA_FEE_PAYER_FLOOR_LAMPORTS): what `/readyz` no longer shows (it names no account).
+ */
+export function feePayerBalanceGauges(metrics: Metrics): (feePayer: string, balanceLamports: bigint, floorLamports: bigint) => void {
+  const labelNames = ['fee_payer'] as const;
+  const balance = metrics.gauge({
+    name: 'relayer_solana_fee_payer_balance_lamports',
+    help: 'Balance of the Solana fee payer of gasless orders, in lamports (as last read by the readiness check)',
+    labelNames,
+  });
+  const floor = metrics.gauge({
+    name: 'relayer_solana_fee_payer_floor_lamports',
+    help: 'Balance below which the fee payer fails readiness (SOLANA_FEE_PAYER_FLOOR_LAMPORTS)',
+    labelNames,
+  });
+  const readAt = metrics.gauge({
+    name: 'relayer_solana_fee_payer_balance_read_timestamp_seconds',
+    help: 'Unix time the fee payer balance was last read',
+    labelNames,
+  });
+  return (feePayer, balanceLamports, floorLamports) => {
+    const labels = { fee_payer: feePayer };
+    balance.set(labels, Number(balanceLamports));
+    floor.set(labels, Number(floorLamports));
+    readAt.set(labels, Date.now() / 1000);
+  };
+}

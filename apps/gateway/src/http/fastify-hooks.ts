@@ -14,6 +14,15 @@ const INVALID_TRACE = '00000000000000000000000000000000';
 export function installHttpHooks(fastify: FastifyInstance, log: Logger): void {
   // JSON only: without this Fastify would also accept text/plain bodies.
   fastify.removeContentTypeParser('text/plain');
+  // An empty body is no body, whatever its content type: many HTTP clients send
+  // `content-type: application/json` on every request, a DELETE or a bodyless POST included. Fastify's
+  // own parser (kept for everything else, with its prototype-poisoning checks) refuses it as malformed.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser<string>('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    parseJson(req, body, done);
+  });
 
   // The hooks below are synchronous (they call `done`), not async: an async hook costs Fastify a
   // promise and a turn of the microtask queue per request, and these do nothing that waits.

@@ -179,6 +179,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       now: () => new Date(),
       graceMs: 86_400_000,
       vmOf: () => 'evm',
+      assertChain: () => undefined,
       log: silent,
     });
     const shown = await until(
@@ -240,6 +241,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       now: () => new Date(),
       graceMs: 86_400_000,
       vmOf: () => 'evm',
+      assertChain: () => undefined,
       log: silent,
     });
     await until('the deposit in the order view', async () => ((await view.get(quoteHash)).status === 'deposited' ? true : undefined), POLL);

@@ -96,6 +96,7 @@ describe('expiry sweep on PostgreSQL', () => {
         now: () => new Date(),
         graceMs: 86_400_000,
         vmOf: () => 'evm',
+        assertChain: () => undefined,
         log: silent,
       });
       const pusher = new OrderUpdatePusher(view, sqlPushLog(prisma), async (u) => {

@@ -70,6 +70,7 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
     now: () => now,
     graceMs: GRACE_MS,
     vmOf: () => 'evm',
+    assertChain: () => undefined,
     log: silent,
   });
   /** The selection `sqlExpiredQuotes` makes, over the rows above. */

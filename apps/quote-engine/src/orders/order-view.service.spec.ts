@@ -87,6 +87,9 @@ function newTestService(
     now: () => new Date(opts.now ?? '2026-11-22T10:05:00Z'),
     graceMs: GRACE_MS,
     vmOf: (chain) => VMS.get(chain),
+    assertChain: (chain, field) => {
+      if (!VMS.has(chain)) throw RpcError.invalidArgument([{ field, description: `unknown chain ${chain}` }], 'INVALID_CHAIN');
+    },
     log: { warn, info },
   };
   return { service: new OrderViewService(deps), gaslessGet, find, partnerPage, warn, info };
@@ -301,6 +304,23 @@ describe('OrderViewService', () => {
         expect.objectContaining({ after: { createdAt: new Date(CREATED.getTime() - 1000), quoteHash: hash(2) }, limit: 4 }),
       );
       expect(last.next_cursor).toBe('');
+    });
+
+    it('refuses a chain filter naming no registry chain (INVALID_CHAIN) on the list and the export, before reading any order', async () => {
+      const { service, partnerPage } = newTestService({ page: rows(1) });
+      for (const call of [
+        () => service.listForPartner('ptn_1', { chain: 'bogus' }),
+        () => service.exportForPartner('ptn_1', { chain: 'bogus' }),
+        () => service.listForAddress(`0x${'11'.repeat(20)}`, { chain: 'bogus' }),
+      ]) {
+        const err = await call().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(RpcError);
+        expect((err as RpcError).status).toMatchObject({
+          code: Code.INVALID_ARGUMENT,
+          details: expect.arrayContaining([expect.objectContaining({ reason: 'INVALID_CHAIN' })]),
+        });
+      }
+      expect(partnerPage).not.toHaveBeenCalled();
     });
 
     it('serves 50 by default and at most 200, and refuses a cursor it did not make', async () => {

@@ -125,6 +125,8 @@ export interface OrderViewDeps {
   graceMs: number;
   /** The VM of a registry chain (how its bytes32 addresses read); undefined for an unknown chain. */
   vmOf: (chain: string) => 'evm' | 'svm' | undefined;
+  /** Throws INVALID_ARGUMENT naming `field` when a list's `chain` filter names no registry chain (RegistryCache.knownChain). */
+  assertChain: (chain: string, field: string) => void;
   log: Pick<Logger, 'info' | 'warn'>;
   /** The process's dependency outages: the relayer's is shared with settlement and the consumers (one warning per outage). */
   outages?: Pick<DependencyOutages, 'of'>;
@@ -211,7 +213,9 @@ export class OrderViewService {
     return this.deps.lists;
   }
 
+  /** The filters of every list; an unknown chain is refused, not answered with an empty page. */
   private pageQuery(query: OrderListRequest, now: Date): Omit<OrderPageQuery, 'limit'> {
+    if (query.chain) this.deps.assertChain(query.chain, 'chain');
     const after = query.cursor ? decodeOrderCursor(query.cursor) : undefined;
     return {
       ...(query.chain ? { chain: query.chain } : {}),

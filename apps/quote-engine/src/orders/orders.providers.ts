@@ -29,6 +29,7 @@ export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>
       now: () => clock.now(),
       graceMs: env.QUOTE_GRACE_SECS * 1000,
       vmOf: (chain) => registry.chain(chain)?.vm,
+      assertChain: (chain, field) => void registry.knownChain(chain, field, 'INVALID_CHAIN'),
       log,
     }),
   },

@@ -131,8 +131,7 @@ export class QuotePipeline {
   }
 
   private chain(name: string, field: string): ChainInfo {
-    const chain = this.registry.chain(name);
-    if (!chain) throw invalid(field, `unknown chain ${name}`, 'UNSUPPORTED_PAIR');
+    const chain = this.registry.knownChain(name, field, 'UNSUPPORTED_PAIR');
     if (!chain.enabled) throw RpcError.unavailable(`quoting on ${name} is disabled`, 'CHAIN_DISABLED', 60, { chain: name });
     return chain;
   }

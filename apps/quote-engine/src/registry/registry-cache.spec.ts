@@ -148,6 +148,31 @@ describe('RegistryCache when its load fails or finds nothing', () => {
     expect(unknown.details).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'UNSUPPORTED_PAIR' })]));
   });
 
+  it("knownChain: the chain, INVALID_ARGUMENT naming the field with the caller's reason for an unknown one, REGISTRY_NOT_LOADED before a load", async () => {
+    const { cache, state } = setup();
+    const statusOf = (name: string) => {
+      try {
+        cache.knownChain(name, 'chain', 'INVALID_CHAIN');
+      } catch (err) {
+        return (err as RpcError).status;
+      }
+      return undefined;
+    };
+    expect(statusOf('base')?.details).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'REGISTRY_NOT_LOADED' })]));
+    state.chains = [chainRow];
+    state.tokens = [tokenRow];
+    await cache.reload();
+    expect(cache.knownChain('base', 'chain', 'INVALID_CHAIN').chainId).toBe(8453n);
+    expect(statusOf('bogus')).toEqual({
+      code: Code.INVALID_ARGUMENT,
+      message: 'chain: unknown chain bogus',
+      details: [
+        expect.objectContaining({ reason: 'INVALID_CHAIN' }),
+        expect.objectContaining({ field_violations: [{ field: 'chain', description: 'unknown chain bogus' }] }),
+      ],
+    });
+  });
+
   it('keeps serving the last registry (still ready) when a later reload fails, and says so', async () => {
     const { cache, health, state } = setup();
     state.chains = [chainRow];

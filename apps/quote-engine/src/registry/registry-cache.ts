@@ -217,6 +217,18 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     return this.chains.get(name);
   }
 
+  /**
+   * The chain a request names in `field`, for every operation that takes one (the quotes, the
+   * order lists): INVALID_ARGUMENT naming the field, with `reason`, when the registry has no such
+   * chain; UNAVAILABLE / REGISTRY_NOT_LOADED while no registry is loaded (the chain may well exist).
+   */
+  knownChain(name: string, field: string, reason: string): ChainInfo {
+    this.assertLoaded();
+    const chain = this.chains.get(name);
+    if (!chain) throw RpcError.invalidArgument([{ field, description: `unknown chain ${name}` }], reason);
+    return chain;
+  }
+
   /** Looks a token up by the address as a user typed it (any case on EVM chains). */
   token(chain: ChainInfo, address: string): TokenInfo | undefined {
     // An EVM address in any case is looked up lowercase: no checksum of the input is needed.
