@@ -9,10 +9,19 @@ started=$(date +%s)
 phase() { local name=$1 t=$(date +%s); shift; "$@"; echo "[test] phase $name: $(( $(date +%s) - t )) s"; }
 phase deps bash scripts/ensure-deps.sh
 phase build bash scripts/build.sh
-echo "[test] lint"
-phase lint npm run -s lint
-echo "[test] typecheck"
-phase typecheck npm run -s typecheck
+# Lint and the type-check are single-threaded: on two cores they run side by side.
+echo "[test] lint and typecheck"
+log_dir=$(mktemp -d)
+phase lint npm run -s lint >"$log_dir/lint" 2>&1 &
+lint=$!
+phase typecheck npm run -s typecheck >"$log_dir/typecheck" 2>&1 &
+typecheck=$!
+failed=0
+wait $lint || failed=1
+wait $typecheck || failed=1
+cat "$log_dir/lint" "$log_dir/typecheck"
+rm -rf "$log_dir"
+[ $failed -eq 0 ] || { echo "[test] lint or typecheck failed"; exit 1; }
 echo "[test] unit, integration and end-to-end suites"
 phase suites node dist/tools/stack/src/test-servers.js -- jest --ci --maxWorkers=2 \
   --reporters=default --reporters="$PWD/dist/tools/test-runs/src/failure-logs.reporter.js" "$@"
