@@ -148,7 +148,7 @@ export class SubmitService {
       signature: body.signature,
       permitSignature,
     });
-    const wallet = this.lanes.pickWallet(chain.name);
+    const wallet = this.lanes.pickWallet(chain.name, body.owner);
     try {
       await onChain(chain.name, chain.client.call({ account: wallet, to: executor, data: calldata }));
     } catch (err) {
