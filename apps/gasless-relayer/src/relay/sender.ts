@@ -36,7 +36,10 @@ type Judgement = bigint | 'reverted' | 'transient' | 'wait';
  * (eth_simulateV1). An order whose call reverts there is failed (SIMULATION_REVERTED) without being
  * signed or using a nonce, so a transaction the simulation says reverts is never broadcast: two
  * orders of one wallet that cannot both succeed (the second needs what the first spends) leave the
- * second failed, not reverted on chain. A node without eth_simulateV1 gets one transaction at a
+ * second failed, not reverted on chain. The gas limit is the larger of what the simulation used
+ * (with room) and eth_estimateGas of the call alone on the head (which also finds gas a call must
+ * have without using it); an order that reverts alone on the head but not behind the wallet's
+ * transactions in flight waits until those are mined. A node without eth_simulateV1 gets one transaction at a
  * time per wallet: the first queued order is estimated (eth_estimateGas on the head) only when
  * nothing of the wallet is in flight. The rest: given consecutive nonces, signed, and stored with
  * their orders (queued → submitted) before anything is broadcast. A crash after the store is
@@ -79,17 +82,39 @@ export class Sender {
       const ahead = await this.orders.inFlight(chain.name, wallet, mined, first);
       const outcomes = await simulateInOrder(chain.client, wallet, head, ahead.map(callOf), batch.map(callOf));
       if (outcomes === 'unsupported') return await this.judgeAlone(chain, wallet, head, mined < first, batch);
-      return await Promise.all(
+      const judged = await Promise.all(
         batch.map(async (order, i): Promise<Judgement> => {
           const outcome = outcomes[i]!;
-          if (outcome.ok) return outcome.gasUsed + (outcome.gasUsed * SIMULATED_GAS_HEADROOM_PCT) / 100n;
-          await this.failUnsent(chain.name, order, outcome.reason);
-          return 'reverted';
+          if (!outcome.ok) {
+            await this.failUnsent(chain.name, order, outcome.reason);
+            return 'reverted';
+          }
+          // The limit: what the call used, with room, but never below eth_estimateGas, which also
+          // finds what a call needs without using it (a destination call's gasleft() check).
+          const estimate = await this.estimateOnHead(chain, wallet, head, order);
+          const used = outcome.gasUsed + (outcome.gasUsed * SIMULATED_GAS_HEADROOM_PCT) / 100n;
+          // It reverts alone on the head but not behind what is in flight: it needs those mined first.
+          if (estimate === undefined) return 'wait';
+          return used > estimate ? used : estimate;
         }),
       );
+      // The orders after one that waits were simulated behind it: they wait too (a reverted one changed nothing).
+      const firstWait = judged.indexOf('wait');
+      return firstWait < 0 ? judged : judged.map((j, i) => (i > firstWait && typeof j === 'bigint' ? 'wait' : j));
     } catch (err) {
       if (isChainRpcUnavailable(err)) return batch.map(() => 'transient');
       throw err;
+    }
+  }
+
+  /** eth_estimateGas of the order alone on the head, with room; undefined when it reverts there. */
+  private async estimateOnHead(chain: RelayChain, wallet: Address, head: bigint, order: GaslessOrder): Promise<bigint | undefined> {
+    try {
+      const gas = await chain.client.estimateGas({ account: wallet, ...callOf(order), blockNumber: head });
+      return gas + (gas * GAS_HEADROOM_PCT) / 100n;
+    } catch (err) {
+      if (isChainRpcUnavailable(err)) throw err;
+      return undefined;
     }
   }
 
