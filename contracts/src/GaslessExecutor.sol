@@ -33,6 +33,11 @@ contract GaslessExecutor {
     string public constant WITNESS_TYPE_STRING =
         string.concat("Order witness)", ORDER_TYPE, "TokenPermissions(address token,uint256 amount)");
 
+    /// @dev What every EIP-2612 permit to Permit2 approves (ERC2612_PERMIT_VALUE of libs/evm-gasless):
+    /// the maximum, so the permit of one order leaves an allowance that covers the wallet's other
+    /// orders signed on the same token nonce, whichever of them is relayed first.
+    uint256 public constant PERMIT_VALUE = type(uint256).max;
+
     event Relayed(bytes32 indexed quoteHash, address indexed owner, uint256 relayFee);
 
     error NotGasless();
@@ -53,7 +58,7 @@ contract GaslessExecutor {
     /// @param nonce The Permit2 nonce the user signed (unordered; burnt by Permit2).
     /// @param deadline The Permit2 deadline, also the EIP-2612 permit's.
     /// @param signature The user's Permit2 PermitWitnessTransferFrom signature.
-    /// @param permitSignature An EIP-2612 permit of `amountIn` to Permit2 (65 bytes), or empty.
+    /// @param permitSignature An EIP-2612 permit of PERMIT_VALUE to Permit2 (65 bytes), or empty.
     function execute(
         XchainOrder.Order calldata order,
         address owner,
@@ -67,7 +72,7 @@ contract GaslessExecutor {
         address token = address(uint160(uint256(order.srcToken)));
         if (token == address(0)) revert NativeSource();
 
-        if (permitSignature.length == 65) _tryPermit(token, owner, order.amountIn, deadline, permitSignature);
+        if (permitSignature.length == 65) _tryPermit(token, owner, deadline, permitSignature);
         _pull(order, token, owner, nonce, deadline, signature);
 
         uint256 fee = order.sponsorFees ? 0 : order.sponsorGas;
@@ -106,13 +111,14 @@ contract GaslessExecutor {
         );
     }
 
-    /// @dev A permit that fails (most often because someone already submitted it, which burns its
-    /// nonce) must not block the order: if the allowance is there, Permit2's pull succeeds anyway,
-    /// and if it is not, the pull fails with Permit2's own error.
-    function _tryPermit(address token, address owner, uint256 value, uint256 deadline, bytes calldata sig) private {
+    /// @dev A permit that fails must not block the order: someone front-ran it, or it was already
+    /// used by another order of the same wallet signed on the same token nonce (two quotes signed
+    /// before either was relayed). If the allowance it gave is there, Permit2's pull succeeds
+    /// anyway; if it is not, the pull fails with Permit2's own error.
+    function _tryPermit(address token, address owner, uint256 deadline, bytes calldata sig) private {
         bytes32 r = bytes32(sig[0:32]);
         bytes32 s = bytes32(sig[32:64]);
         uint8 v = uint8(sig[64]);
-        try IERC20Permit(token).permit(owner, permit2, value, deadline, v, r, s) {} catch {}
+        try IERC20Permit(token).permit(owner, permit2, PERMIT_VALUE, deadline, v, r, s) {} catch {}
     }
 }

@@ -7,7 +7,7 @@ const HASH = `0x${'cd'.repeat(32)}`;
 const view = (status: string) => ({
   quote_hash: HASH,
   status,
-  terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
+  terminal: ['fulfilled', 'refunded', 'expired', 'failed'].includes(status),
   src_chain: 'base',
   dst_chain: 'arbitrum',
   src_token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
@@ -53,6 +53,32 @@ describe('followOrder', () => {
       const order = await followOrder(new XchainClient({ baseUrl: s.url }), HASH, { via: 'poll', pollIntervalMs: 10 });
       expect(order).toMatchObject({ status: 'refunded', terminal: true });
       expect(s.seen.map((r) => r.url)).toEqual(Array(3).fill(`/json/v1/orders/${HASH}`));
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('stops at a failed relay (D18), a final view with its reason, over events as over polling', async () => {
+    const failed = {
+      ...view('failed'),
+      failure: { reason: 'SIMULATION_REVERTED', message: 'SIMULATION_REVERTED: Error(TRANSFER_FROM_FAILED)', at: '2026-11-23T10:01:00Z' },
+    };
+    const s = await serve((req, res) => {
+      if (req.url?.endsWith('/events')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`id: e1\nevent: order\ndata: ${JSON.stringify(view('quoted'))}\n\n`);
+        res.end(`id: e2\nevent: order\ndata: ${JSON.stringify(failed)}\n\n`);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(failed));
+      }
+    });
+    try {
+      const api = new XchainClient({ baseUrl: s.url });
+      for (const via of ['events', 'poll'] as const) {
+        const order = await followOrder(api, HASH, { via, pollIntervalMs: 10 });
+        expect(order).toMatchObject({ status: 'failed', terminal: true, failure: { reason: 'SIMULATION_REVERTED' } });
+      }
     } finally {
       await s.close();
     }

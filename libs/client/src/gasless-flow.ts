@@ -49,7 +49,10 @@ export interface GaslessSwapOptions extends FollowOptions {
 export interface GaslessSwapResult {
   quote: GaslessQuote;
   submitted: GaslessOrderResult;
-  /** The order's view in its final state (`terminal: true`): `fulfilled`, `refunded` or `expired`. */
+  /**
+   * The order's view in its final state (`terminal: true`): `fulfilled`, `refunded`, `expired`, or
+   * `failed` (the relay failed for good before any deposit; `failure.reason` says why, D18).
+   */
   order: OrderStatus;
 }
 
@@ -98,8 +101,10 @@ export async function signGaslessQuote(quote: GaslessQuote, signer: GaslessSigne
 }
 
 /**
- * Follows an order until its view is final (`terminal`), through the server-sent events (a
- * dropped stream is resumed from its last event) or by polling GetOrder; returns that view.
+ * Follows an order until its view is final (`terminal`: `fulfilled`, `refunded`, `expired` or
+ * `failed`), through the server-sent events (a dropped stream is resumed from its last event) or
+ * by polling GetOrder; returns that view. A final view that is not `fulfilled` is returned, not
+ * thrown: the caller reads `status` (and `refund.reason` or `failure.reason`).
  */
 export async function followOrder(api: XchainClient, quoteHash: string, options: FollowOptions = {}): Promise<OrderStatus> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_FOLLOW_MS;

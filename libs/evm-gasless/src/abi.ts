@@ -244,6 +244,7 @@ export const GASLESS_EXECUTOR_ABI = [
   { type: 'function', name: 'permit2', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
   { type: 'function', name: 'router', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
   { type: 'function', name: 'feeRecipient', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'address' }] },
+  { type: 'function', name: 'PERMIT_VALUE', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint256' }] },
   { type: 'error', name: 'NotGasless', inputs: [] },
   { type: 'error', name: 'WrongSourceChain', inputs: [] },
   { type: 'error', name: 'NativeSource', inputs: [] },

@@ -31,6 +31,7 @@ import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, PERMIT2_ABI, XCHAIN_ROUTER_ABI } from './abi';
 import { approveCalldata, depositAmount, depositTx, executeCalldata, relayFee } from './calls';
 import {
+  ERC2612_PERMIT_VALUE,
   ORDER_EIP712_TYPE,
   ORDER_TYPEHASH,
   PERMIT2_ADDRESS,
@@ -284,13 +285,14 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     await mint(USDC, user, amount);
     return { key, user };
   };
-  const signPermit = async (key: Hex, value: bigint, deadline: bigint): Promise<Hex> => {
+  /** The EIP-2612 permit a gasless quote serves: ERC2612_PERMIT_VALUE to Permit2, on the owner's token nonce now. */
+  const signPermit = async (key: Hex, deadline: bigint): Promise<Hex> => {
     const owner = privateKeyToAddress(key);
     const [, name, version] = await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'eip712Domain' });
     const nonce = await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [owner] });
     return signTypedData({
       privateKey: key,
-      ...overJson(erc2612TypedData({ chainId: BigInt(CHAIN_ID), token: USDC, name, version, owner, value, nonce, deadline })),
+      ...overJson(erc2612TypedData({ chainId: BigInt(CHAIN_ID), token: USDC, name, version, owner, nonce, deadline })),
     });
   };
 
@@ -305,16 +307,20 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const routerBefore = await balanceOf(USDC, ROUTER);
     const feeBefore = await balanceOf(USDC, FEE_RECIPIENT);
 
-    const receipt = await execute(signed, await signPermit(key, order.amountIn, signed.deadline));
+    const receipt = await execute(signed, await signPermit(key, signed.deadline));
 
     expect(await balanceOf(USDC, user)).toBe(0n);
     expect(await balanceOf(USDC, FEE_RECIPIENT)).toBe(feeBefore + order.sponsorGas);
     expect(await balanceOf(USDC, ROUTER)).toBe(routerBefore + depositAmount(order));
     expect(await balanceOf(USDC, EXECUTOR)).toBe(0n);
-    // Permit2 spent exactly the permitted amount, and the executor left no allowance behind.
+    // The permit approved Permit2 for the maximum (which OpenZeppelin's ERC-20 does not spend down),
+    // Permit2 pulled exactly the permitted amount, and the executor left no allowance behind.
     expect(
       await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [user, PERMIT2_ADDRESS] }),
-    ).toBe(0n);
+    ).toBe(maxUint256);
+    expect(await client.readContract({ address: EXECUTOR, abi: GASLESS_EXECUTOR_ABI, functionName: 'PERMIT_VALUE' })).toBe(
+      ERC2612_PERMIT_VALUE,
+    );
     expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'allowance', args: [EXECUTOR, ROUTER] })).toBe(
       0n,
     );
@@ -366,7 +372,7 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     const { key, user } = await permitUser(250_000_000n);
     const order = gaslessOrder(USDC);
     const signed = await signOrder(key, order);
-    const permitSignature = await signPermit(key, order.amountIn, signed.deadline);
+    const permitSignature = await signPermit(key, signed.deadline);
     // A griefer lifts the permit from the mempool and submits it first, burning its nonce.
     const r = `0x${permitSignature.slice(2, 66)}` as Hex;
     const s = `0x${permitSignature.slice(66, 130)}` as Hex;
@@ -377,7 +383,7 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
       encodeFunctionData({
         abi: DEV_PERMIT_ABI,
         functionName: 'permit',
-        args: [user, PERMIT2_ADDRESS, order.amountIn, signed.deadline, v, r, s],
+        args: [user, PERMIT2_ADDRESS, ERC2612_PERMIT_VALUE, signed.deadline, v, r, s],
       }),
     );
     expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [user] })).toBe(1n);
@@ -386,6 +392,57 @@ describe('XchainRouter and GaslessExecutor on anvil with the canonical Permit2',
     await execute(signed, permitSignature);
     expect(await balanceOf(USDC, user)).toBe(0n);
     expect(await balanceOf(USDC, ROUTER)).toBe(routerBefore + depositAmount(order));
+  });
+
+  it('relays two orders of one wallet whose permits were both signed on the same token nonce, in either order', async () => {
+    // Two quotes asked for and signed before either is relayed: both permits carry nonce 0.
+    const { key, user } = await permitUser(300_000_000n);
+    const first = gaslessOrder(USDC, { amountIn: 100_000_000n });
+    const second = gaslessOrder(USDC, { amountIn: 200_000_000n });
+    const [a, b] = [await signOrder(key, first), await signOrder(key, second)];
+    const [permitA, permitB] = [await signPermit(key, a.deadline), await signPermit(key, b.deadline)];
+    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [user] })).toBe(0n);
+    const routerBefore = await balanceOf(USDC, ROUTER);
+
+    // The later quote is relayed first: its permit is the one used.
+    await execute(b, permitB);
+    expect(await client.readContract({ address: USDC, abi: ERC20_PERMIT_ABI, functionName: 'nonces', args: [user] })).toBe(1n);
+    // The earlier one's permit now fails (its nonce is spent), which the executor tolerates: the
+    // allowance the other permit gave covers it. Simulated first, as the relayer does.
+    await client.call({ account: relayer.address, to: EXECUTOR, data: executeCalldata({ ...a, permitSignature: permitA }) });
+    await execute(a, permitA);
+
+    expect(await balanceOf(USDC, user)).toBe(0n);
+    expect(await balanceOf(USDC, ROUTER)).toBe(routerBefore + depositAmount(first) + depositAmount(second));
+    expect(await balanceOf(USDC, EXECUTOR)).toBe(0n);
+  });
+
+  it("still fails, with Permit2's error, an order whose used permit's allowance was revoked", async () => {
+    const { key, user } = await permitUser(100_000_000n);
+    const order = gaslessOrder(USDC, { amountIn: 100_000_000n });
+    const signed = await signOrder(key, order);
+    const permitSignature = await signPermit(key, signed.deadline);
+    // The user spends the permit's allowance, then revokes it, before the relay.
+    await testClient.setBalance({ address: user, value: 10n ** 18n });
+    const [r, s, v] = [
+      `0x${permitSignature.slice(2, 66)}`,
+      `0x${permitSignature.slice(66, 130)}`,
+      Number(`0x${permitSignature.slice(130, 132)}`),
+    ];
+    await send(
+      ANVIL_DEV_KEY,
+      USDC,
+      encodeFunctionData({
+        abi: DEV_PERMIT_ABI,
+        functionName: 'permit',
+        args: [user, PERMIT2_ADDRESS, ERC2612_PERMIT_VALUE, signed.deadline, v, r as Hex, s as Hex],
+      }),
+    );
+    await send(key, USDC, approveCalldata(PERMIT2_ADDRESS, 0n));
+    await expect(
+      client.call({ account: relayer.address, to: EXECUTOR, data: executeCalldata({ ...signed, permitSignature }) }),
+    ).rejects.toThrow(/TRANSFER_FROM_FAILED/);
+    expect(await balanceOf(USDC, user)).toBe(100_000_000n);
   });
 
   it('relays an order once: the same call and a fresh signature for the same order both revert', async () => {

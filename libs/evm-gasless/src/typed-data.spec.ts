@@ -2,6 +2,7 @@ import { concat, encodeAbiParameters, hashTypedData, keccak256, parseAbiParamete
 import { sampleOrder as sampleEvmOrder } from '@xchain/order-codec';
 import { depositAmount, relayFee } from './calls';
 import {
+  ERC2612_PERMIT_VALUE,
   ORDER_EIP712_TYPE,
   ORDER_TYPEHASH,
   PERMIT2_ADDRESS,
@@ -89,11 +90,13 @@ describe('Permit2 witness typed data', () => {
       name: 'USD Coin',
       version: '2',
       owner: spender,
-      value: 5n,
       nonce: 0n,
       deadline: 9n,
     });
     expect(typed.message.spender).toBe(PERMIT2_ADDRESS);
+    // The maximum, whatever the order: one permit serves every order of the wallet signed on its nonce.
+    expect(typed.message.value).toBe(ERC2612_PERMIT_VALUE.toString());
+    expect(ERC2612_PERMIT_VALUE).toBe(2n ** 256n - 1n);
     expect(typed.domain.verifyingContract).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913');
     expect(hashTypedData(overJson(typed))).toBe(hashTypedData(typed as unknown as AnyTypedData));
   });

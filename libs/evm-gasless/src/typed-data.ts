@@ -1,5 +1,5 @@
 import { ORDER_ABI_COMPONENTS, type Order, encodeOrder, keccak256Hex } from '@xchain/order-codec';
-import { type Address, type Hex, concatBytes, getAddress, hexToBigInt, hexToBytes, keccak256, toHex } from 'viem';
+import { type Address, type Hex, concatBytes, getAddress, hexToBigInt, hexToBytes, keccak256, maxUint256, toHex } from 'viem';
 
 /** The canonical Permit2, at the same address on every chain. */
 export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -116,13 +116,23 @@ export interface Erc2612Input {
   name: string;
   version: string;
   owner: Address;
-  value: bigint;
   /** The token's `nonces(owner)`. */
   nonce: bigint;
   deadline: bigint;
 }
 
-/** EIP-2612 permit of the source token to the canonical Permit2 (D11), as a wallet signs it. */
+/**
+ * What every EIP-2612 permit to Permit2 approves: the maximum, not one order's `amountIn`. Two
+ * quotes of one wallet, signed before either is relayed, carry permits on the same token nonce;
+ * only the first relayed can be used, and the allowance it leaves must cover the second too.
+ * The executor calls `permit` with this value (GaslessExecutor.PERMIT_VALUE), so it is signed over.
+ */
+export const ERC2612_PERMIT_VALUE = maxUint256;
+
+/**
+ * EIP-2612 permit of the source token to the canonical Permit2 (D11), as a wallet signs it: of
+ * ERC2612_PERMIT_VALUE, so one signature serves this order and the wallet's later ones.
+ */
 export function erc2612TypedData(p: Erc2612Input): Erc2612TypedData {
   return {
     domain: { name: p.name, version: p.version, chainId: Number(p.chainId), verifyingContract: getAddress(p.token) },
@@ -145,7 +155,7 @@ export function erc2612TypedData(p: Erc2612Input): Erc2612TypedData {
     message: {
       owner: getAddress(p.owner),
       spender: PERMIT2_ADDRESS,
-      value: p.value.toString(),
+      value: ERC2612_PERMIT_VALUE.toString(),
       nonce: p.nonce.toString(),
       deadline: p.deadline.toString(),
     },

@@ -31,6 +31,20 @@ const REVERT_ABI = [
   },
 ] as const;
 
+/**
+ * The same description from a call's revert data alone (a simulation's `returnData`): the custom
+ * error, `Error(reason)` or `Panic(code)` decoded, else the unknown selector.
+ */
+export function revertReasonOfData(data: Hex): string {
+  if (data.length < 10) return `unknown error ${data}`;
+  try {
+    const decoded = decodeErrorResult({ abi: REVERT_ABI, data });
+    return `${decoded.errorName}(${(decoded.args ?? []).map(String).join(', ')})`;
+  } catch {
+    return `unknown error ${data.slice(0, 10)}`;
+  }
+}
+
 /** A short, stable description of why a call reverted: the decoded custom error or reason string. */
 export function revertReason(err: unknown): string {
   if (!(err instanceof BaseError)) return err instanceof Error ? err.message.split('\n')[0]! : String(err);

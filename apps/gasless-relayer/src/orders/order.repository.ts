@@ -219,6 +219,18 @@ export class OrderRepository {
     });
   }
 
+  /**
+   * A wallet's transactions sent and not settled on a chain with nonces in [from, below), in nonce
+   * order: the calls a new transaction of the wallet runs behind until they are mined.
+   */
+  inFlight(chain: string, wallet: string, from: bigint, below: bigint): Promise<GaslessOrder[]> {
+    if (below <= from) return Promise.resolve([]);
+    return this.db.gaslessOrder.findMany({
+      where: { chain, wallet, vm: 'evm', status: 'submitted', chainReplacedAt: null, txNonce: { gte: from, lt: below } },
+      orderBy: { txNonce: 'asc' },
+    });
+  }
+
   /** Another transaction for a submitted order (a replacement, or the same order re-signed on a new nonce). */
   async addTx(quoteHash: string, tx: SignedTx): Promise<boolean> {
     return this.db.$transaction(async (t) => {

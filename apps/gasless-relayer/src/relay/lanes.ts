@@ -72,10 +72,16 @@ export class Lanes {
     }
   }
 
-  /** The next wallet of a chain, in turn. */
-  pickWallet(chain: string): Address {
+  /**
+   * The wallet of a chain whose lane relays `owner`'s orders: always the same one for an owner (its
+   * address modulo the wallet count, the same on every replica), so a user's orders are simulated
+   * one behind the other in one lane, never side by side in two that cannot see each other's
+   * transactions in flight. Without an owner, the next wallet in turn.
+   */
+  pickWallet(chain: string, owner?: string): Address {
     const wallets = this.chains.byName(chain)?.wallets ?? [];
     if (wallets.length === 0) throw new Error(`no relayer wallet for ${chain}`);
+    if (owner) return wallets[Number(BigInt(owner) % BigInt(wallets.length))]!.address;
     const i = this.turn.get(chain) ?? 0;
     this.turn.set(chain, i + 1);
     return wallets[i % wallets.length]!.address;

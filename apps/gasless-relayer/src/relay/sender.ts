@@ -8,18 +8,41 @@ import { type OrderRepository, type SignedTx, viewOf } from '../orders/order.rep
 import type { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
 import type { Holds } from './holds';
+import { type LaneCall, simulateInOrder } from './lane-simulation';
 import type { NonceBook } from './nonces';
 
-/** Gas above the estimate, so a state change between estimate and inclusion does not run out. */
+/** Gas above an estimate (eth_estimateGas), so a state change between estimate and inclusion does not run out. */
 const GAS_HEADROOM_PCT = 25n;
+/**
+ * Gas above what a simulated call used (eth_simulateV1 reports the gas used after refunds, and a
+ * call's limit must also cover the refunded part and what EIP-150 keeps back from inner calls).
+ */
+const SIMULATED_GAS_HEADROOM_PCT = 50n;
 /** Orders a lane signs and sends in one go (one fee read, one database transaction, one batched broadcast). */
 const BATCH = 64;
 
 /**
+ * What the lane's simulation says of a queued order: the gas limit to sign it with; 'reverted'
+ * (the order is failed now, nothing sent); 'transient' (the RPC, not the order); 'wait' (it cannot
+ * be simulated behind the wallet's transactions in flight: sent once those are mined).
+ */
+type Judgement = bigint | 'reverted' | 'transient' | 'wait';
+
+/**
  * A lane's work: every queued order of one wallet on one chain, oldest first, up to BATCH at a
- * time. Each is re-checked on chain (estimateGas is the last simulation before gas is spent; a
- * revert fails it without using a nonce), given the wallet's next nonce, signed, and stored with
- * its order (queued → submitted) before anything is broadcast. A crash after the store is
+ * time. The lane first takes the wallet's next nonce, then simulates the batch at that nonce, right
+ * before signing: on the chain's head, behind every transaction of the wallet with a lower nonce
+ * (those sent and not yet mined, then the batch's earlier orders), in the order they will be mined
+ * (eth_simulateV1). An order whose call reverts there is failed (SIMULATION_REVERTED) without being
+ * signed or using a nonce, so a transaction the simulation says reverts is never broadcast: two
+ * orders of one wallet that cannot both succeed (the second needs what the first spends) leave the
+ * second failed, not reverted on chain. The gas limit is the larger of what the simulation used
+ * (with room) and eth_estimateGas of the call alone on the head (which also finds gas a call must
+ * have without using it); an order that reverts alone on the head but not behind the wallet's
+ * transactions in flight waits until those are mined. A node without eth_simulateV1 gets one transaction at a
+ * time per wallet: the first queued order is estimated (eth_estimateGas on the head) only when
+ * nothing of the wallet is in flight. The rest: given consecutive nonces, signed, and stored with
+ * their orders (queued → submitted) before anything is broadcast. A crash after the store is
  * recovered by the tracker, which rebroadcasts the stored transactions; nothing is ever signed
  * for a nonce without being stored first, and stored nonces never leave a gap.
  */
@@ -39,30 +62,104 @@ export class Sender {
     const account = chain ? RelayChains.laneWallets(chain).find((w) => w.address === wallet)?.account : undefined;
     if (!chain || !account) throw new Error(`wallet ${wallet} is not configured on ${chainName}`);
     const batch = await this.orders.queuedForLane(chainName, wallet, BATCH);
-    const gas = await Promise.all(batch.map((o) => this.estimate(chain, wallet, o)));
-    const ready = batch.flatMap((o, i) => (typeof gas[i] === 'bigint' ? [{ order: o, gas: gas[i] }] : []));
-    // An order whose estimate the RPC did not answer stays queued; its own job retries it.
-    const retryOwn = batch.some((o, i) => o.quoteHash === quoteHash && gas[i] === 'transient');
-    if (ready.length > 0) await this.sendBatch(chain, account, ready);
-    if (retryOwn) throw new Error('the RPC did not answer the gas estimate; retried');
+    if (batch.length === 0) return;
+    const head = await chain.client.getBlockNumber({ cacheTime: 0 });
+    const first = await this.nonces.take(chain, wallet);
+    const judged = await this.judge(chain, wallet, head, first, batch);
+    const ready = batch.flatMap((o, i) => (typeof judged[i] === 'bigint' ? [{ order: o, gas: judged[i] }] : []));
+    // An order the RPC did not judge, or that waits for the wallet's transactions in flight, stays
+    // queued; its own job retries it (and the sweeper enqueues it again should the job give up).
+    const own = judged[batch.findIndex((o) => o.quoteHash === quoteHash)];
+    if (ready.length > 0) await this.sendBatch(chain, account, ready, first, head);
+    if (own === 'transient') throw new Error('the RPC did not answer the simulation; retried');
+    if (own === 'wait') throw new Error("waiting for the wallet's transactions in flight to be mined before simulating; retried");
+  }
+
+  /** Simulates `batch` at nonce `first` on block `head` (see the class): one judgement per order. */
+  private async judge(chain: RelayChain, wallet: Address, head: bigint, first: bigint, batch: GaslessOrder[]): Promise<Judgement[]> {
+    try {
+      const mined = BigInt(await chain.client.getTransactionCount({ address: wallet, blockNumber: head }));
+      const ahead = await this.orders.inFlight(chain.name, wallet, mined, first);
+      const outcomes = await simulateInOrder(chain.client, wallet, head, ahead.map(callOf), batch.map(callOf));
+      if (outcomes === 'unsupported') return await this.judgeAlone(chain, wallet, head, mined < first, batch);
+      const judged = await Promise.all(
+        batch.map(async (order, i): Promise<Judgement> => {
+          const outcome = outcomes[i]!;
+          if (!outcome.ok) {
+            await this.failUnsent(chain.name, order, outcome.reason);
+            return 'reverted';
+          }
+          // The limit: what the call used, with room, but never below eth_estimateGas, which also
+          // finds what a call needs without using it (a destination call's gasleft() check).
+          const estimate = await this.estimateOnHead(chain, wallet, head, order);
+          const used = outcome.gasUsed + (outcome.gasUsed * SIMULATED_GAS_HEADROOM_PCT) / 100n;
+          // It reverts alone on the head but not behind what is in flight: it needs those mined first.
+          if (estimate === undefined) return 'wait';
+          return used > estimate ? used : estimate;
+        }),
+      );
+      // The orders after one that waits were simulated behind it: they wait too (a reverted one changed nothing).
+      const firstWait = judged.indexOf('wait');
+      return firstWait < 0 ? judged : judged.map((j, i) => (i > firstWait && typeof j === 'bigint' ? 'wait' : j));
+    } catch (err) {
+      if (isChainRpcUnavailable(err)) return batch.map(() => 'transient');
+      throw err;
+    }
+  }
+
+  /** eth_estimateGas of the order alone on the head, with room; undefined when it reverts there. */
+  private async estimateOnHead(chain: RelayChain, wallet: Address, head: bigint, order: GaslessOrder): Promise<bigint | undefined> {
+    try {
+      const gas = await chain.client.estimateGas({ account: wallet, ...callOf(order), blockNumber: head });
+      return gas + (gas * GAS_HEADROOM_PCT) / 100n;
+    } catch (err) {
+      if (isChainRpcUnavailable(err)) throw err;
+      return undefined;
+    }
+  }
+
+  /** Without eth_simulateV1: the first order alone, estimated on the head, once nothing of the wallet is in flight. */
+  private async judgeAlone(
+    chain: RelayChain,
+    wallet: Address,
+    head: bigint,
+    inFlight: boolean,
+    batch: GaslessOrder[],
+  ): Promise<Judgement[]> {
+    const rest = batch.slice(1).map((): Judgement => 'wait');
+    if (inFlight) return [...rest, 'wait'];
+    const order = batch[0]!;
+    try {
+      const gas = await chain.client.estimateGas({ account: wallet, ...callOf(order), blockNumber: head });
+      return [gas + (gas * GAS_HEADROOM_PCT) / 100n, ...rest];
+    } catch (err) {
+      if (isChainRpcUnavailable(err)) throw err;
+      await this.failUnsent(chain.name, order, revertReason(err));
+      return ['reverted', ...rest];
+    }
+  }
+
+  /** queued → failed with the simulation's reason: nothing was signed, no nonce used, no gas spent. */
+  private async failUnsent(chain: string, order: GaslessOrder, reason: string): Promise<void> {
+    if (await this.orders.fail(order.quoteHash, 'queued', `SIMULATION_REVERTED: ${reason}`)) {
+      this.log.info({ quote_hash: order.quoteHash, reason }, 'order failed before sending: its simulation at its nonce reverts');
+      await this.finished(chain, order.quoteHash);
+    }
   }
 
   private async sendBatch(
     chain: RelayChain,
     account: RelayWallet['account'],
     ready: { order: GaslessOrder; gas: bigint }[],
+    first: bigint,
+    head: bigint,
   ): Promise<void> {
     const wallet = account.address;
     const chainName = chain.name;
 
-    const [fees, head, chainId] = await Promise.all([
-      chain.client.estimateFeesPerGas(),
-      chain.client.getBlockNumber({ cacheTime: 0 }),
-      chain.chainId(),
-    ]);
-    const first = await this.nonces.take(chain, wallet);
+    const [fees, chainId] = await Promise.all([chain.client.estimateFeesPerGas(), chain.chainId()]);
     const signed = await Promise.all(
-      ready.map(async ({ order, gas: estimate }, i): Promise<{ quoteHash: string; tx: SignedTx }> => {
+      ready.map(async ({ order, gas }, i): Promise<{ quoteHash: string; tx: SignedTx }> => {
         const nonce = first + BigInt(i);
         const raw = await account.signTransaction({
           type: 'eip1559',
@@ -71,7 +168,7 @@ export class Sender {
           data: order.calldata as Hex,
           value: valueOf(order),
           nonce: Number(nonce),
-          gas: estimate + (estimate * GAS_HEADROOM_PCT) / 100n,
+          gas,
           maxFeePerGas: fees.maxFeePerGas,
           maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         });
@@ -118,26 +215,6 @@ export class Sender {
     });
   }
 
-  /** The gas of an order's call, or: 'reverted' (the order is failed now) or 'transient' (the RPC, not the order). */
-  private async estimate(chain: RelayChain, wallet: Address, order: GaslessOrder): Promise<bigint | 'reverted' | 'transient'> {
-    try {
-      return await chain.client.estimateGas({
-        account: wallet,
-        to: order.executor as Address,
-        data: order.calldata as Hex,
-        value: valueOf(order),
-      });
-    } catch (err) {
-      if (isChainRpcUnavailable(err)) return 'transient';
-      const reason = revertReason(err);
-      if (await this.orders.fail(order.quoteHash, 'queued', `SIMULATION_REVERTED: ${reason}`)) {
-        this.log.info({ quote_hash: order.quoteHash, reason }, 'order failed before sending');
-        await this.finished(chain.name, order.quoteHash);
-      }
-      return 'reverted';
-    }
-  }
-
   /** Publishes a finished order's state and closes its sponsor hold (an operator transaction has neither: settlement asks for its state). */
   async finished(chain: string, quoteHash: string): Promise<void> {
     const order = await this.orders.find(quoteHash);
@@ -148,6 +225,9 @@ export class Sender {
 }
 
 const valueOf = (order: GaslessOrder): bigint => BigInt(order.value.toFixed(0));
+
+/** The call an order's transaction makes. */
+const callOf = (order: GaslessOrder): LaneCall => ({ to: order.executor as Address, data: order.calldata as Hex, value: valueOf(order) });
 
 /** The unique (chain, wallet, nonce) key refused a stored nonce (Prisma's unique-constraint error). */
 function nonceStoredElsewhere(err: unknown): boolean {

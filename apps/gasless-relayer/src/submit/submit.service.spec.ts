@@ -201,7 +201,6 @@ describe('SubmitService', () => {
       name: 'USD Coin',
       version: '2',
       owner: user.address,
-      value: order.amountIn,
       nonce: 0n,
       deadline: order.expiresAt,
     });

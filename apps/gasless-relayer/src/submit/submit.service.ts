@@ -7,7 +7,7 @@ import {
   type StoredQuote,
   type SubmitGaslessOrderRequest,
 } from '@xchain/contracts';
-import { executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
+import { ERC2612_PERMIT_VALUE, executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
 import { type RpcClient, isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import { type Order, orderFromWire } from '@xchain/order-codec';
 import { type Clock, SystemClock } from '@xchain/service-kit';
@@ -148,7 +148,7 @@ export class SubmitService {
       signature: body.signature,
       permitSignature,
     });
-    const wallet = this.lanes.pickWallet(chain.name);
+    const wallet = this.lanes.pickWallet(chain.name, body.owner);
     try {
       await onChain(chain.name, chain.client.call({ account: wallet, to: executor, data: calldata }));
     } catch (err) {
@@ -207,7 +207,7 @@ export class SubmitService {
       permitNonce(chain.client, token, body.owner),
       chain.chainId(),
     ]);
-    const typed = erc2612TypedData({ chainId, token, ...domain, owner: body.owner, value: order.amountIn, nonce, deadline: body.deadline });
+    const typed = erc2612TypedData({ chainId, token, ...domain, owner: body.owner, nonce, deadline: body.deadline });
     let signer: Address | undefined;
     try {
       signer = await recoverTypedDataAddress({ ...typed, signature: body.permitSignature! } as Parameters<
@@ -217,7 +217,7 @@ export class SubmitService {
       signer = undefined;
     }
     if (!signer || !isAddressEqual(signer, body.owner))
-      throw refuse.permitSignature(`is not the owner's EIP-2612 permit of ${order.amountIn} to Permit2 (token nonce ${nonce})`);
+      throw refuse.permitSignature(`is not the owner's EIP-2612 permit of ${ERC2612_PERMIT_VALUE} to Permit2 (token nonce ${nonce})`);
   }
 
   private async hold(quoteHash: string, sponsor: { partnerId: string; usdMicros: bigint }): Promise<void> {

@@ -123,6 +123,7 @@ export function sqlExpiredQuotes(db: PrismaClient): ExpiredQuotes {
         WHERE q.retained_until >= ${from}::timestamptz AND q.retained_until < ${until.toISOString()}::timestamptz
           AND (q.retained_until > ${from}::timestamptz OR q.quote_hash > ${after.quoteHash})
           AND NOT EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
+          AND q.status <> 'failed'
           AND NOT EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired' AND p.pending IS NULL)
         ORDER BY q.retained_until, q.quote_hash
         LIMIT ${limit}`;

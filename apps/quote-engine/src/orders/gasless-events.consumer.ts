@@ -1,20 +1,25 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
 import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
+import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
+import { DB } from '../db.providers';
 import { OrderUpdates } from './order-updates';
+import { failureReasonOf } from './order-view.service';
 
 /**
  * The relayer's status changes (GASLESS_EVENTS_V1), through a durable consumer of the
- * quote-engine's own: each one changes the order view, which is pushed (D13). An event is acked
- * only once the view it changed has been pushed, so a restart misses none.
+ * quote-engine's own: each one changes the order view, which is pushed (D13). A `failed` one is
+ * recorded on the quote first, once: the order view's terminal `failed` with its reason (D18). An
+ * event is acked only once the view it changed has been pushed, so a restart misses none.
  */
 @Injectable()
 export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent> {
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(OrderUpdates) private readonly updates: OrderUpdates,
+    @Inject(DB) private readonly db: PrismaClient,
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
@@ -28,11 +33,31 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
       stream: GASLESS_EVENTS_STREAM_DEF,
       durable: GASLESS_EVENT_CONSUMERS.orderUpdates,
       schema: GaslessEventSchema,
-      handle: (event) => this.updates.changed(event.quote_hash),
+      handle: (event) => this.handle(event),
       retryDelayMs: 1000,
       log: this.log,
       ...(this.outages ? { outages: this.outages } : {}),
       label: 'gasless events',
     };
+  }
+
+  /** Idempotent: a redelivered `failed` records nothing new, and an unchanged view is not pushed again. */
+  async handle(event: GaslessEvent): Promise<void> {
+    if (event.status === 'failed') await this.recordFailure(event);
+    await this.updates.changed(event.quote_hash);
+  }
+
+  /**
+   * The first failure of a quote's relay stands (the relayer never leaves `failed`); `quotes.status`
+   * (the list filter's column) becomes `failed` unless a step was already recorded.
+   */
+  private async recordFailure(event: GaslessEvent): Promise<void> {
+    const message = event.error ?? '';
+    const recorded = await this.db.$executeRaw`UPDATE quotes
+      SET failure_reason = ${failureReasonOf(event.error)}, failure_message = ${message}, failed_at = ${new Date(event.at)},
+          status = CASE WHEN status = 'quoted' THEN 'failed' ELSE status END
+      WHERE quote_hash = ${event.quote_hash.toLowerCase()} AND gasless AND failed_at IS NULL`;
+    if (recorded === 1)
+      this.log.info({ quote_hash: event.quote_hash, error: message }, 'gasless relay failed for good: the order is failed');
   }
 }

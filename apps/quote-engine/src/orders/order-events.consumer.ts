@@ -56,11 +56,11 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
     return true;
   }
 
-  /** `quotes.status` (the status filter's column) as the recorded events make it, as the order view does. */
+  /** `quotes.status` (the status filter's column) as the recorded events (and a recorded relay failure, D18) make it, as the order view does. */
   private async restatus(quoteHash: string): Promise<void> {
     await this.db.$executeRaw`UPDATE quotes SET status = COALESCE(
       (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
-       FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), 'quoted')
+       FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), CASE WHEN failed_at IS NULL THEN 'quoted' ELSE 'failed' END)
       WHERE quote_hash = ${quoteHash}`;
   }
 

@@ -7,7 +7,9 @@ import {
   encodeOrderCursor,
   type OrderRecord,
   type OrderViewDeps,
+  type RecordedFailure,
   type RecordedOrderEvent,
+  failureReasonOf,
   type RecordedSettlement,
   type StoredOrder,
 } from './order-view.service';
@@ -63,6 +65,7 @@ function newTestService(
     order?: StoredOrder | undefined;
     events?: RecordedOrderEvent[];
     settlement?: RecordedSettlement;
+    failure?: RecordedFailure;
     now?: string;
     gasless?: GaslessOrderViewOrFailure;
     page?: OrderRecord[];
@@ -77,7 +80,12 @@ function newTestService(
   });
   const find = jest.fn(async (hash: string) =>
     opts.order && hash === opts.order.quoteHash
-      ? { order: opts.order, events: opts.events ?? [], ...(opts.settlement ? { settlement: opts.settlement } : {}) }
+      ? {
+          order: opts.order,
+          events: opts.events ?? [],
+          ...(opts.settlement ? { settlement: opts.settlement } : {}),
+          ...(opts.failure ? { failure: opts.failure } : {}),
+        }
       : undefined,
   );
   const partnerPage = jest.fn(async (q: { limit: number }) => (opts.page ?? []).slice(0, q.limit));
@@ -245,6 +253,45 @@ describe('OrderViewService', () => {
       expect(gaslessGet).toHaveBeenCalledWith(HASH);
       expect(OrderStatusSchema.parse(view)).toEqual(view);
       expect(view).toMatchObject({ status: 'deposited', gasless: relayed });
+    });
+
+    it('is failed (terminal) with its reason once a relay failure is recorded, also past retention, and never over a deposit', async () => {
+      const failedRelay: GaslessOrderView = {
+        quote_hash: HASH,
+        status: 'failed',
+        tx_hashes: [],
+        error: 'SIMULATION_REVERTED: Error(TRANSFER_FROM_FAILED)',
+      };
+      const failure = { reason: 'SIMULATION_REVERTED', message: failedRelay.error!, at: new Date('2026-11-22T10:04:00Z') };
+      for (const now of ['2026-11-22T10:05:00Z', '2026-11-29T10:00:01Z']) {
+        const view = await newTestService({ order: stored({ gasless: true }), gasless: failedRelay, failure, now }).service.get(HASH);
+        expect(OrderStatusSchema.parse(view)).toEqual(view);
+        expect(view).toMatchObject({
+          status: 'failed',
+          terminal: true,
+          failure: {
+            reason: 'SIMULATION_REVERTED',
+            message: 'SIMULATION_REVERTED: Error(TRANSFER_FROM_FAILED)',
+            at: '2026-11-22T10:04:00Z',
+          },
+          gasless: failedRelay,
+        });
+      }
+      // Until the relayer's event is recorded the order is not failed, whatever the relayer says now.
+      const unrecorded = await newTestService({ order: stored({ gasless: true }), gasless: failedRelay }).service.get(HASH);
+      expect(unrecorded).toMatchObject({ status: 'quoted', terminal: false });
+      // The chains' word comes first.
+      const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
+      const deposited = await newTestService({ order: stored({ gasless: true }), events, failure }).service.get(HASH);
+      expect(deposited).toMatchObject({ status: 'deposited', terminal: false });
+      expect('failure' in deposited).toBe(false);
+    });
+
+    it('reads the reason code a relayer error starts with', () => {
+      expect(failureReasonOf('TX_REVERTED: 0xab reverted in block 7')).toBe('TX_REVERTED');
+      expect(failureReasonOf('DEADLINE_PASSED')).toBe('DEADLINE_PASSED');
+      expect(failureReasonOf('something else')).toBe('RELAY_FAILED');
+      expect(failureReasonOf(undefined)).toBe('RELAY_FAILED');
     });
 
     it('omits gasless when it was never submitted', async () => {

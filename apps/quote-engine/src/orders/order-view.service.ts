@@ -53,11 +53,31 @@ export interface RecordedSettlement {
   reason?: RefundReason;
 }
 
+/** A gasless relay that failed for good, as recorded from the relayer's status event (D18). */
+export interface RecordedFailure {
+  /** The stable reason code the relayer's error starts with. */
+  reason: string;
+  /** The relayer's error, whole. */
+  message: string;
+  at: Date;
+}
+
+/** The reason of a relay failure whose error carries no reason code of its own. */
+export const RELAY_FAILED = 'RELAY_FAILED';
+
+/** The stable reason code a relayer error starts with (`SIMULATION_REVERTED: …`), else RELAY_FAILED. */
+export function failureReasonOf(error: string | undefined): string {
+  const code = error?.match(/^([A-Z][A-Z0-9_]*)(:|$)/)?.[1];
+  return code ?? RELAY_FAILED;
+}
+
 /** A stored quote with what was recorded of it. */
 export interface OrderRecord {
   order: StoredOrder;
   events: RecordedOrderEvent[];
   settlement?: RecordedSettlement;
+  /** The relay failure of a gasless order, once recorded (D18). */
+  failure?: RecordedFailure;
 }
 
 /** Where a page of a partner's orders starts: after this quote, in (created_at, quote_hash) descending order. */
@@ -266,17 +286,22 @@ export class OrderViewService {
       ...(amountOf('refunded') ? { amount: amountOf('refunded')! } : {}),
       reason: settlement?.decision === 'refund' && settlement.reason ? settlement.reason : ('OPERATOR' as const),
     };
+    const gasless = stored.gasless && gaslessPart !== 'skip' ? await this.relayerView(stored.quoteHash, gaslessPart) : undefined;
+    // D18: a relay that failed for good, as recorded from the relayer's status event (so every read
+    // and push agrees, the relayer up or not). What the chains show comes first: a deposit seen is never `failed`.
+    const failure = found.failure;
     const status: OrderStatus['status'] = refund
       ? 'refunded'
       : fulfillment
         ? 'fulfilled'
         : deposit
           ? 'deposited'
-          : // D16: expires_at only dates the price; a deposit is honoured until retained_until.
-            now > stored.retainedUntil.getTime()
-            ? 'expired'
-            : 'quoted';
-    const gasless = stored.gasless && gaslessPart !== 'skip' ? await this.relayerView(stored.quoteHash, gaslessPart) : undefined;
+          : failure
+            ? 'failed'
+            : // D16: expires_at only dates the price; a deposit is honoured until retained_until.
+              now > stored.retainedUntil.getTime()
+              ? 'expired'
+              : 'quoted';
     const received = status === 'fulfilled' ? fulfillment?.amount : undefined;
     const returned = status === 'refunded' ? refund?.amount : undefined;
     const accounting =
@@ -288,7 +313,7 @@ export class OrderViewService {
     return {
       quote_hash: stored.quoteHash,
       status,
-      terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired',
+      terminal: status === 'fulfilled' || status === 'refunded' || status === 'expired' || status === 'failed',
       src_chain: stored.srcChain,
       dst_chain: stored.dstChain,
       src_token: this.address(stored.srcChain, stored.order.src_token),
@@ -303,6 +328,7 @@ export class OrderViewService {
       ...(fulfillment ? { fulfillment } : {}),
       ...(refund ? { refund } : {}),
       ...(settlement ? { settlement } : {}),
+      ...(status === 'failed' && failure ? { failure: { reason: failure.reason, message: failure.message, at: rfc3339(failure.at) } } : {}),
       ...(gasless ? { gasless } : {}),
       ...(content.fee_breakdown ? { fee_breakdown: content.fee_breakdown } : {}),
       ...(accounting ? { accounting } : {}),

@@ -4,7 +4,15 @@ import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 import { storedResponse } from '../quoting/stored-response';
 import { Prisma } from '@xchain/quote-engine-db';
-import type { OrderListRecords, OrderPageQuery, OrderPosition, OrderRecord, OrderRecords, RecordedSettlement } from './order-view.service';
+import {
+  type OrderListRecords,
+  type OrderPageQuery,
+  type OrderPosition,
+  type OrderRecord,
+  type OrderRecords,
+  RELAY_FAILED,
+  type RecordedSettlement,
+} from './order-view.service';
 
 /** Settlement's reasons (settlements.reason) as the order view names them. */
 const REFUND_REASONS: Record<string, NonNullable<RecordedSettlement['reason']>> = {
@@ -149,5 +157,8 @@ function record(row: QuoteRow, settled: { decision: string; reason: string | nul
       recipient: e.recipient,
     })),
     ...(settled ? { settlement: { decision: settled.decision as RecordedSettlement['decision'], ...(reason ? { reason } : {}) } } : {}),
+    ...(row.failedAt
+      ? { failure: { reason: row.failureReason ?? RELAY_FAILED, message: row.failureMessage ?? '', at: row.failedAt } }
+      : {}),
   };
 }

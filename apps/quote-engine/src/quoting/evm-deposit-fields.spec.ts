@@ -97,7 +97,13 @@ describe('evmDepositFields', () => {
       const erc2612 = overTheWire(withPermit.erc2612!);
       expect(erc2612.domain).toEqual({ name: 'USD Coin', version: '2', chainId: 1, verifyingContract: USDC });
       expect(erc2612.primaryType).toBe('Permit');
-      expect(erc2612.message).toEqual({ owner: REFUND, spender: PERMIT2_ADDRESS, value: '1000000000', nonce: '7', deadline: '1795001800' });
+      expect(erc2612.message).toEqual({
+        owner: REFUND,
+        spender: PERMIT2_ADDRESS,
+        value: (2n ** 256n - 1n).toString(),
+        nonce: '7',
+        deadline: '1795001800',
+      });
     });
 
     it('leaves erc2612 out when the token state could not be read', () => {

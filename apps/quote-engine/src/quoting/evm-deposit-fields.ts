@@ -69,7 +69,6 @@ export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermi
       version: tokenPermit.version,
       // The refund address is the wallet that holds the tokens and signs: Permit2's owner too.
       owner: getAddress(fromBytes32('evm', order.refundAddress)),
-      value: order.amountIn,
       nonce: tokenPermit.nonce,
       deadline: order.expiresAt,
     });

@@ -26,7 +26,7 @@ export type PurgeStatement = (limit: number) => Promise<number>;
 /**
  * Stored quotes past `retained_until` and the grace after it are nobody's business any more (GetQuote
  * answers NOT_FOUND past retention, the order view past the grace), so they are deleted once nothing
- * is left to tell about them: the order was deposited, or its `expired` view was pushed (the expiry
+ * is left to tell about them: the order was deposited, its relay failed (D18), or its `expired` view was pushed (the expiry
  * sweep does it during the grace). They are deleted in bounded batches: each DELETE takes
  * at most `batch` rows, chosen with SKIP LOCKED so that two replicas purging at once, or a row a
  * writer holds, never make a statement wait. A run repeats the statement until one comes back
@@ -86,13 +86,14 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** Any `limit` rows past retention and grace, deposited or told `expired` (which ones first does not matter: all of them go). */
+/** Any `limit` rows past retention and grace, deposited, told `expired` or `failed` (which ones first does not matter: all of them go). */
 const PURGE_QUOTES = {
-  name: 'quotes_purge_v3',
+  name: 'quotes_purge_v4',
   text: `DELETE FROM quotes WHERE quote_hash IN (
   SELECT q.quote_hash FROM quotes q
   WHERE q.retained_until < now() - make_interval(secs => $2)
     AND (EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
+      OR q.failed_at IS NOT NULL
       OR EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired' AND p.pending IS NULL))
   LIMIT $1 FOR UPDATE OF q SKIP LOCKED)`,
 };

@@ -116,7 +116,7 @@ describe('QuoteService.quote from an EVM chain', () => {
     expect(cc.erc2612?.message).toEqual({
       owner: REFUND,
       spender: PERMIT2_ADDRESS,
-      value: cc.amount_in,
+      value: (2n ** 256n - 1n).toString(),
       nonce: '9',
       deadline: cc.permit2?.message.deadline,
     });

@@ -247,7 +247,7 @@ export const CrossChainQuoteSchema = z
     }),
     erc2612: Erc2612TypedDataSchema.optional().meta({
       description:
-        "Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Absent when the token's nonce could not be read (no RPC configured for the chain, or it did not answer in time).",
+        "Gasless quote of a source token listed with `permit: true`: the EIP-2612 permit to Permit2 for a wallet without a Permit2 allowance. Its `value` is the maximum (2^256 − 1), not `amount_in`: two quotes signed before either is relayed carry the same token nonce, only one permit can be used, and the allowance it leaves serves the other (and later orders, which then need no permit). Absent when the token's nonce could not be read (no RPC configured for the chain, or it did not answer in time).",
     }),
     svm: SvmGaslessTxSchema.optional().meta({
       description:

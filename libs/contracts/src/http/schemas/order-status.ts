@@ -64,10 +64,23 @@ export const OrderAccountingSchema = z
   .meta({ id: 'OrderAccounting' });
 export type OrderAccounting = z.infer<typeof OrderAccountingSchema>;
 
+/** Why a gasless order is `failed` (D18). */
+export const OrderFailureSchema = z
+  .object({
+    reason: z.string().meta({
+      description:
+        "The relay's stable reason code (UPPER_SNAKE): `SIMULATION_REVERTED` (the relayer's simulation at the transaction's nonce reverts: nothing was sent, no gas spent; e.g. the wallet moved its balance or allowance away after signing), `TX_REVERTED` (the relay transaction reverted on chain), `DEADLINE_PASSED`, `SPONSOR_BALANCE_INSUFFICIENT`, and the other codes of `gasless.error`.",
+    }),
+    message: z.string().meta({ description: "The relayer's error as `gasless.error` shows it: the reason code, then the detail." }),
+    at: Rfc3339.meta({ description: 'When the relay failed.' }),
+  })
+  .meta({ id: 'OrderFailure' });
+export type OrderFailure = z.infer<typeof OrderFailureSchema>;
+
 export const GetOrderPathParams = z.object({ quote_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/) });
 
-/** The statuses of an order view (D12, D16). */
-export const OrderStatusValue = z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired']);
+/** The statuses of an order view (D12, D16, D18). */
+export const OrderStatusValue = z.enum(['quoted', 'deposited', 'fulfilled', 'refunded', 'expired', 'failed']);
 export type OrderStatusValue = z.infer<typeof OrderStatusValue>;
 
 export const OrderStatusSchema = z
@@ -75,9 +88,11 @@ export const OrderStatusSchema = z
     quote_hash: z.string(),
     status: OrderStatusValue.meta({
       description:
-        '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited once `retained_until` passed (D16, replacing D12\'s "expiry passed"). Past `expires_at` a quote stays `quoted`: a deposit is still honoured at the quoted terms until `retained_until`.',
+        '`quoted` → `deposited` → `fulfilled` | `refunded`; `expired` for a quote never deposited once `retained_until` passed (D16, replacing D12\'s "expiry passed"); `failed` for a gasless order whose relay failed for good before anything was deposited (D18: `failure` says why; the quote cannot be submitted again, ask for a new one). Past `expires_at` a quote stays `quoted`: a deposit is still honoured at the quoted terms until `retained_until`.',
     }),
-    terminal: z.boolean().meta({ description: 'True when the status can no longer change: `fulfilled`, `refunded` or `expired`.' }),
+    terminal: z
+      .boolean()
+      .meta({ description: 'True when the status can no longer change: `fulfilled`, `refunded`, `expired` or `failed`.' }),
     src_chain: ChainName,
     dst_chain: ChainName,
     src_token: z.string(),
@@ -100,6 +115,7 @@ export const OrderStatusSchema = z
         description:
           'Once the deposit is at depth: what the operator decided (D15). A refund decided shows here, with its reason, before the refund lands.',
       }),
+    failure: OrderFailureSchema.optional().meta({ description: 'On `failed` only: why the order failed, and when (D18).' }),
     gasless: GaslessOrderViewSchema.optional().meta({ description: 'The relay result of a gasless order that was submitted.' }),
     fee_breakdown: FeeBreakdownSchema.optional().meta({ description: "The quote's fee breakdown, as stated when it was quoted." }),
     accounting: OrderAccountingSchema.optional().meta({
