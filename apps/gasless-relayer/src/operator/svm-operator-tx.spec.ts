@@ -117,6 +117,7 @@ describe('Solana operator fills', () => {
       ],
       refused: [],
       returns: [],
+      claims: [],
     });
   });
 
