@@ -74,8 +74,8 @@ export const RelayerEnv = BaseEnv.extend({
   SOLANA_FILLER_KEY: parsedText(parseFeePayerKey),
   /**
    * The Solana vault (the registry's `deposit_target` for solana), same formats: it co-signs
-   * refunds, which return deposits from it. Without it, Solana refunds answer NO_OPERATOR_WALLET.
-   * Never logged.
+   * refunds, returns of stray deposits and claims, which move deposits out of it. Without it, those
+   * answer NO_OPERATOR_WALLET. Never logged.
    */
   SOLANA_VAULT_KEY: parsedText(parseFeePayerKey),
   /**
