@@ -191,7 +191,7 @@ describe('settlement decisions on PostgreSQL', () => {
       await filledOrder(repo, 2, 'base', USDC, 6n);
       await filledOrder(repo, 3, 'solana', USDC, 7n); // still open
       await pool.query("UPDATE settlements SET state = 'done', step = NULL, reserved = 0 WHERE quote_hash IN ($1, $2)", [hash(1), hash(2)]);
-      const sql = readFileSync(join(ROOT, 'prisma/quote-engine/migrations/20261210100000_solana_claims/migration.sql'), 'utf8');
+      const sql = readFileSync(join(ROOT, 'prisma/quote-engine/migrations/20261211100000_solana_claims/migration.sql'), 'utf8');
       await pool.query(sql);
       await pool.query(sql); // idempotent
       const { rows } = await pool.query('SELECT quote_hash, claim FROM settlements ORDER BY quote_hash');
