@@ -135,13 +135,21 @@ describe('stray Solana deposits are returned to their sender', () => {
     await sol?.stop();
   });
 
-  it('fills a deposit that matches its quote, and returns nothing for it', async () => {
+  it('fills a deposit that matches its quote, and returns nothing for it (its deposit goes to the treasury instead)', async () => {
     const user = newUser(25_000_000n);
+    const treasury = await splBalance(sol.treasury);
     const q = await quoteFromSolana(user, 25_000_000n);
     await sendConfirmed(user, depositInstructions({ order: q.order, owner: user.publicKey, mintDecimals: 6 }));
     const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
     expect(view.status).toBe('fulfilled');
     expect(await splBalance(user.publicKey)).toBe(0n);
+    // Claimed (D15), so the vault holds still from here on.
+    await untilHolds(
+      'the deposit claimed',
+      () => splBalance(sol.treasury),
+      (b) => b === treasury + 25_000_000n,
+      POLL,
+    );
     expect(await report()).toEqual({ open: 0, returned: 0, stuck: 0, stuck_list: [] });
   });
 

@@ -4,8 +4,8 @@ import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
-import { ROOT } from '@xchain/stack';
-import { associatedTokenAccount, depositInstructions } from '@xchain/svm-orders';
+import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
+import { type ClaimStep, type SvmTransactionJson, associatedTokenAccount, depositInstructions, readOrderSteps } from '@xchain/svm-orders';
 import { maxUint256 } from 'viem';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient } from '../support/gasless-client';
@@ -19,8 +19,8 @@ const SOL_USDC = T.solana.USDC;
 
 /**
  * Settlement in both directions between an EVM chain and Solana (D15), through the gateway: the
- * relayer fills on Solana from the filler account and refunds from the vault; the quote-engine's
- * watchers read both back. Local arbitrum (anvil) and the Solana stand-in with the dev keys.
+ * relayer fills on Solana from the filler account, refunds from the vault and claims filled
+ * orders' deposits from the vault to the treasury; the quote-engine's watchers read them back. Local arbitrum (anvil) and the Solana stand-in with the dev keys.
  */
 describe('settlement to and from Solana', () => {
   let e2e: E2eStack;
@@ -33,6 +33,28 @@ describe('settlement to and from Solana', () => {
   const splBalance = async (owner: PublicKey): Promise<bigint> => {
     const info = await conn.getAccountInfo(associatedTokenAccount(owner, new PublicKey(SOL_USDC)), 'confirmed');
     return info ? info.data.readBigUInt64LE(64) : 0n;
+  };
+  const POLL: UntilOptions = { timeoutMs: 60_000, everyMs: 200 };
+
+  /** The claims (as the quote-engine's watcher reads them) of every transaction that touched the owner's USDC account. */
+  const claimsTo = async (owner: PublicKey): Promise<ClaimStep[]> => {
+    const account = associatedTokenAccount(owner, new PublicKey(SOL_USDC));
+    const sigs = await conn.getSignaturesForAddress(account, { limit: 100 }, 'confirmed');
+    const out: ClaimStep[] = [];
+    for (const { signature } of sigs) {
+      const res = await fetch(sol.standin.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'getTransaction',
+          params: [signature, { encoding: 'json', commitment: 'confirmed' }],
+        }),
+      });
+      out.push(...readOrderSteps(((await res.json()) as { result: SvmTransactionJson }).result).claims);
+    }
+    return out;
   };
 
   beforeAll(async () => {
@@ -117,17 +139,33 @@ describe('settlement to and from Solana', () => {
     await conn.sendRawTransaction(tx.serialize());
   };
 
-  it('fills an order from Solana on arbitrum, and the deposit stays in the vault (no claim: it is the operator’s already)', async () => {
+  it('fills an order from Solana on arbitrum, then claims its deposit from the vault to the treasury, once', async () => {
     await s.setInventory(PLENTY);
     const vault = new PublicKey(sol.serviceEnv['DEV_SOLANA_VAULT']!);
-    const before = await splBalance(vault);
+    const [vaultBefore, treasuryBefore] = [await splBalance(vault), await splBalance(sol.treasury)];
     const o = await quoteFromSolana(30_000_000n);
     await depositFromSolana(o);
     const { recipient, q } = o;
     const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
     expect(view.status).toBe('fulfilled');
     expect(await g.balanceOf('arbitrum', ARB_USDC, recipient as `0x${string}`)).toBe(BigInt(q.amount_out));
-    expect(await splBalance(vault)).toBe(before + 30_000_000n);
+    // The deposit reached the vault and leaves it once, to the treasury (D15), as an EVM router's claim does.
+    await untilHolds(
+      'the deposit claimed to the treasury',
+      () => splBalance(sol.treasury),
+      (b) => b === treasuryBefore + 30_000_000n,
+      POLL,
+    );
+    expect(await splBalance(vault)).toBe(vaultBefore);
+    // Read back as the watcher reads it once confirmed: one claim, from the vault, of exactly the deposit.
+    const claims = await untilHolds(
+      'the claim confirmed',
+      () => claimsTo(sol.treasury),
+      (c) => c.length > 0,
+      POLL,
+    );
+    expect(claims).toHaveLength(1);
+    expect(claims[0]!.transfers).toEqual([expect.objectContaining({ authority: vault.toBase58(), amount: 30_000_000n })]);
   });
 
   it('refunds an order from Solana the inventory cannot cover: cancelled on arbitrum, then the vault returns amount_in', async () => {
@@ -142,5 +180,31 @@ describe('settlement to and from Solana', () => {
     expect(view.refund).toMatchObject({ chain: 'solana', reason: 'INSUFFICIENT_INVENTORY', amount: '12000000', token: SOL_USDC });
     expect(await splBalance(user.publicKey)).toBe(12_000_000n);
     expect(await s.routerRead('arbitrum', 'cancelled', q.quote_hash)).toBe(true);
+  });
+
+  it('claims every filled deposit from Solana: the report’s solana open returns to 0 (claimed = deposited − refunded) and the treasury holds the claims', async () => {
+    await s.setInventory(PLENTY);
+    const treasuryBefore = await splBalance(sol.treasury);
+    const orders = await Promise.all([11_000_000n, 22_000_000n, 33_000_000n].map((a) => quoteFromSolana(a)));
+    for (const o of orders) await depositFromSolana(o);
+    for (const o of orders)
+      expect((await g.waitOrder(o.q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000)).status).toBe(
+        'fulfilled',
+      );
+    const report = await s.reportUntil((r) => {
+      const row = r.reconciliation.find((x: { chain: string }) => x.chain === 'solana');
+      return row?.open === '0' && r.claims.due + r.claims.batched === 0;
+    }, 'the Solana deposits claimed');
+    // This suite's Solana deposits: 30 and these 66 USDC filled, 12 refunded.
+    expect(report.reconciliation.filter((x: { chain: string }) => x.chain === 'solana')).toEqual([
+      { chain: 'solana', token: SOL_USDC, deposited: '108000000', claimed: '96000000', refunded: '12000000', open: '0' },
+    ]);
+    expect(report.claims.stuck).toBe(0);
+    expect(await splBalance(sol.treasury)).toBe(treasuryBefore + 66_000_000n);
+    expect(await splBalance(sol.treasury)).toBe(96_000_000n);
+    // One claim transaction per batch, each moving its batch once: the treasury's claims add up to what it holds.
+    const claims = await claimsTo(sol.treasury);
+    expect(claims.flatMap((c) => c.transfers).reduce((sum, t) => sum + t.amount, 0n)).toBe(96_000_000n);
+    expect(new Set(claims.map((c) => c.batchKey)).size).toBe(claims.length);
   });
 });

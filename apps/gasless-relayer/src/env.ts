@@ -2,7 +2,7 @@ import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/servic
 import { z } from 'zod';
 import { parseChainConfirmations, parseChainMap, parseRpcUrls } from '@xchain/chain-watch';
 import { parseKeys, parseOperatorKeys } from './chain/chain-config';
-import { parseFeePayerKey } from './svm/fee-payer-key';
+import { parseFeePayerKey, parseSolanaPublicKey } from './svm/fee-payer-key';
 
 /** Anvil's public dev keys #7 and #8: the local stack's relayer wallets, never for real money. */
 export const DEV_RELAYER_KEYS =
@@ -74,10 +74,18 @@ export const RelayerEnv = BaseEnv.extend({
   SOLANA_FILLER_KEY: parsedText(parseFeePayerKey),
   /**
    * The Solana vault (the registry's `deposit_target` for solana), same formats: it co-signs
-   * refunds, which return deposits from it. Without it, Solana refunds answer NO_OPERATOR_WALLET.
-   * Never logged.
+   * refunds, returns of stray deposits and claims, which move deposits out of it. Without it, those
+   * answer NO_OPERATOR_WALLET. Never logged.
    */
   SOLANA_VAULT_KEY: parsedText(parseFeePayerKey),
+  /**
+   * The operator's Solana treasury (D15): a base58 public key (a wallet, not a token account). Claims
+   * pay the deposits of filled orders from the vault to it: SOL to it, an SPL token to its associated
+   * token account (opened by the filler when missing). It is the relayer's setting, as an EVM
+   * router's treasury is the router's: the quote-engine only names the orders. Without it, Solana
+   * claims answer NO_OPERATOR_WALLET and wait, batched, until it is set.
+   */
+  SOLANA_TREASURY: parsedText(parseSolanaPublicKey),
   /** How often sent Solana transactions are polled (getSignatureStatuses), unsent ones sent and expired operator ones signed again. */
   SOLANA_POLL_MS: millis(1000),
   /** A fee payer below this balance (lamports) makes readiness fail. */

@@ -165,7 +165,7 @@ function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents
   const operator = new SvmOperatorTxs(
     orders,
     solana,
-    { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY },
+    { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY, treasury: env.SOLANA_TREASURY },
     (key) => relay?.wake(key),
     log,
   );

@@ -1,7 +1,7 @@
 import { PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import type { OrderWire } from '@xchain/order-codec';
 import { memoInstruction, solTransferInstruction, transferCheckedInstruction } from './instructions';
-import { memoText, returnMemoText } from './memo';
+import { claimMemoText, memoText, returnMemoText } from './memo';
 import { SOL, type SvmMint, svmOrderTerms } from './order-terms';
 import { type KeyLike, associatedTokenAccount, toKey } from './programs';
 
@@ -130,4 +130,32 @@ export function returnInstructions(args: ReturnArgs): TransactionInstruction[] {
   if (args.amount <= 0n) throw new Error(`a return moves a positive amount, not ${args.amount}`);
   const memo = returnMemoText(args.depositSignature);
   return [transfer(args.mint, toKey(args.vault), toKey(args.to), args.amount, args.mintDecimals, 'the return'), memoInstruction(memo)];
+}
+
+export interface ClaimArgs {
+  /** The vault holding the filled orders' deposits; it signs the claim. */
+  vault: KeyLike;
+  /** The treasury's owner: paid SOL itself, an SPL token to its associated token account (which must exist). */
+  treasury: KeyLike;
+  mint: SvmMint;
+  /** The sum of the batch's deposits (each order's amount_in: a Solana vault receives all of it). */
+  amount: bigint;
+  /** Decimals of the mint (SPL only). */
+  mintDecimals?: number;
+  /** The batch's `claimBatchKey`, named by the memo. */
+  batchKey: string;
+}
+
+/**
+ * A claim (D15): the filled orders' deposits of one mint, `amount` in all, from the vault to the
+ * treasury in one transfer, then `xchain:v1:claim:<batch key>`. It names a batch, not a quote, so it
+ * is never an order step.
+ */
+export function claimInstructions(args: ClaimArgs): TransactionInstruction[] {
+  if (args.amount <= 0n) throw new Error(`a claim moves a positive amount, not ${args.amount}`);
+  const vault = toKey(args.vault);
+  const treasury = toKey(args.treasury);
+  if (vault.equals(treasury)) throw new Error('the treasury is the vault itself: a claim would move nothing');
+  const memo = claimMemoText(args.batchKey);
+  return [transfer(args.mint, vault, treasury, args.amount, args.mintDecimals, 'the claim'), memoInstruction(memo)];
 }

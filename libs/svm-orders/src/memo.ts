@@ -11,6 +11,7 @@ const MEMO = /^xchain:v1:(deposit|fill|refund):(0x[0-9a-f]{64})$/;
 
 const SIGNATURE = /^[1-9A-HJ-NP-Za-km-z]{64,88}$/;
 const RETURN_MEMO = /^xchain:v1:return:([1-9A-HJ-NP-Za-km-z]{64,88})$/;
+const CLAIM_MEMO = /^xchain:v1:claim:(0x[0-9a-f]{64})$/;
 
 /** `xchain:v1:<kind>:<quote_hash>`, the quote hash as 0x + 64 lowercase hex. */
 export function memoText(kind: OrderStepKind, quoteHash: string): string {
@@ -42,4 +43,20 @@ export function returnMemoText(depositSignature: string): string {
 export function parseReturnMemo(text: string): { depositSignature: string } | undefined {
   const m = RETURN_MEMO.exec(text);
   return m ? { depositSignature: m[1]! } : undefined;
+}
+
+/**
+ * `xchain:v1:claim:<batch key>`: the vault paying filled orders' deposits to the treasury (D15), the
+ * key being the claim batch's (`claimBatchKey` of its quote hashes). It names a batch, not a quote,
+ * so it can never be read as an order step.
+ */
+export function claimMemoText(batchKey: string): string {
+  if (!QUOTE_HASH.test(batchKey)) throw new Error(`${batchKey} is not a claim batch key (0x and 64 lowercase hex digits)`);
+  return `${MEMO_PREFIX}claim:${batchKey}`;
+}
+
+/** The batch key a claim memo names, or undefined when the text is not exactly one. */
+export function parseClaimMemo(text: string): { batchKey: string } | undefined {
+  const m = CLAIM_MEMO.exec(text);
+  return m ? { batchKey: m[1]! } : undefined;
 }

@@ -1,6 +1,6 @@
 import { base58Decode } from '@xchain/order-codec';
 import { SYSTEM_TRANSFER, TOKEN_TRANSFER_CHECKED, readU64 } from './instructions';
-import { MEMO_PREFIX, type OrderStepKind, parseMemoText, parseReturnMemo } from './memo';
+import { MEMO_PREFIX, type OrderStepKind, parseClaimMemo, parseMemoText, parseReturnMemo } from './memo';
 import { SOL, type SvmMint } from './order-terms';
 import { SVM_PROGRAMS } from './programs';
 
@@ -49,6 +49,13 @@ export interface RefusedStep {
 export interface ReturnStep {
   index: number;
   depositSignature: string;
+  transfers: SvmTransfer[];
+}
+
+/** The vault paying filled orders' deposits to the treasury (`xchain:v1:claim:<batch key>`): no order step either. */
+export interface ClaimStep {
+  index: number;
+  batchKey: string;
   transfers: SvmTransfer[];
 }
 
@@ -110,18 +117,21 @@ function readInstruction(keys: readonly string[], ix: { programIdIndex: number; 
  * - a deposit is a transaction of exactly two instructions: one transfer, then the deposit memo;
  * - a fill or a refund is its memo with the transfers since the previous memo of ours, among which
  *   only compute-budget and associated-token-account creation instructions may also sit;
- * - a return memo (a stray deposit sent back) is no step: it is listed apart with its transfers.
+ * - a return memo (a stray deposit sent back) and a claim memo (deposits paid to the treasury) are
+ *   no steps: they are listed apart with their transfers.
  * Only top-level instructions count; what programs do inside (CPI) is not read.
  */
 export function readOrderSteps(tx: SvmTransactionJson | null | undefined): {
   steps: OrderStep[];
   refused: RefusedStep[];
   returns: ReturnStep[];
+  claims: ClaimStep[];
 } {
   const steps: OrderStep[] = [];
   const refused: RefusedStep[] = [];
   const returns: ReturnStep[] = [];
-  if (!tx || !tx.meta || tx.meta.err !== null) return { steps, refused, returns };
+  const claims: ClaimStep[] = [];
+  if (!tx || !tx.meta || tx.meta.err !== null) return { steps, refused, returns, claims };
   const keys = [
     ...tx.transaction.message.accountKeys,
     ...(tx.meta.loadedAddresses?.writable ?? []),
@@ -141,6 +151,13 @@ export function readOrderSteps(tx: SvmTransactionJson | null | undefined): {
         depositSignature: back.depositSignature,
         transfers: segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : [])),
       });
+    const claim = memo ? undefined : parseClaimMemo(read.text);
+    if (claim)
+      return void claims.push({
+        index,
+        batchKey: claim.batchKey,
+        transfers: segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : [])),
+      });
     if (!memo) return void refused.push({ index, reason: `malformed memo ${JSON.stringify(read.text.slice(0, 120))}` });
     const transfers = segment.flatMap((r) => (r.type === 'transfer' ? [r.transfer] : []));
     const fail = (reason: string) => refused.push({ index, kind: memo.kind, quoteHash: memo.quoteHash, reason });
@@ -157,7 +174,7 @@ export function readOrderSteps(tx: SvmTransactionJson | null | undefined): {
     }
     steps.push({ kind: memo.kind, quoteHash: memo.quoteHash, index, transfers });
   });
-  return { steps, refused, returns };
+  return { steps, refused, returns, claims };
 }
 
 /** The order steps of a confirmed transaction (see `readOrderSteps`); none for a failed one. */

@@ -1,16 +1,20 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { keccak256, toBytes } from 'viem';
+import { concat, keccak256, toBytes } from 'viem';
 import {
   SOL,
   SVM_PROGRAMS,
   type SvmTransactionJson,
   associatedTokenAccount,
+  claimBatchKey,
+  claimInstructions,
+  claimMemoText,
   createAssociatedTokenAccountInstruction,
   depositInstructions,
   fillInstructions,
   memoInstruction,
   memoText,
+  parseClaimMemo,
   parseMemoText,
   parseReturnMemo,
   parseSvmKeyList,
@@ -108,9 +112,10 @@ describe('return memo', () => {
           ],
         },
       ],
+      claims: [],
     });
     const bad = readOrderSteps(confirmed([back, memoInstruction('xchain:v1:return:nope')], filler));
-    expect(bad).toEqual({ steps: [], refused: [{ index: 1, reason: expect.stringMatching(/malformed memo/) }], returns: [] });
+    expect(bad).toEqual({ steps: [], refused: [{ index: 1, reason: expect.stringMatching(/malformed memo/) }], returns: [], claims: [] });
   });
 
   it('keys a return by chain, signature and index: 32 bytes, different for each', () => {
@@ -142,6 +147,71 @@ describe('return memo', () => {
     expect(() => returnInstructions({ vault: vaultKey, to: user, mint: SOL, amount: 0n, depositSignature: signature })).toThrow(
       /positive amount/,
     );
+  });
+});
+
+describe('claim memo and claim', () => {
+  const key = `0x${'cd'.repeat(32)}`;
+
+  it('names the claim batch by its key, reads back, and is neither a quote step nor a return', () => {
+    expect(claimMemoText(key)).toBe(`xchain:v1:claim:${key}`);
+    expect(parseClaimMemo(claimMemoText(key))).toEqual({ batchKey: key });
+    expect(parseMemoText(claimMemoText(key))).toBeUndefined();
+    expect(parseReturnMemo(claimMemoText(key))).toBeUndefined();
+    expect(() => claimMemoText(`0x${'CD'.repeat(32)}`)).toThrow(/not a claim batch key/);
+    expect(parseClaimMemo(`xchain:v1:claim:${key}:1`)).toBeUndefined();
+    expect(parseClaimMemo(`xchain:v1:claim:0x${'CD'.repeat(32)}`)).toBeUndefined();
+  });
+
+  it('keys a batch by its quote hashes in any order: keccak256 of their sorted bytes, and refuses an empty or doubled batch', () => {
+    const [a, b] = [solanaOrder().quoteHash, solanaOrder(USDC).quoteHash] as `0x${string}`[];
+    const [lo, hi] = [a!, b!].sort();
+    expect(claimBatchKey([a!, b!])).toBe(keccak256(concat([lo!, hi!])));
+    expect(claimBatchKey([b!, a!])).toBe(claimBatchKey([a!, b!]));
+    expect(claimBatchKey([a!])).toBe(keccak256(a!));
+    expect(() => claimBatchKey([])).toThrow(/at least one/);
+    expect(() => claimBatchKey([a!, a!])).toThrow(/twice/);
+    expect(() => claimBatchKey(['0x12'])).toThrow(/not a quote hash/);
+  });
+
+  it('builds a claim as the whole amount from the vault to the treasury’s account, then the memo; the watcher lists it apart', () => {
+    const vaultKey = Keypair.generate().publicKey;
+    const treasury = Keypair.generate().publicKey;
+    const ixs = claimInstructions({ vault: vaultKey, treasury, mint: USDC, amount: 445_000_000n, mintDecimals: 6, batchKey: key });
+    expect(ixs.map((i) => i.programId.toBase58())).toEqual([SVM_PROGRAMS.token.toBase58(), SVM_PROGRAMS.memo.toBase58()]);
+    expect([...ixs[0]!.data]).toEqual([12, ...u64le(445_000_000n), 6]);
+    expect(ixs[0]!.keys.map((k) => k.pubkey.toBase58())).toEqual([
+      vaultTokenAccount(vaultKey, USDC).toBase58(),
+      USDC,
+      associatedTokenAccount(treasury, USDC).toBase58(),
+      vaultKey.toBase58(),
+    ]);
+    const read = readOrderSteps(confirmed(ixs, filler));
+    expect(read).toEqual({
+      steps: [],
+      refused: [],
+      returns: [],
+      claims: [
+        {
+          index: 1,
+          batchKey: key,
+          transfers: [
+            {
+              mint: USDC,
+              from: vaultTokenAccount(vaultKey, USDC).toBase58(),
+              to: associatedTokenAccount(treasury, USDC).toBase58(),
+              authority: vaultKey.toBase58(),
+              amount: 445_000_000n,
+            },
+          ],
+        },
+      ],
+    });
+    const sol = claimInstructions({ vault: vaultKey, treasury, mint: SOL, amount: 7n, batchKey: key });
+    expect(sol[0]!.programId.equals(SVM_PROGRAMS.system)).toBe(true);
+    expect(() => claimInstructions({ vault: vaultKey, treasury, mint: SOL, amount: 0n, batchKey: key })).toThrow(/positive amount/);
+    expect(() => claimInstructions({ vault: vaultKey, treasury: vaultKey, mint: SOL, amount: 1n, batchKey: key })).toThrow(/vault itself/);
+    expect(() => claimInstructions({ vault: vaultKey, treasury, mint: USDC, amount: 1n, batchKey: key })).toThrow(/mintDecimals/);
   });
 });
 
@@ -238,7 +308,7 @@ describe('builders and parser', () => {
     const budget = ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1 });
     const open = createAssociatedTokenAccountInstruction(filler, recipient, new PublicKey(USDC));
     const fill = readOrderSteps(confirmed([budget, open, ...fillInstructions({ order: wire, filler, mintDecimals: 6 })], filler));
-    expect(fill).toEqual({ steps: [expect.objectContaining({ kind: 'fill', index: 3 })], refused: [], returns: [] });
+    expect(fill).toEqual({ steps: [expect.objectContaining({ kind: 'fill', index: 3 })], refused: [], returns: [], claims: [] });
     const deposit = readOrderSteps(confirmed([budget, ...depositInstructions({ order: wire, owner: user })], user));
     expect(deposit.steps).toEqual([]);
     expect(deposit.refused).toEqual([{ index: 2, kind: 'deposit', quoteHash, reason: expect.stringMatching(/exactly one transfer/) }]);
@@ -256,11 +326,12 @@ describe('builders and parser', () => {
   it('ignores transactions without our memo, and refuses a memo of ours that is malformed', () => {
     const { wire, quoteHash } = solanaOrder();
     const [transfer] = depositInstructions({ order: wire, owner: user });
-    expect(readOrderSteps(confirmed([transfer!], user))).toEqual({ steps: [], refused: [], returns: [] });
+    expect(readOrderSteps(confirmed([transfer!], user))).toEqual({ steps: [], refused: [], returns: [], claims: [] });
     expect(readOrderSteps(confirmed([transfer!, memoInstruction('thanks for the coffee')], user))).toEqual({
       steps: [],
       refused: [],
       returns: [],
+      claims: [],
     });
     const upper = readOrderSteps(
       confirmed([transfer!, memoInstruction(`xchain:v1:deposit:${quoteHash.toUpperCase().replace('0X', '0x')}`)], user),

@@ -21,9 +21,10 @@ export const SECRETS: Readonly<Record<string, SecretSpec>> = {
   // Each Redis-using service's URL with its own ACL user (redis://<user>:<password>@host:port).
   'xchain-redis': { keys: ['gateway', 'gasless-relayer', 'partner-service'] },
   // The Solana operator keys are optional: without them Solana is simply not settled by the system.
+  // solana-treasury is a public key (no secret), kept with the Solana accounts it goes with.
   'xchain-signing-keys': {
-    keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key', 'solana-filler-key', 'solana-vault-key'],
-    optionalKeys: ['solana-filler-key', 'solana-vault-key'],
+    keys: ['relayer-private-keys', 'filler-private-keys', 'voucher-signer-key', 'solana-filler-key', 'solana-vault-key', 'solana-treasury'],
+    optionalKeys: ['solana-filler-key', 'solana-vault-key', 'solana-treasury'],
   },
   // The partner-service's key for webhook secrets at rest, and the keys it replaced (during a rotation).
   'xchain-encryption-keys': { keys: ['webhook-secret-key', 'webhook-secret-keys-old'], optionalKeys: ['webhook-secret-keys-old'] },

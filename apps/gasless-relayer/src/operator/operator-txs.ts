@@ -14,7 +14,7 @@ import { SOLANA, type SvmOperatorTxs } from './svm-operator-txs';
  * claim; this sends it from the chain's operator wallet through that wallet's lane, with the same
  * nonce management, replacement, confirmation and crash safety as gasless deposits. The database
  * row, unique per (kind, quote hash), is what makes a repeated request a lookup, never a second
- * transaction. Solana's fills and refunds are built and signed here from the order (SvmOperatorTxs).
+ * transaction. Solana's fills, refunds, returns and claims are built and signed here (SvmOperatorTxs).
  */
 export class OperatorTxs {
   constructor(

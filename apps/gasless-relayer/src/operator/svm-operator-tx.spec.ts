@@ -1,9 +1,18 @@
 import { Keypair, type PublicKey, Transaction, type TransactionInstruction, TransactionMessage } from '@solana/web3.js';
 import { Code, RpcError } from '@xchain/contracts';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { SVM_PROGRAMS, associatedTokenAccount, memoText, readOrderSteps, returnMemoText, strayReturnKey } from '@xchain/svm-orders';
+import {
+  SVM_PROGRAMS,
+  associatedTokenAccount,
+  claimBatchKey,
+  claimMemoText,
+  memoText,
+  readOrderSteps,
+  returnMemoText,
+  strayReturnKey,
+} from '@xchain/svm-orders';
 import { decodeTransaction, storedTxFacts } from '../svm/svm-transaction';
-import { SOLANA_CHAIN_ID, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan } from './svm-operator-tx';
+import { SOLANA_CHAIN_ID, planSvmClaimTx, planSvmOperatorTx, planSvmReturnTx, resignSvmTx, signSvmPlan } from './svm-operator-tx';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const filler = Keypair.generate();
@@ -117,6 +126,7 @@ describe('Solana operator fills', () => {
       ],
       refused: [],
       returns: [],
+      claims: [],
     });
   });
 
@@ -190,7 +200,7 @@ describe('Solana operator refunds', () => {
   });
 });
 
-it('a cancel or a claim is not a Solana operator transaction', () => {
+it('a cancel is not a Solana operator transaction, and a claim is not built from one order (planSvmClaimTx builds it)', () => {
   const { wire, quoteHash } = solanaOrder();
   for (const kind of ['cancel', 'claim'])
     expect(rpcError(() => planSvmOperatorTx({ kind, quoteHash, order: wire }, keys)).status.code).toBe(Code.INVALID_ARGUMENT);
@@ -277,5 +287,79 @@ describe('Solana returns of stray deposits', () => {
       rpcError(() => planSvmReturnTx({ quoteHash: key, depositSignature: deposit, depositIndex: 1, to: V, mint: 'SOL', amount: 5n }, keys))
         .message,
     ).toMatch(/the vault itself/);
+  });
+});
+
+describe('Solana claims of filled orders’ deposits', () => {
+  const treasury = Keypair.generate().publicKey;
+  const T = treasury.toBase58();
+  const withTreasury = { ...keys, treasury };
+  const batch = (...orders: ReturnType<typeof solanaOrder>[]) => ({
+    batchKey: claimBatchKey(orders.map((o) => o.quoteHash)),
+    orders: orders.map((o) => o.wire),
+  });
+
+  it('an SPL claim pays the sum of amount_in from the vault to the treasury’s account (opened first), then the claim memo; the vault co-signs, the filler pays', () => {
+    const a = solanaOrder({ src: USDC });
+    const b = solanaOrder({ src: USDC, amountIn: 442_500_000n, salt: `0x${'77'.repeat(32)}` });
+    const args = batch(a, b);
+    const signed = signSvmPlan(planSvmClaimTx({ ...args, mintDecimals: 6 }, withTreasury), blockhash);
+    const tx = readBack(signed.txBase64);
+    expect(tx.instructions).toEqual([
+      ['createIdempotent', F, ata(treasury, USDC), T, USDC, 1],
+      ['transferChecked', ata(vault.publicKey, USDC), USDC, ata(treasury, USDC), V, 445_000_000n, 6],
+      ['memo', claimMemoText(args.batchKey)],
+    ]);
+    expect(tx.signers).toEqual([F, V]);
+    expect(tx.verified).toBe(true);
+    // The watcher reads no order step from it: a claim, apart.
+    const read = steps(signed.txBase64);
+    expect([read.steps, read.refused, read.returns]).toEqual([[], [], []]);
+    expect(read.claims).toEqual([
+      { index: 2, batchKey: args.batchKey, transfers: [expect.objectContaining({ mint: USDC, authority: V, amount: 445_000_000n })] },
+    ]);
+    // The same orders in another order are the same batch.
+    expect(planSvmClaimTx({ batchKey: args.batchKey, orders: [b.wire, a.wire], mintDecimals: 6 }, withTreasury).instructions).toHaveLength(
+      3,
+    );
+  });
+
+  it('a SOL claim is one System transfer from the vault to the treasury, then the memo', () => {
+    const args = batch(solanaOrder());
+    const tx = readBack(signSvmPlan(planSvmClaimTx(args, withTreasury), blockhash).txBase64);
+    expect(tx.instructions).toEqual([
+      ['transfer', V, T, 2_500_000n],
+      ['memo', claimMemoText(args.batchKey)],
+    ]);
+  });
+
+  it('refuses a key that is not the orders’, two tokens in one batch, an order twice, and an order deposited elsewhere than Solana', () => {
+    const a = solanaOrder({ src: USDC });
+    const sol = solanaOrder();
+    const wrongKey = rpcError(() =>
+      planSvmClaimTx({ batchKey: claimBatchKey([sol.quoteHash]), orders: [a.wire], mintDecimals: 6 }, withTreasury),
+    );
+    expect([wrongKey.status.code, wrongKey.message]).toEqual([
+      Code.INVALID_ARGUMENT,
+      `quote_hash: the claim of these orders is keyed ${claimBatchKey([a.quoteHash])}, not ${claimBatchKey([sol.quoteHash])}`,
+    ]);
+    expect(rpcError(() => planSvmClaimTx({ ...batch(a, sol), mintDecimals: 6 }, withTreasury)).message).toMatch(/a claim moves one token/);
+    expect(
+      rpcError(() => planSvmClaimTx({ batchKey: claimBatchKey([a.quoteHash]), orders: [a.wire, a.wire], mintDecimals: 6 }, withTreasury))
+        .status.code,
+    ).toBe(Code.INVALID_ARGUMENT);
+    const fromBase = solanaOrder({ src: USDC, srcChainId: 8453n });
+    expect(rpcError(() => planSvmClaimTx({ ...batch(fromBase), mintDecimals: 6 }, withTreasury)).message).toBe(
+      'call.claim.orders[0]: was deposited on chain 8453, not on Solana',
+    );
+  });
+
+  it('answers NO_OPERATOR_WALLET without a treasury, without the vault key, or for orders deposited to another vault', () => {
+    const args = batch(solanaOrder());
+    for (const k of [keys, { filler, treasury }, { filler, vault: Keypair.generate(), treasury }]) {
+      const err = rpcError(() => planSvmClaimTx(args, k));
+      expect([err.status.code, reasonOf(err)]).toEqual([Code.FAILED_PRECONDITION, 'NO_OPERATOR_WALLET']);
+    }
+    expect(rpcError(() => planSvmClaimTx(args, keys)).message).toMatch(/SOLANA_TREASURY/);
   });
 });

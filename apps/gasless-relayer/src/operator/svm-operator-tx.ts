@@ -4,6 +4,8 @@ import { orderFromWire } from '@xchain/order-codec';
 import {
   SOL,
   type SvmOrderTerms,
+  claimBatchKey,
+  claimInstructions,
   createAssociatedTokenAccountInstruction,
   fillInstructions,
   refundInstructions,
@@ -16,10 +18,14 @@ import { decodeTransaction, storedTxFacts } from '../svm/svm-transaction';
 /** The registry's chain_id of `solana`: a fill must deliver there, a refund must return deposits made there. */
 export const SOLANA_CHAIN_ID = 792703809n;
 
-/** The operator's Solana accounts (D15): the filler pays fills and every fee; the vault holds deposits. */
+/**
+ * The operator's Solana accounts (D15): the filler pays fills and every fee; the vault holds
+ * deposits; the treasury (a public key only) is paid the deposits of filled orders.
+ */
 export interface SvmOperatorKeys {
   filler: Keypair;
   vault?: Keypair;
+  treasury?: PublicKey;
 }
 
 export interface SvmOperatorCallArgs {
@@ -148,6 +154,62 @@ export function planSvmReturnTx(args: SvmReturnArgs, keys: SvmOperatorKeys): Svm
     }),
   );
   return { token: args.mint, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
+}
+
+/** A claim batch (kind `claim`): its key (the request's quote_hash) and its filled orders, all deposited on Solana. */
+export interface SvmClaimArgs {
+  batchKey: string;
+  orders: OrderWire[];
+  /** Decimals of the SPL mint claimed; unused for SOL. */
+  mintDecimals?: number;
+}
+
+/** The one token a claim batch moves: every order's source token, which must be the same. */
+export function svmClaimToken(orders: readonly OrderWire[]): string {
+  const mints = new Set(orders.map((o) => termsOf(o).srcToken));
+  if (mints.size !== 1) invalid('call.claim.orders', `a claim moves one token; these orders were deposited in ${[...mints].join(', ')}`);
+  return [...mints][0]!;
+}
+
+/**
+ * The claim of a batch of filled orders (D15): the vault pays the sum of their amount_in (a Solana
+ * vault receives all of it) to the treasury in one transfer and co-signs; the filler pays the fee
+ * (and, for SPL, the rent of the treasury's token account, opened idempotently first); then the claim
+ * memo. `batchKey` must be the orders' `claimBatchKey`, so the (claim, key) row stands for exactly
+ * those deposits: a set of deposits is claimed by one transaction at most. Which orders are filled is
+ * the quote-engine's word (its settlements, one batch per deposit at a time); the treasury is this
+ * relayer's own setting.
+ */
+export function planSvmClaimTx(args: SvmClaimArgs, keys: SvmOperatorKeys): SvmOperatorPlan {
+  const terms = args.orders.map(termsOf);
+  const key = built(() => claimBatchKey(terms.map((t) => t.quoteHash)));
+  if (key !== args.batchKey) invalid('quote_hash', `the claim of these orders is keyed ${key}, not ${args.batchKey}`);
+  args.orders.forEach((wire, i) => {
+    if (orderFromWire(wire).order.srcChainId !== SOLANA_CHAIN_ID)
+      invalid(`call.claim.orders[${i}]`, `was deposited on chain ${orderFromWire(wire).order.srcChainId}, not on Solana`);
+  });
+  const mint = svmClaimToken(args.orders);
+  const vault = keys.vault;
+  if (!vault) throw noWallet('no Solana vault key (SOLANA_VAULT_KEY): claims are not signed here');
+  const elsewhere = terms.find((t) => t.depositTarget !== vault.publicKey.toBase58());
+  if (elsewhere)
+    throw noWallet(`the order ${elsewhere.quoteHash} was deposited to ${elsewhere.depositTarget}, not to this relayer's vault`);
+  const treasury = keys.treasury;
+  if (!treasury) throw noWallet('no Solana treasury (SOLANA_TREASURY): claims are not sent here');
+  const amount = terms.reduce((sum, t) => sum + t.amountIn, 0n);
+  const filler = keys.filler;
+  const open = mint === SOL ? [] : [createAssociatedTokenAccountInstruction(filler.publicKey, treasury, new PublicKey(mint))];
+  const pay = built(() =>
+    claimInstructions({
+      vault: vault.publicKey,
+      treasury,
+      mint,
+      amount,
+      batchKey: key,
+      ...(args.mintDecimals === undefined ? {} : { mintDecimals: args.mintDecimals }),
+    }),
+  );
+  return { token: mint, instructions: [...open, ...pay], feePayer: filler, signers: [filler, vault] };
 }
 
 /** Compiles the plan over `blockhash` into a legacy transaction and signs it with every signer. */

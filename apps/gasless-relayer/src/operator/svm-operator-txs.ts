@@ -9,11 +9,13 @@ import type { SolanaRpc } from '../svm/solana-rpc';
 import {
   type SvmOperatorPlan,
   noWallet,
+  planSvmClaimTx,
   planSvmOperatorTx,
   planSvmReturnTx,
   resignSvmTx,
   signSvmPlan,
   svmCallToken,
+  svmClaimToken,
 } from './svm-operator-tx';
 
 /** The relayer's Solana chain (the registry's `solana`): the only one its Solana RPC serves. */
@@ -25,12 +27,17 @@ export interface SvmOperatorRequest {
   quote_hash: string;
   call:
     | { order: OrderWire; amount?: string; mint_decimals?: number }
-    | { return: { deposit_signature: string; deposit_index: number; to: string; mint: string; amount: string; mint_decimals?: number } };
+    | { return: { deposit_signature: string; deposit_index: number; to: string; mint: string; amount: string; mint_decimals?: number } }
+    | { claim: { orders: OrderWire[]; mint_decimals?: number } };
 }
+
+/** The field of `call` each Solana kind carries. */
+const CALL_FIELD = { fill: 'order', refund: 'order', return: 'return', claim: 'claim' } as const;
 
 /**
  * Solana operator transactions (D15): a fill paid by the filler account, a refund from the vault,
- * and a return of a stray deposit from the vault (D16).
+ * a return of a stray deposit from the vault (D16), and a claim of filled orders' deposits from the
+ * vault to the treasury (SOLANA_TREASURY).
  * Each is built from the order, signed over a fresh blockhash and stored whole with its signature
  * (one INSERT, a no-op when the (kind, quote hash) row exists) before the Solana relay sends it;
  * the relay follows it as it follows gasless Solana orders and calls `resign` when its blockhash
@@ -43,7 +50,7 @@ export class SvmOperatorTxs {
   constructor(
     private readonly orders: OrderRepository,
     private readonly rpc: SolanaRpc | undefined,
-    private readonly keys: { filler?: Keypair; vault?: Keypair },
+    private readonly keys: { filler?: Keypair; vault?: Keypair; treasury?: PublicKey },
     /** Sends a just-stored row now rather than at the relay's next pass. */
     private readonly wake: (rowKey: string) => void,
     private readonly log: Logger,
@@ -56,20 +63,22 @@ export class SvmOperatorTxs {
 
   async send(req: SvmOperatorRequest): Promise<OperatorTxView> {
     const kind = req.kind;
-    if (kind !== 'fill' && kind !== 'refund' && kind !== 'return')
+    if (kind !== 'fill' && kind !== 'refund' && kind !== 'return' && kind !== 'claim')
       throw RpcError.invalidArgument([
-        { field: 'kind', description: `a Solana operator transaction is a fill, a refund or a return, not a ${kind}` },
+        { field: 'kind', description: `a Solana operator transaction is a fill, a refund, a return or a claim, not a ${kind}` },
       ]);
-    if ((kind === 'return') !== 'return' in req.call)
-      throw RpcError.invalidArgument([
-        { field: 'call', description: kind === 'return' ? 'a return carries call.return' : `a ${kind} carries call.order` },
-      ]);
+    if (!(CALL_FIELD[kind] in req.call))
+      throw RpcError.invalidArgument([{ field: 'call', description: `a ${kind} carries call.${CALL_FIELD[kind]}` }]);
     const key = operatorKey(kind, req.quote_hash);
     // A later call only answers the state: nothing is built, read or signed again.
     const existing = await this.orders.find(key);
     if (existing) return operatorViewOf(existing);
     const { rpc, filler } = this.ready();
-    const keys = { filler, ...(this.keys.vault ? { vault: this.keys.vault } : {}) };
+    const keys = {
+      filler,
+      ...(this.keys.vault ? { vault: this.keys.vault } : {}),
+      ...(this.keys.treasury ? { treasury: this.keys.treasury } : {}),
+    };
     let plan: SvmOperatorPlan;
     if ('return' in req.call) {
       const r = req.call.return;
@@ -86,6 +95,11 @@ export class SvmOperatorTxs {
         },
         keys,
       );
+    } else if ('claim' in req.call) {
+      const c = req.call.claim;
+      const token = svmClaimToken(c.orders);
+      const mintDecimals = token === SOL ? undefined : await this.mintDecimals(rpc, token, c.mint_decimals);
+      plan = planSvmClaimTx({ batchKey: req.quote_hash, orders: c.orders, ...(mintDecimals === undefined ? {} : { mintDecimals }) }, keys);
     } else {
       const call = req.call;
       const token = svmCallToken(kind, call.order);

@@ -4,7 +4,7 @@ import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relay
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
-import { type SvmTransactionJson, associatedTokenAccount, readOrderSteps } from '@xchain/svm-orders';
+import { type SvmTransactionJson, associatedTokenAccount, claimBatchKey, readOrderSteps } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
 import { OrderRepository, operatorKey } from '../orders/order.repository';
@@ -43,9 +43,10 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
   const publish = jest.fn();
   const filler = Keypair.generate();
   const vault = Keypair.generate();
+  const treasury = Keypair.generate().publicKey;
 
   /** An operator surface over the same database and chain; `wake` sends at once, as in the service. */
-  const operatorTxs = (keys: { filler?: Keypair; vault?: Keypair }, wake: (key: string) => void) => {
+  const operatorTxs = (keys: { filler?: Keypair; vault?: Keypair; treasury?: PublicKey }, wake: (key: string) => void) => {
     const svm = new SvmOperatorTxs(orders, rpc, keys, wake, silent);
     return { svm, ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, orders, {} as Lanes, silent, svm) };
   };
@@ -79,7 +80,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
         params: [signature, { encoding: 'json', commitment: 'confirmed' }],
       }),
     });
-    return readOrderSteps(((await res.json()) as { result: SvmTransactionJson }).result).steps;
+    return readOrderSteps(((await res.json()) as { result: SvmTransactionJson }).result);
   };
   const settled = (send: () => Promise<OperatorTxView>) =>
     until(
@@ -106,7 +107,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     standin.createMint({ address: USDC, decimals: 6 });
     standin.mintTo(filler.publicKey, USDC, 1_000n * 10n ** 6n);
     standin.mintTo(vault.publicKey, USDC, 50n * 10n ** 6n);
-    const live = operatorTxs({ filler, vault }, (key) => relay.wake(key));
+    const live = operatorTxs({ filler, vault, treasury }, (key) => relay.wake(key));
     ops = live.ops;
     relay = newRelay(live.svm);
     relay.start();
@@ -143,7 +144,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await tokens(recipient)).toBe(12_345_678n);
     expect(await lamports(recipient)).toBe(2_000_000n);
     expect(await tokens(filler.publicKey)).toBe(fillerUsdc - 12_345_678n);
-    expect(await stepsOf(done.tx_hash!)).toEqual([expect.objectContaining({ kind: 'fill', quoteHash: fill.quoteHash })]);
+    expect((await stepsOf(done.tx_hash!)).steps).toEqual([expect.objectContaining({ kind: 'fill', quoteHash: fill.quoteHash })]);
 
     // Asking again, even with other terms, answers the stored row; a whole relay pass later nothing else was sent.
     await expect(ops.send({ ...req, call: { ...req.call, amount: '12000000' } as SendOperatorTxRequest['call'] })).resolves.toEqual(done);
@@ -176,9 +177,66 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await tokens(user)).toBe(7_654_321n);
     expect(await tokens(vault.publicKey)).toBe(vaultUsdc - 7_654_321n);
     expect(await lamports(vault.publicKey)).toBe(vaultSol);
-    expect((await stepsOf(done.tx_hash!)).map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([
+    expect((await stepsOf(done.tx_hash!)).steps.map((s) => [s.kind, s.transfers.map((t) => [t.authority, t.amount])])).toEqual([
       ['refund', [[vault.publicKey.toBase58(), 7_654_321n]]],
     ]);
+  });
+
+  it('claims a batch of filled SPL deposits: the vault pays their sum to the treasury’s new account, once per batch key', async () => {
+    const deposited = (amountIn: bigint) =>
+      order({
+        srcChainId: SOLANA_CHAIN_ID,
+        srcToken: toBytes32('svm', USDC),
+        amountIn,
+        depositTarget: toBytes32('svm', vault.publicKey.toBase58()),
+      });
+    const batch = [deposited(4_000_000n), deposited(2_500_000n)];
+    const key = claimBatchKey(batch.map((b) => b.quoteHash));
+    const req: SendOperatorTxRequest = {
+      kind: 'claim',
+      quote_hash: key,
+      chain: 'solana',
+      call: { vm: 'svm', claim: { orders: batch.map((b) => b.wire), mint_decimals: 6 } },
+    };
+    const vaultUsdc = await tokens(vault.publicKey);
+    expect(await tokens(treasury)).toBe(0n);
+
+    const done = await settled(() => ops.send(req));
+    expect(done).toMatchObject({ kind: 'claim', quote_hash: key, status: 'confirmed', wallet: filler.publicKey.toBase58() });
+    expect(await tokens(treasury)).toBe(6_500_000n);
+    expect(await tokens(vault.publicKey)).toBe(vaultUsdc - 6_500_000n);
+    const read = await stepsOf(done.tx_hash!);
+    expect([read.steps, read.refused, read.claims.map((c) => c.batchKey)]).toEqual([[], [], [key]]);
+
+    // Asked again (a retry, a restart, another replica): the stored row answers; a relay pass later nothing moved again.
+    await expect(ops.send(req)).resolves.toEqual(done);
+    await relay.pass();
+    expect(await tokens(treasury)).toBe(6_500_000n);
+    expect((await signaturesOf(treasury)).length).toBe(1);
+  });
+
+  it('refuses a claim whose key is not its orders’ and answers NO_OPERATOR_WALLET without a treasury, storing nothing', async () => {
+    const filled = order({
+      srcChainId: SOLANA_CHAIN_ID,
+      srcToken: ZERO_BYTES32,
+      depositTarget: toBytes32('svm', vault.publicKey.toBase58()),
+    });
+    const call = { vm: 'svm' as const, claim: { orders: [filled.wire] } };
+    const codeOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'answered',
+        (err: unknown) => (err instanceof RpcError ? err.status.code : String(err)),
+      );
+    const wrong = `0x${'ab'.repeat(32)}`;
+    expect(await codeOf(ops.send({ kind: 'claim', quote_hash: wrong, chain: 'solana', call }))).toBe(Code.INVALID_ARGUMENT);
+    const key = claimBatchKey([filled.quoteHash]);
+    const noTreasury = operatorTxs({ filler, vault }, () => undefined).ops;
+    expect(await codeOf(noTreasury.send({ kind: 'claim', quote_hash: key, chain: 'solana', call }))).toBe(Code.FAILED_PRECONDITION);
+    expect(await codeOf(ops.send({ kind: 'claim', quote_hash: key, chain: 'solana', call: { vm: 'svm', order: filled.wire } }))).toBe(
+      Code.INVALID_ARGUMENT,
+    );
+    expect(await orders.find(operatorKey('claim', wrong))).toBeNull();
+    expect(await orders.find(operatorKey('claim', key))).toBeNull();
   });
 
   it('reads the filler account: SOL for the System program id, a mint through its token account, 0 without one', async () => {

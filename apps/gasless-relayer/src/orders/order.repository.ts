@@ -46,7 +46,7 @@ export interface NewOperatorTx {
  * before it is sent, like a gasless Solana order. `wallet` is its fee payer (the filler account).
  */
 export interface NewSvmOperatorTx {
-  kind: 'fill' | 'refund' | 'return';
+  kind: 'fill' | 'refund' | 'return' | 'claim';
   orderHash: string;
   chain: string;
   wallet: string;

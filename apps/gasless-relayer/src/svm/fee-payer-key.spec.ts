@@ -1,6 +1,6 @@
 import { Keypair } from '@solana/web3.js';
 import { base58Encode } from '@xchain/order-codec';
-import { parseFeePayerKey } from './fee-payer-key';
+import { parseFeePayerKey, parseSolanaPublicKey } from './fee-payer-key';
 
 describe('SOLANA_FEE_PAYER_KEY', () => {
   const key = Keypair.generate();
@@ -26,5 +26,16 @@ describe('SOLANA_FEE_PAYER_KEY', () => {
       expect(message).not.toContain(secret.slice(0, 12));
       expect(message).not.toContain(bad);
     }
+  });
+});
+
+describe('SOLANA_TREASURY', () => {
+  it('reads a base58 public key; empty is none; a secret key, junk or a short key is refused', () => {
+    const key = Keypair.generate();
+    expect(parseSolanaPublicKey(` ${key.publicKey.toBase58()} `)?.equals(key.publicKey)).toBe(true);
+    expect(parseSolanaPublicKey('')).toBeUndefined();
+    expect(() => parseSolanaPublicKey(base58Encode(key.secretKey))).toThrow(/32-byte/);
+    expect(() => parseSolanaPublicKey('not-base58-0OIl')).toThrow(/not base58/);
+    expect(() => parseSolanaPublicKey(base58Encode(key.publicKey.toBytes().slice(1)))).toThrow(/32-byte/);
   });
 });

@@ -1,4 +1,4 @@
-import { Keypair } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { base58Decode } from '@xchain/order-codec';
 
 /**
@@ -35,4 +35,21 @@ export function parseFeePayerKey(text: string): Keypair | undefined {
   } catch {
     throw new Error('is not a valid Solana secret key (its public half does not match its seed)');
   }
+}
+
+/**
+ * SOLANA_TREASURY: a base58 public key (a wallet, not a token account): where claims pay filled
+ * orders' deposits (D15). Empty → none (Solana claims are refused until it is set).
+ */
+export function parseSolanaPublicKey(text: string): PublicKey | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  let bytes: Uint8Array;
+  try {
+    bytes = base58Decode(trimmed);
+  } catch {
+    throw new Error('is not base58');
+  }
+  if (bytes.length !== 32) throw new Error(`must be a 32-byte Solana public key (got ${bytes.length} bytes)`);
+  return new PublicKey(bytes);
 }

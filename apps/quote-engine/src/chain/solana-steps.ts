@@ -32,8 +32,8 @@ export interface SolanaStepDeps {
  * `<type>:<chain>:<signature>:<memo index>`, so reading the transaction again (another address,
  * a restart) publishes nothing new. A deposit that paid the vault but matches no retained quote
  * (D16) is recorded in `stray_deposits`, once, for settlement to send back; the vault's returns
- * (`xchain:v1:return:`) are passed over quietly; other steps that do not match are logged and
- * skipped. Throws when the cluster does not answer, so the caller reads the transaction again later.
+ * (`xchain:v1:return:`) and claims to the treasury (`xchain:v1:claim:`) are passed over quietly;
+ * other steps that do not match are logged and skipped. Throws when the cluster does not answer, so the caller reads the transaction again later.
  */
 export function solanaStepHandler(deps: SolanaStepDeps): (entry: SignatureEntry) => Promise<void> {
   const blockhashes = new Map<number, string>();

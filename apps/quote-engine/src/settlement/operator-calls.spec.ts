@@ -1,11 +1,12 @@
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { decodeFunctionData } from 'viem';
+import { concat, decodeFunctionData, keccak256 } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 import { claimBatchId, claimCall, dstTokenKey, operatorCall, tokenKey } from './operator-calls';
 
 const ROUTER = '0x7CCfEacBa472f31962CB515Fe4cE4477D15C4a04';
 const OTHER_ROUTER = '0x1111111111111111111111111111111111111111';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const chain = (vm: 'evm' | 'svm', depositTarget: string) => ({ name: vm === 'evm' ? 'base' : 'solana', vm, depositTarget }) as ChainInfo;
 const registry = {
   token: (_c: ChainInfo, address: string) =>
@@ -94,12 +95,22 @@ describe('operator calls: the transaction of each settlement step', () => {
     expect(dstTokenKey('svm', sol, orderToWire(sol, []))).toBe('11111111111111111111111111111111');
   });
 
-  it('claims a batch in one call, named by its sorted hashes', () => {
-    const call = claimCall([wire, wire]) as { data: `0x${string}`; to: string };
+  it('claims an EVM batch in one router call, named by its sorted hashes (the ids of batches formed before stay the same)', () => {
+    const call = claimCall([wire, wire], chain('evm', OTHER_ROUTER), registry) as { data: `0x${string}`; to: string };
     expect(call.to).toBe(ROUTER);
     expect((decodeFunctionData({ abi: XCHAIN_ROUTER_ABI, data: call.data }).args![0] as unknown[]).length).toBe(2);
-    const [a, b] = [`0x${'01'.repeat(32)}`, `0x${'02'.repeat(32)}`];
-    expect(claimBatchId([a, b])).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(claimBatchId([a, b])).not.toBe(claimBatchId([b, a]));
+    const [a, b] = [`0x${'01'.repeat(32)}`, `0x${'02'.repeat(32)}`] as const;
+    expect(claimBatchId([a, b])).toBe(keccak256(concat([a, b])));
+    expect(claimBatchId([b, a])).toBe(claimBatchId([a, b]));
+  });
+
+  it('claims a Solana batch with its orders and the source mint’s decimals (none for SOL): the relayer builds the transfer to its treasury', () => {
+    const fromSolana = orderToWire(sampleOrder({ srcChainId: 792703809n, srcToken: toBytes32('svm', USDC) }), []);
+    expect(claimCall([fromSolana], chain('svm', 'Vault1111111111111111111111111111111111111'), registry)).toEqual({
+      vm: 'svm',
+      claim: { orders: [fromSolana], mint_decimals: 6 },
+    });
+    const sol = orderToWire(sampleOrder({ srcChainId: 792703809n, srcToken: `0x${'00'.repeat(32)}` }), []);
+    expect(claimCall([sol], chain('svm', 'x'), registry)).toEqual({ vm: 'svm', claim: { orders: [sol] } });
   });
 });

@@ -1,8 +1,8 @@
 import { type DestinationCallView, type OrderWire, SVM_NATIVE_ADDRESS, type SendOperatorTxRequest } from '@xchain/contracts';
 import { cancelTx, claimTx, dstTokenOf, fillTx, fillWithCallTx, refundTx, type RouterTx } from '@xchain/evm-gasless';
 import { type Order, orderFromWire } from '@xchain/order-codec';
-import { SOL, svmOrderTerms } from '@xchain/svm-orders';
-import { type Hex, concat, getAddress, isAddress, keccak256 } from 'viem';
+import { SOL, claimBatchKey, svmOrderTerms } from '@xchain/svm-orders';
+import { type Hex, getAddress, isAddress } from 'viem';
 import type { ChainInfo, RegistryCache } from '../registry/registry-cache';
 import type { SettlementStep } from './settlement.repository';
 
@@ -64,11 +64,21 @@ export function operatorCall(
   return evm(step === 'fill' ? fillTx(order, order.amountOut, router) : cancelTx(order, router));
 }
 
-/** A batch claim of filled orders' deposits from their source router (EVM only: a Solana deposit is already in the vault). */
-export function claimCall(wires: OrderWire[]): OperatorCall {
+/**
+ * A batch claim of filled orders' deposits to the treasury (D15), from their source chain: on EVM the
+ * router's `claim` (the router the first order names; its treasury is the router's); on Solana the
+ * orders themselves, which the relayer turns into one transfer of their deposits from the vault to
+ * its treasury (a Solana batch holds one source token: see `formClaimBatches`).
+ */
+export function claimCall(wires: OrderWire[], chain: ChainInfo, registry: Pick<RegistryCache, 'token'>): OperatorCall {
+  if (chain.vm === 'svm') {
+    const mint = svmOrderTerms(wires[0]!).srcToken;
+    const decimals = mint === SOL ? undefined : registry.token(chain, mint)?.decimals;
+    return { vm: 'svm', claim: { orders: wires, ...(decimals !== undefined ? { mint_decimals: decimals } : {}) } };
+  }
   const orders = wires.map((w) => orderFromWire(w).order);
   return evm(claimTx(orders, getAddress(`0x${orders[0]!.depositTarget.slice(26)}`)));
 }
 
-/** A claim batch's id (its operator transaction's key): keccak256 of its quote hashes, sorted. */
-export const claimBatchId = (sorted: string[]): string => keccak256(concat(sorted as Hex[]));
+/** A claim batch's id (its operator transaction's key): keccak256 of its quote hashes, sorted (`claimBatchKey`, which the relayer checks). */
+export const claimBatchId = (sorted: string[]): string => claimBatchKey(sorted);

@@ -1,5 +1,9 @@
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
 import { freshMigratedDatabase, truncate } from '@xchain/stack';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '@xchain/stack';
+import { claimBatchKey } from '@xchain/svm-orders';
 import { Pool } from 'pg';
 import { SettlementRepository } from './settlement.repository';
 
@@ -107,5 +111,95 @@ describe('settlement decisions on PostgreSQL', () => {
     const undecided = await repo.undecided(10);
     expect(undecided.map((u) => u.quoteHash)).toEqual([hash(1)]);
     expect(undecided[0]!.deposit).toEqual({ chain: 'base', amount: '5' });
+  });
+
+  describe('claims (D15)', () => {
+    const USDC = `0x${'c6'.repeat(32)}`;
+    const SOL = `0x${'00'.repeat(32)}`;
+
+    /** A quote from `src`, deposited (`amount` of `token`), decided for a fill. */
+    const filledOrder = async (repo: SettlementRepository, n: number, src: string, token: string, amount: bigint) => {
+      await pool.query(
+        `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
+         VALUES ($1, 'cross_chain', $2, 'arbitrum', 'cross_chain', false, false, 'keyless', $3::jsonb, '{}'::jsonb, now(), now() + interval '7 days')`,
+        [hash(n), src, JSON.stringify({ src_token: token })],
+      );
+      await pool.query(
+        "INSERT INTO order_events (quote_hash, type, chain, tx_hash, amount, occurred_at) VALUES ($1, 'deposited', $2, $3, $4, now())",
+        [hash(n), src, hash(100 + n), amount.toString()],
+      );
+      expect(await repo.decideFill({ quoteHash: hash(n), srcChain: src, dstChain: 'arbitrum' }, TOKEN, 1n, 10n ** 18n, 'refund')).toBe(
+        'fill',
+      );
+    };
+
+    it('a confirmed fill from Solana is due; Solana batches hold one token each; two replicas put each deposit in one batch, once', async () => {
+      const [a, b] = [replica(), replica()];
+      const usdc = [1, 2, 3, 4, 5, 6];
+      for (const n of usdc) await filledOrder(a, n, 'solana', USDC, 1_000_000n * BigInt(n));
+      await filledOrder(a, 7, 'solana', SOL, 9n);
+      for (const n of [...usdc, 7]) expect(await a.filled(hash(n))).toBe(true);
+      expect(await b.filled(hash(1))).toBe(false); // once
+      expect(await a.claimChains()).toEqual(['solana']);
+
+      const formed = await Promise.all([a, b, a, b].map((r) => r.formClaimBatches('solana', 50, claimBatchKey, true)));
+      const batches = await a.claimBatches();
+      // However the replicas split the rows between them: every deposit in exactly one batch, each batch one token.
+      expect(formed.reduce((x, y) => x + y, 0)).toBe(batches.length);
+      expect(batches.flatMap((x) => x.orders.map((o) => o.quoteHash)).sort()).toEqual([...usdc, 7].map(hash).sort());
+      for (const x of batches) expect(new Set(x.orders.map((o) => (o.quoteHash === hash(7) ? 'SOL' : 'USDC'))).size).toBe(1);
+      for (const x of batches) expect(x.id).toBe(claimBatchKey(x.orders.map((o) => o.quoteHash)));
+      // Batched rows are never batched again.
+      expect(await b.formClaimBatches('solana', 50, claimBatchKey, true)).toBe(0);
+
+      // Claimed: the report counts the deposits as claimed and nothing as open.
+      for (const x of batches) expect(await b.claimOutcome(x.id, 'claimed')).toBe(x.orders.length);
+      expect(await a.claimOutcome(batches[0]!.id, 'claimed')).toBe(0);
+      const rec = await a.reconciliation(new Date(0));
+      expect(rec.map((r) => [r.chain, r.token, r.deposited, r.claimed, r.open]).sort()).toEqual(
+        [
+          ['solana', USDC, '21000000', '21000000', '0'],
+          ['solana', SOL, '9', '9', '0'],
+        ].sort(),
+      );
+    });
+
+    it('a failed batch is claimed again one order at a time; an EVM chain batches its tokens together', async () => {
+      const repo = replica();
+      await filledOrder(repo, 1, 'solana', USDC, 5n);
+      await filledOrder(repo, 2, 'solana', USDC, 6n);
+      await filledOrder(repo, 3, 'base', USDC, 7n);
+      await filledOrder(repo, 4, 'base', SOL, 8n);
+      for (const n of [1, 2, 3, 4]) await repo.filled(hash(n));
+      expect(await repo.formClaimBatches('base', 50, claimBatchKey)).toBe(1);
+      expect(await repo.formClaimBatches('solana', 50, claimBatchKey, true)).toBe(1);
+      const solana = (await repo.claimBatches()).find((x) => x.chain === 'solana')!;
+      expect(await repo.claimOutcome(solana.id, 'failed', 'claim: TX_REVERTED')).toBe(2);
+      expect(await repo.formClaimBatches('solana', 50, claimBatchKey, true)).toBe(2);
+      const solo = (await repo.claimBatches()).filter((x) => x.chain === 'solana');
+      expect(solo.map((x) => x.id).sort()).toEqual([claimBatchKey([hash(1)]), claimBatchKey([hash(2)])].sort());
+    });
+
+    it('the migration makes fills from Solana settled before claims existed due, and nothing else', async () => {
+      const repo = replica();
+      await pool.query(
+        `INSERT INTO chains (name, chain_id, vm, native_symbol, native_decimals, enabled, gasless, max_gas_drop, deposit_target)
+         VALUES ('solana', 792703809, 'svm', 'SOL', 9, true, false, 0, 'v'), ('base', 8453, 'evm', 'ETH', 18, true, false, 0, 'r')
+         ON CONFLICT DO NOTHING`,
+      );
+      await filledOrder(repo, 1, 'solana', USDC, 5n);
+      await filledOrder(repo, 2, 'base', USDC, 6n);
+      await filledOrder(repo, 3, 'solana', USDC, 7n); // still open
+      await pool.query("UPDATE settlements SET state = 'done', step = NULL, reserved = 0 WHERE quote_hash IN ($1, $2)", [hash(1), hash(2)]);
+      const sql = readFileSync(join(ROOT, 'prisma/quote-engine/migrations/20261211100000_solana_claims/migration.sql'), 'utf8');
+      await pool.query(sql);
+      await pool.query(sql); // idempotent
+      const { rows } = await pool.query('SELECT quote_hash, claim FROM settlements ORDER BY quote_hash');
+      expect(rows).toEqual([
+        { quote_hash: hash(1), claim: 'due' },
+        { quote_hash: hash(2), claim: null },
+        { quote_hash: hash(3), claim: null },
+      ]);
+    });
   });
 });

@@ -125,29 +125,38 @@ export class SettlementRepository {
     return r.count === 1;
   }
 
-  /** A confirmed fill from an EVM source: settled, its reservation released, and its deposit due to the treasury. */
-  async filled(quoteHash: string, claimable: boolean): Promise<boolean> {
+  /**
+   * A confirmed fill: settled, its reservation released, and its deposit due to the treasury (D15),
+   * from an EVM router or the Solana vault alike, in the same update: a fill that is done is a claim
+   * that is owed, whatever happens to the process after it.
+   */
+  async filled(quoteHash: string): Promise<boolean> {
     const r = await this.db.settlement.updateMany({
       where: { quoteHash, state: 'open', step: 'fill' },
-      data: { step: null, state: 'done', reserved: 0, claim: claimable ? 'due' : null, updatedAt: new Date() },
+      data: { step: null, state: 'done', reserved: 0, claim: 'due', updatedAt: new Date() },
     });
     return r.count === 1;
   }
 
   /**
-   * Gathers up to `max` claims due on a chain into one batch (each solo one alone), and names each
-   * by `idOf` its sorted quote hashes. Rows are locked and skipped if another replica holds them,
-   * so an order is in one batch at most. Returns the batches formed.
+   * Gathers up to `max` claims due on a chain into one batch (each solo one alone; with `byToken`,
+   * one batch per source token, as a Solana claim is one transfer), and names each by `idOf` its
+   * sorted quote hashes. Rows are locked and skipped if another replica holds them, and move only
+   * from `due`, so an order is in one batch at most. Returns the batches formed.
    */
-  async formClaimBatches(chain: string, max: number, idOf: (hashes: string[]) => string): Promise<number> {
+  async formClaimBatches(chain: string, max: number, idOf: (hashes: string[]) => string, byToken = false): Promise<number> {
     return this.db.$transaction(async (t) => {
-      const due = await t.$queryRaw<{ quote_hash: string; claim_solo: boolean }[]>`
-        SELECT quote_hash, claim_solo FROM settlements WHERE claim = 'due' AND src_chain = ${chain}
-        ORDER BY updated_at LIMIT ${max} FOR UPDATE SKIP LOCKED`;
-      const batches = [
-        due.filter((d) => !d.claim_solo).map((d) => d.quote_hash),
-        ...due.filter((d) => d.claim_solo).map((d) => [d.quote_hash]),
-      ].filter((b) => b.length > 0);
+      const due = await t.$queryRaw<{ quote_hash: string; claim_solo: boolean; src_token: string | null }[]>`
+        SELECT s.quote_hash, s.claim_solo, q."order"->>'src_token' AS src_token
+        FROM settlements s JOIN quotes q ON q.quote_hash = s.quote_hash
+        WHERE s.claim = 'due' AND s.src_chain = ${chain}
+        ORDER BY s.updated_at LIMIT ${max} FOR UPDATE OF s SKIP LOCKED`;
+      const together = new Map<string, string[]>();
+      for (const d of due.filter((x) => !x.claim_solo)) {
+        const key = byToken ? (d.src_token ?? '') : '';
+        together.set(key, [...(together.get(key) ?? []), d.quote_hash]);
+      }
+      const batches = [...together.values(), ...due.filter((d) => d.claim_solo).map((d) => [d.quote_hash])];
       for (const hashes of batches) {
         const sorted = [...hashes].sort();
         await t.settlement.updateMany({

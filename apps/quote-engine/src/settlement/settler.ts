@@ -103,18 +103,30 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /**
    * Repays the treasury (D15): the deposits of confirmed fills are claimed from their source router
-   * in batches, one claim transaction per batch through the operator wallet's lane. A batch that
-   * fails is split into claims of one order each, so one bad order holds up no other.
+   * (or the Solana vault) in batches, one claim transaction per batch through the operator wallet's
+   * lane (on Solana, one per batch and source token). A batch that fails is split into claims of one
+   * order each, so one bad order holds up no other. Each deposit is in one batch at a time, and its
+   * batch is sent at most once under its id (the relayer's row), so a deposit is claimed once.
    */
   private async claim(): Promise<void> {
     if (this.clock.nowMs() - this.lastBatching >= this.config.claimEveryMs) {
       this.lastBatching = this.clock.nowMs();
-      for (const chain of await this.repo.claimChains()) await this.repo.formClaimBatches(chain, CLAIM_BATCH, claimBatchId);
+      for (const chain of await this.repo.claimChains())
+        await this.repo.formClaimBatches(chain, CLAIM_BATCH, claimBatchId, this.vmOf(chain) === 'svm');
     }
     for (const batch of await this.repo.claimBatches()) {
+      const info = this.registry.chain(batch.chain);
+      if (!info) {
+        this.warnings.once(
+          `registry:${batch.chain}`,
+          { chain: batch.chain },
+          'settlement: a claim’s chain is not in the registry; it waits',
+        );
+        continue;
+      }
       try {
         const orders = batch.orders.map((o) => o.order);
-        const view = await this.send('claim', batch.id, batch.chain, claimCall(orders));
+        const view = await this.send('claim', batch.id, batch.chain, claimCall(orders, info, this.registry));
         if (view.status === 'confirmed') {
           await this.repo.claimOutcome(batch.id, 'claimed');
           this.log.info(
@@ -220,10 +232,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       const view = await this.send(step, quoteHash, chain, call);
       if (view.status === 'confirmed') {
         const next: SettlementStep | null = step === 'cancel' ? 'refund' : null;
-        const moved =
-          step === 'fill'
-            ? await this.repo.filled(quoteHash, this.vmOf(srcChain) === 'evm')
-            : await this.repo.advance(quoteHash, step, next);
+        const moved = step === 'fill' ? await this.repo.filled(quoteHash) : await this.repo.advance(quoteHash, step, next);
         if (moved) this.log.info({ quote_hash: quoteHash, step, tx_hash: view.tx_hash }, 'settlement: step confirmed');
         if (moved && step === 'fill') this.refreshInventory(dstChain, wire);
       } else if (view.status === 'failed') {

@@ -61,13 +61,31 @@ export const SvmReturnCall = z.object({
   }),
 });
 
+/**
+ * Kind `claim` on Solana (D15): the deposits of filled orders from Solana, all of one source token,
+ * paid from the vault to the treasury. The relayer builds it from the orders as the vault
+ * transferring the sum of their `amount_in` (a Solana vault receives all of it) to the treasury it
+ * is configured with (SOLANA_TREASURY: the treasury is the relayer's, as an EVM router's is the
+ * router's, never the caller's word), then the memo `xchain:v1:claim:<quote_hash>`. The request's
+ * `quote_hash` must be the batch's key, keccak256 of its orders' quote hashes sorted
+ * (`claimBatchKey`): one claim transaction per set of deposits, ever.
+ */
+export const SvmClaimCall = z.object({
+  vm: z.literal('svm'),
+  claim: z.object({
+    orders: z.array(OrderWireSchema).min(1).max(100),
+    /** Decimals of the SPL mint claimed; checked against the chain; absent for SOL. */
+    mint_decimals: z.number().int().min(0).max(255).optional(),
+  }),
+});
+
 export const SendOperatorTxRequest = z.object({
   kind: OperatorTxKind,
   /** The quote hash the transaction settles (a claim: its batch id; a return: its `strayReturnKey`): with `kind`, the transaction's identity (at most one per pair, ever). */
   quote_hash: Hash,
   chain: ChainName,
-  // A plain union: both Solana shapes carry vm 'svm'; a return is told apart by its `return` field.
-  call: z.union([EvmOperatorCall, SvmReturnCall, SvmOperatorCall]),
+  // A plain union: the Solana shapes all carry vm 'svm'; a return is told apart by its `return` field, a claim by its `claim`.
+  call: z.union([EvmOperatorCall, SvmReturnCall, SvmClaimCall, SvmOperatorCall]),
 });
 export type SendOperatorTxRequest = z.infer<typeof SendOperatorTxRequest>;
 
