@@ -6,7 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH" NX_DAEMON=false NX_NO_CLOUD=true
 started=$(date +%s)
-phase() { local name=$1 t=$(date +%s); shift; "$@"; echo "[test] phase $name: $(( $(date +%s) - t )) s"; }
+phase() {
+  local name=$1 t rc=0
+  t=$(date +%s)
+  shift
+  "$@" || rc=$?
+  echo "[test] phase $name: $(( $(date +%s) - t )) s$( ((rc == 0)) || echo ", FAILED (exit $rc)")"
+  return $rc
+}
 phase deps bash scripts/ensure-deps.sh
 phase build bash scripts/build.sh
 # Lint and the type-check are single-threaded: on two cores they run side by side.
@@ -23,6 +30,12 @@ cat "$log_dir/lint" "$log_dir/typecheck"
 rm -rf "$log_dir"
 [ $failed -eq 0 ] || { echo "[test] lint or typecheck failed"; exit 1; }
 echo "[test] unit, integration and end-to-end suites"
-phase suites node dist/tools/stack/src/test-servers.js -- jest --ci --maxWorkers=2 \
-  --reporters=default --reporters="$PWD/dist/tools/test-runs/src/failure-logs.reporter.js" "$@"
+results=.test-data/jest-results.json
+mkdir -p .test-data
+rm -f "$results"
+code=0
+phase suites node dist/tools/stack/src/test-servers.js -- jest --ci --maxWorkers=2 --json --outputFile="$results" \
+  --reporters=default --reporters="$PWD/dist/tools/test-runs/src/failure-logs.reporter.js" "$@" || code=$?
+node dist/tools/test-runs/src/slowest.js "$results" 10
 echo "[test] done in $(( $(date +%s) - started ))s"
+exit $code
