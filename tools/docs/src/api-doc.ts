@@ -52,7 +52,10 @@ const CONVENTIONS = [
   '- **Caching**: ListTokens and GetChains answer with a strong `ETag` and honour `If-None-Match` (304).',
   "- **Order status** (D12, D13): GetOrder reads an order's view once; StreamOrderEvents pushes it on",
   '  every change; partners also get it by webhook (SetPartnerWebhook), each POST signed',
-  '  `x-xchain-signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.',
+  '  `x-xchain-signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. The status is',
+  '  `quoted`, `deposited`, `fulfilled`, `refunded`, `expired`, or `failed` (D18: a gasless order whose',
+  '  relay failed for good before any deposit, with `failure.reason`; terminal, the quote is not taken',
+  '  again). A list filter naming no registry chain is 400 `INVALID_ARGUMENT`, reason `INVALID_CHAIN`.',
   '- **Tracing**: every answer carries `x-request-id` (the trace id) and `traceparent`.',
 ];
 
