@@ -1,4 +1,3 @@
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
@@ -10,6 +9,7 @@ import type { GaslessClient } from '../support/gasless-client';
 import { crossChainOf } from '../support/http';
 import { T } from '../support/registry-fixture';
 import { ARB_USDC, PLENTY, type SettlementFixture, startSettlementStack } from '../support/settlement-fixture';
+import { devSolanaRegistry } from '../support/solana-registry';
 
 jest.setTimeout(240_000);
 
@@ -54,14 +54,8 @@ describe('Solana claims survive kill -9', () => {
     sol = await startDevSolana({ slotMs: 100 });
     conn = new Connection(sol.standin.url, 'confirmed');
     vault = new PublicKey(sol.serviceEnv['DEV_SOLANA_VAULT']!);
-    const registry = JSON.parse(readFileSync(join(ROOT, 'config/registry.json'), 'utf8')) as {
-      chains: { vm: string; deposit_target: string; fee_payer?: string }[];
-    };
-    for (const c of registry.chains.filter((x) => x.vm === 'svm')) {
-      c.deposit_target = sol.serviceEnv['DEV_SOLANA_VAULT']!;
-      c.fee_payer = sol.serviceEnv['DEV_SOLANA_FEE_PAYER']!;
-    }
-    writeFileSync(registryFile, JSON.stringify(registry));
+    // The registry names the stand-in's dev vault and fee payer, as `npm start` seeds it.
+    devSolanaRegistry(sol, registryFile);
     ({ e2e, g, s } = await startSettlementStack(
       { ...sol.serviceEnv, SOLANA_WATCH_POLL_MS: '100', SOLANA_POLL_MS: '100' },
       { devnet: { chains: ['arbitrum'] }, registryFile },

@@ -48,13 +48,21 @@ function parseArgs(argv: string[]): Args {
   return args;
 }
 
+/**
+ * The repository's Node (the pinned `node` package) and a PATH that finds it first, whatever Node
+ * started this script: Jest's launcher and the services it starts run on `node` from the PATH and on
+ * their parent's Node, and the machine's own Node is older (a native addon, litesvm, aborts on it).
+ */
+const REPO_NODE = join(ROOT, 'node_modules/.bin/node');
+const runEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env['PATH'] ?? ''}` });
+
 /** One Jest run under its own test servers; resolves with its suites (none when Jest wrote no result). */
 async function jestRun(dir: string, name: string, jestArgs: string[]): Promise<SuiteRun[]> {
   const out = join(dir, `${name}.json`);
   const log = createWriteStream(join(dir, `${name}.log`));
   const code = await new Promise<number>((resolve) => {
     const child = spawn(
-      process.execPath,
+      existsSync(REPO_NODE) ? REPO_NODE : process.execPath,
       [
         join(ROOT, 'dist/tools/stack/src/test-servers.js'),
         '--',
@@ -66,7 +74,7 @@ async function jestRun(dir: string, name: string, jestArgs: string[]): Promise<S
         `--reporters=${join(ROOT, 'dist/tools/test-runs/src/failure-logs.reporter.js')}`,
         ...jestArgs,
       ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: ROOT, env: runEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
