@@ -269,8 +269,12 @@ describe('order events (SSE) through the gateway', () => {
     const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
     await db.connect();
     const relayer = await e2e.connectAs('gasless-relayer'); // a service that may fetch stored quotes
-    const moveBack = (column: 'expires_at' | 'retained_until', hash: string, by: string) =>
-      db.query(`UPDATE quotes SET ${column} = now() - $2::interval WHERE quote_hash = $1`, [hash, by]);
+    // A quote's row moves to the day of its new retention end (made first: the service makes only
+    // the days still in their grace).
+    const moveBack = async (column: 'expires_at' | 'retained_until', hash: string, by: string) => {
+      await db.query(`SELECT quote_day_ensure(((now() - $1::interval) AT TIME ZONE 'UTC')::date)`, [by]);
+      await db.query(`UPDATE quotes SET ${column} = now() - $2::interval WHERE quote_hash = $1`, [hash, by]);
+    };
     try {
       const user = g.newUser();
       const [q, other] = [await plainQuote(user, 3_000_000n), await plainQuote(user, 4_000_000n)];
@@ -300,8 +304,10 @@ describe('order events (SSE) through the gateway', () => {
       await moveBack('retained_until', other.quote_hash, '1 second');
       await s2.next((e) => e.order.status === 'expired');
       expect(s.events.filter((e) => e.order.status === 'expired')).toHaveLength(1);
+      // A quote nobody used is no order: nothing is written per quote for its push (issue 45).
       const pushes = await db.query('SELECT version, status FROM order_view_pushes WHERE quote_hash = $1', [q.quote_hash]);
-      expect(pushes.rows).toEqual([{ version: 1, status: 'expired' }]);
+      expect(pushes.rows).toEqual([]);
+      expect((await db.query('SELECT 1 FROM orders WHERE quote_hash = $1', [q.quote_hash])).rowCount).toBe(0);
 
       // After the grace (24 h by default) the order is gone.
       await moveBack('retained_until', q.quote_hash, '25 hours');

@@ -20,6 +20,7 @@ import { EtaService } from './orders/eta.service';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
 import { OrderExpirySweep } from './orders/expiry-sweep';
+import { UnusedQuoteExpirySweep } from './orders/quote-expiry-sweep';
 import { OrderUpdates } from './orders/order-updates';
 import { orderViewProviders } from './orders/orders.providers';
 import { PriceBook } from './prices/price-book';
@@ -67,6 +68,7 @@ export class QuoteEngineModule {
         EtaService,
         OrderUpdates,
         OrderExpirySweep,
+        UnusedQuoteExpirySweep,
         OrderEventsConsumer,
         GaslessEventsConsumer,
         // One outage per dependency (the relayer, the partner-service, a chain RPC), whichever caller notices it.

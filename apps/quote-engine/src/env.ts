@@ -33,9 +33,11 @@ export const QuoteEngineEnv = BaseEnv.extend({
     .default(86_400),
   /** Pause between runs of the sweep that pushes `expired` for quotes whose retention ended undeposited. */
   QUOTE_EXPIRY_SWEEP_MS: millis(30_000),
-  /** Pause between runs of the purge that deletes quotes past retention and grace. */
+  /** Pause between runs of the upkeep of `quotes`' days: days made ahead, days past retention and grace dropped whole. */
+  QUOTE_DAYS_INTERVAL_MS: millis(600_000),
+  /** Pause between runs of the purge that deletes orders past retention and grace. */
   QUOTE_PURGE_INTERVAL_MS: millis(60_000),
-  /** Rows one purge statement deletes at most (a run repeats it until a batch comes back short). */
+  /** Orders one purge statement deletes at most (a run repeats it until a batch comes back short). */
   QUOTE_PURGE_BATCH: z.coerce.number().int().min(1).max(100_000).default(5000),
   /** Server-side timeout of each purge statement. */
   QUOTE_PURGE_STATEMENT_TIMEOUT_MS: millis(30_000),

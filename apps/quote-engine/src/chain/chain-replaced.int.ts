@@ -19,6 +19,7 @@ import { sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
+import { insertQuotes } from '../quoting/quote-row.testing';
 
 const CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
@@ -140,8 +141,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     const response = {
       cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
     };
-    await db.quote.create({
-      data: {
+    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain: 'base',
@@ -154,8 +154,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
         response,
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      },
-    });
+      }]);
     return order;
   };
 

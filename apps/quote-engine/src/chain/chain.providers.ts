@@ -19,7 +19,8 @@ import {
   REPLACED_CHAINS,
 } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
-import { prismaQuoteLookup } from './solana-quotes';
+import { storedQuoteLookup } from './solana-quotes';
+import { QuoteRepository } from '../quoting/quote.repository';
 import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
@@ -65,6 +66,6 @@ export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
     } satisfies SolanaWatchConfig,
   },
   { provide: SOLANA_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
-  { provide: SOLANA_QUOTES, inject: [DB], useFactory: (db: PrismaClient) => prismaQuoteLookup(db) },
+  { provide: SOLANA_QUOTES, inject: [QuoteRepository], useFactory: (quotes: QuoteRepository) => storedQuoteLookup(quotes) },
   SolanaWatcher,
 ];

@@ -23,6 +23,8 @@ import { sqlChainSteps } from './chain-steps';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
+import { insertQuotes } from '../quoting/quote-row.testing';
+import { QuoteRepository } from '../quoting/quote.repository';
 
 const CHAIN_ID = 8453;
 const CONFIRMATIONS = 2;
@@ -131,8 +133,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const response = {
       cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
     };
-    await db.quote.create({
-      data: {
+    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain: 'base',
@@ -145,8 +146,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
         response,
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      },
-    });
+      }]);
     return order;
   };
 
@@ -174,7 +174,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
 
     const view = new OrderViewService({
-      records: new OrderRepository(db),
+      records: new OrderRepository(db, new QuoteRepository(db)),
       gasless: { get: async () => undefined },
       now: () => new Date(),
       graceMs: 86_400_000,
@@ -236,7 +236,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const receipt = await client.waitForTransactionReceipt({ hash });
     await createTestClient({ mode: 'anvil', transport }).mine({ blocks: CONFIRMATIONS });
     const view = new OrderViewService({
-      records: new OrderRepository(db),
+      records: new OrderRepository(db, new QuoteRepository(db)),
       gasless: { get: async () => undefined },
       now: () => new Date(),
       graceMs: 86_400_000,

@@ -27,9 +27,11 @@ import type { RegistryCache } from '../registry/registry-cache';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
 import { solanaCursorName } from './solana-address-reader';
 import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
-import { prismaQuoteLookup } from './solana-quotes';
+import { storedQuoteLookup } from './solana-quotes';
+import { QuoteRepository } from '../quoting/quote.repository';
 
 import { SolanaWatcher } from './solana-watcher';
+import { insertQuotes } from '../quoting/quote-row.testing';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -110,7 +112,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       registry,
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
-      prismaQuoteLookup(db),
+      storedQuoteLookup(new QuoteRepository(db)),
       new StrayDepositRepository(db),
       { register: () => undefined },
       silent,
@@ -130,8 +132,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       ...over,
     });
     const quoteHash = hashOrder(order);
-    await db.quote.create({
-      data: {
+    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain,
@@ -151,8 +152,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
         },
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      },
-    });
+      }]);
     return { order, quoteHash };
   }
 

@@ -7,6 +7,7 @@ import { ExpirySweep, sqlExpiredQuotes } from './expiry-sweep';
 import { OrderUpdatePusher, sqlPushLog } from './order-updates';
 import { OrderViewService } from './order-view.service';
 import { OrderRepository } from './order.repository';
+import { QuoteRepository } from '../quoting/quote.repository';
 
 jest.setTimeout(30_000);
 
@@ -21,11 +22,11 @@ describe('expiry sweep on PostgreSQL', () => {
   let db: Pool;
   let prisma: PrismaClient;
 
-  /** A stored quote retained until `retainedUntil`, optionally deposited and with an order view pushed with `pushed` as its status. */
+  /** An order retained until `retainedUntil`, optionally deposited and with an order view pushed with `pushed` as its status. */
   const insert = async (quoteHash: string, retainedUntil: Date, opts: { deposited?: boolean; pushed?: string | null } = {}) => {
     await db.query(
-      `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-       VALUES ($1, 'cross_chain', 'ethereum', 'ethereum', 'cross_chain', false, false, 'keyless', $2::jsonb, $3::jsonb, $4, $4)`,
+      `INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, created_at, expires_at, retained_until)
+       VALUES ($1, 'cross_chain', 'ethereum', 'ethereum', 'cross_chain', false, false, 'keyless', $2::jsonb, $3::jsonb, now(), $4, $4)`,
       [
         quoteHash,
         JSON.stringify(order),
@@ -56,9 +57,9 @@ describe('expiry sweep on PostgreSQL', () => {
     await db?.end();
   });
 
-  beforeEach(() => truncate(url, 'quotes, order_events, order_view_pushes'));
+  beforeEach(() => truncate(url, 'quotes, orders, order_events, order_view_pushes'));
 
-  it('selects the quotes past retention, never deposited, whose last pushed view is not expired, in (retained_until, quote_hash) pages', async () => {
+  it('selects the orders past retention, never deposited, whose last pushed view is not expired, in (retained_until, quote_hash) pages', async () => {
     await insert(hash(1), minutes(-10));
     await insert(hash(7), minutes(-10)); // same end as 1: after it by hash
     await insert(hash(2), minutes(-5), { pushed: 'quoted' });
@@ -91,7 +92,7 @@ describe('expiry sweep on PostgreSQL', () => {
     const stream = new Map<string, OrderUpdate>();
     const replica = () => {
       const view = new OrderViewService({
-        records: new OrderRepository(prisma),
+        records: new OrderRepository(prisma, new QuoteRepository(prisma)),
         gasless: { get: async () => undefined },
         now: () => new Date(),
         graceMs: 86_400_000,
@@ -99,7 +100,7 @@ describe('expiry sweep on PostgreSQL', () => {
         assertChain: () => undefined,
         log: silent,
       });
-      const pusher = new OrderUpdatePusher(view, sqlPushLog(prisma), async (u) => {
+      const pusher = new OrderUpdatePusher(view, sqlPushLog(prisma, async () => undefined), async (u) => {
         await new Promise((r) => setTimeout(r, 2));
         if (!stream.has(u.event_id)) stream.set(u.event_id, u);
       });

@@ -35,7 +35,7 @@ export interface ExpirySweepOptions {
 const OVERLAP_MS = 60_000;
 
 /**
- * Pushes `expired` for quotes never deposited whose retention ended (D16), through the same
+ * Pushes `expired` for orders never deposited whose retention ended (D16), through the same
  * `changed()` as every other change, so the order view, SSE, ORDER_UPDATES_V1 and webhooks all get
  * it once. Once per replica is the sweep's part: each run reads only retention ends since the last
  * run (less an overlap) and from the first quote whose push failed, so a failure is retried and an
@@ -113,13 +113,16 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** The selection on the quote-engine's database (the `retained_until` index bounds each page). */
+/**
+ * The selection on `orders` (the `retained_until` index bounds each page): orders with no step and
+ * no relay failure. Quotes that never became orders are QuoteExpirySweep's.
+ */
 export function sqlExpiredQuotes(db: PrismaClient): ExpiredQuotes {
   return {
     async page(after, until, limit) {
       const from = after.retainedUntil.toISOString();
       const rows = await db.$queryRaw<{ quote_hash: string; retained_until: Date }[]>`
-        SELECT q.quote_hash, q.retained_until FROM quotes q
+        SELECT q.quote_hash, q.retained_until FROM orders q
         WHERE q.retained_until >= ${from}::timestamptz AND q.retained_until < ${until.toISOString()}::timestamptz
           AND (q.retained_until > ${from}::timestamptz OR q.quote_hash > ${after.quoteHash})
           AND NOT EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)

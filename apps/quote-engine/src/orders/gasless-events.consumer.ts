@@ -7,6 +7,7 @@ import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { OrderUpdates } from './order-updates';
 import { failureReasonOf } from './order-view.service';
+import { ensureOrder } from './order.repository';
 
 /**
  * The relayer's status changes (GASLESS_EVENTS_V1), through a durable consumer of the
@@ -43,17 +44,19 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
 
   /** Idempotent: a redelivered `failed` records nothing new, and an unchanged view is not pushed again. */
   async handle(event: GaslessEvent): Promise<void> {
+    // The relayer took the quote's gasless submission: from now on it is an order (issue 45).
+    await ensureOrder(this.db, event.quote_hash);
     if (event.status === 'failed') await this.recordFailure(event);
     await this.updates.changed(event.quote_hash);
   }
 
   /**
-   * The first failure of a quote's relay stands (the relayer never leaves `failed`); `quotes.status`
+   * The first failure of a quote's relay stands (the relayer never leaves `failed`); `orders.status`
    * (the list filter's column) becomes `failed` unless a step was already recorded.
    */
   private async recordFailure(event: GaslessEvent): Promise<void> {
     const message = event.error ?? '';
-    const recorded = await this.db.$executeRaw`UPDATE quotes
+    const recorded = await this.db.$executeRaw`UPDATE orders
       SET failure_reason = ${failureReasonOf(event.error)}, failure_message = ${message}, failed_at = ${new Date(event.at)},
           status = CASE WHEN status = 'quoted' THEN 'failed' ELSE status END
       WHERE quote_hash = ${event.quote_hash.toLowerCase()} AND gasless AND failed_at IS NULL`;

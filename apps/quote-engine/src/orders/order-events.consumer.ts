@@ -8,6 +8,7 @@ import { DB } from '../db.providers';
 import { Settler } from '../settlement/settler';
 import { EtaService } from './eta.service';
 import { OrderUpdates } from './order-updates';
+import { ensureOrder } from './order.repository';
 
 /**
  * Consumes order events from a JetStream stream with a durable consumer, so none is lost while
@@ -56,19 +57,23 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
     return true;
   }
 
-  /** `quotes.status` (the status filter's column) as the recorded events (and a recorded relay failure, D18) make it, as the order view does. */
+  /** `orders.status` (the status filter's column) as the recorded events (and a recorded relay failure, D18) make it, as the order view does. */
   private async restatus(quoteHash: string): Promise<void> {
-    await this.db.$executeRaw`UPDATE quotes SET status = COALESCE(
+    await this.db.$executeRaw`UPDATE orders SET status = COALESCE(
       (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
        FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), CASE WHEN failed_at IS NULL THEN 'quoted' ELSE 'failed' END)
       WHERE quote_hash = ${quoteHash}`;
   }
 
+  /** The step on the order, which the first step of a quote makes (ensureOrder). */
   private async applyStep(event: OrderEvent): Promise<boolean> {
-    const quote = await this.db.quote.findUnique({
-      where: { quoteHash: event.quote_hash },
-      select: { srcChain: true, dstChain: true, routeType: true },
-    });
+    const known = !event.removed ? await ensureOrder(this.db, event.quote_hash) : true;
+    const quote = known
+      ? await this.db.order.findUnique({
+          where: { quoteHash: event.quote_hash },
+          select: { srcChain: true, dstChain: true, routeType: true },
+        })
+      : null;
     if (!quote) {
       this.log.warn({ quote_hash: event.quote_hash, type: event.type }, 'order event for an unknown quote');
       return false;

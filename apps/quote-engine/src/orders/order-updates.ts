@@ -17,6 +17,7 @@ import type { Logger } from '@xchain/telemetry';
 import { DB } from '../db.providers';
 import { NATS_REQUEST_TIMEOUT_MS } from '../config.tokens';
 import { OrderViewService } from './order-view.service';
+import { OrderRepository } from './order.repository';
 
 /** Where pushed versions are kept; the SQL table `order_view_pushes` in the service. */
 export interface PushLog {
@@ -75,6 +76,34 @@ export class OrderUpdatePusher {
     return next;
   }
 
+  /**
+   * The one push of a quote that never became an order (D16's `expired`, QuoteExpirySweep): version
+   * 1, nothing recorded (no row per quote); its event id `<hash>:1` lets the stream drop a repeat.
+   * False when there is nothing to push: the quote is gone, or its view is not `expired` (it became an order).
+   */
+  async expiredQuote(quoteHash: string): Promise<boolean> {
+    const hash = quoteHash.toLowerCase();
+    let view: OrderStatus;
+    try {
+      // No relayer call: a quote the relayer took is an order (GaslessEventsConsumer), not swept here.
+      view = await this.views.get(hash, { skipGasless: true });
+    } catch (err) {
+      if (err instanceof RpcError && err.status.code === Code.NOT_FOUND) return false;
+      throw err;
+    }
+    if (view.status !== 'expired') return false;
+    const partnerId = await this.pushes.partnerOf(hash);
+    await this.sink({
+      event_id: `${hash}:1`,
+      quote_hash: hash,
+      version: 1,
+      ...(partnerId ? { partner_id: partnerId } : {}),
+      occurred_at: this.now().toISOString(),
+      order: view,
+    });
+    return true;
+  }
+
   private async push(quoteHash: string): Promise<void> {
     const last = await this.pushes.last(quoteHash);
     if (last?.pending) {
@@ -107,7 +136,7 @@ export class OrderUpdatePusher {
   }
 }
 
-export function sqlPushLog(db: PrismaClient): PushLog {
+export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => Promise<string | undefined>): PushLog {
   return {
     async last(quoteHash) {
       const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
@@ -131,10 +160,7 @@ export function sqlPushLog(db: PrismaClient): PushLog {
     async published(quoteHash, version) {
       await db.orderViewPush.updateMany({ where: { quoteHash, version }, data: { pending: Prisma.DbNull } });
     },
-    async partnerOf(quoteHash) {
-      const row = await db.quote.findUnique({ where: { quoteHash }, select: { partnerId: true } });
-      return row?.partnerId ?? undefined;
-    },
+    partnerOf,
   };
 }
 
@@ -166,7 +192,8 @@ export class OrderUpdates extends OrderUpdatePusher {
     @Inject(LOGGER) log: Logger,
     @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number,
     @Inject(Clock) clock: Clock,
+    @Inject(OrderRepository) orders: OrderRepository,
   ) {
-    super(views, sqlPushLog(db), jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
+    super(views, sqlPushLog(db, (h) => orders.partnerOf(h)), jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
   }
 }

@@ -171,15 +171,16 @@ export class OrderViewService {
 
   /**
    * `requireGasless`: a gasless order's view needs the relayer's answer (a push must not show a
-   * view that merely lacks it while the relayer is down); throws UNAVAILABLE instead.
+   * view that merely lacks it while the relayer is down); throws UNAVAILABLE instead. `skipGasless`:
+   * the view without the relayer's part (a quote the relayer never took).
    */
-  async get(quoteHash: string, opts: { requireGasless?: boolean } = {}): Promise<OrderStatus> {
+  async get(quoteHash: string, opts: { requireGasless?: boolean; skipGasless?: boolean } = {}): Promise<OrderStatus> {
     const now = this.deps.now().getTime();
     const found = await this.deps.records.find(quoteHash.toLowerCase());
     // Past the grace the quote is gone, even if the purge has not deleted it yet.
     if (!found || found.order.retainedUntil.getTime() + this.deps.graceMs < now)
       throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
-    return this.view(found, now, opts.requireGasless ?? false);
+    return this.view(found, now, opts.skipGasless ? 'skip' : (opts.requireGasless ?? false));
   }
 
   /**

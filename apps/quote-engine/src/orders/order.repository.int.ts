@@ -1,10 +1,11 @@
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
 import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
-import { quoteRow } from '../quoting/quote-row.testing';
+import { ensureQuoteDays, quoteRow } from '../quoting/quote-row.testing';
+import { QuoteRepository } from '../quoting/quote.repository';
 import { type QuoteWriter, postgresQuoteWriter } from '../quoting/quote-writer';
 import { sqlOrderParties } from '../chain/order-parties';
-import { OrderRepository } from './order.repository';
+import { OrderRepository, ensureOrder } from './order.repository';
 
 jest.setTimeout(30_000);
 
@@ -27,16 +28,17 @@ describe('order lists on PostgreSQL', () => {
     url = await freshMigratedDatabase('quote-engine', 'qe_lists');
     db = createQuoteEngineDb(url, 2);
     writer = postgresQuoteWriter(url, { maxInFlight: 1, maxBatch: 50, statementTimeoutMs: 5000 }, silent);
-    repo = new OrderRepository(db);
+    repo = new OrderRepository(db, new QuoteRepository(db));
+    await ensureQuoteDays(db, ...[-1, 0, 1, 2].map((d) => new Date(now.getTime() + d * 24 * HOUR)));
   }, 60_000);
   afterAll(async () => {
     await writer?.onApplicationShutdown();
     await db?.$disconnect();
   });
-  beforeEach(() => truncate(url, 'quotes'));
+  beforeEach(() => truncate(url, 'quotes, orders'));
 
-  /** Stores quotes one statement each, so their created_at increase with n. */
-  const store = async (n: number, over: Parameters<typeof quoteRow>[1] = {}) => {
+  /** Stores quotes one statement each, so their created_at increase with n, and makes each an order (as its first use does) unless `unused`. */
+  const store = async (n: number, over: Parameters<typeof quoteRow>[1] = {}, unused = false) => {
     await writer.store(
       quoteRow(hash(n), {
         partnerId: 'ptn_a',
@@ -45,14 +47,33 @@ describe('order lists on PostgreSQL', () => {
         ...over,
       }),
     );
+    if (!unused) expect(await ensureOrder(db, hash(n))).toBe(true);
   };
 
-  it('stores the recipient and refund address with the quote, and the depositor once seen; an address holding two roles lists its order once', async () => {
+  it('lists orders, not quotes: a quote nobody used is in no list, yet found by its hash as quoted; its first use makes it an order once', async () => {
+    await store(1);
+    await store(2, {}, true);
+    const partner = { ...base, partnerId: 'ptn_a' };
+    expect((await repo.partnerPage(partner)).map((r) => r.order.quoteHash)).toEqual([hash(1)]);
+    expect((await repo.addressPage({ ...base, address: padded(EVM_USER) })).map((r) => r.order.quoteHash)).toEqual([hash(1)]);
+    const unused = await repo.find(hash(2));
+    expect(unused).toMatchObject({ order: { quoteHash: hash(2), srcChain: 'ethereum' }, events: [] });
+    expect(await db.order.count({ where: { quoteHash: hash(2) } })).toBe(0);
+    expect(await ensureOrder(db, hash(2))).toBe(true);
+    expect(await ensureOrder(db, hash(2))).toBe(true); // again: the same order
+    expect(await ensureOrder(db, hash(9))).toBe(false); // no such quote
+    expect(await db.order.count()).toBe(2);
+    const made = await repo.find(hash(2));
+    expect(made!.order).toEqual(unused!.order);
+    expect((await repo.partnerPage(partner)).map((r) => r.order.quoteHash)).toEqual([hash(2), hash(1)]);
+  });
+
+  it('copies the recipient and refund address into the order, and the depositor once seen; an address holding two roles lists its order once', async () => {
     const other = '0x00000000000000000000000000000000000000aa';
     await store(1);
     await store(2, { order: { recipient: padded(other), refund_address: padded(EVM_USER) } });
     const hex = (b: Uint8Array | null) => (b ? `0x${Buffer.from(b).toString('hex')}` : null);
-    const rows = await db.quote.findMany({
+    const rows = await db.order.findMany({
       orderBy: { quoteHash: 'asc' },
       select: { quoteHash: true, recipient: true, refundAddress: true },
     });
@@ -67,6 +88,7 @@ describe('order lists on PostgreSQL', () => {
     await sqlOrderParties(db).depositor(hash(1), payer.toUpperCase().replace('0X', '0x'));
     await sqlOrderParties(db).depositor(hash(1), payer); // again: nothing more
     await sqlOrderParties(db).depositor(hash(9), payer); // no such quote: nothing
+    expect(await db.order.count()).toBe(2);
     await sqlOrderParties(db).depositor(hash(2), EVM_USER); // also its refund address: listed once
     expect(await db.orderDepositor.count()).toBe(2);
     expect(await byAddress(padded(payer))).toEqual([hash(1)]);

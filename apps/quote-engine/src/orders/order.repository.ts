@@ -3,6 +3,7 @@ import type { OrderEventType, OrderWire } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 import { storedResponse } from '../quoting/stored-response';
+import { QuoteRepository, type StoredQuoteRow } from '../quoting/quote.repository';
 import { Prisma } from '@xchain/quote-engine-db';
 import {
   type OrderListRecords,
@@ -23,17 +24,52 @@ const REFUND_REASONS: Record<string, NonNullable<RecordedSettlement['reason']>> 
   OPERATOR: 'OPERATOR',
 };
 
-/** Stored quotes with their order events, read from the quote-engine's database. */
+/**
+ * The order of a stored quote, made the first time the quote is seen used (a gasless submission,
+ * a deposit on chain) from the quote's row: its terms, parties and partner. Idempotent; true when
+ * the order exists afterwards, false when there is no such quote (nor order).
+ */
+export async function ensureOrder(db: PrismaClient, quoteHash: string): Promise<boolean> {
+  const hash = quoteHash.toLowerCase();
+  const made = await db.$executeRaw`INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
+      api_key_id, partner_id, "order", response, created_at, expires_at, retained_until, recipient, refund_address)
+    SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
+      api_key_id, partner_id, "order", response, created_at, expires_at, retained_until,
+      decode(substr("order"->>'recipient', 3), 'hex'), decode(substr("order"->>'refund_address', 3), 'hex')
+    FROM quotes WHERE quote_hash = ${hash} LIMIT 1
+    ON CONFLICT (quote_hash) DO NOTHING`;
+  if (made > 0) return true;
+  return (await db.order.count({ where: { quoteHash: hash } })) > 0;
+}
+
+/** Orders with their order events, read from the quote-engine's database; a quote not (yet) an order is read as one with no step. */
 @Injectable()
 export class OrderRepository implements OrderRecords, OrderListRecords {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(QuoteRepository) private readonly quotes: QuoteRepository,
+  ) {}
 
   async find(quoteHash: string): Promise<OrderRecord | undefined> {
     const [row, settled] = await Promise.all([
-      this.db.quote.findUnique({ where: { quoteHash }, include: { events: true } }),
+      this.db.order.findUnique({ where: { quoteHash }, include: { events: true } }),
       this.db.settlement.findUnique({ where: { quoteHash }, select: { decision: true, reason: true } }),
     ]);
-    return row ? record(row, settled ?? undefined) : undefined;
+    if (row) return record(row, settled ?? undefined);
+    const quote = await this.quotes.find(quoteHash);
+    return quote ? quoteRecord(quote) : undefined;
+  }
+
+  /** The order's partner, else the quote's. */
+  async partnerOf(quoteHash: string): Promise<string | undefined> {
+    const row = await this.db.order.findUnique({ where: { quoteHash }, select: { partnerId: true } });
+    if (row) return row.partnerId ?? undefined;
+    return this.quotes.partnerOf(quoteHash);
+  }
+
+  /** See ensureOrder. */
+  ensure(quoteHash: string): Promise<boolean> {
+    return ensureOrder(this.db, quoteHash);
   }
 
   /**
@@ -41,7 +77,7 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
    * a status), then the page's settlements in one query.
    */
   async partnerPage(query: OrderPageQuery & { partnerId: string }): Promise<OrderRecord[]> {
-    const rows = await this.db.quote.findMany({
+    const rows = await this.db.order.findMany({
       where: partnerWhere(query),
       orderBy: [{ createdAt: 'desc' }, { quoteHash: 'desc' }],
       take: query.limit,
@@ -52,7 +88,7 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
 
   /** Past the first `skip` orders of a partner's list (after `after`): the position of the next one, if any. */
   async partnerPositionAfter(query: OrderPageQuery & { partnerId: string; skip: number }): Promise<OrderPosition | undefined> {
-    const rows = await this.db.quote.findMany({
+    const rows = await this.db.order.findMany({
       where: partnerWhere(query),
       orderBy: [{ createdAt: 'desc' }, { quoteHash: 'desc' }],
       skip: query.skip,
@@ -85,21 +121,21 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
     const [q, d] = [Prisma.raw('q'), Prisma.raw('d')];
     const newest = Prisma.sql`ORDER BY q.created_at DESC, q.quote_hash DESC LIMIT ${query.limit}`;
     const hashes = await this.db.$queryRaw<{ quote_hash: string }[]>`SELECT quote_hash FROM (
-        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.recipient = ${address} ${after(q)} AND ${where} ${newest})
+        (SELECT q.quote_hash, q.created_at FROM orders q WHERE q.recipient = ${address} ${after(q)} AND ${where} ${newest})
         UNION
-        (SELECT q.quote_hash, q.created_at FROM quotes q WHERE q.refund_address = ${address} ${after(q)} AND ${where} ${newest})
+        (SELECT q.quote_hash, q.created_at FROM orders q WHERE q.refund_address = ${address} ${after(q)} AND ${where} ${newest})
         UNION
-        (SELECT q.quote_hash, q.created_at FROM order_depositors d JOIN quotes q ON q.quote_hash = d.quote_hash
+        (SELECT q.quote_hash, q.created_at FROM order_depositors d JOIN orders q ON q.quote_hash = d.quote_hash
           WHERE d.address = ${address} ${after(d)} AND ${where} ORDER BY d.created_at DESC, d.quote_hash DESC LIMIT ${query.limit})
       ) AS hits
       ORDER BY created_at DESC, quote_hash DESC LIMIT ${query.limit}`;
     if (hashes.length === 0) return [];
-    const rows = await this.db.quote.findMany({ where: { quoteHash: { in: hashes.map((h) => h.quote_hash) } }, include: { events: true } });
+    const rows = await this.db.order.findMany({ where: { quoteHash: { in: hashes.map((h) => h.quote_hash) } }, include: { events: true } });
     const byHash = new Map(rows.map((r) => [r.quoteHash, r]));
     return this.withSettlements(hashes.flatMap((h) => byHash.get(h.quote_hash) ?? []));
   }
 
-  private async withSettlements(rows: QuoteRow[]): Promise<OrderRecord[]> {
+  private async withSettlements(rows: OrderRow[]): Promise<OrderRecord[]> {
     if (rows.length === 0) return [];
     const settled = await this.db.settlement.findMany({
       where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
@@ -115,9 +151,9 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
  * `expired` of a quote never deposited once `retained_until` passed, which the stored status
  * (`quoted` until a step is recorded) tells apart by that column.
  */
-function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.QuoteWhereInput {
+function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.OrderWhereInput {
   const { after, status } = query;
-  const and: Prisma.QuoteWhereInput[] = [];
+  const and: Prisma.OrderWhereInput[] = [];
   if (query.chain) and.push({ OR: [{ srcChain: query.chain }, { dstChain: query.chain }] });
   // The `lte` alone bounds the index range; the OR then drops the cursor's own instant up to its hash.
   if (after)
@@ -131,9 +167,27 @@ function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.Quo
   return { partnerId: query.partnerId, retainedUntil: { gt: query.retainedAfter }, ...(and.length ? { AND: and } : {}) };
 }
 
-type QuoteRow = Prisma.QuoteGetPayload<{ include: { events: true } }>;
+type OrderRow = Prisma.OrderGetPayload<{ include: { events: true } }>;
 
-function record(row: QuoteRow, settled: { decision: string; reason: string | null } | undefined): OrderRecord {
+/** A stored quote nobody used yet: the view of an order with no step. */
+function quoteRecord(row: StoredQuoteRow): OrderRecord {
+  return {
+    order: {
+      quoteHash: row.quoteHash,
+      srcChain: row.srcChain,
+      dstChain: row.dstChain,
+      gasless: row.gasless,
+      order: row.order as OrderWire,
+      response: storedResponse(row.response, row.order, row.retainedUntil),
+      createdAt: row.createdAt,
+      expiresAt: row.expiresAt,
+      retainedUntil: row.retainedUntil,
+    },
+    events: [],
+  };
+}
+
+function record(row: OrderRow, settled: { decision: string; reason: string | null } | undefined): OrderRecord {
   const reason = settled?.reason ? REFUND_REASONS[settled.reason] : undefined;
   return {
     order: {

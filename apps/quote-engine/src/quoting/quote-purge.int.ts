@@ -2,8 +2,6 @@ import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
 import { type PurgeRun, type QuotePurge, postgresQuotePurge } from './quote-purge';
-import { quoteRow } from './quote-row.testing';
-import { type QuoteRow, postgresQuoteWriter } from './quote-writer';
 
 /** A logger that keeps what it is given, so the one line per run can be checked. */
 function recordingLogger(): { log: Logger; lines: { level: string; fields: Record<string, unknown>; msg: string }[] } {
@@ -19,7 +17,7 @@ const GRACE_SECS = 3600;
 const PAST_GRACE = '-3601 seconds';
 
 /**
- * Inserts `count` quotes retained until `now() + offset` (an interval; negative: already past),
+ * Inserts `count` orders retained until `now() + offset` (an interval; negative: already past),
  * each with an order view pushed with `pushed` as its status (false: none pushed).
  */
 async function insertQuotes(
@@ -31,8 +29,8 @@ async function insertQuotes(
 ): Promise<string[]> {
   const hashes = Array.from({ length: count }, (_, i) => hash(tag, i));
   await db.query(
-    `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-     SELECT h, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now() + $2::interval FROM unnest($1::text[]) AS h`,
+    `INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, created_at, expires_at, retained_until)
+     SELECT h, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now(), now() + $2::interval FROM unnest($1::text[]) AS h`,
     [hashes, offset],
   );
   if (pushed !== false)
@@ -45,7 +43,7 @@ async function insertQuotes(
 
 async function remaining(db: Pool, hashes: string[]): Promise<string[]> {
   const { rows } = await db.query<{ quote_hash: string }>(
-    'SELECT quote_hash FROM quotes WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash',
+    'SELECT quote_hash FROM orders WHERE quote_hash = ANY($1::text[]) ORDER BY quote_hash',
     [hashes],
   );
   return rows.map((r) => r.quote_hash);
@@ -54,7 +52,7 @@ async function remaining(db: Pool, hashes: string[]): Promise<string[]> {
 // Above the generous "does not hang" bounds below, so they, not Jest, report a hang.
 jest.setTimeout(30_000);
 
-describe('quote purge on PostgreSQL', () => {
+describe('order purge on PostgreSQL (quotes go a day at a time: quote-days.int.ts)', () => {
   let url: string;
   let db: Pool;
   let purge: QuotePurge;
@@ -74,7 +72,7 @@ describe('quote purge on PostgreSQL', () => {
   });
 
   beforeEach(async () => {
-    await truncate(url, 'quotes, order_events, order_view_pushes, fulfillment_samples');
+    await truncate(url, 'orders, order_events, order_view_pushes, fulfillment_samples');
     lines.length = 0;
   });
 
@@ -149,7 +147,7 @@ describe('quote purge on PostgreSQL', () => {
     const holder = await db.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM quotes WHERE quote_hash = $1 FOR UPDATE', [expired[0]]);
+      await holder.query('SELECT 1 FROM orders WHERE quote_hash = $1 FOR UPDATE', [expired[0]]);
       // Waiting for the held row would last until the COMMIT below, which only comes after: the run
       // finishing at all (with 2 deleted) is the proof. The bound just turns a hang into a clear
       // failure before the test's timeout; it is generous, not a speed check.
@@ -173,7 +171,7 @@ describe('quote purge on PostgreSQL', () => {
     try {
       // An exclusive table lock makes the DELETE wait (SKIP LOCKED skips rows, not table locks).
       await locker.query('BEGIN');
-      await locker.query('LOCK TABLE quotes IN ACCESS EXCLUSIVE MODE');
+      await locker.query('LOCK TABLE orders IN ACCESS EXCLUSIVE MODE');
       // The error names the statement timeout; the bound (generous) only proves the run ended.
       const started = Date.now();
       await expect(slow.runOnce()).rejects.toThrow(/statement timeout/);
@@ -188,13 +186,13 @@ describe('quote purge on PostgreSQL', () => {
 });
 
 /**
- * Soak: the real quote writer stores quotes with a short retention at a steady rate for
+ * Soak: orders with a short retention are stored at a steady rate for
  * QUOTE_PURGE_SOAK_SECS (default 16), each with its `expired` view already pushed (as the expiry
  * sweep leaves it) and no grace, while the purge runs on its own timer every second. Without
  * the purge the table would hold every row written; with it the count levels off near
  * rate × (retention + interval). Prints the count each second.
  */
-describe('quote purge soak: the table stops growing', () => {
+describe('order purge soak: the table stops growing', () => {
   const SOAK_SECS = Number(process.env['QUOTE_PURGE_SOAK_SECS'] ?? 16);
   const RETENTION_SECS = 2;
   const INTERVAL_MS = 1000;
@@ -205,46 +203,42 @@ describe('quote purge soak: the table stops growing', () => {
     const url = await freshMigratedDatabase('quote-engine', 'qe_purge_soak');
     const db = new Pool({ connectionString: url, max: 1 });
     const { log, lines } = recordingLogger();
-    const writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500, statementTimeoutMs: 5000 }, log);
     const purge = postgresQuotePurge(url, { intervalMs: INTERVAL_MS, batch: 200, statementTimeoutMs: 5000, graceSecs: 0 }, log);
     purge.onModuleInit();
 
     let written = 0;
-    const rowOf = (n: number): QuoteRow =>
-      quoteRow(hash(0xabc, n), {
-        order: { n },
-        response: { n },
-        expiresAt: new Date(),
-        retainedUntil: new Date(Date.now() + RETENTION_SECS * 1000),
-      });
     const counts: number[] = [];
     const started = Date.now();
     try {
       let nextSample = started + 1000;
       while (Date.now() - started < SOAK_SECS * 1000) {
         const from = written;
-        await Promise.all(Array.from({ length: PER_TICK }, () => writer.store(rowOf(written++))));
+        written += PER_TICK;
         const hashes = Array.from({ length: PER_TICK }, (_, i) => hash(0xabc, from + i));
+        await db.query(
+          `INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, created_at, expires_at, retained_until)
+           SELECT h, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now(), now() + make_interval(secs => $2) FROM unnest($1::text[]) AS h`,
+          [hashes, RETENTION_SECS],
+        );
         await db.query(
           `INSERT INTO order_view_pushes (quote_hash, version, digest, status) SELECT h, 1, 'd', 'expired' FROM unnest($1::text[]) AS h`,
           [hashes],
         );
         if (Date.now() >= nextSample) {
-          counts.push(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM quotes')).rows[0]!.n));
+          counts.push(Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM orders')).rows[0]!.n));
           nextSample += 1000;
         }
         await new Promise((r) => setTimeout(r, TICK_MS));
       }
     } finally {
       await purge.onApplicationShutdown();
-      await writer.onApplicationShutdown();
     }
     await db.end();
 
     const runs = lines.filter((l) => l.msg === 'purged quotes past retention');
     const purged = runs.reduce((sum, l) => sum + Number(l.fields['deleted']), 0);
     process.stdout.write(
-      `[soak] ${written} quotes written in ${SOAK_SECS} s (retention ${RETENTION_SECS} s, purge every ${INTERVAL_MS} ms), ${runs.length} runs purged ${purged}\n` +
+      `[soak] ${written} orders written in ${SOAK_SECS} s (retention ${RETENTION_SECS} s, purge every ${INTERVAL_MS} ms), ${runs.length} runs purged ${purged}\n` +
         `[soak] rows each second: ${counts.join(' ')}\n`,
     );
 

@@ -24,7 +24,7 @@ export interface PurgeRun {
 export type PurgeStatement = (limit: number) => Promise<number>;
 
 /**
- * Stored quotes past `retained_until` and the grace after it are nobody's business any more (GetQuote
+ * Orders (quotes seen used: issue 45) past `retained_until` and the grace after it are nobody's business any more (GetQuote
  * answers NOT_FOUND past retention, the order view past the grace), so they are deleted once nothing
  * is left to tell about them: the order was deposited, its relay failed (D18), or its `expired` view was pushed (the expiry
  * sweep does it during the grace). They are deleted in bounded batches: each DELETE takes
@@ -86,11 +86,11 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/** Any `limit` rows past retention and grace, deposited, told `expired` or `failed` (which ones first does not matter: all of them go). */
-const PURGE_QUOTES = {
-  name: 'quotes_purge_v4',
-  text: `DELETE FROM quotes WHERE quote_hash IN (
-  SELECT q.quote_hash FROM quotes q
+/** Any `limit` orders past retention and grace, deposited, told `expired` or `failed` (which ones first does not matter: all of them go). */
+const PURGE_ORDERS = {
+  name: 'orders_purge_v1',
+  text: `DELETE FROM orders WHERE quote_hash IN (
+  SELECT q.quote_hash FROM orders q
   WHERE q.retained_until < now() - make_interval(secs => $2)
     AND (EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
       OR q.failed_at IS NOT NULL
@@ -107,6 +107,6 @@ export function postgresQuotePurge(databaseUrl: string, opts: QuotePurgeOptions,
     options: `-c statement_timeout=${opts.statementTimeoutMs}`,
   });
   pool.on('error', (err) => log.warn({ err: err.message }, 'quote purge connection lost'));
-  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_QUOTES, values: [limit, opts.graceSecs] })).rowCount ?? 0;
+  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_ORDERS, values: [limit, opts.graceSecs] })).rowCount ?? 0;
   return new QuotePurge(purge, opts, log, () => pool.end());
 }

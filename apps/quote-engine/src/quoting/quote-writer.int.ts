@@ -2,6 +2,7 @@ import { Code, RpcError } from '@xchain/contracts';
 import { adminUrlOf, freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool, type PoolClient } from 'pg';
+import { dayOf } from './quote-days';
 import { quoteRow } from './quote-row.testing';
 import { type QuoteRow, type QuoteWriter, postgresQuoteWriter } from './quote-writer';
 
@@ -20,11 +21,15 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
   let url: string;
   let db: Pool;
   let writer: QuoteWriter;
+  let missingDays = 0;
 
   beforeAll(async () => {
     url = await freshMigratedDatabase('quote-engine', 'qe_writer');
     db = new Pool({ connectionString: url, max: 2 });
-    writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500, statementTimeoutMs: TIMEOUT_MS }, silent);
+    writer = postgresQuoteWriter(url, { maxInFlight: 2, maxBatch: 500, statementTimeoutMs: TIMEOUT_MS }, silent, () => missingDays++);
+    // The days the rows below fall in (QuoteDays makes them in the service).
+    for (const day of [dayOf(Date.now()), dayOf(Date.now() + 86_400_000), dayOf(1_900_000_000_000)])
+      await db.query('SELECT quote_day_ensure($1::date)', [day]);
   }, 60_000);
 
   afterAll(async () => {
@@ -74,6 +79,16 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     const next = [rowOf(4), rowOf(5)];
     await Promise.all(next.map((r) => writer.store(r)));
     expect(await stored(next.map((r) => r.quoteHash))).toEqual(next.map((r) => r.quoteHash).sort());
+  });
+
+  it('fails quotes whose day of retention has no partition with 503 DATABASE_UNAVAILABLE, asks for the days to be made, and stores none of them', async () => {
+    const lost = quoteRow(`0x${'ef'.repeat(32)}`, { retainedUntil: new Date(Date.UTC(2031, 0, 1)) });
+    await expect(writer.store(lost)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
+    expect(missingDays).toBe(1);
+    expect(await stored([lost.quoteHash])).toEqual([]);
+    await db.query('SELECT quote_day_ensure($1::date)', ['2031-01-01']);
+    await writer.store(lost);
+    expect(await stored([lost.quoteHash])).toEqual([lost.quoteHash]);
   });
 
   it('stores every column of every row as given, in statements of 1, of 8 and of 98 rows', async () => {

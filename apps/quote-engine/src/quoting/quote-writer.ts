@@ -60,6 +60,8 @@ export interface PostgresQuoteWriterOptions extends QuoteWriterOptions {
 
 /** SQLSTATE of a statement cancelled, here by `statement_timeout`. */
 const QUERY_CANCELED = '57014';
+/** SQLSTATE of a row no partition takes (`quotes` has no day for its retained_until yet). */
+const CHECK_VIOLATION = '23514';
 
 /**
  * Group commit for stored quotes: a quote that arrives while statements are in flight waits for
@@ -164,14 +166,13 @@ export class QuoteWriter implements OnApplicationShutdown {
  * the whole batch is one JSON array, turned into rows by PostgreSQL (`jsonb_to_recordset`). Each
  * quote's order and response travel as JSON inside it, encoded once. (Arrays unnested into rows
  * would cost the driver an array-literal escape of every JSON text; a VALUES list per batch size
- * binds n × 14 parameters.) The recipient and refund address are copied out of the order as bytes
- * by the same statement (the columns ListOrders reads by index).
+ * binds n × 14 parameters.) The rows go to their day's partition of `quotes`, whose one index is
+ * the hash index on quote_hash (and a BRIN on retained_until, a few pages a day).
  */
 const INSERT_QUOTES = {
-  name: 'quotes_insert_v3',
-  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until, recipient, refund_address)
-SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until,
-  decode(substr("order"->>'recipient', 3), 'hex'), decode(substr("order"->>'refund_address', 3), 'hex')
+  name: 'quotes_insert_v4',
+  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until)
+SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
 FROM jsonb_to_recordset($1::jsonb) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, "order" jsonb, response jsonb, expires_at timestamptz, retained_until timestamptz)`,
 };
 
@@ -205,7 +206,13 @@ function batchJson(rows: readonly QuoteRow[]): string {
  * every quote queued for it, indefinitely. A cancelled INSERT stored nothing, and none of its
  * quotes is answered.
  */
-export function postgresQuoteWriter(databaseUrl: string, opts: PostgresQuoteWriterOptions, log: Logger): QuoteWriter {
+export function postgresQuoteWriter(
+  databaseUrl: string,
+  opts: PostgresQuoteWriterOptions,
+  log: Logger,
+  /** A row met no day of `quotes` (QuoteDays.kick): the upkeep is asked to run at once. */
+  onMissingDay: () => void = () => undefined,
+): QuoteWriter {
   const pool = new Pool({
     connectionString: databaseUrl,
     max: opts.maxInFlight,
@@ -219,7 +226,13 @@ export function postgresQuoteWriter(databaseUrl: string, opts: PostgresQuoteWrit
       try {
         await pool.query({ ...INSERT_QUOTES, values: [batchJson(rows)] });
       } catch (err) {
-        if ((err as { code?: unknown } | null)?.code !== QUERY_CANCELED) throw err;
+        const code = (err as { code?: unknown } | null)?.code;
+        if (code === CHECK_VIOLATION) {
+          log.warn({ rows: rows.length, err: (err as Error).message }, 'quote insert found no day for its quotes; making days');
+          onMissingDay();
+          throw databaseUnavailable();
+        }
+        if (code !== QUERY_CANCELED) throw err;
         log.warn({ rows: rows.length, timeoutMs: opts.statementTimeoutMs }, 'quote insert timed out');
         throw databaseUnavailable();
       }

@@ -1,7 +1,7 @@
 import { type GetQuoteRequest, QuoteSchema } from '@xchain/contracts';
 import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
 import type { Hex } from '@xchain/order-codec';
-import type { PrismaClient } from '@xchain/quote-engine-db';
+import type { QuoteRepository } from './quote.repository';
 import type { QuoteResult } from '@xchain/pricing-core';
 import { FakeClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -86,7 +86,7 @@ function newTestService(p: PricedRequest, read: TokenPermitReader['read'], check
   const service = new QuoteService(
     { price: jest.fn().mockResolvedValue(p) } as unknown as QuotePipeline,
     { estimate: () => undefined } as unknown as EtaService,
-    {} as PrismaClient,
+    {} as QuoteRepository,
     { store: create } as unknown as QuoteWriter,
     86_400,
     () => RANDOM,

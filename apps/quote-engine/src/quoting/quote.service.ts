@@ -15,7 +15,7 @@ import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/
 import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { BaseError, getAddress } from 'viem';
-import { DB } from '../db.providers';
+import { QuoteRepository } from './quote.repository';
 import { EtaService } from '../orders/eta.service';
 import { normaliseAddress } from './addresses';
 import { type EvmDepositFields, evmDepositFields } from './evm-deposit-fields';
@@ -46,7 +46,7 @@ export class QuoteService {
   constructor(
     @Inject(QuotePipeline) private readonly pipeline: QuotePipeline,
     @Inject(EtaService) private readonly eta: EtaService,
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(QuoteRepository) private readonly quotes: QuoteRepository,
     @Inject(QuoteWriter) private readonly writer: QuoteWriter,
     @Inject(QUOTE_RETENTION_SECS) private readonly retentionSecs: number,
     @Inject(RANDOM_WORD) private readonly random: RandomWord,
@@ -204,7 +204,7 @@ export class QuoteService {
 
   /** A stored quote while it is retained; NOT_FOUND otherwise. */
   async fetch(quoteHash: string): Promise<StoredQuote> {
-    const row = await this.db.quote.findUnique({ where: { quoteHash: quoteHash.toLowerCase() } });
+    const row = await this.quotes.find(quoteHash.toLowerCase());
     if (!row || row.retainedUntil.getTime() < this.clock.nowMs())
       throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {

@@ -11,7 +11,9 @@ import { RpcTokenPermitReader, TOKEN_PERMIT_READER, rpcClients } from './permit-
 import { DESTINATION_CALLS, DestinationCalls } from './destination-calls';
 import { RpcClient } from '@xchain/messaging';
 import { RANDOM_WORD, cryptoRandomWord } from './quote-random';
+import { QuoteDays, postgresQuoteDays } from './quote-days';
 import { QuotePurge, postgresQuotePurge } from './quote-purge';
+import { QuoteRepository } from './quote.repository';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
 import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
 import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
@@ -26,9 +28,20 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   // QUOTE_WRITE_OVERFLOW_MS, and an idle writer first waits out the event-loop turn so a burst goes
   // in one statement (QUOTE_WRITE_GATHER). Why these defaults: docs/benchmarks.md.
   {
-    provide: QuoteWriter,
+    provide: QuoteDays,
     inject: [LOGGER],
     useFactory: (log: Logger) =>
+      postgresQuoteDays(
+        env.DATABASE_URL,
+        { intervalMs: env.QUOTE_DAYS_INTERVAL_MS, retentionSecs: env.QUOTE_RETENTION_SECS, graceSecs: env.QUOTE_GRACE_SECS, aheadDays: 2 },
+        log,
+      ),
+  },
+  QuoteRepository,
+  {
+    provide: QuoteWriter,
+    inject: [LOGGER, QuoteDays],
+    useFactory: (log: Logger, days: QuoteDays) =>
       postgresQuoteWriter(
         env.DATABASE_URL,
         {
@@ -39,6 +52,7 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
           statementTimeoutMs: env.QUOTE_WRITE_STATEMENT_TIMEOUT_MS,
         },
         log,
+        () => days.kick(),
       ),
   },
   {

@@ -28,7 +28,7 @@ describe('settlement decisions on PostgreSQL', () => {
   });
 
   beforeEach(async () => {
-    await truncate(url, 'settlements, quotes, order_events, order_view_pushes, fulfillment_samples');
+    await truncate(url, 'settlements, quotes, orders, order_events, order_view_pushes, fulfillment_samples');
   });
 
   /** A repository on its own connections, as another replica of the quote-engine would have. */
@@ -92,8 +92,8 @@ describe('settlement decisions on PostgreSQL', () => {
     const repo = replica();
     for (const n of [1, 2, 3, 4]) {
       await pool.query(
-        `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-         VALUES ($1, 'cross_chain', 'base', 'arbitrum', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now() + interval '7 days')`,
+        `INSERT INTO orders (created_at, quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
+         VALUES (now(), $1, 'cross_chain', 'base', 'arbitrum', 'cross_chain', false, false, 'keyless', '{}'::jsonb, '{}'::jsonb, now(), now() + interval '7 days')`,
         [hash(n)],
       );
     }
@@ -120,8 +120,8 @@ describe('settlement decisions on PostgreSQL', () => {
     /** A quote from `src`, deposited (`amount` of `token`), decided for a fill. */
     const filledOrder = async (repo: SettlementRepository, n: number, src: string, token: string, amount: bigint) => {
       await pool.query(
-        `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-         VALUES ($1, 'cross_chain', $2, 'arbitrum', 'cross_chain', false, false, 'keyless', $3::jsonb, '{}'::jsonb, now(), now() + interval '7 days')`,
+        `INSERT INTO orders (created_at, quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
+         VALUES (now(), $1, 'cross_chain', $2, 'arbitrum', 'cross_chain', false, false, 'keyless', $3::jsonb, '{}'::jsonb, now(), now() + interval '7 days')`,
         [hash(n), src, JSON.stringify({ src_token: token })],
       );
       await pool.query(

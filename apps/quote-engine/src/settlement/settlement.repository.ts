@@ -40,7 +40,7 @@ export class SettlementRepository {
       }[]
     >`
       SELECT q.quote_hash, q.src_chain, q.dst_chain, q."order", q.retained_until, e.chain, e.amount
-      FROM order_events e JOIN quotes q ON q.quote_hash = e.quote_hash
+      FROM order_events e JOIN orders q ON q.quote_hash = e.quote_hash
       WHERE e.type = 'deposited'
         AND NOT EXISTS (SELECT 1 FROM settlements s WHERE s.quote_hash = e.quote_hash)
         AND NOT EXISTS (SELECT 1 FROM order_events f WHERE f.quote_hash = e.quote_hash AND f.type IN ('fulfilled', 'refunded'))
@@ -105,7 +105,7 @@ export class SettlementRepository {
   async open(limit: number): Promise<(Settlement & { order: OrderWire; destinationCall?: DestinationCallView })[]> {
     const rows = await this.db.settlement.findMany({ where: { state: 'open' }, orderBy: { decidedAt: 'asc' }, take: limit });
     if (rows.length === 0) return [];
-    const quotes = await this.db.quote.findMany({
+    const quotes = await this.db.order.findMany({
       where: { quoteHash: { in: rows.map((r) => r.quoteHash) } },
       select: { quoteHash: true, order: true, response: true },
     });
@@ -148,7 +148,7 @@ export class SettlementRepository {
     return this.db.$transaction(async (t) => {
       const due = await t.$queryRaw<{ quote_hash: string; claim_solo: boolean; src_token: string | null }[]>`
         SELECT s.quote_hash, s.claim_solo, q."order"->>'src_token' AS src_token
-        FROM settlements s JOIN quotes q ON q.quote_hash = s.quote_hash
+        FROM settlements s JOIN orders q ON q.quote_hash = s.quote_hash
         WHERE s.claim = 'due' AND s.src_chain = ${chain}
         ORDER BY s.updated_at LIMIT ${max} FOR UPDATE OF s SKIP LOCKED`;
       const together = new Map<string, string[]>();
@@ -171,7 +171,7 @@ export class SettlementRepository {
   /** Every batch formed and not yet claimed, with its orders (sorted by quote hash, as its id was made). */
   async claimBatches(): Promise<{ id: string; chain: string; orders: { quoteHash: string; order: OrderWire }[] }[]> {
     const rows = await this.db.$queryRaw<{ claim_batch: string; src_chain: string; quote_hash: string; order: OrderWire }[]>`
-      SELECT s.claim_batch, s.src_chain, s.quote_hash, q."order" FROM settlements s JOIN quotes q ON q.quote_hash = s.quote_hash
+      SELECT s.claim_batch, s.src_chain, s.quote_hash, q."order" FROM settlements s JOIN orders q ON q.quote_hash = s.quote_hash
       WHERE s.claim = 'batched' ORDER BY s.claim_batch, s.quote_hash`;
     const out = new Map<string, { id: string; chain: string; orders: { quoteHash: string; order: OrderWire }[] }>();
     for (const r of rows) {
@@ -265,7 +265,7 @@ export class SettlementRepository {
         COALESCE(SUM(r.amount::numeric), 0)::text AS refunded,
         COALESCE(SUM(d.amount::numeric) FILTER (WHERE r.quote_hash IS NULL AND s.claim IS DISTINCT FROM 'claimed'), 0)::text AS open
       FROM order_events d
-      JOIN quotes q ON q.quote_hash = d.quote_hash
+      JOIN orders q ON q.quote_hash = d.quote_hash
       LEFT JOIN settlements s ON s.quote_hash = d.quote_hash
       LEFT JOIN order_events r ON r.quote_hash = d.quote_hash AND r.type = 'refunded'
       WHERE d.type = 'deposited' AND d.amount IS NOT NULL AND d.occurred_at >= ${since}

@@ -1,0 +1,126 @@
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Periodic } from '@xchain/service-kit';
+import type { Logger } from '@xchain/telemetry';
+import { Pool } from 'pg';
+
+const DAY_MS = 86_400_000;
+
+/** The days of `quotes` (one partition each, by the UTC day of `retained_until`) as the database holds them. */
+export interface QuoteDayStore {
+  /** The days that have a partition, as `YYYY-MM-DD`, oldest first. */
+  days(): Promise<string[]>;
+  /** Makes the day's partition unless it exists; true when it made it. */
+  ensure(day: string): Promise<boolean>;
+  /** Drops the day's partition and every quote in it; true when there was one. */
+  drop(day: string): Promise<boolean>;
+  /** The expiry sweep's position (quotes that are no order and whose retention ended before it were pushed `expired`). */
+  sweptUntil(): Promise<Date | undefined>;
+}
+
+export interface QuoteDaysOptions {
+  intervalMs: number;
+  /** QUOTE_RETENTION_SECS: a quote made now has its day this far ahead. */
+  retentionSecs: number;
+  /** QUOTE_GRACE_SECS: a day is kept this long past its end (the order view of an expired quote). */
+  graceSecs: number;
+  /** Days made beyond the furthest a quote made now can need. */
+  aheadDays: number;
+}
+
+/** A day as the partitions name it. */
+export function dayOf(ms: number): string {
+  return new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** Start of a `YYYY-MM-DD` day, UTC, in ms. */
+function startOf(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`);
+}
+
+/**
+ * The upkeep of `quotes`' days. Each run makes every day a quote made now (or within
+ * `aheadDays`) can fall in, back to the oldest still in its grace, and drops each day whose end is more than the grace ago and which the
+ * expiry sweep has passed: a whole partition at once, no row-by-row DELETE and no vacuum debt.
+ * Both steps are idempotent; the database functions behind them serialise replicas and are one
+ * transaction each, so a kill -9 at any point leaves a day made or not, dropped or not. The first
+ * run happens at start, before the service answers, so the writer never meets a missing day; a
+ * writer that does (the upkeep failing for days) fails its quotes as the database unavailable and
+ * asks for a run at once.
+ */
+export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
+  private readonly loop: Periodic;
+
+  constructor(
+    private readonly store: QuoteDayStore,
+    private readonly opts: QuoteDaysOptions,
+    private readonly log: Pick<Logger, 'info' | 'warn'>,
+    private readonly now: () => number = () => Date.now(),
+    private readonly close: () => Promise<void> = async () => undefined,
+  ) {
+    this.loop = new Periodic(
+      () => this.runOnce(),
+      opts.intervalMs,
+      (err) => this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'quote days upkeep failed; retrying next run'),
+      { firstAfterMs: opts.intervalMs, unref: true },
+    );
+  }
+
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.runOnce();
+    } catch (err) {
+      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'quote days upkeep failed at start; retrying');
+    }
+    this.loop.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+    await this.close();
+  }
+
+  /** Asks for a run soon (a writer met a missing day). */
+  kick(): void {
+    void this.runOnce().catch(() => undefined);
+  }
+
+  /** The days made and dropped by this run. */
+  async runOnce(): Promise<{ made: string[]; dropped: string[] }> {
+    const now = this.now();
+    const made: string[] = [];
+    const last = now + this.opts.retentionSecs * 1000 + this.opts.aheadDays * DAY_MS;
+    // From the oldest day still in its grace (a quote's view is served until then) to the furthest ahead.
+    for (let t = Math.floor((now - this.opts.graceSecs * 1000) / DAY_MS) * DAY_MS; t <= last; t += DAY_MS) {
+      const day = dayOf(t);
+      if (await this.store.ensure(day)) made.push(day);
+    }
+    const dropped: string[] = [];
+    const swept = (await this.store.sweptUntil())?.getTime() ?? -Infinity;
+    for (const day of await this.store.days()) {
+      const end = startOf(day) + DAY_MS;
+      if (end + this.opts.graceSecs * 1000 > now || end > swept) continue;
+      const started = performance.now();
+      if (await this.store.drop(day)) {
+        dropped.push(day);
+        this.log.info({ day, ms: Math.round(performance.now() - started) }, 'dropped a day of quotes past retention and grace');
+      }
+    }
+    if (made.length > 0) this.log.info({ days: made }, 'made days for quotes');
+    return { made, dropped };
+  }
+}
+
+/** The upkeep's own connection (the functions of migration 20261213100000_quotes_by_day do the DDL as its owner). */
+export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, log: Logger): QuoteDays {
+  const pool = new Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5000, options: '-c statement_timeout=30000' });
+  pool.on('error', (err) => log.warn({ err: err.message }, 'quote days connection lost'));
+  const store: QuoteDayStore = {
+    days: async () =>
+      (await pool.query<{ day: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS day FROM quote_days() AS d`)).rows.map((r) => r.day),
+    ensure: async (day) => (await pool.query<{ made: boolean }>('SELECT quote_day_ensure($1::date) AS made', [day])).rows[0]!.made,
+    drop: async (day) => (await pool.query<{ dropped: boolean }>('SELECT quote_day_drop($1::date) AS dropped', [day])).rows[0]!.dropped,
+    sweptUntil: async () =>
+      (await pool.query<{ at: Date }>(`SELECT retained_until AS at FROM quote_expiry_sweep WHERE name = 'expired'`)).rows[0]?.at,
+  };
+  return new QuoteDays(store, opts, log, () => Date.now(), () => pool.end());
+}
