@@ -34,8 +34,8 @@ export async function ensureOrder(db: PrismaClient, quoteHash: string): Promise<
   const made = await db.$executeRaw`INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
       api_key_id, partner_id, "order", response, created_at, expires_at, retained_until, recipient, refund_address)
     SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
-      api_key_id, partner_id, "order", response, created_at, expires_at, retained_until,
-      decode(substr("order"->>'recipient', 3), 'hex'), decode(substr("order"->>'refund_address', 3), 'hex')
+      api_key_id, partner_id, (body->'o')::jsonb, (body->'r')::jsonb, created_at, expires_at, retained_until,
+      decode(substr(body->'o'->>'recipient', 3), 'hex'), decode(substr(body->'o'->>'refund_address', 3), 'hex')
     FROM quotes WHERE quote_hash = ${hash} LIMIT 1
     ON CONFLICT (quote_hash) DO NOTHING`;
   if (made > 0) return true;
@@ -178,7 +178,7 @@ function quoteRecord(row: StoredQuoteRow): OrderRecord {
       dstChain: row.dstChain,
       gasless: row.gasless,
       order: row.order as OrderWire,
-      response: storedResponse(row.response, row.order, row.retainedUntil),
+      response: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
       retainedUntil: row.retainedUntil,
@@ -196,7 +196,7 @@ function record(row: OrderRow, settled: { decision: string; reason: string | nul
       dstChain: row.dstChain,
       gasless: row.gasless,
       order: row.order as OrderWire,
-      response: storedResponse(row.response, row.order, row.retainedUntil),
+      response: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
       createdAt: row.createdAt,
       expiresAt: row.expiresAt,
       retainedUntil: row.retainedUntil,

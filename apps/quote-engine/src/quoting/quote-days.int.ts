@@ -26,8 +26,8 @@ describe('quote days on PostgreSQL', () => {
   const days = async () => (await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days() AS d`)).rows.map((r) => r.d);
   const insert = (hash: string, retainedUntil: Date) =>
     db.query(
-      `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-       VALUES ($1, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}', '{}', now(), $2)`,
+      `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, body, expires_at, retained_until)
+       VALUES ($1, 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{"o":{},"r":{}}', now(), $2)`,
       [hash, retainedUntil],
     );
 
@@ -62,8 +62,8 @@ describe('quote days on PostgreSQL', () => {
     const young = new Date(Date.now() + DAY);
     await db.query('SELECT quote_day_ensure($1::date)', [dayOf(young.getTime())]);
     await db.query(
-      `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, "order", response, expires_at, retained_until)
-       SELECT '0x' || lpad(to_hex(n), 64, '0'), 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{}', '{}', now(), $1
+      `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, body, expires_at, retained_until)
+       SELECT '0x' || lpad(to_hex(n), 64, '0'), 'cross_chain', 'ethereum', 'base', 'cross_chain', false, false, 'keyless', '{"o":{},"r":{}}', now(), $1
        FROM generate_series(1, 5000) AS n`,
       [oldAt],
     );

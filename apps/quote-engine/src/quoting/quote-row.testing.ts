@@ -33,8 +33,8 @@ export async function insertQuotes(db: Pick<PrismaClient, '$queryRaw' | '$execut
   await ensureQuoteDays(db, ...rows.map((r) => r.retainedUntil));
   for (const r of rows)
     await db.$executeRaw`INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id,
-        partner_id, "order", response, created_at, expires_at, retained_until)
+        partner_id, body, created_at, expires_at, retained_until)
       VALUES (${r.quoteHash}, ${r.kind}, ${r.srcChain}, ${r.dstChain}, ${r.routeType}, ${r.gasless}, ${r.sponsorFees}, ${r.callerKind},
-        ${r.apiKeyId}, ${r.partnerId}, ${JSON.stringify(r.order)}::jsonb, ${JSON.stringify(r.response)}::jsonb,
+        ${r.apiKeyId}, ${r.partnerId}, ${JSON.stringify({ o: r.order, r: r.response })}::json,
         ${r.createdAt ?? new Date()}, ${r.expiresAt}, ${r.retainedUntil})`;
 }

@@ -115,7 +115,7 @@ describe('quote writer on PostgreSQL: every INSERT has a deadline', () => {
     // Read back under the row's own field names, so each row must come back equal to what was stored.
     const got = await db.query<QuoteRow>(
       `SELECT quote_hash AS "quoteHash", kind, src_chain AS "srcChain", dst_chain AS "dstChain", route_type AS "routeType", gasless,
-              sponsor_fees AS "sponsorFees", caller_kind AS "callerKind", api_key_id AS "apiKeyId", partner_id AS "partnerId", "order", response,
+              sponsor_fees AS "sponsorFees", caller_kind AS "callerKind", api_key_id AS "apiKeyId", partner_id AS "partnerId", body->'o' AS "order", body->'r' AS response,
               expires_at AS "expiresAt", retained_until AS "retainedUntil"
        FROM quotes WHERE quote_hash = ANY($1::text[])`,
       [rows.map((r) => r.quoteHash)],

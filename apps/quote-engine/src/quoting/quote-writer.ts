@@ -163,17 +163,18 @@ export class QuoteWriter implements OnApplicationShutdown {
 
 /**
  * One statement text for any batch size, prepared once per connection and only bound after that:
- * the whole batch is one JSON array, turned into rows by PostgreSQL (`jsonb_to_recordset`). Each
- * quote's order and response travel as JSON inside it, encoded once. (Arrays unnested into rows
+ * the whole batch is one JSON array, turned into rows by PostgreSQL (`json_to_recordset`: the text
+ * is only checked, no jsonb is built). Each quote's order and response travel inside it as its
+ * `body`, encoded once and stored as that text. (Arrays unnested into rows
  * would cost the driver an array-literal escape of every JSON text; a VALUES list per batch size
  * binds n × 14 parameters.) The rows go to their day's partition of `quotes`, whose one index is
  * the hash index on quote_hash (and a BRIN on retained_until, a few pages a day).
  */
 const INSERT_QUOTES = {
-  name: 'quotes_insert_v4',
-  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until)
-SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, "order", response, expires_at, retained_until
-FROM jsonb_to_recordset($1::jsonb) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, "order" jsonb, response jsonb, expires_at timestamptz, retained_until timestamptz)`,
+  name: 'quotes_insert_v5',
+  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, expires_at, retained_until, body)
+SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, expires_at, retained_until, body
+FROM json_to_recordset($1::json) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, expires_at timestamptz, retained_until timestamptz, body json)`,
 };
 
 function batchJson(rows: readonly QuoteRow[]): string {
@@ -189,10 +190,9 @@ function batchJson(rows: readonly QuoteRow[]): string {
       caller_kind: r.callerKind,
       api_key_id: r.apiKeyId,
       partner_id: r.partnerId,
-      order: r.order,
-      response: r.response,
       expires_at: r.expiresAt.toISOString(),
       retained_until: r.retainedUntil.toISOString(),
+      body: { o: r.order, r: r.response },
     })),
   );
 }

@@ -32,8 +32,8 @@ interface RawQuote {
   caller_kind: string;
   api_key_id: string | null;
   partner_id: string | null;
-  order: unknown;
-  response: unknown;
+  /** {o: the order, r: the stored answer} (the `json` column, parsed by the driver). */
+  body: { o: unknown; r: unknown };
   created_at: Date;
   expires_at: Date;
   retained_until: Date;
@@ -51,7 +51,7 @@ export class QuoteRepository {
   /** The quote with this hash (lower case), whichever day holds it; undefined when none does. */
   async find(quoteHash: string): Promise<StoredQuoteRow | undefined> {
     const rows = await this.db.$queryRaw<RawQuote[]>`SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees,
-        caller_kind, api_key_id, partner_id, "order", response, created_at, expires_at, retained_until
+        caller_kind, api_key_id, partner_id, body, created_at, expires_at, retained_until
       FROM quotes WHERE quote_hash = ${quoteHash} LIMIT 1`;
     const r = rows[0];
     return r ? fromRaw(r) : undefined;
@@ -76,8 +76,8 @@ function fromRaw(r: RawQuote): StoredQuoteRow {
     callerKind: r.caller_kind,
     apiKeyId: r.api_key_id,
     partnerId: r.partner_id,
-    order: r.order,
-    response: r.response,
+    order: r.body.o,
+    response: r.body.r,
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     retainedUntil: r.retained_until,

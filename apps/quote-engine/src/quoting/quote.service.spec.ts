@@ -125,7 +125,7 @@ describe('QuoteService.quote from an EVM chain', () => {
     // Stored as returned, its order in its own column (quote.v1.fetch hands the relayer these
     // fields), and the schema keeps every one.
     const row = t.create.mock.calls[0][0];
-    expect(storedResponse(row.response, row.order, row.retainedUntil)).toEqual(quote);
+    expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     // Deposits are honoured until the end of retention (86,400 s here), told next to the expiry.
     expect(Date.parse(cc.retained_until!) - Date.parse(cc.expires_at)).toBe((86_400 - 30 * 60) * 1000);
     expect(Date.parse(cc.retained_until!)).toBe(row.retainedUntil.getTime());
@@ -202,7 +202,7 @@ describe('QuoteService.quote and its executability issues', () => {
     // The same order (same random salt and clock) hashes the same with or without issues.
     expect(quote.cross_chain.quote_hash).toBe(plain.cross_chain.quote_hash);
     const row = t.create.mock.calls[0][0];
-    expect(storedResponse(row.response, row.order, row.retainedUntil)).toEqual(quote);
+    expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });
 });

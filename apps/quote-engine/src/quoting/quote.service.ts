@@ -209,7 +209,7 @@ export class QuoteService {
       throw RpcError.notFound(`no retained quote ${quoteHash}`, 'QUOTE_NOT_FOUND');
     return {
       quote_hash: row.quoteHash,
-      quote: storedResponse(row.response, row.order, row.retainedUntil),
+      quote: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
       created_at: row.createdAt.toISOString(),
       retained_until: row.retainedUntil.toISOString(),
       caller_kind: row.callerKind,
