@@ -1,7 +1,6 @@
-import { approveCalldata, depositTx } from '@xchain/evm-gasless';
-import { orderFromWire } from '@xchain/order-codec';
 import { parseCsv, until } from '@xchain/stack';
-import { type Address, maxUint256 } from 'viem';
+import type { Address } from 'viem';
+import { type DepositableQuote, depositQuote } from '../support/deposits';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { crossChainOf, expectApiError } from '../support/http';
@@ -50,17 +49,8 @@ describe('order lists through the gateway', () => {
       }),
     );
 
-  /** `payer` deposits the quote on base with its deposit_tx; resolves once the order view says deposited. */
-  const deposit = async (q: { quote_hash: string; order: Parameters<typeof orderFromWire>[0]; amount_in: string }) => {
-    const payer = g.newUser();
-    await g.mint('base', base.USDC, payer.address, BigInt(q.amount_in));
-    await g.setNativeBalance('base', payer.address, 10n ** 17n);
-    await g.send('base', { to: base.USDC, data: approveCalldata(router, maxUint256) }, payer);
-    const receipt = await g.send('base', depositTx(orderFromWire(q.order).order, router), payer);
-    expect(receipt.status).toBe('success');
-    await g.waitOrder(q.quote_hash, (v) => v.status === 'deposited');
-    return payer;
-  };
+  /** A new wallet deposits the quote on base with its deposit_tx; resolves once the order view says deposited. */
+  const deposit = (q: DepositableQuote) => depositQuote(g, 'base', router, base.USDC, q);
   const hashes = (page: { orders: { quote_hash: string }[] }) => page.orders.map((o) => o.quote_hash);
 
   it('lists an order for its recipient, its refund address and its depositor, in either format, filtered by status and chain', async () => {
