@@ -1,20 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jetstream } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { until } from '@xchain/stack';
 import type { Page } from 'playwright-core';
 import { TestBrowser } from '../support/browser';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
-import { crossChainOf, expectApiError, gatewayClient } from '../support/http';
+import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { expectApiError } from '../support/http';
 import { PartnerSession } from '../support/partner-session';
-import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
 jest.setTimeout(180_000);
-
-const STAND_IN = 'order-updates-stand-in';
 
 /** A partner's webhook endpoint on a free loopback port that takes every delivery (200). */
 async function receiver() {
@@ -39,7 +34,7 @@ async function receiver() {
  */
 describe('the partner console in a browser', () => {
   let e2e: E2eStack;
-  let nc: NatsConnection;
+  let g: GaslessClient;
   let browser: TestBrowser;
   let hook: Awaited<ReturnType<typeof receiver>>;
 
@@ -51,10 +46,13 @@ describe('the partner console in a browser', () => {
         WEBHOOK_SWEEP_MS: '1000',
         PRICE_POLL_MS: '600000',
         PRICE_MAX_AGE_SECS: '7200',
+        RELAY_POLL_MS: '200',
+        RELAY_SWEEP_MS: '1000',
+        CHAIN_WATCH_POLL_MS: '300',
       },
-      { testUsers: { [STAND_IN]: { publish: ['orders.v1.updated.*'] } } },
+      { devnet: { chains: ['base'] } },
     );
-    nc = await e2e.connectAs(STAND_IN);
+    g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     browser = await TestBrowser.launch();
     hook = await receiver();
   }, 300_000);
@@ -62,7 +60,6 @@ describe('the partner console in a browser', () => {
   afterAll(async () => {
     await hook?.close();
     await browser?.close();
-    await nc?.close();
     await e2e?.stop();
   });
 
@@ -108,26 +105,16 @@ describe('the partner console in a browser', () => {
     await page.getByRole('button', { name: 'Set webhook' }).click();
     expect(await page.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
     await page.getByTestId('webhook-url').getByText(hook.url).waitFor();
-    const api = gatewayClient(e2e.gatewayUrl, { apiKey: secret });
-    const hash = crossChainOf(await api.getQuote({ ...USDC_ETH_TO_ARB, recipient: EVM_USER, refund_address: EVM_REFUND })).quote_hash;
-    const update: OrderUpdate = {
-      event_id: `${hash}:1001`,
-      quote_hash: hash,
-      version: 1001,
-      partner_id: partner.id,
-      occurred_at: new Date().toISOString(),
-      order: await api.getOrder({ quote_hash: hash }),
-    };
-    // Published as the quote-engine would; the stream exists once a service made it.
-    await until(
-      'the stream to take the update',
-      async () => (await jetstream(nc).publish(orderUpdateSubject(hash), JSON.stringify(update)), true),
-      {
-        timeoutMs: 20_000,
-        everyMs: 300,
-      },
-    );
-    await until('the receiver to get the delivery', async () => hook.got.includes(update.event_id), { timeoutMs: 20_000, everyMs: 200 });
+    // A gasless order quoted with the new key: its relay and deposit are pushed to the webhook.
+    const user = g.newUser();
+    await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 50_000_000n);
+    const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '20000000', { 'x-api-key': secret });
+    expect((await g.submit(await g.evmBody(user, q, true))).body.status).toBe('queued');
+    const hash: string = q['quote_hash'];
+    await until('the receiver to get a delivery', async () => hook.got.some((id) => id.startsWith(hash)), {
+      timeoutMs: 30_000,
+      everyMs: 200,
+    });
     const delivered = page.getByTestId('deliveries').getByRole('row').filter({ hasText: 'delivered' });
     await until(
       'the console to show the delivery',
