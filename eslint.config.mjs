@@ -47,13 +47,14 @@ const DEP_CONSTRAINTS = [
   { sourceTag: 'scope:price-oracle', onlyDependOnLibsWithTags: ['scope:price-oracle', 'scope:shared'] },
   { sourceTag: 'scope:gasless-relayer', onlyDependOnLibsWithTags: ['scope:gasless-relayer', 'scope:shared'] },
   { sourceTag: 'scope:partner-service', onlyDependOnLibsWithTags: ['scope:partner-service', 'scope:shared'] },
+  { sourceTag: 'scope:web', onlyDependOnLibsWithTags: ['scope:shared'] },
 ];
 
 export default [
   { ignores: ['dist/**', 'node_modules/**', '**/generated/**', '.data/**', '.test-data/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     rules: {
       '@nx/enforce-module-boundaries': [
@@ -76,6 +77,21 @@ export default [
       'no-restricted-imports': [
         'error',
         { patterns: [{ regex: '^(node:)?(fs|net|http|https|http2|dgram|child_process|worker_threads|cluster|dns|tls)(/.*)?$', message: 'domain libs do no I/O' }] },
+      ],
+    },
+  },
+  {
+    // The browser pages talk to the API only through the published client, as an integrator would.
+    files: ['apps/web/**/*.ts', 'apps/web/**/*.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@xchain/*', '!@xchain/client'], message: 'the browser pages use the API only through @xchain/client' },
+            { regex: '^(node:|zod$)', message: 'the browser pages run in a browser, and take schemas from @xchain/client' },
+          ],
+        },
       ],
     },
   },

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Generates the Prisma clients and compiles every app, lib and tool with swc into dist/.
+# Generates the Prisma clients, compiles every app, lib and tool with swc into dist/, then packs
+# @xchain/client and bundles the browser pages (the explorer and the console) against its browser
+# build into dist/web, which the gateway serves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -10,4 +12,6 @@ for cfg in prisma/*/prisma.config.ts; do
   PRISMA_SCHEMA_ENGINE_BINARY=/bin/false PRISMA_HIDE_UPDATE_MESSAGE=1 prisma generate --config "$cfg" >/dev/null 2>&1 || PRISMA_SCHEMA_ENGINE_BINARY=/bin/false prisma generate --config "$cfg"
 done
 rm -rf dist
-swc apps libs prisma tools contracts test -d dist --ignore '**/*.spec.ts' --quiet
+swc apps libs prisma tools contracts test -d dist --ignore '**/*.spec.ts' --ignore 'apps/web/**' --quiet
+node dist/tools/client-pkg/src/main.js >/dev/null
+vite build --config apps/web/vite.config.mjs

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the project needs and is missing: Debian's nats-server, redis-server, postgresql
-# and prometheus (through apt, saying so), and the npm packages of the lockfile.
+# Installs what the project needs and is missing: Debian's nats-server, redis-server, postgresql,
+# prometheus and chromium (through apt, saying so), and the npm packages of the lockfile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,9 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 # Prometheus and promtool: the metrics tests scrape the services and check the alert rules.
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+# Chromium: the browser suites (test/e2e/explorer.e2e.ts, console.e2e.ts) drive it headless with
+# playwright-core; no browser download works here, so it is Debian's package.
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "[deps] installing with apt-get: ${missing[*]}"
   SUDO=""

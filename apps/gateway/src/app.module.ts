@@ -16,6 +16,7 @@ import { OrdersController } from './orders/orders.controller';
 import { OrderStreamHub } from './orders/order-stream-hub';
 import { registryProviders } from './registry/registry-change-listener';
 import { GATEWAY_ENV } from './tokens';
+import { WEB_ASSETS_PREFIX, WEB_PAGES } from './web/web-pages';
 
 /** The gateway holds no business logic: it authenticates, validates, maps to NATS and maps errors back. */
 @Module({})
@@ -59,5 +60,7 @@ function gatewayRoutes(metrics: boolean): RouteTable {
   routes.add('GET', '/livez');
   routes.add('GET', '/readyz');
   if (metrics) routes.add('GET', METRICS_PATH);
+  for (const prefix of Object.values(WEB_PAGES)) for (const path of [prefix, `${prefix}/*`]) routes.add('GET', path);
+  routes.add('GET', `${WEB_ASSETS_PREFIX}*`);
   return routes;
 }

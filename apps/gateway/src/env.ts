@@ -30,6 +30,11 @@ export const GatewayEnv = BaseEnv.extend({
    */
   HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /**
+   * The built browser pages (the order explorer at /explorer/, the partner console at /console/):
+   * `dist/web` of the build by default. Without them those paths answer 404.
+   */
+  WEB_DIR: z.string().min(1).optional(),
   /** Rate-limit counters live here, shared by every gateway replica. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** A Redis call slower than this falls back to the per-process limiter for that request. */

@@ -11,6 +11,7 @@ import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
 import { httpErrors, sendStatus } from './http/status-reply';
 import { OperationRoutes } from './http/operation-routes';
+import { DEFAULT_WEB_DIR, installWebPages } from './web/web-pages';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */
 const MAX_PARAM_LENGTH = 100;
@@ -68,6 +69,11 @@ export function startGateway(env: GatewayEnv): Promise<INestApplication> {
       installAccessHook(fastify, app.get(AccessControl), app.get<Logger>(LOGGER));
       // Every operation's route, built from HTTP_OPERATIONS on Fastify directly (operation-routes.ts).
       app.get(OperationRoutes).register(fastify);
+      // The order explorer and the partner console (apps/web), when built.
+      if (installWebPages(fastify, env.WEB_DIR ?? DEFAULT_WEB_DIR).length === 0)
+        app
+          .get<Logger>(LOGGER)
+          .warn({ dir: env.WEB_DIR ?? DEFAULT_WEB_DIR }, 'no browser pages built: /explorer/ and /console/ answer 404');
     },
   });
 }

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { HTTP_OPERATIONS, type HttpOperation } from '@xchain/contracts';
+import { HTTP_OPERATIONS, type HttpOperation, type PartnerOrdersExportQuery } from '@xchain/contracts';
 import { XchainApiError, XchainNetworkError, XchainResponseError, XchainTimeoutError } from './errors';
 import { CLIENT_OPERATIONS, type ClientOperations, type MethodName, type OperationId, methodName } from './operations';
 import { type OrderEvent, type StreamOptions, readOrderEvents } from './order-events';
@@ -93,7 +93,10 @@ class XchainClientCore {
   constructor(readonly options: XchainClientOptions) {
     if (options.fetch && options.localAddress !== undefined)
       throw new TypeError('XchainClient: give either fetch or localAddress, not both');
-    this.fetchImpl = options.fetch ?? (options.localAddress !== undefined ? fetchFrom(options.localAddress) : fetch);
+    // The global fetch is called through a wrapper: a browser refuses `fetch` called as a method of
+    // another object ("Illegal invocation"), which `this.fetchImpl(…)` would be.
+    this.fetchImpl =
+      options.fetch ?? (options.localAddress !== undefined ? fetchFrom(options.localAddress) : (input, init) => fetch(input, init));
     this.baseUrl = gatewayBase(options.baseUrl);
     for (const id of Object.keys(CLIENT_OPERATIONS) as OperationId[]) {
       Object.defineProperty(this, methodName(id), {
@@ -142,6 +145,50 @@ class XchainClientCore {
   }
 
   /**
+   * ExportPartnerOrders: the partner's orders as a CSV document (the columns of
+   * `PARTNER_ORDER_CSV_COLUMNS`), with the session token. `nextCursor` is set when the export was cut
+   * at the server's row limit: pass it as `cursor` for the rest. A refusal throws XchainApiError.
+   */
+  async exportPartnerOrders(
+    query: ExportQuery = {},
+    options: Omit<CallOptions, 'idempotencyKey' | 'apiKey'> = {},
+  ): Promise<{ csv: string; nextCursor?: string }> {
+    const op = OPERATIONS.get('ExportPartnerOrders');
+    if (!op) throw new TypeError('ExportPartnerOrders is not an operation of HTTP_OPERATIONS');
+    const headers: Record<string, string> = { accept: 'text/csv' };
+    const session = options.sessionToken ?? this.options.sessionToken;
+    if (session !== undefined) headers['authorization'] = `Bearer ${session}`;
+    Object.assign(headers, options.headers);
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let res: Response;
+    let text: string;
+    try {
+      res = await this.fetchImpl(`${this.baseUrl}${requestPath(op, query)}`, { method: 'GET', headers, signal });
+      text = await res.text();
+    } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (timeout.aborted) throw new XchainTimeoutError(op.operationId, timeoutMs);
+      throw new XchainNetworkError(op.operationId, err);
+    }
+    if (res.status < 200 || res.status > 299) {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      const err = XchainApiError.fromBody(op.operationId, res.status, body, res.headers);
+      throw err ?? new XchainResponseError(op.operationId, `HTTP ${res.status} without a google.rpc.Status body`, res.status, body);
+    }
+    if (!(res.headers.get('content-type') ?? '').startsWith('text/csv'))
+      throw new XchainResponseError(op.operationId, 'the answer is not text/csv', res.status, text.slice(0, 200));
+    const next = res.headers.get('x-next-cursor');
+    return { csv: text, ...(next ? { nextCursor: next } : {}) };
+  }
+
+  /**
    * StreamOrderEvents (D13): the order's view now, then once per change, until the server ends
    * the stream or `signal` aborts it. `timeoutMs` bounds only the wait for the stream to open.
    * Resume a dropped stream with `lastEventId` set to the last event's id.
@@ -166,6 +213,9 @@ class XchainClientCore {
     });
   }
 }
+
+/** The filters of ExportPartnerOrders (`chain`, `status`) and the `cursor` an export cut at its row limit resumes from. */
+export type ExportQuery = z.input<typeof PartnerOrdersExportQuery>;
 
 export type XchainClient = XchainClientCore & XchainMethods;
 /** A typed client of the public and partner HTTP API (the README's walkthrough uses it; docs/api.md lists the operations). */

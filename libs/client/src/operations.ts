@@ -12,7 +12,7 @@ export type OperationId = keyof ClientOperations;
 /** Operations the client serves otherwise than by a request/response method, and how. */
 export const NOT_CLIENT_METHODS: Readonly<Record<string, string>> = {
   StreamOrderEvents: 'server-sent events, not one JSON answer: XchainClient.streamOrderEvents',
-  ExportPartnerOrders: 'a CSV document, not one JSON answer: fetch it with the session token',
+  ExportPartnerOrders: 'a CSV document, not one JSON answer: XchainClient.exportPartnerOrders',
 };
 
 export const CLIENT_OPERATIONS = Object.fromEntries(

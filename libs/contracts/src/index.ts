@@ -20,6 +20,7 @@ export * from './quoting/subjects';
 export * from './http/schemas/gasless';
 export * from './http/schemas/order-status';
 export * from './http/schemas/order-lists';
+export * from './http/schemas/order-search';
 export * from './http/schemas/partner';
 export * from './partners/subjects';
 export * from './partners/ledger';

@@ -26,7 +26,8 @@ const app = (name: AppName, portVar: string, port: number, files: string[] = [])
 });
 
 export const IMAGES: Readonly<Record<ImageName, ImageSpec>> = {
-  gateway: app('gateway', 'GATEWAY_PORT', 8080),
+  // The browser pages it serves (the order explorer and the partner console), built by scripts/build.sh.
+  gateway: app('gateway', 'GATEWAY_PORT', 8080, ['dist/web']),
   'quote-engine': app('quote-engine', 'QUOTE_ENGINE_PORT', 8082, ['config/quoting.json']),
   'price-oracle': app('price-oracle', 'PRICE_ORACLE_PORT', 8083, ['config/prices.json']),
   'gasless-relayer': app('gasless-relayer', 'GASLESS_RELAYER_PORT', 8084),

@@ -126,6 +126,9 @@ async function main(): Promise<void> {
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   console.log(`[stack] ready in ${secs}s; logs in ${join(dataDir, 'logs')}`);
   console.log(`[stack] gateway: http://127.0.0.1:${ports.gateway}/json/v1  (try: curl http://127.0.0.1:${ports.gateway}/json/v1/tokens)`);
+  console.log(
+    `[stack] order explorer: http://127.0.0.1:${ports.gateway}/explorer/  partner console: http://127.0.0.1:${ports.gateway}/console/`,
+  );
   // The operator's NATS user for this run (D14): its password changes with every start and is
   // never printed (D17); partner-admin reads it from this 0600 file by itself.
   writeSecretFile(join(credentialsDir(dataDir), CREDENTIAL_FILES.natsOperator), stack.bus.credentials('operator').password);

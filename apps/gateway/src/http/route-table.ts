@@ -4,10 +4,13 @@ import type { HttpMethod, HttpOperation } from '@xchain/contracts';
 export class RouteTable {
   private readonly routes: { pattern: RegExp; method: HttpMethod | 'HEAD' }[] = [];
 
+  /** `path` segments: literal, a parameter (`{id}`, `:id`), or a last `*` for anything below. */
   add(method: HttpMethod | 'HEAD', path: string): void {
     const source = path
       .split('/')
-      .map((seg) => (seg.startsWith('{') || seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((seg) =>
+        seg === '*' ? '.*' : seg.startsWith('{') || seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     this.routes.push({ pattern: new RegExp(`^${source}/?$`), method });
   }

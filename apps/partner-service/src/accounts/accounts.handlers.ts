@@ -38,8 +38,9 @@ export class AccountsHandlers {
 
   // Partner operations: for the partner of the caller's session only.
   @Rpc(GetPartnerRpc)
-  getPartner(_req: RpcBody<typeof GetPartnerRpc>, ctx: RpcCtx<typeof GetPartnerRpc>) {
-    return this.accounts.getPartner(ctx.session.partnerId);
+  async getPartner(_req: RpcBody<typeof GetPartnerRpc>, ctx: RpcCtx<typeof GetPartnerRpc>) {
+    // The session's own id, so a client holding only the token can sign it out (RevokePartnerSession).
+    return { ...(await this.accounts.getPartner(ctx.session.partnerId)), session_id: ctx.session.sessionId };
   }
 
   @Rpc(RevokePartnerSessionRpc)

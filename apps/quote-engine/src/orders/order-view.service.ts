@@ -325,6 +325,7 @@ export class OrderViewService {
       quoted_at: rfc3339(stored.createdAt),
       expires_at: rfc3339(stored.expiresAt),
       retained_until: rfc3339(stored.retainedUntil),
+      ...(content.fulfill_eta_secs ? { fulfill_eta_secs: content.fulfill_eta_secs } : {}),
       ...(deposit ? { deposit } : {}),
       ...(fulfillment ? { fulfillment } : {}),
       ...(refund ? { refund } : {}),

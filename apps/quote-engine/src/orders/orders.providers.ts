@@ -6,6 +6,8 @@ import type { QuoteEngineEnv } from '../env';
 import { RegistryCache } from '../registry/registry-cache';
 import { relayerGaslessLookup } from './gasless-lookup';
 import { OrderRepository } from './order.repository';
+import { OrderSearchRepository } from './order-search.repository';
+import { OrderSearchService } from './order-search.service';
 import { ORDER_VIEW_DEPS, OrderViewService, type OrderViewDeps } from './order-view.service';
 
 /** The order view (`order.v1.get`) and its collaborators. */
@@ -34,4 +36,6 @@ export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>
     }),
   },
   OrderViewService,
+  OrderSearchRepository,
+  OrderSearchService,
 ];

@@ -169,6 +169,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
       deposit_target: c.depositTarget,
       ...(c.gaslessExecutor ? { gasless_executor: c.gaslessExecutor } : {}),
       ...(c.feePayer ? { fee_payer: c.feePayer } : {}),
+      ...(c.explorerTxUrl ? { explorer_tx_url: c.explorerTxUrl } : {}),
     }));
     const tokenList: Token[] = tokens.map((t) => ({
       chain: t.chainName,

@@ -2,6 +2,12 @@ import { AmountString, ChainName, TokenTier, Uint64String } from '@xchain/contra
 import { normaliseAddress } from '../quoting/addresses';
 import { z } from 'zod';
 
+/** An https (or, for a local explorer, http) URL template holding `{tx}` once. */
+const ExplorerTxUrl = z
+  .string()
+  .max(300)
+  .regex(/^https?:\/\/[^\s{}]+\{tx\}[^\s{}]*$/, 'an http(s) URL with {tx} where the transaction hash goes');
+
 /** The operator's registry file (config/registry.json): what the seed writes into the database. */
 export const RegistryFileSchema = z.object({
   chains: z
@@ -19,6 +25,8 @@ export const RegistryFileSchema = z.object({
         gasless_executor: z.string().optional(),
         fee_payer: z.string().optional(),
         default_fulfill_eta_secs: Uint64String.optional(),
+        /** The block explorer's page of a transaction, `{tx}` standing for its hash (shown by the order explorer). */
+        explorer_tx_url: ExplorerTxUrl.optional(),
       }),
     )
     .min(1),

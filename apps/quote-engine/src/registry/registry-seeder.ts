@@ -26,6 +26,7 @@ export async function seedRegistry(db: PrismaClient, file: RegistryFile): Promis
         gaslessExecutor: c.gasless_executor ?? null,
         feePayer: c.fee_payer ?? null,
         defaultFulfillEtaSecs: c.default_fulfill_eta_secs === undefined ? null : BigInt(c.default_fulfill_eta_secs),
+        explorerTxUrl: c.explorer_tx_url ?? null,
       };
       await tx.chain.upsert({ where: { name: c.chain }, create: { name: c.chain, ...data }, update: data });
     }

@@ -36,6 +36,7 @@ import {
   PartnerOrdersExportPage,
   PartnerOrdersExportQuery,
 } from './schemas/order-lists';
+import { FindOrdersByTransactionRpc, TransactionOrdersPathParams, TransactionOrdersResponse } from './schemas/order-search';
 import {
   ApiKeySchema,
   BuildPartnerFundingRequest,
@@ -151,6 +152,20 @@ export const HTTP_OPERATIONS = [
     points: 2,
     query: ListOrdersQuery,
     response: ListOrdersResponse,
+  }),
+  defineOperation({
+    operationId: 'FindOrdersByTransaction',
+    rpc: FindOrdersByTransactionRpc,
+    method: 'GET',
+    path: '/v1/transactions/{tx_hash}/orders',
+    summary: 'The orders a transaction deposited, filled or refunded.',
+    description:
+      "Each order whose deposit, fulfilment or refund step (as the order view states it) is this transaction, as its view (the GetOrder shape), while it is retained. An EVM hash is matched in any case; a Solana signature exactly. A gasless order's relay transaction is its deposit. `orders` is empty when the transaction is none of these (never NOT_FOUND): the order explorer's search box uses it for a hash that is no quote.",
+    auth: 'none',
+    tag: 'orders',
+    points: 2,
+    pathParams: TransactionOrdersPathParams,
+    response: TransactionOrdersResponse,
   }),
   defineOperation({
     operationId: 'StreamOrderEvents',

@@ -14,6 +14,10 @@ export const ChainSchema = z
     deposit_target: z.string().meta({ description: 'Router contract (EVM) or program id (Solana) that deposits go to.' }),
     gasless_executor: z.string().optional().meta({ description: 'EVM contract relayed deposits execute against; the Permit2 spender.' }),
     fee_payer: z.string().optional().meta({ description: 'Solana account that pays the fees of relayed transactions.' }),
+    explorer_tx_url: z.string().optional().meta({
+      description:
+        "The chain's block explorer page of a transaction: a URL template in which `{tx}` stands for the transaction hash (Solana: its signature). Absent when the chain has none (a local chain).",
+    }),
   })
   .meta({ id: 'Chain' });
 export type Chain = z.infer<typeof ChainSchema>;

@@ -105,6 +105,10 @@ export const OrderStatusSchema = z
       description: '30 minutes after issue. Informational: the price is old, but a deposit is still honoured until `retained_until`.',
     }),
     retained_until: Rfc3339.meta({ description: 'The last moment a deposit is honoured at the quoted terms.' }),
+    fulfill_eta_secs: Uint64String.optional().meta({
+      description:
+        "The quote's `fulfill_eta_secs`: the seconds from deposit to fulfilment promised when it was quoted (absent when the quote had none).",
+    }),
     deposit: ChainStep.optional().meta({ description: 'The deposit seen on the source chain.' }),
     fulfillment: FillStep.optional().meta({ description: 'The fulfilment on the destination chain.' }),
     refund: RefundStep.optional().meta({ description: 'The refund on the source chain, with why.' }),

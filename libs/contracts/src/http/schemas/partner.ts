@@ -13,7 +13,16 @@ export const ApiKeySchema = z
   })
   .meta({ id: 'ApiKey' });
 
-export const PartnerSchema = z.object({ email: z.string(), keys: z.array(ApiKeySchema), max_keys: Uint64String }).meta({ id: 'Partner' });
+export const PartnerSchema = z
+  .object({
+    email: z.string(),
+    keys: z.array(ApiKeySchema),
+    max_keys: Uint64String,
+    session_id: z.string().optional().meta({
+      description: 'The id of the session that asked (its bearer token): RevokePartnerSession with it signs that session out.',
+    }),
+  })
+  .meta({ id: 'Partner' });
 
 export const TokenRefSchema = z
   .object({ chain: z.string(), chain_id: Uint64String, address: z.string(), symbol: z.string(), decimals: z.number().int() })
