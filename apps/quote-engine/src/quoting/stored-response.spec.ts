@@ -87,7 +87,6 @@ describe('stored quote responses', () => {
         amount_out: order.amount_out,
         min_amount_out: '1', // not the order's: kept
         slippage_bps: Number(order.slippage_bps),
-        expires_at: new Date(Number(order.expires_at) * 1000).toISOString().replace('.000Z', 'Z'),
         order,
         retained_until: RETAINED,
       },

@@ -17,10 +17,10 @@ import { rfc3339 } from './quote-wire';
  *
  * `retained_until` is left out too: the row's column holds it (rows stored before the quote
  * carried it get it from there as well). So are the fields that repeat the order or the row
- * (issue 45): `quote_hash` (the row's key), `amount_in`, `amount_out`, `min_amount_out`,
- * `slippage_bps` and `expires_at` (the order's, as the answer wrote them), each only when it is
- * exactly what `storedResponse` puts back; a row is then about a tenth smaller, which is what
- * brings a day of quotes to six rows a page.
+ * (issue 45): `quote_hash` (the row's key), `amount_in`, `amount_out`, `min_amount_out` and
+ * `slippage_bps` (the order's, as the answer wrote them), each only when it is exactly what
+ * `storedResponse` puts back; a row is then about a tenth smaller, which is what brings a day of
+ * quotes to six rows a page.
  */
 export function responseForStorage(quote: Quote): unknown {
   if ('cross_chain' in quote) return { cross_chain: contentForStorage(quote.cross_chain) };
@@ -42,33 +42,50 @@ type QuoteContent = {
   deposit_tx?: { to: string; data: string; value: string };
 };
 
-/** What an answer's fields that repeat the order or the row's key were, as it wrote them. */
-function repeated(order: OrderWire, quoteHash: string): Record<string, unknown> {
-  return {
-    quote_hash: quoteHash,
-    amount_in: order.amount_in,
-    amount_out: order.amount_out,
-    min_amount_out: order.min_amount_out,
-    slippage_bps: Number(order.slippage_bps),
-    expires_at: rfc3339(new Date(Number(order.expires_at) * 1000)),
-  };
+/**
+ * The answer's fields that repeat the order or the row's key, in a fixed order (bit i of the
+ * stored mask is the i-th), each with what it was in the answer: plain strings and numbers, so the
+ * comparison is `===`.
+ */
+const REPEATED = ['quote_hash', 'amount_in', 'amount_out', 'min_amount_out', 'slippage_bps'] as const;
+type Repeated = (typeof REPEATED)[number];
+const REPEATED_BIT: Record<string, number | undefined> = Object.fromEntries(REPEATED.map((k, i) => [k, i]));
+
+function repeatedValue(key: Repeated, order: OrderWire, quoteHash: string): string | number {
+  switch (key) {
+    case 'quote_hash':
+      return quoteHash;
+    case 'slippage_bps':
+      return Number(order.slippage_bps);
+    default:
+      return order[key];
+  }
 }
 
-/** The stored field naming which repeats were left out: bit i for the i-th field of `repeated`. */
+/** The stored field naming which repeats were left out: bit i for REPEATED[i]. */
 const LEFT_OUT = '~';
 
-function contentForStorage({ order, retained_until: _retainedUntil, ...rest }: QuoteContent): unknown {
-  const kept: Record<string, unknown> = { ...rest };
+/** One pass over the answer's fields: no copy to delete from, no serialisation to compare (GetQuote pays this per quote). */
+function contentForStorage(content: QuoteContent): unknown {
+  const kept: Record<string, unknown> = {};
   let mask = 0;
-  for (const [i, [key, value]] of Object.entries(repeated(order, rest.quote_hash)).entries())
-    if (key in kept && JSON.stringify(kept[key]) === JSON.stringify(value)) {
-      delete kept[key];
-      mask |= 1 << i;
+  for (const key in content) {
+    if (key === 'order' || key === 'retained_until') continue;
+    const value = (content as unknown as Record<string, unknown>)[key];
+    const bit = REPEATED_BIT[key];
+    if (bit !== undefined && value === repeatedValue(key as Repeated, content.order, content.quote_hash)) {
+      mask |= 1 << bit;
+      continue;
     }
+    if (key === 'deposit_tx' && content.deposit_tx) {
+      const { data: _data, ...call } = content.deposit_tx;
+      kept[key] = call;
+      continue;
+    }
+    kept[key] = value;
+  }
   if (mask) kept[LEFT_OUT] = mask;
-  if (!rest.deposit_tx) return kept;
-  const { data: _data, ...call } = rest.deposit_tx;
-  return { ...kept, deposit_tx: call };
+  return kept;
 }
 
 function answeredContent(
@@ -80,7 +97,7 @@ function answeredContent(
   const { [LEFT_OUT]: leftOut, ...rest } = stored;
   const mask = typeof leftOut === 'number' ? leftOut : 0;
   const back: Record<string, unknown> = {};
-  if (mask) for (const [i, [key, value]] of Object.entries(repeated(columns.order, quoteHash)).entries()) if (mask & (1 << i)) back[key] = value;
+  if (mask) REPEATED.forEach((key, i) => mask & (1 << i) && (back[key] = repeatedValue(key, columns.order, quoteHash)));
   stored = rest;
   const call = stored['deposit_tx'] as { to: string; data?: string; value: string } | undefined;
   // A row written before the calldata was left out still has it; it is the same bytes.
