@@ -277,8 +277,13 @@ describe('the served OpenAPI document against integrator tools and real answers'
   });
 
   it('ListOrders answers as documented, an empty page too; a missing address is a documented 400', async () => {
-    await oas.expectAnswer(await fetch(url('/v1/quote'), json(quoteBody)), 'POST', '/json/v1/quote');
-    const page = await oas.expectAnswer(await fetch(url(`/v1/orders?address=${EVM_USER}&page_size=1`)), 'GET', '/json/v1/orders');
+    // An order (a quote used: here submitted gasless) is listed; a quote nobody used is not (issue 45).
+    const user = g.newUser();
+    await g.mint('base', LOCAL_TOKENS.base.USDC, user.address, 50_000_000n);
+    const q = await g.gaslessQuote('base', LOCAL_TOKENS.base.USDC, user.address, '20000000');
+    await oas.expectAnswer(await fetch(url('/v1/gasless/orders'), json(await g.evmBody(user, q, true))), 'POST', '/json/v1/gasless/orders');
+    await g.waitOrder(q['quote_hash'], (v) => v.status === 'deposited');
+    const page = await oas.expectAnswer(await fetch(url(`/v1/orders?address=${user.address}&page_size=1`)), 'GET', '/json/v1/orders');
     expect(page.orders).toHaveLength(1);
     const empty = await oas.expectAnswer(await fetch(url(`/v1/orders?address=0x${'9'.repeat(40)}`)), 'GET', '/json/v1/orders');
     expect(empty.orders).toEqual([]);

@@ -25,7 +25,10 @@ describe('a partner lists its orders through the gateway', () => {
   const deposit = (q: DepositableQuote) => depositQuote(g, 'base', router, LOCAL_TOKENS.base.USDC, q);
 
   beforeAll(async () => {
-    e2e = await startE2eStack({ PRICE_POLL_MS: '600000', PRICE_MAX_AGE_SECS: '7200', CHAIN_WATCH_POLL_MS: '300' }, { devnet: { chains: ['base', 'arbitrum'] } });
+    e2e = await startE2eStack(
+      { PRICE_POLL_MS: '600000', PRICE_MAX_AGE_SECS: '7200', CHAIN_WATCH_POLL_MS: '300' },
+      { devnet: { chains: ['base', 'arbitrum'] } },
+    );
     g = new GaslessClient(e2e.gatewayUrl, new Map([...e2e.devnet!.chains].map(([name, c]) => [name, c.rpcUrl])));
     router = (await g.api.getChains()).chains.find((c) => c.chain === 'base')!.deposit_target as Address;
   }, 180_000);

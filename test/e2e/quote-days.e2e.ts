@@ -41,7 +41,8 @@ describe('the days of stored quotes, at two replicas', () => {
     await e2e?.stop();
   });
 
-  const days = async () => (await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days() AS d`)).rows.map((r) => r.d);
+  const days = async () =>
+    (await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days() AS d`)).rows.map((r) => r.d);
 
   it('makes the days ahead at start, and drops a day past retention and grace under load, once, with no quote lost or refused', async () => {
     const today = new Date(Math.floor(Date.now() / DAY) * DAY);

@@ -69,7 +69,8 @@ async function seedQuotes(db: Pool, first: number, n: number, from: number, step
 
 /** Each day `quotes` holds rows for, made first (as QuoteDays does for the days it looks after). */
 async function ensureDays(db: Pool, from: number, to: number): Promise<void> {
-  for (let t = Math.floor(from / DAY) * DAY; t <= to; t += DAY) await db.query('SELECT quote_day_ensure($1::date)', [new Date(t).toISOString().slice(0, 10)]);
+  for (let t = Math.floor(from / DAY) * DAY; t <= to; t += DAY)
+    await db.query('SELECT quote_day_ensure($1::date)', [new Date(t).toISOString().slice(0, 10)]);
 }
 
 /** Row, TOAST and index bytes per quote of one partition. */
@@ -118,15 +119,25 @@ async function main(): Promise<void> {
   await owner.connect();
   const count = async () => Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM quotes')).rows[0]!.n);
   const headers = { 'content-type': 'application/json' };
-  const quote = { url: `${bench.gatewayUrl}/json/v1/quote`, method: 'POST' as const, headers, body: JSON.stringify({ ...PREVIEW_REQUEST, ...BOUND }) };
-  const closed = (label: string) => runLoad({ ...quote, concurrency: 32, maxRequests: 10_000_000, maxSeconds: SECS }).then((r) => {
-    console.log(formatLoad(label, r));
-    return r;
-  });
+  const quote = {
+    url: `${bench.gatewayUrl}/json/v1/quote`,
+    method: 'POST' as const,
+    headers,
+    body: JSON.stringify({ ...PREVIEW_REQUEST, ...BOUND }),
+  };
+  const closed = (label: string) =>
+    runLoad({ ...quote, concurrency: 32, maxRequests: 10_000_000, maxSeconds: SECS }).then((r) => {
+      console.log(formatLoad(label, r));
+      return r;
+    });
   try {
-    console.log(`bench:growth: ${QUOTES.toLocaleString('en')} quotes (${DROP_QUOTES.toLocaleString('en')} in one day past retention), ${ORDERS.toLocaleString('en')} orders, ${SECS} s per closed-loop run`);
+    console.log(
+      `bench:growth: ${QUOTES.toLocaleString('en')} quotes (${DROP_QUOTES.toLocaleString('en')} in one day past retention), ${ORDERS.toLocaleString('en')} orders, ${SECS} s per closed-loop run`,
+    );
     await runLoad({ ...quote, concurrency: 8, maxRequests: 2000, maxSeconds: 5 }); // warm-up (and the seed's templates)
-    const answered = (await (await fetch(quote.url, { method: 'POST', headers, body: quote.body })).json()) as { cross_chain?: { issues?: { code: string }[] } };
+    const answered = (await (await fetch(quote.url, { method: 'POST', headers, body: quote.body })).json()) as {
+      cross_chain?: { issues?: { code: string }[] };
+    };
     console.log(`a stored quote's issues: ${JSON.stringify(answered.cross_chain?.issues?.map((i) => i.code) ?? [])}`);
     const empty: LoadResult = await closed(`GetQuote, 32 in flight, ${(await count()).toLocaleString('en')} stored at start`);
 
@@ -167,7 +178,14 @@ async function main(): Promise<void> {
     // The drop, under load: an open loop at a fixed rate, p99 just before and while the day goes.
     const rate = Math.max(50, Math.floor(full.perSecond * 0.4));
     const open = (label: string, onCountStart?: () => void) =>
-      runOpenLoop({ ...quote, ratePerSec: rate, maxInFlight: 256, maxSeconds: 2, warmSeconds: 1, ...(onCountStart ? { onCountStart } : {}) }).then((r) => {
+      runOpenLoop({
+        ...quote,
+        ratePerSec: rate,
+        maxInFlight: 256,
+        maxSeconds: 2,
+        warmSeconds: 1,
+        ...(onCountStart ? { onCountStart } : {}),
+      }).then((r) => {
         console.log(formatLoad(label, r));
         return r;
       });

@@ -37,7 +37,9 @@ export async function startRpcStub(chainId: number): Promise<{ url: string; call
       let out: unknown;
       try {
         const parsed = JSON.parse(body) as unknown;
-        out = Array.isArray(parsed) ? parsed.map((r) => answer(r as { id?: unknown; method?: string })) : answer(parsed as { method?: string });
+        out = Array.isArray(parsed)
+          ? parsed.map((r) => answer(r as { id?: unknown; method?: string }))
+          : answer(parsed as { method?: string });
       } catch {
         out = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } };
       }

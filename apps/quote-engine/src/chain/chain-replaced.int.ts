@@ -141,7 +141,10 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     const response = {
       cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
     };
-    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
+    await insertQuotes(db, [
+      {
+        apiKeyId: null,
+        partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain: 'base',
@@ -154,7 +157,8 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
         response,
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      }]);
+      },
+    ]);
     return order;
   };
 

@@ -133,7 +133,10 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
     const response = {
       cross_chain: { quote_hash: quoteHash, amount_in: '10000000000000000', amount_out: '30000000', min_amount_out: '29000000' },
     };
-    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
+    await insertQuotes(db, [
+      {
+        apiKeyId: null,
+        partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain: 'base',
@@ -146,7 +149,8 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
         response,
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      }]);
+      },
+    ]);
     return order;
   };
 

@@ -132,7 +132,10 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       ...over,
     });
     const quoteHash = hashOrder(order);
-    await insertQuotes(db, [{ apiKeyId: null, partnerId: null,
+    await insertQuotes(db, [
+      {
+        apiKeyId: null,
+        partnerId: null,
         quoteHash,
         kind: 'cross_chain',
         srcChain,
@@ -152,7 +155,8 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
         },
         expiresAt: new Date(Number(order.expiresAt) * 1000),
         retainedUntil: new Date(Date.now() + 86_400_000),
-      }]);
+      },
+    ]);
     return { order, quoteHash };
   }
 

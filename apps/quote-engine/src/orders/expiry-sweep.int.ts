@@ -100,10 +100,14 @@ describe('expiry sweep on PostgreSQL', () => {
         assertChain: () => undefined,
         log: silent,
       });
-      const pusher = new OrderUpdatePusher(view, sqlPushLog(prisma, async () => undefined), async (u) => {
-        await new Promise((r) => setTimeout(r, 2));
-        if (!stream.has(u.event_id)) stream.set(u.event_id, u);
-      });
+      const pusher = new OrderUpdatePusher(
+        view,
+        sqlPushLog(prisma, async () => undefined),
+        async (u) => {
+          await new Promise((r) => setTimeout(r, 2));
+          if (!stream.has(u.event_id)) stream.set(u.event_id, u);
+        },
+      );
       return new ExpirySweep(sqlExpiredQuotes(prisma), pusher, { intervalMs: 600_000, batch: 4, graceMs: 86_400_000 }, silent);
     };
     const [a, b] = [replica(), replica()];

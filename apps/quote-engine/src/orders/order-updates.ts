@@ -194,6 +194,11 @@ export class OrderUpdates extends OrderUpdatePusher {
     @Inject(Clock) clock: Clock,
     @Inject(OrderRepository) orders: OrderRepository,
   ) {
-    super(views, sqlPushLog(db, (h) => orders.partnerOf(h)), jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
+    super(
+      views,
+      sqlPushLog(db, (h) => orders.partnerOf(h)),
+      jetStreamUpdateSink(nc, timeoutMs, log),
+      () => clock.now(),
+    );
   }
 }

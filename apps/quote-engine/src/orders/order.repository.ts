@@ -31,7 +31,8 @@ const REFUND_REASONS: Record<string, NonNullable<RecordedSettlement['reason']>> 
  */
 export async function ensureOrder(db: PrismaClient, quoteHash: string): Promise<boolean> {
   const hash = quoteHash.toLowerCase();
-  const made = await db.$executeRaw`INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
+  const made =
+    await db.$executeRaw`INSERT INTO orders (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
       api_key_id, partner_id, "order", response, created_at, expires_at, retained_until, recipient, refund_address)
     SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind,
       api_key_id, partner_id, (body->'o')::jsonb, (body->'r')::jsonb, created_at, expires_at, retained_until,

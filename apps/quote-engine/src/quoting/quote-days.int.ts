@@ -23,7 +23,8 @@ describe('quote days on PostgreSQL', () => {
     upkeeps.push(u);
     return u;
   };
-  const days = async () => (await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days() AS d`)).rows.map((r) => r.d);
+  const days = async () =>
+    (await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days() AS d`)).rows.map((r) => r.d);
   const insert = (hash: string, retainedUntil: Date) =>
     db.query(
       `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, body, expires_at, retained_until)
@@ -46,7 +47,8 @@ describe('quote days on PostgreSQL', () => {
     const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
     const now = Date.now();
     const want: string[] = [];
-    for (let t = Math.floor((now - GRACE_SECS * 1000) / DAY) * DAY; t <= now + RETENTION_SECS * 1000 + 2 * DAY; t += DAY) want.push(dayOf(t));
+    for (let t = Math.floor((now - GRACE_SECS * 1000) / DAY) * DAY; t <= now + RETENTION_SECS * 1000 + 2 * DAY; t += DAY)
+      want.push(dayOf(t));
     expect(await days()).toEqual(expect.arrayContaining(want));
     // Each day made by exactly one of them; a second run makes none.
     expect([...ra.made, ...rb.made].sort()).toEqual(want);

@@ -122,5 +122,11 @@ export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, l
     sweptUntil: async () =>
       (await pool.query<{ at: Date }>(`SELECT retained_until AS at FROM quote_expiry_sweep WHERE name = 'expired'`)).rows[0]?.at,
   };
-  return new QuoteDays(store, opts, log, () => Date.now(), () => pool.end());
+  return new QuoteDays(
+    store,
+    opts,
+    log,
+    () => Date.now(),
+    () => pool.end(),
+  );
 }

@@ -29,7 +29,10 @@ export async function ensureQuoteDays(db: Pick<PrismaClient, '$queryRaw'>, ...re
 }
 
 /** Stores quotes straight into `quotes` (their days made first), as the writer would; created_at is the database's clock unless given. */
-export async function insertQuotes(db: Pick<PrismaClient, '$queryRaw' | '$executeRaw'>, rows: (QuoteRow & { createdAt?: Date })[]): Promise<void> {
+export async function insertQuotes(
+  db: Pick<PrismaClient, '$queryRaw' | '$executeRaw'>,
+  rows: (QuoteRow & { createdAt?: Date })[],
+): Promise<void> {
   await ensureQuoteDays(db, ...rows.map((r) => r.retainedUntil));
   for (const r of rows)
     await db.$executeRaw`INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id,

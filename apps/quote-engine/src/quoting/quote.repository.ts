@@ -59,7 +59,9 @@ export class QuoteRepository {
 
   /** The partner the quote was made for, if any. */
   async partnerOf(quoteHash: string): Promise<string | undefined> {
-    const rows = await this.db.$queryRaw<{ partner_id: string | null }[]>`SELECT partner_id FROM quotes WHERE quote_hash = ${quoteHash} LIMIT 1`;
+    const rows = await this.db.$queryRaw<
+      { partner_id: string | null }[]
+    >`SELECT partner_id FROM quotes WHERE quote_hash = ${quoteHash} LIMIT 1`;
     return rows[0]?.partner_id ?? undefined;
   }
 }

@@ -10,7 +10,6 @@ import {
 } from '@xchain/contracts';
 import { destinationCallSalt, permit2NonceFrom } from '@xchain/evm-gasless';
 import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
-import { type PrismaClient } from '@xchain/quote-engine-db';
 import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/messaging';
 import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
