@@ -86,6 +86,19 @@ describe('quote days on PostgreSQL', () => {
     expect((await u.runOnce()).dropped).toEqual([]);
   });
 
+  it('drops a day a run detached and did not drop (killed between the two) on the next run', async () => {
+    const old = dayOf(Date.now() - 5 * DAY);
+    await db.query('SELECT quote_day_ensure($1::date)', [old]);
+    await db.query('SELECT quote_day_detach($1::date)', [old]);
+    expect(await days()).not.toContain(old);
+    const left = await db.query<{ d: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS d FROM quote_days_detached() AS d`);
+    expect(left.rows.map((r) => r.d)).toEqual([old]);
+    // An attached day is never dropped in one step (that would lock quotes for the whole unlink).
+    await expect(db.query('SELECT quote_day_drop($1::date)', [dayOf(Date.now())])).rejects.toThrow(/still attached/);
+    expect((await upkeep().runOnce()).dropped).toContain(old);
+    expect((await db.query(`SELECT count(*) AS n FROM quote_days_detached()`)).rows[0].n).toBe('0');
+  });
+
   it('leaves a day as it was when the drop cannot have its lock at once, instead of holding quotes up behind it', async () => {
     const old = dayOf(Date.now() - 4 * DAY);
     await db.query('SELECT quote_day_ensure($1::date)', [old]);

@@ -11,8 +11,12 @@ export interface QuoteDayStore {
   days(): Promise<string[]>;
   /** Makes the day's partition unless it exists; true when it made it. */
   ensure(day: string): Promise<boolean>;
-  /** Drops the day's partition and every quote in it; true when there was one. */
+  /** Detaches the day's partition from `quotes` (a catalog change, `quotes` locked for milliseconds); true when it was attached. */
+  detach(day: string): Promise<boolean>;
+  /** Drops a detached day and every quote in it (locks nothing the writers use); true when there was one. */
   drop(day: string): Promise<boolean>;
+  /** Days detached and not dropped yet (a run cut short between the two). */
+  detached(): Promise<string[]>;
   /** The expiry sweep's position (quotes that are no order and whose retention ended before it were pushed `expired`). */
   sweptUntil(): Promise<Date | undefined>;
 }
@@ -95,15 +99,21 @@ export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
       if (await this.store.ensure(day)) made.push(day);
     }
     const dropped: string[] = [];
+    // A day a run detached but did not drop (killed between the two) goes first.
+    for (const day of await this.store.detached()) if (await this.store.drop(day)) dropped.push(day);
     const swept = (await this.store.sweptUntil())?.getTime() ?? -Infinity;
     for (const day of await this.store.days()) {
       const end = startOf(day) + DAY_MS;
       if (end + this.opts.graceSecs * 1000 > now || end > swept) continue;
       const started = performance.now();
-      if (await this.store.drop(day)) {
-        dropped.push(day);
-        this.log.info({ day, ms: Math.round(performance.now() - started) }, 'dropped a day of quotes past retention and grace');
-      }
+      if (!(await this.store.detach(day))) continue;
+      const detachedMs = Math.round(performance.now() - started);
+      await this.store.drop(day);
+      dropped.push(day);
+      this.log.info(
+        { day, detach_ms: detachedMs, ms: Math.round(performance.now() - started) },
+        'dropped a day of quotes past retention and grace',
+      );
     }
     if (made.length > 0) this.log.info({ days: made }, 'made days for quotes');
     return { made, dropped };
@@ -118,7 +128,10 @@ export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, l
     days: async () =>
       (await pool.query<{ day: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS day FROM quote_days() AS d`)).rows.map((r) => r.day),
     ensure: async (day) => (await pool.query<{ made: boolean }>('SELECT quote_day_ensure($1::date) AS made', [day])).rows[0]!.made,
+    detach: async (day) => (await pool.query<{ done: boolean }>('SELECT quote_day_detach($1::date) AS done', [day])).rows[0]!.done,
     drop: async (day) => (await pool.query<{ dropped: boolean }>('SELECT quote_day_drop($1::date) AS dropped', [day])).rows[0]!.dropped,
+    detached: async () =>
+      (await pool.query<{ day: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS day FROM quote_days_detached() AS d`)).rows.map((r) => r.day),
     sweptUntil: async () =>
       (await pool.query<{ at: Date }>(`SELECT retained_until AS at FROM quote_expiry_sweep WHERE name = 'expired'`)).rows[0]?.at,
   };

@@ -146,6 +146,25 @@ BEGIN
   RETURN TRUE;
 END $$;
 
+-- Dropping a day is two calls, so that `quotes` is locked only for the catalog change: the first
+-- detaches the day (ACCESS EXCLUSIVE on `quotes` for milliseconds), the second drops the detached
+-- table (unlinking a day's files can take most of a second, and locks nothing the writers use).
+-- A kill between them leaves a detached day, which `quote_days_detached` lists for the next run.
+CREATE FUNCTION "quote_day_detach"(day DATE) RETURNS BOOLEAN
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+  part TEXT := 'quotes_p' || to_char(day, 'YYYYMMDD');
+BEGIN
+  PERFORM pg_advisory_xact_lock(4545001);
+  IF NOT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                 WHERE i.inhparent = 'quotes'::regclass AND c.relname = part) THEN
+    RETURN FALSE;
+  END IF;
+  SET LOCAL lock_timeout = '200ms';
+  EXECUTE format('ALTER TABLE quotes DETACH PARTITION %I', part);
+  RETURN TRUE;
+END $$;
+
 CREATE FUNCTION "quote_day_drop"(day DATE) RETURNS BOOLEAN
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
@@ -155,10 +174,23 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relname = part AND c.relnamespace = 'public'::regnamespace) THEN
     RETURN FALSE;
   END IF;
-  SET LOCAL lock_timeout = '200ms';
+  -- Only a detached day: an attached one would take `quotes`' lock for the whole unlink.
+  IF EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             WHERE i.inhparent = 'quotes'::regclass AND c.relname = part) THEN
+    RAISE EXCEPTION 'day % is still attached: detach it first', day;
+  END IF;
   EXECUTE format('DROP TABLE %I', part);
   RETURN TRUE;
 END $$;
+
+-- Days detached and not yet dropped (a drop cut short), oldest first.
+CREATE FUNCTION "quote_days_detached"() RETURNS SETOF DATE
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+  SELECT to_date(substr(c.relname, 9), 'YYYYMMDD') FROM pg_class c
+  WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r' AND c.relname ~ '^quotes_p[0-9]{8}$'
+    AND NOT EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = c.oid)
+  ORDER BY 1
+$$;
 
 -- The days that have a partition, oldest first.
 CREATE FUNCTION "quote_days"() RETURNS SETOF DATE
