@@ -213,6 +213,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
       'dist/apps/quote-engine/src/seed.js',
       [opts.registryFile ?? join(opts.root ?? ROOT, 'config/registry.json')],
       { ...base, DATABASE_URL: dbUrl('quote_engine') },
+      // The other build's own seeder: its schema is its own migrations' (a registry column added since would not exist there).
+      opts.root,
     );
     say(`registry: ${seeded}`);
     say('starting the services');
