@@ -17,21 +17,39 @@ export type MigratedService = 'quote-engine' | 'partner-service' | 'gasless-rela
  * service's real schema without starting the service.
  */
 export async function freshMigratedDatabase(service: MigratedService, prefix: string): Promise<string> {
+  return (await partlyMigratedDatabase(service, prefix)).url;
+}
+
+/**
+ * A fresh database migrated up to (not including) the migration named `before` (all of them
+ * without it), so a migration's own test can seed the schema that migration finds; `rest()` then
+ * applies the others, as the migrator does. `url` is the service's role.
+ */
+export async function partlyMigratedDatabase(
+  service: MigratedService,
+  prefix: string,
+  before?: string,
+): Promise<{ url: string; rest: () => Promise<void> }> {
   const admin = testPostgresAdmin();
   const access = newDatabaseAccess(`${prefix}_${randomBytes(4).toString('hex')}`);
   await provisionDatabase(admin, access);
-  const c = new Client({ connectionString: pgUrl(admin.port, access.migrator, access.database) });
-  await c.connect();
-  try {
-    const dir = join(ROOT, 'prisma', service, 'migrations');
-    for (const m of readdirSync(dir)
-      .filter((d) => /^\d{14}_/.test(d))
-      .sort())
-      await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
-  } finally {
-    await c.end();
-  }
-  return pgUrl(admin.port, access.service, access.database);
+  const dir = join(ROOT, 'prisma', service, 'migrations');
+  const all = readdirSync(dir)
+    .filter((d) => /^\d{14}_/.test(d))
+    .sort();
+  const apply = async (names: string[]) => {
+    const c = new Client({ connectionString: pgUrl(admin.port, access.migrator, access.database) });
+    await c.connect();
+    try {
+      for (const m of names) await c.query(readFileSync(join(dir, m, 'migration.sql'), 'utf8'));
+    } finally {
+      await c.end();
+    }
+  };
+  const cut = before === undefined ? all.length : all.indexOf(before);
+  if (cut < 0) throw new Error(`no migration ${before} of ${service}`);
+  await apply(all.slice(0, cut));
+  return { url: pgUrl(admin.port, access.service, access.database), rest: () => apply(all.slice(cut)) };
 }
 
 /**
