@@ -1,4 +1,5 @@
 import { parseCsv, until } from '@xchain/stack';
+import { Client } from 'pg';
 import type { Address } from 'viem';
 import { type DepositableQuote, depositQuote } from '../support/deposits';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -216,6 +217,30 @@ describe('order lists through the gateway', () => {
     });
     // A chain of the registry is a filter as before.
     expect(hashes(await g.api.listOrders({ address: user, chain: 'base' }))).toHaveLength(1);
+  });
+
+  it('honours a deposit whatever day of quotes holds its quote: one moved to the day after tomorrow is deposited, listed and viewed', async () => {
+    const user = g.newUser().address;
+    const q = await quote(g.api, user, user);
+    // The quote's row moves to another day's partition (its end of retention two days from now;
+    // the deposit's own deadline is in the signed order, on chain, and does not move).
+    const db = new Client({ connectionString: e2e.databaseUrl('quote_engine') });
+    await db.connect();
+    try {
+      const moved = new Date(Date.now() + 2 * 86_400_000);
+      await db.query('SELECT quote_day_ensure($1::date)', [moved.toISOString().slice(0, 10)]);
+      const before = await db.query<{ p: string }>('SELECT tableoid::regclass::text AS p FROM quotes WHERE quote_hash = $1', [
+        q.quote_hash,
+      ]);
+      await db.query('UPDATE quotes SET retained_until = $2 WHERE quote_hash = $1', [q.quote_hash, moved]);
+      const after = await db.query<{ p: string }>('SELECT tableoid::regclass::text AS p FROM quotes WHERE quote_hash = $1', [q.quote_hash]);
+      expect(after.rows[0]!.p).not.toBe(before.rows[0]!.p);
+    } finally {
+      await db.end();
+    }
+    await deposit(q);
+    expect(hashes(await g.api.listOrders({ address: user }))).toEqual([q.quote_hash]);
+    expect(await g.api.getOrder({ quote_hash: q.quote_hash })).toMatchObject({ status: 'deposited', deposit: { chain: 'base' } });
   });
 
   it('cuts an export at its row limit and names where the next one starts', async () => {
