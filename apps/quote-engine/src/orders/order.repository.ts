@@ -170,38 +170,30 @@ function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.Ord
 
 type OrderRow = Prisma.OrderGetPayload<{ include: { events: true } }>;
 
+/** The terms an order view reads, from an order's row or a stored quote's (the same fields). */
+function storedOrder(row: StoredQuoteRow | OrderRow): OrderRecord['order'] {
+  return {
+    quoteHash: row.quoteHash,
+    srcChain: row.srcChain,
+    dstChain: row.dstChain,
+    gasless: row.gasless,
+    order: row.order as OrderWire,
+    response: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
+    createdAt: row.createdAt,
+    expiresAt: row.expiresAt,
+    retainedUntil: row.retainedUntil,
+  };
+}
+
 /** A stored quote nobody used yet: the view of an order with no step. */
 function quoteRecord(row: StoredQuoteRow): OrderRecord {
-  return {
-    order: {
-      quoteHash: row.quoteHash,
-      srcChain: row.srcChain,
-      dstChain: row.dstChain,
-      gasless: row.gasless,
-      order: row.order as OrderWire,
-      response: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
-      createdAt: row.createdAt,
-      expiresAt: row.expiresAt,
-      retainedUntil: row.retainedUntil,
-    },
-    events: [],
-  };
+  return { order: storedOrder(row), events: [] };
 }
 
 function record(row: OrderRow, settled: { decision: string; reason: string | null } | undefined): OrderRecord {
   const reason = settled?.reason ? REFUND_REASONS[settled.reason] : undefined;
   return {
-    order: {
-      quoteHash: row.quoteHash,
-      srcChain: row.srcChain,
-      dstChain: row.dstChain,
-      gasless: row.gasless,
-      order: row.order as OrderWire,
-      response: storedResponse(row.response, row.order, row.retainedUntil, row.quoteHash),
-      createdAt: row.createdAt,
-      expiresAt: row.expiresAt,
-      retainedUntil: row.retainedUntil,
-    },
+    order: storedOrder(row),
     events: row.events.map((e) => ({
       type: e.type as OrderEventType,
       chain: e.chain,
