@@ -1,25 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
+import type { QuoteRow } from './quote-writer';
 
-/** A stored quote as read by its hash (the `quotes` table, partitioned by day: see schema.prisma). */
-export interface StoredQuoteRow {
-  quoteHash: string;
-  kind: string;
-  srcChain: string;
-  dstChain: string;
-  routeType: string;
-  gasless: boolean;
-  sponsorFees: boolean;
-  callerKind: string;
-  apiKeyId: string | null;
-  partnerId: string | null;
-  order: unknown;
-  response: unknown;
-  createdAt: Date;
-  expiresAt: Date;
-  retainedUntil: Date;
-}
+/** A stored quote as read by its hash (the `quotes` table, partitioned by day: see schema.prisma): the row written, with the database's created_at. */
+export type StoredQuoteRow = QuoteRow & { createdAt: Date };
 
 interface RawQuote {
   quote_hash: string;
