@@ -136,14 +136,18 @@ export const QuoteEngineEnv = BaseEnv.extend({
    * it, through the relayer's operator wallet (its FILLER_PRIVATE_KEYS). Off: deposits stay put.
    */
   SETTLEMENT_ENABLED: z.stringbool().default(true),
+  /**
+   * Pause between settlement passes. Passes that find nothing to do wait longer, up to 8 × this,
+   * until a deposit is seen (which starts a pass at once).
+   */
   SETTLEMENT_POLL_MS: millis(250),
-  /** No fill is started this close to the end of an order's retention (the routers refuse a fill after it). */
   /** The deposits of confirmed fills are claimed to the treasury in batches gathered this often. */
   SETTLEMENT_CLAIM_EVERY_MS: millis(5000),
   /** How often the operator's balance of every EVM destination token is read for live inventory. */
   INVENTORY_REFRESH_MS: millis(10_000),
   /** A live inventory reading older than this refuses quotes to its token (503 INSUFFICIENT_INVENTORY) rather than guess. */
   INVENTORY_MAX_AGE_MS: millis(60_000),
+  /** No fill is started this close to the end of an order's retention (the routers refuse a fill after it). */
   SETTLEMENT_FILL_MARGIN_SECS: z.coerce.number().int().min(0).max(86_400).default(600),
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;

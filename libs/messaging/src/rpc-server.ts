@@ -225,12 +225,27 @@ export class RpcServer extends Server implements CustomTransportStrategy {
   }
 }
 
+/**
+ * Callers already read, by their header's text: a gateway sends the same few (one per client
+ * address and key) over and over, and each is JSON and a schema check to read. Bounded: emptied
+ * when full. Entries are frozen, since every request of that caller shares one.
+ */
+const CALLERS_KEPT = 4096;
+const callers = new Map<string, CallerContext>();
+
 function parseCaller(msg: Msg): CallerContext | undefined {
   const raw = msg.headers?.has(CALLER_HEADER) ? msg.headers.get(CALLER_HEADER) : undefined;
   if (!raw) return undefined;
+  const known = callers.get(raw);
+  if (known) return known;
   try {
     const parsed = CallerContextSchema.safeParse(JSON.parse(raw));
-    if (parsed.success) return parsed.data;
+    if (parsed.success) {
+      if (callers.size >= CALLERS_KEPT) callers.clear();
+      const caller = Object.freeze(parsed.data);
+      callers.set(raw, caller);
+      return caller;
+    }
   } catch {
     // fall through
   }

@@ -5,10 +5,11 @@ import { ROOT_CONTEXT, SpanKind, TraceFlags, context, propagation, trace } from 
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { Code, RpcError, defineRpc } from '@xchain/contracts';
+import { CALLER_HEADER, Code, RpcError, defineRpc } from '@xchain/contracts';
 import { freePort, newBus, startNats, type Managed } from '@xchain/stack';
 import pino from 'pino';
 import { z } from 'zod';
+import { headers } from '@nats-io/transport-node';
 import { connectNats, type NatsConnection } from './connection';
 import { RpcClient } from './rpc-client';
 import { RpcServer } from './rpc-server';
@@ -197,6 +198,19 @@ describe('RPC over a real NATS server', () => {
       const err = (await client.call(Mine, {}, caller ? { caller } : {}).catch((e: unknown) => e)) as RpcError;
       expect(err.status.code).toBe(Code.UNAUTHENTICATED);
     }
+  });
+
+  it('reads each request’s own caller, however often callers repeat (read callers are kept), and refuses a bad one', async () => {
+    const session = (partner: string) =>
+      ({ kind: 'partner_session', client_ip: '127.0.0.1', partner_id: partner, session_id: 'ses' }) as const;
+    const partners = ['ptn_a', 'ptn_b', 'ptn_a', 'ptn_c', 'ptn_b', 'ptn_a'];
+    const answers = await Promise.all(partners.map((p) => client.call(Mine, {}, { caller: session(p) })));
+    expect(answers.map((a) => a.partner)).toEqual(partners);
+    // A caller header that is not a caller context, sent by hand after good ones: refused, not mistaken for one.
+    const h = headers();
+    h.set(CALLER_HEADER, JSON.stringify({ ...session('ptn_a'), kind: 'nobody' }));
+    const reply = await clientConn.request(Mine.subject, new TextEncoder().encode('{}'), { timeout: 2000, headers: h });
+    expect(JSON.parse(new TextDecoder().decode(reply.data))).toMatchObject({ error: { code: Code.INVALID_ARGUMENT } });
   });
 
   it('answers PERMISSION_DENIED at once when the bus does not let this user call the subject', async () => {

@@ -86,4 +86,59 @@ describe('Periodic', () => {
     await p.stop();
     expect(c.started()).toBe(1);
   });
+
+  describe('with idleMaxMs', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    /** Runs the loop with passes that answer from `answers` in turn, and records when each pass began (fake ms). */
+    async function passTimes(answers: unknown[], advanceMs: number) {
+      const at: number[] = [];
+      const started = Date.now();
+      const p = new Periodic(
+        async () => {
+          at.push(Date.now() - started);
+          return answers[Math.min(at.length - 1, answers.length - 1)];
+        },
+        100,
+        () => undefined,
+        { idleMaxMs: 800 },
+      );
+      p.start();
+      await jest.advanceTimersByTimeAsync(advanceMs);
+      await p.stop();
+      return at;
+    }
+
+    it('doubles the pause after each idle pass, up to idleMaxMs', async () => {
+      const idle = Periodic.IDLE;
+      expect(await passTimes([idle], 3000)).toEqual([0, 200, 600, 1400, 2200, 3000]);
+    });
+
+    it('goes back to everyMs after a pass that found work', async () => {
+      const idle = Periodic.IDLE;
+      // idle, idle, busy, idle: pauses 200, 400, 100, 200, 400 …
+      expect(await passTimes([idle, idle, 'busy', idle], 1400)).toEqual([0, 200, 600, 700, 900, 1300]);
+    });
+
+    it('a wake ends a long idle pause at once and starts again from everyMs', async () => {
+      const times: number[] = [];
+      const started = Date.now();
+      const p = new Periodic(
+        async () => {
+          times.push(Date.now() - started);
+          return Periodic.IDLE;
+        },
+        100,
+        () => undefined,
+        { idleMaxMs: 800 },
+      );
+      p.start();
+      await jest.advanceTimersByTimeAsync(1500); // passes at 0, 200, 600, 1400; the next is due at 2200
+      p.wake();
+      await jest.advanceTimersByTimeAsync(250); // woken at 1500, then idle pauses restart at 200
+      await p.stop();
+      expect(times).toEqual([0, 200, 600, 1400, 1500, 1700]);
+    });
+  });
 });

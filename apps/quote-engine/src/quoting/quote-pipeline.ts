@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { Code, RpcError, errorInfo, type CallerContext, type PreviewQuoteRequest } from '@xchain/contracts';
+import { Code, RpcError, errorInfo, type CallerContext, type PreviewQuoteRequest, type Price } from '@xchain/contracts';
 import {
   type ChainParams,
+  type FeeConfig,
   PricingError,
   type PricedToken,
   type QuoteInput,
@@ -49,7 +50,12 @@ export class QuotePipeline {
     @Inject(SWAP_PRICING) private readonly swaps: SwapPricing,
     @Inject(SponsorFunding) private readonly sponsors: SponsorFunding,
     @Optional() @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,
-  ) {}
+  ) {
+    this.fees = feeConfigOf(config);
+  }
+
+  /** The fee settings of every quote, from the operator's configuration (fixed for the process). */
+  private readonly fees: FeeConfig;
 
   /**
    * `extraDstGas`: destination native units to price in on top of the chain's fulfilment gas (a
@@ -102,7 +108,7 @@ export class QuotePipeline {
       gasless: req.gasless ?? false,
       sponsorFees: req.sponsor_fees ?? false,
       keyless: caller === undefined || caller.kind === 'keyless',
-      fees: feeConfigOf(this.config),
+      fees: this.fees,
       ...(crossChain ? this.inventory(dst) : {}),
     };
     const result = await this.run(input);
@@ -149,10 +155,19 @@ export class QuotePipeline {
     if (!srcChain.gasless) throw invalid('gasless', `is not offered from ${srcChain.name}`, 'GASLESS_UNSUPPORTED');
   }
 
+  /**
+   * Each token's priced form as of the price it was last built from: a quote prices six tokens
+   * (both sides, and each chain's native and bridge asset), and most requests between two price
+   * updates would build the same six again. Read-only to the pricing core.
+   */
+  private readonly pricedTokens = new WeakMap<TokenInfo, { price: Price; priced: PricedToken }>();
+
   private priced(t: TokenInfo, nowSecs: number): PricedToken {
     if (!t.priceId) throw RpcError.unavailable(`no price source for ${t.symbol} on ${t.chain}`, 'STALE_PRICE', 60, { token: t.address });
     const p = this.prices.fresh(t.priceId, nowSecs);
-    return {
+    const kept = this.pricedTokens.get(t);
+    if (kept?.price === p) return kept.priced;
+    const priced: PricedToken = Object.freeze({
       chain: t.chain,
       address: t.address,
       symbol: t.symbol,
@@ -160,7 +175,9 @@ export class QuotePipeline {
       tier: t.tier,
       isNative: t.isNative,
       priceE18: priceE18FromExpo(BigInt(p.price), p.expo),
-    };
+    });
+    this.pricedTokens.set(t, { price: p, priced });
+    return priced;
   }
 
   private chainParams(chain: ChainInfo, nowSecs: number): ChainParams {

@@ -26,15 +26,20 @@ function newBook(answers: Record<string, bigint | Error>, reserved = 0n, maxAgeM
     token: () => undefined,
   };
   const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
+  // `reserved` for every token (the fake's tokens are all USDC, keyed `chain:address` lower case).
+  const repo = {
+    reservedBy: jest.fn(async () => reserved),
+    reservedAll: jest.fn(async () => new Map(listed.map((chain) => [`${chain}:${USDC.toLowerCase()}`, reserved]))),
+  };
   const book = new InventoryBook(
     rpc as never,
     registry as never,
-    { reservedBy: async () => reserved },
+    repo,
     { enabled: true, refreshMs: 60_000, maxAgeMs, requestTimeoutMs: 1000 },
     log as never,
     new Metrics(new Registry()),
   );
-  return { book, rpc, log };
+  return { book, rpc, log, repo };
 }
 
 describe('InventoryBook: what quoting may promise', () => {
@@ -64,6 +69,16 @@ describe('InventoryBook: what quoting may promise', () => {
     await book.refresh('arbitrum', USDC);
     await new Promise((r) => setTimeout(r, 5));
     expect(book.live('arbitrum', USDC).kind).toBe('stale');
+  });
+
+  it('a scheduled pass reads every token’s reservations in one query, not one per token', async () => {
+    const { book, repo } = newBook({ arbitrum: 1_000n, base: 500n }, 300n, 60_000, ['arbitrum', 'base']);
+    book.onApplicationBootstrap();
+    await book.onApplicationShutdown();
+    expect(repo.reservedAll).toHaveBeenCalledTimes(1);
+    expect(repo.reservedBy).not.toHaveBeenCalled();
+    expect(book.live('arbitrum', USDC)).toEqual({ kind: 'available', amount: 700n });
+    expect(book.live('base', USDC)).toEqual({ kind: 'available', amount: 200n });
   });
 
   it('passes on any other failure (a relayer that does not answer), so the caller can tell', async () => {

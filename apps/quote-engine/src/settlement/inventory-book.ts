@@ -45,7 +45,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'listTokens' | 'chain' | 'token'>,
-    @Inject(SettlementRepository) private readonly repo: Pick<SettlementRepository, 'reservedBy'>,
+    @Inject(SettlementRepository) private readonly repo: Pick<SettlementRepository, 'reservedBy' | 'reservedAll'>,
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,
@@ -117,8 +117,12 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     return { kind: 'available', amount: r.balance > r.reserved ? r.balance - r.reserved : 0n };
   }
 
-  /** Reads one token again now (after a decision or a fill moved its balance or reservations). */
-  async refresh(chain: string, token: string): Promise<void> {
+  /**
+   * Reads one token again now (after a decision or a fill moved its balance or reservations).
+   * `reservations`: every token's, read once for a whole refresh (`refreshAll`), instead of a query
+   * for this token.
+   */
+  async refresh(chain: string, token: string, reservations?: Promise<Map<string, bigint>>): Promise<void> {
     const vm = this.registry.chain(chain)?.vm;
     if (!vm) return;
     const t = tokenKey(vm, token);
@@ -131,7 +135,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
               chainRpcDependency(chain),
             )
           : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
-        this.repo.reservedBy(chain, t),
+        reservations ? reservations.then((all) => all.get(key(chain, t)) ?? 0n) : this.repo.reservedBy(chain, t),
       ]);
       this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: this.clock.nowMs() });
       this.unmanaged.delete(chain);
@@ -144,7 +148,9 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
 
   private async refreshAll(): Promise<void> {
     const tokens = this.registry.listTokens().tokens;
-    const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address)));
+    const reservations = this.repo.reservedAll();
+    reservations.catch(() => undefined); // each token's refresh reports it
+    const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address, reservations)));
     // A dependency away (the relayer, a chain RPC) is its outage's warning, logged where it was counted.
     const failed = results.filter(
       (r): r is PromiseRejectedResult => r.status === 'rejected' && !(this.outages && unreachableDependency(r.reason)),

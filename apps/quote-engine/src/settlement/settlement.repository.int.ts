@@ -51,6 +51,9 @@ describe('settlement decisions on PostgreSQL', () => {
       "SELECT SUM(reserved)::text AS reserved, COUNT(*)::text AS n FROM settlements WHERE reserved > 0 AND dst_chain = 'arbitrum'",
     );
     expect(rows[0]).toEqual({ reserved: '300', n: '3' });
+    // What the inventory reads back: per token, and every token's at once.
+    expect(await a.reservedBy('arbitrum', TOKEN)).toBe(300n);
+    expect(await a.reservedAll()).toEqual(new Map([[`arbitrum:${TOKEN}`, 300n]]));
     const refunds = await pool.query("SELECT step, reason FROM settlements WHERE decision = 'refund'");
     expect(refunds.rows).toHaveLength(9);
     expect(refunds.rows.every((r) => r.step === 'cancel' && r.reason === 'INVENTORY')).toBe(true);

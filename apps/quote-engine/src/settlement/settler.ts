@@ -26,7 +26,10 @@ export const SETTLEMENT_CONFIG = token<SettlementConfig>('SETTLEMENT_CONFIG');
 
 export interface SettlementConfig {
   enabled: boolean;
-  /** Pause between passes (decide the new deposits, then move every open settlement on). */
+  /**
+   * Pause between passes (decide the new deposits, then move every open settlement on). Passes that
+   * find nothing to do wait longer, up to IDLE_PASSES_MAX × this, until a deposit wakes the loop.
+   */
   pollMs: number;
   /** No fill is started this close to the end of an order's retention (the router's deadline). */
   fillMarginSecs: number;
@@ -35,6 +38,13 @@ export interface SettlementConfig {
   /** Claims due are gathered into batches this often (one claim transaction per chain and batch). */
   claimEveryMs: number;
 }
+
+/**
+ * Pauses after passes that found nothing grow to this many `pollMs` at most: an idle engine then
+ * asks its database a few times a second less (each pass is three queries), and a deposit still
+ * wakes the loop at once (`kick`).
+ */
+export const IDLE_PASSES_MAX = 8;
 
 /** Orders one claim transaction repays at most. */
 const CLAIM_BATCH = 50;
@@ -73,6 +83,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
       () => this.pass(),
       config.pollMs,
       (err) => this.log.warn({ err: message(err) }, 'settlement pass failed; next pass retries'),
+      { idleMaxMs: config.pollMs * IDLE_PASSES_MAX },
     );
   }
 
@@ -89,16 +100,19 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     this.loop.wake();
   }
 
-  async pass(): Promise<void> {
+  /** One pass; `Periodic.IDLE` when there was nothing to decide, move on or claim. */
+  async pass(): Promise<typeof Periodic.IDLE | undefined> {
     // One balance reading per destination token and pass: decisions of one pass share it, and the
     // reservations they add are counted under the lock, so a burst of deposits costs one read each.
     const balances = new Map<string, Promise<bigint>>();
-    for (const u of await this.repo.undecided(BATCH)) await this.decide(u, balances);
+    const undecided = await this.repo.undecided(BATCH);
+    for (const u of undecided) await this.decide(u, balances);
     const open = await this.repo.open(BATCH);
     await Promise.all(
       open.map((s) => this.drive(s.quoteHash, s.step as SettlementStep, s.order, s.srcChain, s.dstChain, s.destinationCall)),
     );
-    await this.claim();
+    const claims = await this.claim();
+    return undecided.length === 0 && open.length === 0 && claims === 0 ? Periodic.IDLE : undefined;
   }
 
   /**
@@ -108,13 +122,14 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
    * order each, so one bad order holds up no other. Each deposit is in one batch at a time, and its
    * batch is sent at most once under its id (the relayer's row), so a deposit is claimed once.
    */
-  private async claim(): Promise<void> {
+  private async claim(): Promise<number> {
     if (this.clock.nowMs() - this.lastBatching >= this.config.claimEveryMs) {
       this.lastBatching = this.clock.nowMs();
       for (const chain of await this.repo.claimChains())
         await this.repo.formClaimBatches(chain, CLAIM_BATCH, claimBatchId, this.vmOf(chain) === 'svm');
     }
-    for (const batch of await this.repo.claimBatches()) {
+    const batches = await this.repo.claimBatches();
+    for (const batch of batches) {
       const info = this.registry.chain(batch.chain);
       if (!info) {
         this.warnings.once(
@@ -149,6 +164,7 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
         );
       }
     }
+    return batches.length;
   }
 
   private async decide(u: Undecided, balances: Map<string, Promise<bigint>>): Promise<void> {

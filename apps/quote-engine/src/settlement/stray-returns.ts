@@ -6,7 +6,7 @@ import { LOGGER, Periodic } from '@xchain/service-kit';
 import { strayReturnKey } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { PassWarnings } from './pass-warnings';
-import { SETTLEMENT_CONFIG, type SettlementConfig } from './settler';
+import { IDLE_PASSES_MAX, SETTLEMENT_CONFIG, type SettlementConfig } from './settler';
 import { StrayDepositRepository } from './stray-deposits.repository';
 
 /** Stray deposits asked about per pass, at most. */
@@ -17,7 +17,7 @@ const BATCH = 200;
  * operator transaction of kind `return` keyed by `strayReturnKey(chain, signature, index)`: the
  * relayer stores that key before signing, so asking each pass until the answer is final sends one
  * return per deposit, whatever the retries, restarts or replicas. Its own loop beside the Settler's
- * (same `SETTLEMENT_*` switch and pace): a stray deposit belongs to no order, so it shares none of
+ * (same `SETTLEMENT_*` switch and pace, idle passes included): a stray deposit belongs to no order, so it shares none of
  * the Settler's decisions, and neither loop can hold the other up.
  */
 @Injectable()
@@ -37,6 +37,7 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
       () => this.pass(),
       config.pollMs,
       (err) => this.log.warn({ err: message(err) }, 'stray deposit returns: pass failed; next pass retries'),
+      { idleMaxMs: config.pollMs * IDLE_PASSES_MAX },
     );
   }
 
@@ -48,8 +49,11 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
     return this.loop.stop();
   }
 
-  async pass(): Promise<void> {
-    for (const s of await this.repo.open(BATCH)) await this.returnOne(s);
+  /** One pass; `Periodic.IDLE` when no stray deposit is open (the pause then grows, as the Settler's). */
+  async pass(): Promise<typeof Periodic.IDLE | undefined> {
+    const open = await this.repo.open(BATCH);
+    for (const s of open) await this.returnOne(s);
+    return open.length === 0 ? Periodic.IDLE : undefined;
   }
 
   private async returnOne(s: StrayDeposit): Promise<void> {
