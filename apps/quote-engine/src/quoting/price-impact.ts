@@ -1,3 +1,4 @@
+import { pow10 } from '@xchain/pricing-core';
 import { invalid } from './quote-errors';
 
 /** An amount in base units with the oracle mid price (USD, 18 decimals, per whole unit) it is valued at. */
@@ -16,13 +17,19 @@ export interface Valued {
  * losing value, and a quote that gains is within any limit.
  */
 export function priceImpactBps(input: Valued, outputs: readonly Valued[]): number {
-  const decimals = Math.max(input.decimals, ...outputs.map((o) => o.decimals));
-  const scaled = (v: Valued) => v.amount * v.priceE18 * 10n ** BigInt(decimals - v.decimals);
-  const paid = scaled(input);
-  const got = outputs.reduce((sum, o) => sum + scaled(o), 0n);
+  let decimals = input.decimals;
+  for (const o of outputs) if (o.decimals > decimals) decimals = o.decimals;
+  const paid = scaled(input, decimals);
+  let got = 0n;
+  for (const o of outputs) if (o.amount !== 0n) got += scaled(o, decimals);
   if (paid <= 0n || got >= paid) return 0;
   const bps = ((paid - got) * 10_000n + paid - 1n) / paid;
   return Number(bps);
+}
+
+/** `v`'s value with its amount brought to `decimals` (≥ its own). */
+function scaled(v: Valued, decimals: number): bigint {
+  return v.amount * v.priceE18 * pow10(decimals - v.decimals);
 }
 
 /** PRICE_IMPACT_TOO_HIGH when the caller set a limit and the quote is past it. */

@@ -49,8 +49,8 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private chains = new Map<string, ChainInfo>();
   private tokens = new Map<string, TokenInfo>();
   /** EVM tokens again, by lowercase address: a lookup in any case without checksumming the input. */
-  private evmTokensByLower = new Map<string, TokenInfo>();
-  private bySymbolIndex = new Map<string, TokenInfo>();
+  /** Each chain's tokens by address (lower case too on EVM chains), by symbol, and its native asset: the quote path's lookups. */
+  private tokensOf = new Map<string, ChainTokens>();
   private tokenList?: ListTokensResponse;
   private chainList?: ListChainsResponse;
   private timer?: NodeJS.Timeout;
@@ -183,10 +183,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
     }));
     this.chains = nextChains;
     this.tokens = nextTokens;
-    this.evmTokensByLower = new Map(
-      [...nextTokens.values()].filter((t) => nextChains.get(t.chain)?.vm !== 'svm').map((t) => [key(t.chain, t.address.toLowerCase()), t]),
-    );
-    this.bySymbolIndex = new Map([...nextTokens.values()].map((t) => [key(t.chain, t.symbol), t]));
+    this.tokensOf = indexTokens(nextChains, nextTokens.values());
     this.chainList = { chains: chainList };
     this.tokenList = { tokens: tokenList };
     const listsText = JSON.stringify(this.chainList) + JSON.stringify(this.tokenList);
@@ -233,23 +230,46 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   /** Looks a token up by the address as a user typed it (any case on EVM chains). */
   token(chain: ChainInfo, address: string): TokenInfo | undefined {
     // An EVM address in any case is looked up lowercase: no checksum of the input is needed.
-    if (chain.vm === 'evm' && isEvmAddress(address)) return this.evmTokensByLower.get(key(chain.name, address.toLowerCase()));
-    return this.tokens.get(key(chain.name, address));
+    const of = this.tokensOf.get(chain.name);
+    if (chain.vm === 'evm' && isEvmAddress(address)) return of?.byLower.get(address.toLowerCase());
+    return of?.byAddress.get(address);
   }
 
   /** A listed token of a chain by symbol (the configured bridge asset). */
   bySymbol(chain: ChainInfo, symbol: string): TokenInfo | undefined {
-    return this.bySymbolIndex.get(key(chain.name, symbol));
+    return this.tokensOf.get(chain.name)?.bySymbol.get(symbol);
   }
 
   /** The native asset of a chain as a token. */
   native(chain: ChainInfo): TokenInfo | undefined {
-    return this.tokens.get(key(chain.name, chain.vm === 'evm' ? EVM_NATIVE : SVM_NATIVE));
+    return this.tokensOf.get(chain.name)?.native;
   }
 
   get loaded(): boolean {
     return this.chains.size > 0;
   }
+}
+
+interface ChainTokens {
+  byAddress: Map<string, TokenInfo>;
+  /** EVM chains only: by the address in lower case (a user's address in any case finds it). */
+  byLower: Map<string, TokenInfo>;
+  bySymbol: Map<string, TokenInfo>;
+  native?: TokenInfo;
+}
+
+function indexTokens(chains: ReadonlyMap<string, ChainInfo>, tokens: Iterable<TokenInfo>): Map<string, ChainTokens> {
+  const out = new Map<string, ChainTokens>();
+  for (const t of tokens) {
+    let of = out.get(t.chain);
+    if (!of) out.set(t.chain, (of = { byAddress: new Map(), byLower: new Map(), bySymbol: new Map() }));
+    const vm = chains.get(t.chain)?.vm;
+    of.byAddress.set(t.address, t);
+    if (vm !== 'svm') of.byLower.set(t.address.toLowerCase(), t);
+    of.bySymbol.set(t.symbol, t);
+    if (t.address === (vm === 'svm' ? SVM_NATIVE : EVM_NATIVE)) of.native = t;
+  }
+  return out;
 }
 
 function key(chain: string, address: string): string {
