@@ -5,8 +5,9 @@ import type { Logger } from '@xchain/telemetry';
 import { chainProviders } from './chain/chain.providers';
 import { dbProviders } from './db.providers';
 import { QuoteEngineMetrics } from './metrics/quote-engine-metrics';
-import { QuoteOutcomes } from './metrics/quote-outcomes';
+import { QuoteOutcomes } from './quoting/quote-outcomes';
 import {
+  DEPOSIT_LISTENER,
   ETA_CONFIG,
   EXPIRY_SWEEP_TIMES,
   NATS_REQUEST_TIMEOUT_MS,
@@ -16,7 +17,8 @@ import {
   REGISTRY_REFRESH_MS,
 } from './config.tokens';
 import type { QuoteEngineEnv } from './env';
-import { EtaService } from './orders/eta.service';
+import { EtaService } from './eta/eta.service';
+import { FulfillmentSampleRepository } from './eta/fulfillment-sample.repository';
 import { GaslessEventsConsumer } from './orders/gasless-events.consumer';
 import { OrderEventsConsumer } from './orders/order-events.consumer';
 import { OrderExpirySweep } from './orders/expiry-sweep';
@@ -35,7 +37,8 @@ import { RegistryChangePublisher } from './registry/registry-change-publisher';
 import { RegistryHandlers } from './registry/registry.handlers';
 import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
-import { INVENTORY_CONFIG, InventoryBook } from './settlement/inventory-book';
+import { INVENTORY_CONFIG, InventoryBook } from './inventory/inventory-book';
+import { InventoryRepository } from './inventory/inventory.repository';
 import { SettlementReportHandlers } from './settlement/settlement-report.handlers';
 import { SettlementRepository } from './settlement/settlement.repository';
 import { SETTLEMENT_CONFIG, Settler } from './settlement/settler';
@@ -65,6 +68,7 @@ export class QuoteEngineModule {
         RegistryChangePublisher,
         PriceBook,
         Valuation,
+        FulfillmentSampleRepository,
         EtaService,
         OrderUpdates,
         OrderExpirySweep,
@@ -89,6 +93,7 @@ export class QuoteEngineModule {
           claimEveryMs: env.SETTLEMENT_CLAIM_EVERY_MS,
         }),
         Settler,
+        { provide: DEPOSIT_LISTENER, useExisting: Settler },
         StrayDepositRepository,
         StrayReturns,
         provideValue(INVENTORY_CONFIG, {
@@ -97,6 +102,7 @@ export class QuoteEngineModule {
           maxAgeMs: env.INVENTORY_MAX_AGE_MS,
           requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
         }),
+        InventoryRepository,
         InventoryBook,
       ],
     };

@@ -11,8 +11,9 @@ import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { EtaService } from '../orders/eta.service';
+import type { EtaService } from '../eta/eta.service';
 import { OrderEventsConsumer } from '../orders/order-events.consumer';
+import { OrderEventRepository } from '../orders/order-event.repository';
 import type { ChainInfo } from '../registry/registry-cache';
 import { ReplacedChainGuard } from './chain-replaced';
 import { sqlChainSteps } from './chain-steps';
@@ -74,7 +75,12 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
     });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_replaced'), 2);
     router = await deployRouter();
-    consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
+    consumer = new OrderEventsConsumer(
+      nc,
+      new OrderEventRepository(db),
+      { refresh: async () => undefined } as unknown as EtaService,
+      silent,
+    );
     consumer.onModuleInit();
   }, 120_000);
 

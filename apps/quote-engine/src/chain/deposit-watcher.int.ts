@@ -13,8 +13,9 @@ import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { EtaService } from '../orders/eta.service';
+import type { EtaService } from '../eta/eta.service';
 import { OrderEventsConsumer } from '../orders/order-events.consumer';
+import { OrderEventRepository } from '../orders/order-event.repository';
 import { OrderRepository } from '../orders/order.repository';
 import { OrderViewService } from '../orders/order-view.service';
 import type { ChainInfo } from '../registry/registry-cache';
@@ -64,7 +65,12 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       contract: compileXchainContracts()['XchainRouter']!,
       args: [...Array<string>(3).fill(privateKeyToAccount(ANVIL_DEV_KEY).address), 604_800],
     });
-    consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
+    consumer = new OrderEventsConsumer(
+      nc,
+      new OrderEventRepository(db),
+      { refresh: async () => undefined } as unknown as EtaService,
+      silent,
+    );
     consumer.onModuleInit();
   }, 120_000);
 

@@ -1,6 +1,9 @@
 import type { OrderEventType } from '@xchain/contracts';
 import type { OrderWire } from '@xchain/order-codec';
 import { type OrderStep, SOL, type SvmOrderTerms, type SvmTransfer, associatedTokenAccount, svmOrderTerms } from '@xchain/svm-orders';
+import type { StrayReason } from '../settlement/stray-deposits.repository';
+
+export type { StrayReason };
 
 /** The stored quote a step names, as the quote-engine's database holds it. */
 export interface StoredQuote {
@@ -10,9 +13,6 @@ export interface StoredQuote {
   /** The end of retention (D16): a deposit that lands after it is not processed, but returned. */
   retainedUntil: Date;
 }
-
-/** Why a deposit into the vault is not an order's deposit (kept on its `stray_deposits` row). */
-export type StrayReason = 'NO_QUOTE' | 'AFTER_RETENTION' | 'WRONG_TOKEN' | 'WRONG_AMOUNT' | 'MISMATCH';
 
 /** A refused deposit carries `stray`: the reason it would be returned if it paid the vault. */
 export type StepCheck = { ok: true; type: OrderEventType; amount: bigint } | { ok: false; reason: string; stray?: StrayReason };

@@ -21,8 +21,9 @@ import {
   vaultTokenAccount,
 } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
-import type { EtaService } from '../orders/eta.service';
+import type { EtaService } from '../eta/eta.service';
 import { OrderEventsConsumer } from '../orders/order-events.consumer';
+import { OrderEventRepository } from '../orders/order-event.repository';
 import type { RegistryCache } from '../registry/registry-cache';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
 import { solanaCursorName } from './solana-address-reader';
@@ -77,7 +78,12 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       ...bus.credentials('order-events-reader'),
     });
     db = createQuoteEngineDb(await freshMigratedDatabase('quote-engine', 'qe_solana'), 2);
-    consumer = new OrderEventsConsumer(nc, db, { refresh: async () => undefined } as unknown as EtaService, silent);
+    consumer = new OrderEventsConsumer(
+      nc,
+      new OrderEventRepository(db),
+      { refresh: async () => undefined } as unknown as EtaService,
+      silent,
+    );
     consumer.onModuleInit();
     conn = new Connection(standin.url, 'confirmed');
     for (const k of [vault, filler, user]) standin.airdrop(k.publicKey, 100n * 10n ** 9n);

@@ -1,24 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { Clock, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { EXPIRY_SWEEP_TIMES } from '../config.tokens';
 import { OrderUpdates, type OrderUpdatePusher } from './order-updates';
+import { ExpiredOrdersRepository, type ExpiredQuotes, type SweepCursor } from './expiry.repository';
 
-/** A position in (retained_until, quote_hash) order: a page starts after it. */
-export interface SweepCursor {
-  retainedUntil: Date;
-  quoteHash: string;
-}
-
-export interface ExpiredQuotes {
-  /**
-   * Quotes whose retention ended before `until`, with no order event and whose last pushed view is
-   * not `expired` (or none was pushed), after `after` in (retained_until, quote_hash) order; at most `limit`.
-   */
-  page(after: SweepCursor, until: Date, limit: number): Promise<SweepCursor[]>;
-}
+export type { ExpiredQuotes, SweepCursor } from './expiry.repository';
 
 export interface ExpirySweepOptions {
   intervalMs: number;
@@ -113,38 +100,16 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-/**
- * The selection on `orders` (the `retained_until` index bounds each page): orders with no step and
- * no relay failure. Quotes that never became orders are QuoteExpirySweep's.
- */
-export function sqlExpiredQuotes(db: PrismaClient): ExpiredQuotes {
-  return {
-    async page(after, until, limit) {
-      const from = after.retainedUntil.toISOString();
-      const rows = await db.$queryRaw<{ quote_hash: string; retained_until: Date }[]>`
-        SELECT q.quote_hash, q.retained_until FROM orders q
-        WHERE q.retained_until >= ${from}::timestamptz AND q.retained_until < ${until.toISOString()}::timestamptz
-          AND (q.retained_until > ${from}::timestamptz OR q.quote_hash > ${after.quoteHash})
-          AND NOT EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
-          AND q.status <> 'failed'
-          AND NOT EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired' AND p.pending IS NULL)
-        ORDER BY q.retained_until, q.quote_hash
-        LIMIT ${limit}`;
-      return rows.map((r) => ({ quoteHash: r.quote_hash, retainedUntil: r.retained_until }));
-    },
-  };
-}
-
 /** The sweep as the quote-engine runs it. */
 @Injectable()
 export class OrderExpirySweep extends ExpirySweep {
   constructor(
-    @Inject(DB) db: PrismaClient,
+    @Inject(ExpiredOrdersRepository) expired: ExpiredOrdersRepository,
     @Inject(OrderUpdates) updates: OrderUpdates,
     @Inject(LOGGER) log: Logger,
     @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number },
     @Inject(Clock) clock: Clock,
   ) {
-    super(sqlExpiredQuotes(db), updates, { ...times, batch: 500 }, log, () => clock.now());
+    super(expired, updates, { ...times, batch: 500 }, log, () => clock.now());
   }
 }

@@ -1,13 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
 import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { OrderUpdates } from './order-updates';
 import { failureReasonOf } from './order-view.service';
-import { ensureOrder } from './order.repository';
+import { OrderEventRepository } from './order-event.repository';
 
 /**
  * The relayer's status changes (GASLESS_EVENTS_V1), through a durable consumer of the
@@ -20,7 +18,7 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
     @Inject(OrderUpdates) private readonly updates: OrderUpdates,
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(OrderEventRepository) private readonly events: OrderEventRepository,
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
@@ -45,7 +43,7 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
   /** Idempotent: a redelivered `failed` records nothing new, and an unchanged view is not pushed again. */
   async handle(event: GaslessEvent): Promise<void> {
     // The relayer took the quote's gasless submission: from now on it is an order (issue 45).
-    await ensureOrder(this.db, event.quote_hash);
+    await this.events.ensureOrder(event.quote_hash);
     if (event.status === 'failed') await this.recordFailure(event);
     await this.updates.changed(event.quote_hash);
   }
@@ -56,11 +54,7 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
    */
   private async recordFailure(event: GaslessEvent): Promise<void> {
     const message = event.error ?? '';
-    const recorded = await this.db.$executeRaw`UPDATE orders
-      SET failure_reason = ${failureReasonOf(event.error)}, failure_message = ${message}, failed_at = ${new Date(event.at)},
-          status = CASE WHEN status = 'quoted' THEN 'failed' ELSE status END
-      WHERE quote_hash = ${event.quote_hash.toLowerCase()} AND gasless AND failed_at IS NULL`;
-    if (recorded === 1)
-      this.log.info({ quote_hash: event.quote_hash, error: message }, 'gasless relay failed for good: the order is failed');
+    const recorded = await this.events.recordRelayFailure(event.quote_hash, failureReasonOf(event.error), message, new Date(event.at));
+    if (recorded) this.log.info({ quote_hash: event.quote_hash, error: message }, 'gasless relay failed for good: the order is failed');
   }
 }

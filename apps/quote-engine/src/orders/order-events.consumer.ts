@@ -1,14 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
-import { Settler } from '../settlement/settler';
-import { EtaService } from './eta.service';
+import { DEPOSIT_LISTENER, type DepositListener } from '../config.tokens';
+import { EtaService } from '../eta/eta.service';
 import { OrderUpdates } from './order-updates';
-import { ensureOrder } from './order.repository';
+import { OrderEventRepository } from './order-event.repository';
 
 /**
  * Consumes order events from a JetStream stream with a durable consumer, so none is lost while
@@ -19,11 +17,11 @@ import { ensureOrder } from './order.repository';
 export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(OrderEventRepository) private readonly events: OrderEventRepository,
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
-    @Optional() @Inject(Settler) private readonly settler?: Pick<Settler, 'kick'>,
+    @Optional() @Inject(DEPOSIT_LISTENER) private readonly settler?: DepositListener,
     @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
     super();
@@ -53,73 +51,37 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
   private async apply(event: OrderEvent): Promise<boolean> {
     const known = await this.applyStep(event);
     if (!known) return false;
-    await this.restatus(event.quote_hash);
+    await this.events.restatus(event.quote_hash);
     return true;
-  }
-
-  /** `orders.status` (the status filter's column) as the recorded events (and a recorded relay failure, D18) make it, as the order view does. */
-  private async restatus(quoteHash: string): Promise<void> {
-    await this.db.$executeRaw`UPDATE orders SET status = COALESCE(
-      (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
-       FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), CASE WHEN failed_at IS NULL THEN 'quoted' ELSE 'failed' END)
-      WHERE quote_hash = ${quoteHash}`;
   }
 
   /** The step on the order, which the first step of a quote makes (ensureOrder). */
   private async applyStep(event: OrderEvent): Promise<boolean> {
-    const known = !event.removed ? await ensureOrder(this.db, event.quote_hash) : true;
-    const quote = known
-      ? await this.db.order.findUnique({
-          where: { quoteHash: event.quote_hash },
-          select: { srcChain: true, dstChain: true, routeType: true },
-        })
-      : null;
+    const known = !event.removed ? await this.events.ensureOrder(event.quote_hash) : true;
+    const quote = known ? await this.events.routeOf(event.quote_hash) : null;
     if (!quote) {
       this.log.warn({ quote_hash: event.quote_hash, type: event.type }, 'order event for an unknown quote');
       return false;
     }
     if (event.removed) {
       // A reorg dropped the step: forget it (only the step it names), and the fulfilment time it made.
-      const gone = await this.db.orderEvent.deleteMany({ where: { quoteHash: event.quote_hash, type: event.type, txHash: event.tx_hash } });
-      if (gone.count > 0 && event.type !== 'refunded') {
-        await this.db.fulfillmentSample.deleteMany({ where: { quoteHash: event.quote_hash } });
+      const gone = await this.events.forgetStep(event.quote_hash, event.type, event.tx_hash);
+      if (gone > 0 && event.type !== 'refunded') {
+        await this.events.forgetSample(event.quote_hash);
         void this.eta.refresh();
       }
       this.log.warn(
-        { quote_hash: event.quote_hash, type: event.type, tx_hash: event.tx_hash, forgotten: gone.count },
+        { quote_hash: event.quote_hash, type: event.type, tx_hash: event.tx_hash, forgotten: gone },
         'order step withdrawn by a reorg',
       );
       return true;
     }
-    await this.db.orderEvent.upsert({
-      where: { quoteHash_type: { quoteHash: event.quote_hash, type: event.type } },
-      create: {
-        quoteHash: event.quote_hash,
-        type: event.type,
-        chain: event.chain,
-        txHash: event.tx_hash,
-        blockNumber: event.block_number !== undefined ? BigInt(event.block_number) : null,
-        blockHash: event.block_hash ?? null,
-        logIndex: event.log_index ?? null,
-        amount: event.amount ?? null,
-        recipient: event.recipient ?? null,
-        occurredAt: new Date(event.occurred_at),
-      },
-      update: {},
-    });
+    await this.events.recordStep(event);
     if (event.type === 'refunded') return true;
-    const both = await this.db.orderEvent.findMany({
-      where: { quoteHash: event.quote_hash, type: { in: ['deposited', 'fulfilled'] } },
-    });
-    const deposited = both.find((e) => e.type === 'deposited');
-    const fulfilled = both.find((e) => e.type === 'fulfilled');
+    const { deposited, fulfilled } = await this.events.depositAndFill(event.quote_hash);
     if (!deposited || !fulfilled) return true;
-    const secs = Math.max(0, Math.round((fulfilled.occurredAt.getTime() - deposited.occurredAt.getTime()) / 1000));
-    await this.db.fulfillmentSample.upsert({
-      where: { quoteHash: event.quote_hash },
-      create: { quoteHash: event.quote_hash, ...quote, secs, fulfilledAt: fulfilled.occurredAt },
-      update: {},
-    });
+    const secs = Math.max(0, Math.round((fulfilled.getTime() - deposited.getTime()) / 1000));
+    await this.events.recordSample(event.quote_hash, quote, secs, fulfilled);
     void this.eta.refresh();
     return true;
   }

@@ -1,7 +1,7 @@
 import { EXPORT_FEE_NAMES, type OrderStatus, PARTNER_ORDER_CSV_COLUMNS, type Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { exportRow } from './order-export';
-import type { StoredOrder } from './order-view.service';
+import type { StoredOrder } from './order-records';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const REFERRER = '0x52908400098527886E0F7030069857D2E4169EE7';

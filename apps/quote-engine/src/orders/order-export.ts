@@ -1,5 +1,5 @@
 import { EXPORT_FEE_NAMES, type OrderStatus } from '@xchain/contracts';
-import type { StoredOrder } from './order-view.service';
+import type { StoredOrder } from './order-records';
 
 /** Orders per page of the export (one NATS reply each). */
 export const EXPORT_PAGE_SIZE = 500;

@@ -4,34 +4,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   Code,
   ORDER_UPDATES_STREAM_DEF,
-  OrderUpdateSchema,
   RpcError,
   type OrderStatus,
   type OrderUpdate,
   orderUpdateSubject,
 } from '@xchain/contracts';
 import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
-import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
 import { Clock, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { NATS_REQUEST_TIMEOUT_MS } from '../config.tokens';
 import { OrderViewService } from './order-view.service';
-import { OrderRepository } from './order.repository';
+import { OrderViewPushRepository, type PushLog } from './order-view-push.repository';
 
-/** Where pushed versions are kept; the SQL table `order_view_pushes` in the service. */
-export interface PushLog {
-  /** The last version claimed, and the update claimed with it while it is not yet known published. */
-  last(quoteHash: string): Promise<{ version: number; digest: string; pending?: OrderUpdate } | undefined>;
-  /**
-   * Claims `update.version` for this view, with the update to publish, only if the last claimed
-   * one is `update.version - 1`: of two replicas pushing at once, one claims and publishes.
-   */
-  claim(quoteHash: string, update: OrderUpdate, digest: string): Promise<boolean>;
-  /** The claimed `version` is on the stream: nothing is left to publish. */
-  published(quoteHash: string, version: number): Promise<void>;
-  partnerOf(quoteHash: string): Promise<string | undefined>;
-}
+export type { PushLog } from './order-view-push.repository';
 
 /** Publishes an update on the stream, once per event id. */
 export type UpdateSink = (update: OrderUpdate) => Promise<void>;
@@ -136,34 +121,6 @@ export class OrderUpdatePusher {
   }
 }
 
-export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => Promise<string | undefined>): PushLog {
-  return {
-    async last(quoteHash) {
-      const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
-      if (!row) return undefined;
-      const pending = row.pending === null ? undefined : OrderUpdateSchema.safeParse(row.pending);
-      return { version: row.version, digest: row.digest, ...(pending?.success ? { pending: pending.data } : {}) };
-    },
-    async claim(quoteHash, update, digest) {
-      const { version } = update;
-      const data = { version, digest, status: update.order.status, pending: update as unknown as Prisma.InputJsonValue };
-      if (version === 1) {
-        const created = await db.orderViewPush.createMany({ data: [{ quoteHash, ...data }], skipDuplicates: true });
-        return created.count === 1;
-      }
-      const moved = await db.orderViewPush.updateMany({
-        where: { quoteHash, version: version - 1 },
-        data: { ...data, updatedAt: new Date() },
-      });
-      return moved.count === 1;
-    },
-    async published(quoteHash, version) {
-      await db.orderViewPush.updateMany({ where: { quoteHash, version }, data: { pending: Prisma.DbNull } });
-    },
-    partnerOf,
-  };
-}
-
 /** JetStream publishing of order updates, creating the stream when missing (a differing one is reported, not changed). */
 export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: Pick<Logger, 'warn'>): UpdateSink {
   let ready: Promise<void> | undefined;
@@ -187,18 +144,12 @@ export function jetStreamUpdateSink(nc: NatsConnection, timeoutMs: number, log: 
 export class OrderUpdates extends OrderUpdatePusher {
   constructor(
     @Inject(OrderViewService) views: OrderViewService,
-    @Inject(DB) db: PrismaClient,
+    @Inject(OrderViewPushRepository) pushes: OrderViewPushRepository,
     @Inject(NATS) nc: NatsConnection,
     @Inject(LOGGER) log: Logger,
     @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number,
     @Inject(Clock) clock: Clock,
-    @Inject(OrderRepository) orders: OrderRepository,
   ) {
-    super(
-      views,
-      sqlPushLog(db, (h) => orders.partnerOf(h)),
-      jetStreamUpdateSink(nc, timeoutMs, log),
-      () => clock.now(),
-    );
+    super(views, pushes, jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
   }
 }

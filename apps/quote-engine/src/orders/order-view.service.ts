@@ -7,8 +7,6 @@ import {
   type OrderEventType,
   type OrderStatus,
   type OrderStatusValue,
-  type OrderWire,
-  type Quote,
   type RefundReason,
 } from '@xchain/contracts';
 import { type Hex, fromBytes32 } from '@xchain/order-codec';
@@ -18,21 +16,9 @@ import { rfc3339 } from '../quoting/quote-wire';
 import { orderAccounting } from './order-accounting';
 import { EXPORT_PAGE_SIZE, exportRow } from './order-export';
 import { partyAddressBytes32 } from './party-address';
+import type { StoredOrder } from './order-records';
 
-/** A stored quote as the order view needs it. */
-export interface StoredOrder {
-  quoteHash: string;
-  srcChain: string;
-  dstChain: string;
-  gasless: boolean;
-  /** The wire order (every field a string). */
-  order: OrderWire;
-  /** The quote as it was returned. */
-  response: Quote;
-  createdAt: Date;
-  expiresAt: Date;
-  retainedUntil: Date;
-}
+export type { StoredOrder } from './order-records';
 
 /** An order event as recorded (at most one per type). */
 export interface RecordedOrderEvent {

@@ -8,6 +8,9 @@ import { relayerGaslessLookup } from './gasless-lookup';
 import { OrderRepository } from './order.repository';
 import { OrderSearchRepository } from './order-search.repository';
 import { OrderSearchService } from './order-search.service';
+import { OrderViewPushRepository } from './order-view-push.repository';
+import { OrderEventRepository } from './order-event.repository';
+import { ExpiredOrdersRepository, UnusedQuotesRepository } from './expiry.repository';
 import { ORDER_VIEW_DEPS, OrderViewService, type OrderViewDeps } from './order-view.service';
 
 /** The order view (`order.v1.get`) and its collaborators. */
@@ -38,4 +41,8 @@ export const orderViewProviders = (env: Pick<QuoteEngineEnv, 'QUOTE_GRACE_SECS'>
   OrderViewService,
   OrderSearchRepository,
   OrderSearchService,
+  OrderViewPushRepository,
+  OrderEventRepository,
+  ExpiredOrdersRepository,
+  UnusedQuotesRepository,
 ];

@@ -1,26 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { Clock, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { EXPIRY_SWEEP_TIMES } from '../config.tokens';
-import type { SweepCursor } from './expiry-sweep';
+import { UnusedQuotesRepository, type SweepCursor, type SweepProgress, type UnusedQuotes } from './expiry.repository';
+
+export type { SweepProgress, UnusedQuotes } from './expiry.repository';
 import { OrderUpdates, type OrderUpdatePusher } from './order-updates';
-
-/** Where the sweep of quotes that are no order stands, shared by the replicas (`quote_expiry_sweep`). */
-export interface SweepProgress {
-  /** Takes (or renews) the lease for `ms`; the cursor to resume from, or undefined while another replica holds it. */
-  lease(owner: string, ms: number): Promise<SweepCursor | undefined>;
-  /** Every quote up to `cursor` was pushed; false when the lease was lost (the run stops). */
-  advance(owner: string, cursor: SweepCursor, ms: number): Promise<boolean>;
-  release(owner: string): Promise<void>;
-}
-
-export interface UnusedQuotes {
-  /** Quotes that are no order, retention ended before `until`, after `after` in (retained_until, quote_hash) order; at most `limit`. */
-  page(after: SweepCursor, until: Date, limit: number): Promise<SweepCursor[]>;
-}
 
 export interface QuoteExpirySweepOptions {
   intervalMs: number;
@@ -115,8 +101,6 @@ export class QuoteExpirySweep implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-export const SWEEP_NAME = 'expired';
-
 /** How far behind the time of a run its position stops when it ran out of quotes. */
 const OVERLAP_MS = 60_000;
 
@@ -125,62 +109,18 @@ function before(a: SweepCursor, b: SweepCursor): boolean {
   return d < 0 || (d === 0 && a.quoteHash < b.quoteHash);
 }
 
-export function sqlSweepProgress(db: PrismaClient): SweepProgress {
-  return {
-    async lease(owner, ms) {
-      const rows = await db.$queryRaw<{ retained_until: Date; quote_hash: string }[]>`UPDATE quote_expiry_sweep
-        SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${ms / 1000})
-        WHERE name = ${SWEEP_NAME} AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_until < now())
-        RETURNING retained_until, quote_hash`;
-      const r = rows[0];
-      return r ? { retainedUntil: r.retained_until, quoteHash: r.quote_hash } : undefined;
-    },
-    async advance(owner, cursor, ms) {
-      const moved = await db.$executeRaw`UPDATE quote_expiry_sweep
-        SET retained_until = ${cursor.retainedUntil}, quote_hash = ${cursor.quoteHash}, lease_until = now() + make_interval(secs => ${ms / 1000})
-        WHERE name = ${SWEEP_NAME} AND lease_owner = ${owner}
-          AND (retained_until, quote_hash) <= (${cursor.retainedUntil}::timestamptz, ${cursor.quoteHash})`;
-      return moved === 1;
-    },
-    async release(owner) {
-      await db.$executeRaw`UPDATE quote_expiry_sweep SET lease_owner = NULL, lease_until = NULL WHERE name = ${SWEEP_NAME} AND lease_owner = ${owner}`;
-    },
-  };
-}
-
-/** The selection on `quotes` (the BRIN index on retained_until bounds each page, the day's partition first of all). */
-export function sqlUnusedQuotes(db: PrismaClient): UnusedQuotes {
-  return {
-    async page(after, until, limit) {
-      const rows = await db.$queryRaw<{ quote_hash: string; retained_until: Date }[]>`
-        SELECT q.quote_hash, q.retained_until FROM quotes q
-        WHERE q.retained_until >= ${after.retainedUntil} AND q.retained_until < ${until}
-          AND (q.retained_until > ${after.retainedUntil} OR q.quote_hash > ${after.quoteHash})
-          AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.quote_hash = q.quote_hash)
-        ORDER BY q.retained_until, q.quote_hash
-        LIMIT ${limit}`;
-      return rows.map((r) => ({ quoteHash: r.quote_hash, retainedUntil: r.retained_until }));
-    },
-  };
-}
-
 /** The sweep as the quote-engine runs it. */
 @Injectable()
 export class UnusedQuoteExpirySweep extends QuoteExpirySweep {
   constructor(
-    @Inject(DB) db: PrismaClient,
+    @Inject(UnusedQuotesRepository) quotes: UnusedQuotesRepository,
     @Inject(OrderUpdates) updates: OrderUpdates,
     @Inject(LOGGER) log: Logger,
     @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number },
     @Inject(Clock) clock: Clock,
   ) {
-    super(
-      sqlUnusedQuotes(db),
-      sqlSweepProgress(db),
-      updates,
-      { intervalMs: times.intervalMs, batch: 500, leaseMs: Math.max(60_000, 4 * times.intervalMs) },
-      log,
-      () => clock.now(),
+    super(quotes, quotes, updates, { intervalMs: times.intervalMs, batch: 500, leaseMs: Math.max(60_000, 4 * times.intervalMs) }, log, () =>
+      clock.now(),
     );
   }
 }

@@ -5,7 +5,7 @@ import type { Order } from '@xchain/order-codec';
 import { token, withDeadline } from '@xchain/service-kit';
 import { type Address, BaseError, type Hex, type PublicClient, decodeErrorResult, decodeFunctionResult, getAddress, isAddress } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
-import { normaliseAddress } from './addresses';
+import { normaliseAddress } from '../registry/addresses';
 import { invalid } from './quote-errors';
 
 export interface DestinationCallConfig {

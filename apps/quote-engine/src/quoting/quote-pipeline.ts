@@ -13,11 +13,11 @@ import {
 } from '@xchain/pricing-core';
 import { PriceBook } from '../prices/price-book';
 import { type ChainInfo, RegistryCache, type TokenInfo } from '../registry/registry-cache';
-import { isChainAddress, normaliseAddress } from './addresses';
+import { isChainAddress, normaliseAddress } from '../registry/addresses';
 import { assertPriceImpact, priceImpactBps } from './price-impact';
 import { fromPricingError, invalid } from './quote-errors';
-import { type QuotingConfig, feeConfigOf } from './quoting-config';
-import { InventoryBook } from '../settlement/inventory-book';
+import { type QuotingConfig, feeConfigOf } from '../quoting-config';
+import { InventoryBook } from '../inventory/inventory-book';
 import { SponsorFunding } from './sponsor-funding';
 import { SWAP_PRICING, type SwapPricing } from './swap-pricing';
 import { QUOTING_CONFIG } from '../config.tokens';

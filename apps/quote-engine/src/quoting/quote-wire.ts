@@ -1,6 +1,6 @@
 import type { FeeBreakdown, QuotePreview } from '@xchain/contracts';
 import type { QuoteResult } from '@xchain/pricing-core';
-import type { EtaEstimate } from '../orders/eta-stats';
+import type { EtaEstimate } from '../eta/eta-stats';
 
 export function feeBreakdownOf(r: QuoteResult): FeeBreakdown {
   return {

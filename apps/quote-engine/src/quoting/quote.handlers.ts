@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { FetchQuoteRpc, GetQuoteRpc, PreviewQuoteRpc, ValueUsdRpc } from '@xchain/contracts';
 import { Rpc, type RpcBody, type RpcCtx } from '@xchain/messaging';
-import { QuoteOutcomes } from '../metrics/quote-outcomes';
+import { QuoteOutcomes } from './quote-outcomes';
 import { Valuation } from '../prices/valuation';
 import { QuoteService } from './quote.service';
 

@@ -6,7 +6,7 @@ import type { QuoteResult } from '@xchain/pricing-core';
 import { FakeClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { hexToBigInt, zeroAddress } from 'viem';
-import type { EtaService } from '../orders/eta.service';
+import type { EtaService } from '../eta/eta.service';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import type { Executability, ExecutabilityQuery } from './executability';
 import type { TokenPermitReader } from './permit-reader';

@@ -15,7 +15,7 @@ import { QuoteDays, postgresQuoteDays } from './quote-days';
 import { QuotePurge, postgresQuotePurge } from './quote-purge';
 import { QuoteRepository } from './quote.repository';
 import { QuoteWriter, postgresQuoteWriter } from './quote-writer';
-import { loadQuotingConfig, poolModelOf, type QuotingConfig } from './quoting-config';
+import { loadQuotingConfig, poolModelOf, type QuotingConfig } from '../quoting-config';
 import { SVM_BLOCKHASH, SolanaBlockhashes } from './svm-blockhash';
 import { SWAP_PRICING, SwapPricing } from './swap-pricing';
 

@@ -4,7 +4,7 @@ import { HealthRegistry } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import type { PriceBook } from '../prices/price-book';
 import { QuotePipeline } from '../quoting/quote-pipeline';
-import type { QuotingConfig } from '../quoting/quoting-config';
+import type { QuotingConfig } from '../quoting-config';
 import type { SponsorFunding } from '../quoting/sponsor-funding';
 import type { SwapPricing } from '../quoting/swap-pricing';
 import { RegistryCache } from './registry-cache';

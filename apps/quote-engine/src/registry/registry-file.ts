@@ -1,5 +1,5 @@
 import { AmountString, ChainName, TokenTier, Uint64String } from '@xchain/contracts';
-import { normaliseAddress } from '../quoting/addresses';
+import { normaliseAddress } from './addresses';
 import { z } from 'zod';
 
 /** An https (or, for a local explorer, http) URL template holding `{tx}` once. */

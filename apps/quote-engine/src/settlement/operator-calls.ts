@@ -6,12 +6,11 @@ import { type Hex, getAddress, isAddress } from 'viem';
 import type { ChainInfo, RegistryCache } from '../registry/registry-cache';
 import type { SettlementStep } from './settlement.repository';
 
+import { tokenKey } from '../registry/addresses';
+
 export type OperatorCall = SendOperatorTxRequest['call'];
 
-/** A token as settlement and inventory key it: an EVM address in lower case, a Solana mint (or SOL's System id) as is. */
-export function tokenKey(vm: 'evm' | 'svm', token: string): string {
-  return vm === 'evm' ? token.toLowerCase() : token;
-}
+export { tokenKey } from '../registry/addresses';
 
 /** The destination token of an order, as `tokenKey` gives it. */
 export function dstTokenKey(vm: 'evm' | 'svm', order: Order, wire: OrderWire): string {

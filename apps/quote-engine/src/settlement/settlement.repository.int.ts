@@ -6,6 +6,7 @@ import { ROOT } from '@xchain/stack';
 import { claimBatchKey } from '@xchain/svm-orders';
 import { Pool } from 'pg';
 import { SettlementRepository } from './settlement.repository';
+import { InventoryRepository } from '../inventory/inventory.repository';
 
 jest.setTimeout(60_000);
 
@@ -52,8 +53,9 @@ describe('settlement decisions on PostgreSQL', () => {
     );
     expect(rows[0]).toEqual({ reserved: '300', n: '3' });
     // What the inventory reads back: per token, and every token's at once.
-    expect(await a.reservedBy('arbitrum', TOKEN)).toBe(300n);
-    expect(await a.reservedAll()).toEqual(new Map([[`arbitrum:${TOKEN}`, 300n]]));
+    const inventory = new InventoryRepository(dbs[0]!);
+    expect(await inventory.reservedBy('arbitrum', TOKEN)).toBe(300n);
+    expect(await inventory.reservedAll()).toEqual(new Map([[`arbitrum:${TOKEN}`, 300n]]));
     const refunds = await pool.query("SELECT step, reason FROM settlements WHERE decision = 'refund'");
     expect(refunds.rows).toHaveLength(9);
     expect(refunds.rows.every((r) => r.step === 'cancel' && r.reason === 'INVENTORY')).toBe(true);

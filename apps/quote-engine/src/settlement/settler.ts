@@ -16,7 +16,7 @@ import { Clock, LOGGER, Periodic, SystemClock, token } from '@xchain/service-kit
 import type { Logger } from '@xchain/telemetry';
 import { OrderUpdates } from '../orders/order-updates';
 import { RegistryCache } from '../registry/registry-cache';
-import { InventoryBook } from './inventory-book';
+import { InventoryBook } from '../inventory/inventory-book';
 import { type OperatorCall, claimBatchId, claimCall, dstTokenKey, operatorCall } from './operator-calls';
 import { PassWarnings } from './pass-warnings';
 import { screen } from './screen';

@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient, StrayDeposit } from '@xchain/quote-engine-db';
-import type { StrayReason } from '../chain/solana-step-check';
 import { DB } from '../db.providers';
+
+/** Why a deposit into the vault is not an order's deposit (kept on its `stray_deposits` row). */
+export type StrayReason = 'NO_QUOTE' | 'AFTER_RETENTION' | 'WRONG_TOKEN' | 'WRONG_AMOUNT' | 'MISMATCH';
 
 /** A deposit into the vault that matched no retained quote, as the Solana watcher read it. */
 export interface NewStrayDeposit {

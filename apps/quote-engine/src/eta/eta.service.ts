@@ -1,18 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
+import { FulfillmentSampleRepository } from './fulfillment-sample.repository';
 import { type EtaEstimate, estimateEta } from './eta-stats';
-import { ETA_CONFIG } from '../config.tokens';
+import { ETA_CONFIG, type EtaConfig } from '../config.tokens';
 
 export type RouteType = 'same_chain_swap' | 'cross_chain';
-
-export interface EtaConfig {
-  windowHours: number;
-  minSamples: number;
-  refreshMs: number;
-}
 
 /**
  * Recent fulfilment times per (source chain, destination chain, route type), held in memory and
@@ -25,7 +18,7 @@ export class EtaService implements OnModuleInit, OnApplicationShutdown {
   private refreshing?: Promise<void>;
 
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(FulfillmentSampleRepository) private readonly samplesDb: FulfillmentSampleRepository,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(ETA_CONFIG) private readonly config: EtaConfig,
     @Inject(Clock) private readonly clock: Clock,
@@ -55,12 +48,7 @@ export class EtaService implements OnModuleInit, OnApplicationShutdown {
 
   private async load(): Promise<void> {
     const since = new Date(this.clock.nowMs() - this.config.windowHours * 3600_000);
-    const rows = await this.db.fulfillmentSample.findMany({
-      where: { fulfilledAt: { gte: since } },
-      select: { srcChain: true, dstChain: true, routeType: true, secs: true },
-      orderBy: { fulfilledAt: 'desc' },
-      take: 50_000,
-    });
+    const rows = await this.samplesDb.since(since, 50_000);
     const next = new Map<string, number[]>();
     for (const r of rows) {
       const k = key(r.srcChain, r.dstChain, r.routeType);

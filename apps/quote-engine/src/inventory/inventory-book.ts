@@ -3,10 +3,10 @@ import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency, unreachableDependency } from '@xchain/messaging';
 import { Clock, LOGGER, Metrics, Periodic, SystemClock, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import type { QuotingConfig } from '../quoting/quoting-config';
+import type { QuotingConfig } from '../quoting-config';
 import { RegistryCache } from '../registry/registry-cache';
-import { tokenKey } from './operator-calls';
-import { SettlementRepository } from './settlement.repository';
+import { tokenKey } from '../registry/addresses';
+import { InventoryRepository } from './inventory.repository';
 import { QUOTING_CONFIG } from '../config.tokens';
 
 export const INVENTORY_CONFIG = token<InventoryConfig>('INVENTORY_CONFIG');
@@ -45,7 +45,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'listTokens' | 'chain' | 'token'>,
-    @Inject(SettlementRepository) private readonly repo: Pick<SettlementRepository, 'reservedBy' | 'reservedAll'>,
+    @Inject(InventoryRepository) private readonly repo: Pick<InventoryRepository, 'reservedBy' | 'reservedAll'>,
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,

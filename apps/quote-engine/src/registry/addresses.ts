@@ -19,3 +19,8 @@ function isSvmAddress(address: string): boolean {
     return false;
   }
 }
+
+/** A token as settlement and inventory key it: an EVM address in lower case, a Solana mint (or SOL's System id) as is. */
+export function tokenKey(vm: 'evm' | 'svm', token: string): string {
+  return vm === 'evm' ? token.toLowerCase() : token;
+}

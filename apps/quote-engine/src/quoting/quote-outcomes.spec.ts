@@ -1,7 +1,7 @@
 import { RpcError } from '@xchain/contracts';
 import { Metrics } from '@xchain/service-kit';
 import { Registry } from 'prom-client';
-import { invalid } from '../quoting/quote-errors';
+import { invalid } from './quote-errors';
 import { QuoteOutcomes, quoteOutcomeOf } from './quote-outcomes';
 
 describe('quote outcomes', () => {
