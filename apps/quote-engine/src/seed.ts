@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { openDb } from './db.providers';
 import { parseRegistryFile } from './registry/registry-file';
-import { seedRegistry } from './registry/registry-seeder';
+import { RegistryRepository } from './registry/registry.repository';
 
 /** Operator command: `node dist/apps/quote-engine/src/seed.js [registry.json]` with DATABASE_URL set. */
 async function main(): Promise<void> {
@@ -10,9 +10,9 @@ async function main(): Promise<void> {
   const url = process.env['DATABASE_URL'];
   if (!url) throw new Error('DATABASE_URL is not set');
   const registry = parseRegistryFile(JSON.parse(await readFile(file, 'utf8')));
-  const db = createQuoteEngineDb(url, 2);
+  const db = openDb(url, 2);
   try {
-    console.log(JSON.stringify({ seeded: file, ...(await seedRegistry(db, registry)) }));
+    console.log(JSON.stringify({ seeded: file, ...(await new RegistryRepository(db).seed(registry)) }));
   } finally {
     await db.$disconnect();
   }

@@ -16,7 +16,8 @@ import { OrderEventsConsumer } from '../orders/order-events.consumer';
 import { OrderEventRepository } from '../orders/order-event.repository';
 import type { ChainInfo } from '../registry/registry-cache';
 import { ReplacedChainGuard } from './chain-replaced';
-import { sqlChainSteps } from './chain-steps';
+import { ChainCursorRepository } from './chain-cursor.repository';
+import { sqlChainSteps } from './chain-steps.repository';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
@@ -110,7 +111,7 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
       { register: () => undefined },
       log,
       sqlChainSteps(db),
-      new ReplacedChainGuard(db, log),
+      new ReplacedChainGuard(new ChainCursorRepository(db), log),
     );
     watchers.onApplicationBootstrap();
   };

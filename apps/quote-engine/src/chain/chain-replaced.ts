@@ -1,6 +1,6 @@
 import type { ChainHead, ReplacedChainCheck } from '@xchain/chain-watch';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import type { Logger } from '@xchain/telemetry';
+import type { ChainCursorRepository } from './chain-cursor.repository';
 
 /**
  * A deposit watcher's guard against a chain replaced under its saved position (a devnet started
@@ -20,14 +20,14 @@ import type { Logger } from '@xchain/telemetry';
  */
 export class ReplacedChainGuard implements ReplacedChainCheck {
   constructor(
-    private readonly db: PrismaClient,
+    private readonly cursors: Pick<ChainCursorRepository, 'position' | 'rememberHash' | 'rewind'>,
     private readonly log: Pick<Logger, 'warn'>,
     /** How far below the replacement point reading starts again; default max(64, 4 × the watcher's depth), as the re-check. */
     private readonly recheckBlocks?: number,
   ) {}
 
   async beforePass(name: string, chain: ChainHead, head: bigint, safeHead: bigint): Promise<void> {
-    const row = await this.db.chainCursor.findUnique({ where: { name } });
+    const row = await this.cursors.position(name);
     if (!row) return;
     const blockHash = chain.blockHash?.bind(chain);
     let reason: string | undefined;
@@ -40,25 +40,14 @@ export class ReplacedChainGuard implements ReplacedChainCheck {
     if (!reason) {
       if (blockHash && row.block >= 0n && row.block !== row.hashBlock) {
         const hash = (await blockHash(row.block)).toLowerCase();
-        await this.db.chainCursor.updateMany({ where: { name, block: row.block }, data: { hashBlock: row.block, blockHash: hash } });
+        await this.cursors.rememberHash(name, row.block, hash);
       }
       return;
     }
     const window = BigInt(this.recheckBlocks ?? Math.max(64, 4 * Number(head - safeHead)));
     const from = (row.block < safeHead ? row.block : safeHead) - window;
     const to = from < -1n ? -1n : from;
-    const setAside = await this.db.$transaction(async (t) => {
-      await t.chainCursor.update({
-        where: { name },
-        data: { block: to < row.block ? to : row.block, hashBlock: null, blockHash: null, updatedAt: new Date() },
-      });
-      if (!gone) return 0;
-      const r = await t.chainStep.updateMany({
-        where: { watcher: name, blockNumber: { gt: to }, withdrawnAt: null, chainReplacedAt: null },
-        data: { chainReplacedAt: new Date() },
-      });
-      return r.count;
-    });
+    const setAside = await this.cursors.rewind(name, to < row.block ? to : row.block, gone ? to : undefined);
     this.log.warn(
       { watcher: name, head: head.toString(), was: row.block.toString(), now: to.toString(), steps_set_aside: setAside, why: reason },
       'chain replaced under the watcher (a devnet started afresh or a reorg past the depth): reading again from the new chain',

@@ -1,27 +1,17 @@
 import type { Provider } from '@nestjs/common';
-import { httpSolanaChain, sqlCursorStore } from '@xchain/chain-watch';
+import { httpSolanaChain } from '@xchain/chain-watch';
 import type { NatsConnection } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import type { QuoteEngineEnv } from '../env';
 import { ReplacedChainGuard } from './chain-replaced';
-import { CHAIN_STEPS, sqlChainSteps } from './chain-steps';
-import { ORDER_PARTIES, sqlOrderParties } from './order-parties';
+import { ChainCursorRepository, chainStoreProviders } from './chain-cursor.repository';
 import { rpcDepositChain } from './deposit-chain';
-import {
-  CHAIN_CURSORS,
-  DEPOSIT_CHAINS,
-  DEPOSIT_WATCH_CONFIG,
-  DepositWatchers,
-  type DepositWatchConfig,
-  REPLACED_CHAINS,
-} from './deposit-watchers';
+import { DEPOSIT_CHAINS, DEPOSIT_WATCH_CONFIG, DepositWatchers, type DepositWatchConfig, REPLACED_CHAINS } from './deposit-watchers';
 import { ORDER_EVENT_PUBLISHER, jetStreamOrderEventPublisher } from './order-event-publisher';
 import { storedQuoteLookup } from './solana-quotes';
 import { QuoteRepository } from '../quoting/quote.repository';
-import { SOLANA_CHAIN, SOLANA_CURSORS, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
+import { SOLANA_CHAIN, SOLANA_QUOTES, SOLANA_WATCH_CONFIG, SolanaWatcher, type SolanaWatchConfig } from './solana-watcher';
 
 /** The deposit watchers and what they stand on (RPCs, cursors in `chain_cursors`, JetStream). */
 export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
@@ -41,10 +31,12 @@ export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
       confirmations: env.CHAIN_CONFIRMATIONS,
     } satisfies DepositWatchConfig,
   },
-  { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
-  { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
-  { provide: ORDER_PARTIES, inject: [DB], useFactory: (db: PrismaClient) => sqlOrderParties(db) },
-  { provide: REPLACED_CHAINS, inject: [DB, LOGGER], useFactory: (db: PrismaClient, log: Logger) => new ReplacedChainGuard(db, log) },
+  ...chainStoreProviders,
+  {
+    provide: REPLACED_CHAINS,
+    inject: [ChainCursorRepository, LOGGER],
+    useFactory: (cursors: ChainCursorRepository, log: Logger) => new ReplacedChainGuard(cursors, log),
+  },
   {
     provide: ORDER_EVENT_PUBLISHER,
     inject: [NATS],
@@ -65,7 +57,6 @@ export const chainProviders = (env: QuoteEngineEnv): Provider[] => [
       ...(env.SOLANA_WATCH_START_SLOT !== undefined ? { startSlot: env.SOLANA_WATCH_START_SLOT } : {}),
     } satisfies SolanaWatchConfig,
   },
-  { provide: SOLANA_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
   { provide: SOLANA_QUOTES, inject: [QuoteRepository], useFactory: (quotes: QuoteRepository) => storedQuoteLookup(quotes) },
   SolanaWatcher,
 ];

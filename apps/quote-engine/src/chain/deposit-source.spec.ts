@@ -1,6 +1,6 @@
 import { OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { type Address, type Hex, pad } from 'viem';
-import type { ChainStepStore, PublishedStep } from './chain-steps';
+import type { ChainStepStore, PublishedStep } from './chain-steps.repository';
 import type { DepositChain, RouterLog } from './deposit-chain';
 import { depositSource } from './deposit-source';
 import type { OrderEventPublisher } from './order-event-publisher';

@@ -1,10 +1,10 @@
 import type { HandledStep, LogSource } from '@xchain/chain-watch';
 import type { OrderEvent } from '@xchain/contracts';
 import type { Address } from 'viem';
-import type { ChainStepStore } from './chain-steps';
+import type { ChainStepStore } from './chain-steps.repository';
 import type { DepositChain, RouterLog } from './deposit-chain';
 import type { OrderEventPublisher } from './order-event-publisher';
-import type { OrderParties } from './order-parties';
+import type { OrderParties } from './order-parties.repository';
 
 /** The watcher name, which keys its saved position: a new router starts a new position. */
 export function depositWatcherName(chainName: string, router: Address): string {

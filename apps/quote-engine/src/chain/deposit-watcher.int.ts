@@ -20,7 +20,8 @@ import { OrderRepository } from '../orders/order.repository';
 import { OrderViewService } from '../orders/order-view.service';
 import type { ChainInfo } from '../registry/registry-cache';
 import { ReplacedChainGuard } from './chain-replaced';
-import { sqlChainSteps } from './chain-steps';
+import { ChainCursorRepository } from './chain-cursor.repository';
+import { sqlChainSteps } from './chain-steps.repository';
 import { rpcDepositChain } from './deposit-chain';
 import { DepositWatchers } from './deposit-watchers';
 import { jetStreamOrderEventPublisher } from './order-event-publisher';
@@ -101,7 +102,7 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       silent,
       sqlChainSteps(db),
       // As in the service: a reorg past the depth (below) moves the position back, and the re-check still withdraws.
-      new ReplacedChainGuard(db, silent),
+      new ReplacedChainGuard(new ChainCursorRepository(db), silent),
     );
     watchers.push(w);
     return w;

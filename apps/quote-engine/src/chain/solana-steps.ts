@@ -5,7 +5,7 @@ import type { OrderEventPublisher } from './order-event-publisher';
 import type { SignatureEntry, SolanaChain } from '@xchain/chain-watch';
 import type { NewStrayDeposit } from '../settlement/stray-deposits.repository';
 import { type StoredQuote, checkSolanaStep } from './solana-step-check';
-import type { OrderParties } from './order-parties';
+import type { OrderParties } from './order-parties.repository';
 
 /** The stored quotes, by hash (the quote-engine's database). */
 export interface QuoteLookup {

@@ -8,7 +8,7 @@ import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-p
 import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 import { solanaCursorName } from './solana-address-reader';
 import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
-import { ORDER_PARTIES, type OrderParties } from './order-parties';
+import { ORDER_PARTIES, type OrderParties } from './order-parties.repository';
 import { type QuoteLookup, solanaStepHandler } from './solana-steps';
 
 export const SOLANA_CHAIN = token<SolanaChain | null>('SOLANA_CHAIN');

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  Code,
-  ORDER_UPDATES_STREAM_DEF,
-  RpcError,
-  type OrderStatus,
-  type OrderUpdate,
-  orderUpdateSubject,
-} from '@xchain/contracts';
+import { Code, ORDER_UPDATES_STREAM_DEF, RpcError, type OrderStatus, type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
 import { Clock, LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';

@@ -4,7 +4,7 @@ import type { Logger } from '@xchain/telemetry';
 import { ensureQuoteDays, quoteRow } from '../quoting/quote-row.testing';
 import { QuoteRepository } from '../quoting/quote.repository';
 import { type QuoteWriter, postgresQuoteWriter } from '../quoting/quote-writer';
-import { sqlOrderParties } from '../chain/order-parties';
+import { sqlOrderParties } from '../chain/order-parties.repository';
 import { OrderRepository, ensureOrder } from './order.repository';
 
 jest.setTimeout(30_000);

@@ -1,25 +1,11 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { Pool } from 'pg';
+import { type QuoteDayStore, postgresQuoteDayStore } from './quote-storage.repository';
+
+export type { QuoteDayStore } from './quote-storage.repository';
 
 const DAY_MS = 86_400_000;
-
-/** The days of `quotes` (one partition each, by the UTC day of `retained_until`) as the database holds them. */
-export interface QuoteDayStore {
-  /** The days that have a partition, as `YYYY-MM-DD`, oldest first. */
-  days(): Promise<string[]>;
-  /** Makes the day's partition unless it exists; true when it made it. */
-  ensure(day: string): Promise<boolean>;
-  /** Detaches the day's partition from `quotes` (a catalog change, `quotes` locked for milliseconds); true when it was attached. */
-  detach(day: string): Promise<boolean>;
-  /** Drops a detached day and every quote in it (locks nothing the writers use); true when there was one. */
-  drop(day: string): Promise<boolean>;
-  /** Days detached and not dropped yet (a run cut short between the two). */
-  detached(): Promise<string[]>;
-  /** The expiry sweep's position (quotes that are no order and whose retention ended before it were pushed `expired`). */
-  sweptUntil(): Promise<Date | undefined>;
-}
 
 export interface QuoteDaysOptions {
   intervalMs: number;
@@ -122,24 +108,6 @@ export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
 
 /** The upkeep's own connection (the functions of migration 20261213100000_quotes_by_day do the DDL as its owner). */
 export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, log: Logger): QuoteDays {
-  const pool = new Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 5000, options: '-c statement_timeout=30000' });
-  pool.on('error', (err) => log.warn({ err: err.message }, 'quote days connection lost'));
-  const store: QuoteDayStore = {
-    days: async () =>
-      (await pool.query<{ day: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS day FROM quote_days() AS d`)).rows.map((r) => r.day),
-    ensure: async (day) => (await pool.query<{ made: boolean }>('SELECT quote_day_ensure($1::date) AS made', [day])).rows[0]!.made,
-    detach: async (day) => (await pool.query<{ done: boolean }>('SELECT quote_day_detach($1::date) AS done', [day])).rows[0]!.done,
-    drop: async (day) => (await pool.query<{ dropped: boolean }>('SELECT quote_day_drop($1::date) AS dropped', [day])).rows[0]!.dropped,
-    detached: async () =>
-      (await pool.query<{ day: string }>(`SELECT to_char(d, 'YYYY-MM-DD') AS day FROM quote_days_detached() AS d`)).rows.map((r) => r.day),
-    sweptUntil: async () =>
-      (await pool.query<{ at: Date }>(`SELECT retained_until AS at FROM quote_expiry_sweep WHERE name = 'expired'`)).rows[0]?.at,
-  };
-  return new QuoteDays(
-    store,
-    opts,
-    log,
-    () => Date.now(),
-    () => pool.end(),
-  );
+  const { store, close } = postgresQuoteDayStore(databaseUrl, log);
+  return new QuoteDays(store, opts, log, () => Date.now(), close);
 }

@@ -1,7 +1,9 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { Pool } from 'pg';
+import { type PurgeStatement, postgresPurgeStatement } from './quote-storage.repository';
+
+export type { PurgeStatement } from './quote-storage.repository';
 
 export interface QuotePurgeOptions {
   /** Pause between the end of one run and the start of the next. */
@@ -19,9 +21,6 @@ export interface PurgeRun {
   deleted: number;
   statements: number[];
 }
-
-/** Deletes up to `limit` rows past their retention and grace; answers how many it deleted. */
-export type PurgeStatement = (limit: number) => Promise<number>;
 
 /**
  * Orders (quotes seen used: issue 45) past `retained_until` and the grace after it are nobody's business any more (GetQuote
@@ -87,26 +86,8 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** Any `limit` orders past retention and grace, deposited, told `expired` or `failed` (which ones first does not matter: all of them go). */
-const PURGE_ORDERS = {
-  name: 'orders_purge_v1',
-  text: `DELETE FROM orders WHERE quote_hash IN (
-  SELECT q.quote_hash FROM orders q
-  WHERE q.retained_until < now() - make_interval(secs => $2)
-    AND (EXISTS (SELECT 1 FROM order_events e WHERE e.quote_hash = q.quote_hash)
-      OR q.failed_at IS NOT NULL
-      OR EXISTS (SELECT 1 FROM order_view_pushes p WHERE p.quote_hash = q.quote_hash AND p.status = 'expired' AND p.pending IS NULL))
-  LIMIT $1 FOR UPDATE OF q SKIP LOCKED)`,
-};
-
 /** The purge's own connection to the quote-engine database, with the statement timeout set on it. */
 export function postgresQuotePurge(databaseUrl: string, opts: QuotePurgeOptions, log: Logger): QuotePurge {
-  const pool = new Pool({
-    connectionString: databaseUrl,
-    max: 1,
-    connectionTimeoutMillis: 5000,
-    options: `-c statement_timeout=${opts.statementTimeoutMs}`,
-  });
-  pool.on('error', (err) => log.warn({ err: err.message }, 'quote purge connection lost'));
-  const purge: PurgeStatement = async (limit) => (await pool.query({ ...PURGE_ORDERS, values: [limit, opts.graceSecs] })).rowCount ?? 0;
-  return new QuotePurge(purge, opts, log, () => pool.end());
+  const { purge, close } = postgresPurgeStatement(databaseUrl, opts, log);
+  return new QuotePurge(purge, opts, log, close);
 }

@@ -1,31 +1,8 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
-import { databaseUnavailable } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
-import { Pool } from 'pg';
+import { type QuoteRow, type QuoteSink, postgresQuoteSink } from './quote-storage.repository';
 
-/** One row of `quotes` (created_at is the database's clock). */
-export interface QuoteRow {
-  quoteHash: string;
-  kind: string;
-  srcChain: string;
-  dstChain: string;
-  routeType: string;
-  gasless: boolean;
-  sponsorFees: boolean;
-  callerKind: string;
-  apiKeyId: string | null;
-  partnerId: string | null;
-  order: unknown;
-  /** The answer without its order, which `order` holds (see stored-response.ts). */
-  response: unknown;
-  expiresAt: Date;
-  retainedUntil: Date;
-}
-
-/** Where a batch goes: one statement, committed when it resolves. */
-export interface QuoteSink {
-  insert(rows: readonly QuoteRow[]): Promise<void>;
-}
+export type { QuoteRow, QuoteSink } from './quote-storage.repository';
 
 interface Waiting {
   row: QuoteRow;
@@ -57,11 +34,6 @@ export interface PostgresQuoteWriterOptions extends QuoteWriterOptions {
   /** Server-side limit on each INSERT; past it the batch fails as the database being unavailable. */
   statementTimeoutMs: number;
 }
-
-/** SQLSTATE of a statement cancelled, here by `statement_timeout`. */
-const QUERY_CANCELED = '57014';
-/** SQLSTATE of a row no partition takes (`quotes` has no day for its retained_until yet). */
-const CHECK_VIOLATION = '23514';
 
 /**
  * Group commit for stored quotes: a quote that arrives while statements are in flight waits for
@@ -162,42 +134,6 @@ export class QuoteWriter implements OnApplicationShutdown {
 }
 
 /**
- * One statement text for any batch size, prepared once per connection and only bound after that:
- * the whole batch is one JSON array, turned into rows by PostgreSQL (`json_to_recordset`: the text
- * is only checked, no jsonb is built). Each quote's order and response travel inside it as its
- * `body`, encoded once and stored as that text. (Arrays unnested into rows
- * would cost the driver an array-literal escape of every JSON text; a VALUES list per batch size
- * binds n × 14 parameters.) The rows go to their day's partition of `quotes`, whose one index is
- * the hash index on quote_hash (and a BRIN on retained_until, a few pages a day).
- */
-const INSERT_QUOTES = {
-  name: 'quotes_insert_v5',
-  text: `INSERT INTO quotes (quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, expires_at, retained_until, body)
-SELECT quote_hash, kind, src_chain, dst_chain, route_type, gasless, sponsor_fees, caller_kind, api_key_id, partner_id, expires_at, retained_until, body
-FROM json_to_recordset($1::json) AS r(quote_hash text, kind text, src_chain text, dst_chain text, route_type text, gasless boolean, sponsor_fees boolean, caller_kind text, api_key_id text, partner_id text, expires_at timestamptz, retained_until timestamptz, body json)`,
-};
-
-function batchJson(rows: readonly QuoteRow[]): string {
-  return JSON.stringify(
-    rows.map((r) => ({
-      quote_hash: r.quoteHash,
-      kind: r.kind,
-      src_chain: r.srcChain,
-      dst_chain: r.dstChain,
-      route_type: r.routeType,
-      gasless: r.gasless,
-      sponsor_fees: r.sponsorFees,
-      caller_kind: r.callerKind,
-      api_key_id: r.apiKeyId,
-      partner_id: r.partnerId,
-      expires_at: r.expiresAt.toISOString(),
-      retained_until: r.retainedUntil.toISOString(),
-      body: { o: r.order, r: r.response },
-    })),
-  );
-}
-
-/**
  * The writer's own connections to the quote-engine database. `synchronous_commit=on` on them
  * whatever the server's default: a commit returns only once its WAL is written out, so a quote
  * answered survives kill -9 of PostgreSQL too (and of this process: nothing is answered before).
@@ -213,30 +149,6 @@ export function postgresQuoteWriter(
   /** A row met no day of `quotes` (QuoteDays.kick): the upkeep is asked to run at once. */
   onMissingDay: () => void = () => undefined,
 ): QuoteWriter {
-  const pool = new Pool({
-    connectionString: databaseUrl,
-    max: opts.maxInFlight,
-    connectionTimeoutMillis: 5000,
-    options: `-c synchronous_commit=on -c statement_timeout=${Math.max(1, Math.floor(opts.statementTimeoutMs))}`,
-  });
-  // An idle connection dropped by the server (a restart) must not take the service down.
-  pool.on('error', (err) => log.warn({ err: err.message }, 'quote writer connection lost'));
-  const sink: QuoteSink = {
-    insert: async (rows) => {
-      try {
-        await pool.query({ ...INSERT_QUOTES, values: [batchJson(rows)] });
-      } catch (err) {
-        const code = (err as { code?: unknown } | null)?.code;
-        if (code === CHECK_VIOLATION) {
-          log.warn({ rows: rows.length, err: (err as Error).message }, 'quote insert found no day for its quotes; making days');
-          onMissingDay();
-          throw databaseUnavailable();
-        }
-        if (code !== QUERY_CANCELED) throw err;
-        log.warn({ rows: rows.length, timeoutMs: opts.statementTimeoutMs }, 'quote insert timed out');
-        throw databaseUnavailable();
-      }
-    },
-  };
-  return new QuoteWriter(sink, opts, () => pool.end());
+  const { sink, close } = postgresQuoteSink(databaseUrl, opts, log, onMissingDay);
+  return new QuoteWriter(sink, opts, close);
 }

@@ -7,6 +7,7 @@ import { QuotePipeline } from '../quoting/quote-pipeline';
 import type { QuotingConfig } from '../quoting-config';
 import type { SponsorFunding } from '../quoting/sponsor-funding';
 import type { SwapPricing } from '../quoting/swap-pricing';
+import { RegistryRepository } from './registry.repository';
 import { RegistryCache } from './registry-cache';
 
 const chainRow = {
@@ -83,7 +84,7 @@ describe('RegistryCache when its load fails or finds nothing', () => {
   function setup() {
     const { db, state } = fakeDb();
     const health = new HealthRegistry('quote-engine');
-    const cache = new RegistryCache(db, log, 5000, health);
+    const cache = new RegistryCache(new RegistryRepository(db), log, 5000, health);
     const pipeline = new QuotePipeline(
       cache,
       {} as PriceBook,
@@ -200,7 +201,7 @@ describe('RegistryCache token lookups', () => {
       { ...tokenRow, address: usdc, symbol: 'USDC', decimals: 6, coingeckoId: 'usd-coin' },
       { ...tokenRow, chainName: 'solana', address: mint, symbol: 'USDC', decimals: 6, coingeckoId: 'usd-coin' },
     ];
-    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    const cache = new RegistryCache(new RegistryRepository(db), log, 5000, new HealthRegistry('quote-engine'));
     await cache.reload();
     return cache;
   }
@@ -233,7 +234,7 @@ describe('RegistryCache change notice', () => {
     const { db, state } = fakeDb();
     state.chains = [chainRow];
     state.tokens = [tokenRow];
-    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    const cache = new RegistryCache(new RegistryRepository(db), log, 5000, new HealthRegistry('quote-engine'));
     const changed = jest.fn();
     cache.onListsChanged(changed);
     await cache.reload();
@@ -256,7 +257,7 @@ describe('RegistryCache change notice', () => {
     const { db, state } = fakeDb();
     state.chains = [chainRow];
     state.tokens = [tokenRow];
-    const cache = new RegistryCache(db, log, 5000, new HealthRegistry('quote-engine'));
+    const cache = new RegistryCache(new RegistryRepository(db), log, 5000, new HealthRegistry('quote-engine'));
     const changed = jest.fn();
     cache.onListsChanged(() => {
       throw new Error('bus closed');

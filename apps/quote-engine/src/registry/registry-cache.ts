@@ -1,11 +1,10 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { RpcError, type Chain, type ListChainsResponse, type ListTokensResponse, type Token } from '@xchain/contracts';
 import { isEvmAddress } from '@xchain/order-codec';
-import type { PrismaClient } from '@xchain/quote-engine-db';
 import { HealthRegistry, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { REGISTRY_REFRESH_MS } from '../config.tokens';
+import { RegistryRepository } from './registry.repository';
 
 export interface ChainInfo {
   name: string;
@@ -61,7 +60,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   private readonly listsChanged: (() => void)[] = [];
 
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(RegistryRepository) private readonly tables: Pick<RegistryRepository, 'lists'>,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(REGISTRY_REFRESH_MS) private readonly refreshMs: number,
     @Inject(HealthRegistry) health: HealthRegistry,
@@ -121,11 +120,7 @@ export class RegistryCache implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async load(): Promise<void> {
-    // Ordered as the lists are served (chain id; chain, symbol, address in the database's collation).
-    const [chains, tokens] = await Promise.all([
-      this.db.chain.findMany({ orderBy: { chainId: 'asc' } }),
-      this.db.token.findMany({ where: { listed: true }, orderBy: [{ chainName: 'asc' }, { symbol: 'asc' }, { address: 'asc' }] }),
-    ]);
+    const [chains, tokens] = await this.tables.lists();
     const nextChains = new Map<string, ChainInfo>();
     for (const c of chains) {
       nextChains.set(c.name, {
