@@ -1,15 +1,15 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { type GaslessOrder, type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders, databaseProviders } from '@xchain/service-kit';
+import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
 import { RelayChains } from './chain/relay-chains';
+import { dbProviders } from './db.providers';
 import type { RelayerEnv } from './env';
 import { OperatorTxs } from './operator/operator-txs';
 import { SvmOperatorTxs } from './operator/svm-operator-txs';
-import { OrderRepository } from './orders/order.repository';
+import { type GaslessOrder, OrderRepository } from './orders/order.repository';
 import { STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
@@ -21,7 +21,7 @@ import { Sweeper } from './relay/sweeper';
 import { Tracker } from './relay/tracker';
 import { RelayerHandlers } from './relayer.handlers';
 import { RelayerLifecycle } from './relayer.lifecycle';
-import { DB, SVM_PARTS, type SvmParts } from './relayer.tokens';
+import { SVM_PARTS, type SvmParts } from './relayer.tokens';
 import { SubmitService } from './submit/submit.service';
 import { solanaHealth } from './svm/solana-health';
 import { SolanaRpc } from './svm/solana-rpc';
@@ -37,7 +37,7 @@ export class GaslessRelayerModule {
       controllers: [HealthController, RelayerHandlers],
       providers: [
         ...serviceProviders('gasless-relayer', env),
-        ...databaseProviders(DB, () => createGaslessRelayerDb(env.DATABASE_URL, env.DATABASE_POOL_SIZE)),
+        ...dbProviders(env.DATABASE_URL, env.DATABASE_POOL_SIZE),
         ...relayerProviders(env),
         RelayerLifecycle,
       ],
@@ -49,7 +49,7 @@ export class GaslessRelayerModule {
 function relayerProviders(env: RelayerEnv): Provider[] {
   return [
     { provide: RelayChains, useFactory: () => new RelayChains(env) },
-    { provide: OrderRepository, inject: [DB], useFactory: (db: PrismaClient) => new OrderRepository(db) },
+    OrderRepository,
     {
       provide: StatusEvents,
       inject: [NATS, LOGGER, Clock],
@@ -57,10 +57,10 @@ function relayerProviders(env: RelayerEnv): Provider[] {
     },
     {
       provide: ChainReplacement,
-      inject: [DB, LOGGER, Lanes, ModuleRef],
+      inject: [OrderRepository, LOGGER, Lanes, ModuleRef],
       // A chain replaced under us (a devnet started afresh): the wallet forgets its nonces, its unmined orders are sent again.
-      useFactory: (db: PrismaClient, log: Logger, lanes: Lanes, refs: ModuleRef) =>
-        new ChainReplacement(db, log, async (chain, wallet, requeued) => {
+      useFactory: (orders: OrderRepository, log: Logger, lanes: Lanes, refs: ModuleRef) =>
+        new ChainReplacement(orders, log, async (chain, wallet, requeued) => {
           refs.get(NonceBook).reset(chain, wallet);
           for (const q of requeued) await lanes.enqueue(chain, wallet, q).catch(() => undefined); // else the sweeper does
         }),

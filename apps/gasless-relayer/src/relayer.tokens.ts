@@ -1,10 +1,7 @@
-import type { PrismaClient } from '@xchain/gasless-relayer-db';
 import { type HealthCheck, token } from '@xchain/service-kit';
 import type { SvmOperatorTxs } from './operator/svm-operator-txs';
 import type { SvmRelay } from './svm/svm-relay';
 import type { SvmSubmit } from './svm/svm-submit';
-
-export const DB = token<PrismaClient>('DB');
 
 /**
  * Solana's parts, built together (each calls the other): the operator's transactions always (they

@@ -5,6 +5,7 @@ import { AccountsHandlers } from './accounts/accounts.handlers';
 import { AccountsRepository } from './accounts/accounts.repository';
 import { AccountsService } from './accounts/accounts.service';
 import { KeysRepository } from './accounts/keys.repository';
+import { ChainCursorsRepository } from './chain/chain-cursors.repository';
 import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain/chain-watchers';
 import { rpcEvmChain } from './chain/evm-chain';
 import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
@@ -90,6 +91,7 @@ export class PartnerModule {
         ReferralsRepository,
         VouchersRepository,
         WebhooksRepository,
+        ChainCursorsRepository,
         RegistryClient,
         AccountsService,
         LedgerService,

@@ -3,7 +3,7 @@ import { AccountsService } from './accounts/accounts.service';
 import { KeysRepository } from './accounts/keys.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
-import { FAKE_TX, newTestService } from './test-support';
+import { FAKE_TX, newTestService } from './test-support.testing';
 
 describe('newTestService', () => {
   it('injects a mock of each class token, a fake clock, and runs a repository transaction on the fake handle', async () => {

@@ -1,10 +1,9 @@
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import { type OperatorTxView, type OrderWire, RpcError } from '@xchain/contracts';
-import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { ChainRpcUnavailableError, isChainRpcUnavailable } from '@xchain/messaging';
-import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
+import { type GaslessOrder, type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import type { SolanaRpc } from '../svm/solana-rpc';
 import {
   type SvmOperatorPlan,

@@ -1,5 +1,9 @@
 import type { GaslessOrderView, GaslessStatus, OperatorTxView } from '@xchain/contracts';
+import { Inject, Injectable } from '@nestjs/common';
 import type { GaslessOrder, Prisma, PrismaClient } from '@xchain/gasless-relayer-db';
+import { DB } from '../db.providers';
+
+export type { GaslessOrder } from '@xchain/gasless-relayer-db';
 
 export type HoldState = 'holding' | 'held' | 'settled' | 'released';
 
@@ -84,8 +88,9 @@ export type OrderWithTxs = GaslessOrder & {
  * (a conditional update that reports whether it happened), so two workers, a retry or a restart
  * can never move an order twice.
  */
+@Injectable()
 export class OrderRepository {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(@Inject(DB) private readonly db: PrismaClient) {}
 
   /** Inserts a queued order; false when one exists for the quote already (the first one stands). */
   async insert(o: NewOrder): Promise<boolean> {
@@ -309,6 +314,59 @@ export class OrderRepository {
   async maxNonce(chain: string, wallet: string): Promise<bigint | undefined> {
     const r = await this.db.gaslessOrder.aggregate({ where: { chain, wallet, chainReplacedAt: null }, _max: { txNonce: true } });
     return r._max.txNonce ?? undefined;
+  }
+
+  /** A wallet's EVM order mined on the highest nonce on a chain (not a chain since replaced): that nonce and its transaction. */
+  lastMined(chain: string, wallet: string): Promise<{ txNonce: bigint | null; minedTxHash: string | null } | null> {
+    return this.db.gaslessOrder.findFirst({
+      where: { chain, wallet, vm: 'evm', chainReplacedAt: null, minedTxHash: { not: null }, txNonce: { not: null } },
+      orderBy: { txNonce: 'desc' },
+      select: { txNonce: true, minedTxHash: true },
+    });
+  }
+
+  /** A wallet's EVM orders submitted on a chain (not a chain since replaced), with their transactions' hashes. */
+  submittedWithTxs(chain: string, wallet: string): Promise<{ quoteHash: string; txNonce: bigint | null; txs: { txHash: string }[] }[]> {
+    return this.db.gaslessOrder.findMany({
+      where: { chain, wallet, vm: 'evm', status: 'submitted', chainReplacedAt: null },
+      select: { quoteHash: true, txNonce: true, txs: { select: { txHash: true } } },
+    });
+  }
+
+  /**
+   * A wallet's state on a replaced chain, reset in one transaction: each of `submitted` still
+   * submitted on its nonce goes back to `queued` without a nonce (`requeued` lists them), and its
+   * finished EVM rows with a nonce keep it as history, `chainReplacedAt` set (`retired` counts them).
+   */
+  resetReplacedChain(
+    chain: string,
+    wallet: string,
+    submitted: readonly { quoteHash: string; txNonce: bigint | null }[],
+    now: Date,
+  ): Promise<{ requeued: string[]; retired: number }> {
+    return this.db.$transaction(async (t) => {
+      const requeued: string[] = [];
+      for (const o of submitted) {
+        // Only as checked: still submitted on the nonce whose transactions the chain does not know.
+        const r = await t.gaslessOrder.updateMany({
+          where: { quoteHash: o.quoteHash, status: 'submitted', txNonce: o.txNonce },
+          data: { status: 'queued', txNonce: null, updatedAt: now },
+        });
+        if (r.count === 1) requeued.push(o.quoteHash);
+      }
+      const retired = await t.gaslessOrder.updateMany({
+        where: {
+          chain,
+          wallet,
+          vm: 'evm',
+          chainReplacedAt: null,
+          txNonce: { not: null },
+          status: { in: ['confirmed', 'failed'] },
+        },
+        data: { chainReplacedAt: now },
+      });
+      return { requeued, retired: retired.count };
+    });
   }
 }
 

@@ -85,7 +85,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
     // Operator rows publish no status events and hold no sponsor money: neither is reached.
     const events = {} as StatusEvents;
     const holds = {} as Holds;
-    const replaced = new ChainReplacement(db, log, async (chain, w, requeued) => {
+    const replaced = new ChainReplacement(orders, log, async (chain, w, requeued) => {
       nonces.reset(chain, w);
       for (const q of requeued) await lanes.enqueue(chain, w, q);
     });

@@ -1,7 +1,7 @@
-import type { PrismaClient } from '@xchain/gasless-relayer-db';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
+import type { OrderRepository } from '../orders/order.repository';
 
 /** What the relayer must do once a wallet's state on a replaced chain was reset: forget its next nonce, send the requeued orders. */
 export type OnChainReset = (chain: string, wallet: Address, requeued: string[]) => Promise<void>;
@@ -36,7 +36,7 @@ export class ChainReplacement {
   private readonly warnedKnown = new Set<string>();
 
   constructor(
-    private readonly db: PrismaClient,
+    private readonly orders: Pick<OrderRepository, 'lastMined' | 'submittedWithTxs' | 'resetReplacedChain'>,
     private readonly log: Pick<Logger, 'warn'>,
     private readonly onReset: OnChainReset,
   ) {}
@@ -99,19 +99,12 @@ export class ChainReplacement {
   /** The check and the reset described above; true when the wallet's state was reset. Call under `exclusive`. */
   private async detectAndReset(chain: RelayChain, wallet: Address): Promise<boolean> {
     const key = keyOf(chain.name, wallet);
-    const mined = await this.db.gaslessOrder.findFirst({
-      where: { chain: chain.name, wallet, vm: 'evm', chainReplacedAt: null, minedTxHash: { not: null }, txNonce: { not: null } },
-      orderBy: { txNonce: 'desc' },
-      select: { txNonce: true, minedTxHash: true },
-    });
+    const mined = await this.orders.lastMined(chain.name, wallet);
     if (mined?.txNonce == null || !mined.minedTxHash) return false;
     const chainNonce = BigInt(await chain.client.getTransactionCount({ address: wallet, blockTag: 'latest' }));
     if (chainNonce > mined.txNonce) return false; // every nonce we saw mined is still used there
     if (await receiptExists(chain, mined.minedTxHash as Hex)) return false;
-    const submitted = await this.db.gaslessOrder.findMany({
-      where: { chain: chain.name, wallet, vm: 'evm', status: 'submitted', chainReplacedAt: null },
-      select: { quoteHash: true, txNonce: true, txs: { select: { txHash: true } } },
-    });
+    const submitted = await this.orders.submittedWithTxs(chain.name, wallet);
     for (const o of submitted) {
       for (const t of o.txs) {
         if (!(await txKnown(chain, t.txHash as Hex))) continue;
@@ -127,29 +120,7 @@ export class ChainReplacement {
       }
     }
     const now = new Date();
-    const { requeued, retired } = await this.db.$transaction(async (t) => {
-      const requeued: string[] = [];
-      for (const o of submitted) {
-        // Only as checked: still submitted on the nonce whose transactions the chain does not know.
-        const r = await t.gaslessOrder.updateMany({
-          where: { quoteHash: o.quoteHash, status: 'submitted', txNonce: o.txNonce },
-          data: { status: 'queued', txNonce: null, updatedAt: now },
-        });
-        if (r.count === 1) requeued.push(o.quoteHash);
-      }
-      const retired = await t.gaslessOrder.updateMany({
-        where: {
-          chain: chain.name,
-          wallet,
-          vm: 'evm',
-          chainReplacedAt: null,
-          txNonce: { not: null },
-          status: { in: ['confirmed', 'failed'] },
-        },
-        data: { chainReplacedAt: now },
-      });
-      return { requeued, retired: retired.count };
-    });
+    const { requeued, retired } = await this.orders.resetReplacedChain(chain.name, wallet, submitted, now);
     this.generations.set(chain.name, this.generation(chain.name) + 1);
     this.warnedKnown.delete(key);
     this.log.warn(

@@ -1,9 +1,8 @@
 import { LedgerReleaseRpc, LedgerSettleRpc, ValueUsdRpc } from '@xchain/contracts';
-import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import type { RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import { zeroAddress } from 'viem';
-import type { OrderRepository } from '../orders/order.repository';
+import type { GaslessOrder, OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from '../submit/submit.service';
 
 /** The registry's address of native SOL (the System program id). */

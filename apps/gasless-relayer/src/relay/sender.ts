@@ -1,10 +1,9 @@
-import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import type { Logger } from '@xchain/telemetry';
 import { isChainRpcUnavailable } from '@xchain/messaging';
 import { type Address, type Hex, keccak256 } from 'viem';
 import { type RelayChain, RelayChains, type RelayWallet } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
-import { type OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
+import { type GaslessOrder, type OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
 import type { Holds } from './holds';

@@ -1,6 +1,5 @@
-import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import type { Logger } from '@xchain/telemetry';
-import type { OrderRepository } from '../orders/order.repository';
+import type { GaslessOrder, OrderRepository } from '../orders/order.repository';
 import type { StatusEvents } from '../orders/status-events';
 import { Periodic } from '@xchain/service-kit';
 import type { SolanaRpc } from './solana-rpc';

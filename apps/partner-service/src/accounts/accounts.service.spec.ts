@@ -3,7 +3,7 @@ import type { ApiKey, Session } from '@xchain/partner-service-db';
 import { NATS, provideValue } from '@xchain/service-kit';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { UniqueViolation } from '../db.providers';
-import { FAKE_TX, newTestService, refusal } from '../test-support';
+import { FAKE_TX, newTestService, refusal } from '../test-support.testing';
 import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { KeysRepository } from './keys.repository';

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Code, KEY_CHANGED_SUBJECT, RpcError, errorInfo, type KeyChangedEvent } from '@xchain/contracts';
 import type { NatsConnection } from '@xchain/messaging';
-import type { ApiKey } from '@xchain/partner-service-db';
 import { Clock, Ids, NATS } from '@xchain/service-kit';
 import { failedPrecondition } from '../caller-guard';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
@@ -9,7 +8,7 @@ import { UniqueViolation } from '../db.providers';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { newApiKey, newSessionToken, sha256Hex } from '../secrets';
 import { AccountsRepository } from './accounts.repository';
-import { KeysRepository } from './keys.repository';
+import { type ApiKey, KeysRepository } from './keys.repository';
 
 export interface ApiKeyView {
   id: string;

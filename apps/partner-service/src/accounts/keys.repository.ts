@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ApiKey, PrismaClient } from '@xchain/partner-service-db';
 import { DB, type Tx } from '../db.providers';
 
+export type { ApiKey } from '@xchain/partner-service-db';
+
 export interface NewApiKey {
   id: string;
   partnerId: string;

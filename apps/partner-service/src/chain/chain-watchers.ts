@@ -1,14 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type ChainLog, LogWatcher, type LogSource, type WatchOptions, sqlCursorStore } from '@xchain/chain-watch';
-import type { PrismaClient } from '@xchain/partner-service-db';
+import { type ChainLog, LogWatcher, type LogSource, type WatchOptions } from '@xchain/chain-watch';
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, isAddress } from 'viem';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
-import { DB } from '../db.providers';
 import { FundingDepositsService } from '../funding/funding-deposits.service';
 import { RegistryClient } from '../registry-client';
 import { VouchersService } from '../vouchers/vouchers.service';
+import { ChainCursorsRepository } from './chain-cursors.repository';
 import type { EvmChain } from './evm-chain';
 
 export const EVM_CHAINS = token<Map<string, EvmChain>>('EVM_CHAINS');
@@ -28,14 +27,14 @@ export class ChainWatchers implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(EVM_CHAINS) chains: Map<string, EvmChain>,
     @Inject(WATCH_OPTIONS) opts: WatchOptions,
     @Inject(PARTNERS_CONFIG) config: PartnersConfig,
-    @Inject(DB) db: PrismaClient,
+    @Inject(ChainCursorsRepository) cursors: ChainCursorsRepository,
     @Inject(RegistryClient) registry: RegistryClient,
     @Inject(FundingDepositsService) deposits: FundingDepositsService,
     @Inject(VouchersService) vouchers: VouchersService,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) log: Logger,
   ) {
-    const deps = { cursors: sqlCursorStore(db), expectedChainId: async (name: string) => (await registry.chain(name))?.chain_id, log };
+    const deps = { cursors, expectedChainId: async (name: string) => (await registry.chain(name))?.chain_id, log };
     const add = <L extends ChainLog>(source: LogSource<L>) => this.watchers.push(new LogWatcher(source, opts, deps));
     const { chain: fundingChain, router_address } = config.funding;
     const funding = chains.get(fundingChain);

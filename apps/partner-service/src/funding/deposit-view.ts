@@ -1,5 +1,5 @@
 import type { FundingDeposit as FundingDepositView } from '@xchain/contracts';
-import type { FundingDeposit } from '@xchain/partner-service-db';
+import type { FundingDeposit } from './funding.repository';
 
 /** A funding deposit on the wire: the operator's listing, and (through `partnerDepositView`) a partner's ledger. */
 export function depositView(d: FundingDeposit, email: string | undefined): FundingDepositView {

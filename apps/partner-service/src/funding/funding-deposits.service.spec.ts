@@ -4,7 +4,7 @@ import { type FundingDeposit, Prisma } from '@xchain/partner-service-db';
 import { type Address, pad, zeroAddress } from 'viem';
 import type { FundedLog } from '../chain/evm-chain';
 import { LedgerService } from '../ledger/ledger.service';
-import { FAKE_TX, newTestService } from '../test-support';
+import { FAKE_TX, newTestService } from '../test-support.testing';
 import { FundingDepositsService } from './funding-deposits.service';
 import { FundingRepository, type NewFundingDeposit } from './funding.repository';
 import { FundingService } from './funding.service';

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FundingDeposit, Prisma, PrismaClient } from '@xchain/partner-service-db';
 import { DB, type Tx, uniqueOrThrow } from '../db.providers';
 
+export type { FundingDeposit } from '@xchain/partner-service-db';
+
 export type NewFundingDeposit = Prisma.FundingDepositUncheckedCreateInput;
 
 /** Funding transactions built for partners (their funding ids) and the deposits the chain reported. */

@@ -3,6 +3,8 @@ import { RpcError } from '@xchain/contracts';
 import type { LedgerEntry, PrismaClient } from '@xchain/partner-service-db';
 import { DB, type Tx } from '../db.providers';
 
+export type { LedgerEntry } from '@xchain/partner-service-db';
+
 /** 100 concurrent holds queue on one partner's row lock; each waits its turn rather than failing. */
 const TX_OPTIONS = { maxWait: 15_000, timeout: 15_000 };
 

@@ -1,6 +1,6 @@
 import { Code } from '@xchain/contracts';
 import { Prisma } from '@xchain/partner-service-db';
-import { FAKE_TX, ledgerEntry, newTestService, refusal } from '../test-support';
+import { FAKE_TX, ledgerEntry, newTestService, refusal } from '../test-support.testing';
 import { LedgerRepository, type NewLedgerEntry } from './ledger.repository';
 import { LedgerService } from './ledger.service';
 

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RpcError, type LedgerHold } from '@xchain/contracts';
-import type { LedgerEntry } from '@xchain/partner-service-db';
 import { failedPrecondition } from '../caller-guard';
 import type { Tx } from '../db.providers';
-import { LedgerRepository } from './ledger.repository';
+import { type LedgerEntry, LedgerRepository } from './ledger.repository';
 
 export interface Adjustment {
   partnerId: string;

@@ -3,7 +3,7 @@ import { RpcClient } from '@xchain/messaging';
 import { toBytes32 } from '@xchain/order-codec';
 import { Prisma } from '@xchain/partner-service-db';
 import { RegistryClient } from '../registry-client';
-import { FAKE_TX, chainRef, newTestService, refusal, tokenRef } from '../test-support';
+import { FAKE_TX, chainRef, newTestService, refusal, tokenRef } from '../test-support.testing';
 import { encodeCursor } from './cursor';
 import { type AccrualGroup, ReferralsRepository } from './referrals.repository';
 import { ReferralsService } from './referrals.service';

@@ -1,4 +1,4 @@
-import type { PrismaClient } from '@xchain/partner-service-db';
+import type { VouchersRepository } from './vouchers.repository';
 
 export type SolanaRedemptionOutcome = 'redeemed' | 'duplicate' | 'unknown';
 
@@ -22,15 +22,11 @@ export interface SolanaRedemptionRecord {
  * only in keeping the transaction signature's case, which the EVM path lowercases.
  */
 export async function recordSolanaRedemption(
-  db: Pick<PrismaClient, 'voucher'>,
+  vouchers: Pick<VouchersRepository, 'byId' | 'markRedeemed'>,
   r: SolanaRedemptionRecord,
 ): Promise<SolanaRedemptionOutcome> {
-  const v = await db.voucher.findUnique({ where: { id: r.voucherId.toLowerCase() } });
+  const v = await vouchers.byId(r.voucherId.toLowerCase());
   if (!v || v.chain !== r.chainName || v.routerAddress !== r.programId) return 'unknown';
   if (v.redeemed) return 'duplicate';
-  const done = await db.voucher.updateMany({
-    where: { id: v.id, redeemed: false },
-    data: { redeemed: true, redeemTx: r.signature, redeemedAt: r.redeemedAt },
-  });
-  return done.count === 1 ? 'redeemed' : 'duplicate';
+  return (await vouchers.markRedeemed(v.id, r.signature, r.redeemedAt)) ? 'redeemed' : 'duplicate';
 }

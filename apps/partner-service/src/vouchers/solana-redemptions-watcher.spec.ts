@@ -1,4 +1,3 @@
-import type { PrismaClient } from '@xchain/partner-service-db';
 import type { Logger } from '@xchain/telemetry';
 import type { SolanaRedemptionChain } from './solana-redemptions-watcher';
 import { SolanaRedemptionsWatcher } from './solana-redemptions-watcher';
@@ -13,7 +12,8 @@ function watcher(chain: SolanaRedemptionChain | null, routers: Record<string, st
     chain,
     { pollMs: 1000 },
     { voucher_routers: routers },
-    {} as PrismaClient,
+    { byId: () => Promise.resolve(null), markRedeemed: () => Promise.resolve(false) },
+    { load: () => Promise.resolve(undefined), save: () => Promise.resolve() },
     { register: (n, c) => checks.set(n, c) },
     log,
   );

@@ -1,11 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type CursorStore, sqlCursorStore } from '@xchain/chain-watch';
-import type { PrismaClient } from '@xchain/partner-service-db';
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import { isSvmKey } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
-import { DB } from '../db.providers';
+import { ChainCursorsRepository } from '../chain/chain-cursors.repository';
 import { readVoucherRedemptions } from './solana-redemptions';
 import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
 
@@ -13,6 +11,7 @@ import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasse
 export type SolanaRedemptionChain = Omit<SolanaChain, 'blockhash'>;
 import { solanaVoucherCursorName } from './solana-redemptions-reader';
 import { type SolanaRedemptionOutcome, recordSolanaRedemption } from './solana-redemptions-store';
+import { VouchersRepository } from './vouchers.repository';
 
 export const SOLANA_REDEMPTION_CHAIN = token<SolanaRedemptionChain | null>('SOLANA_REDEMPTION_CHAIN');
 export const SOLANA_REDEMPTION_WATCH = token<SolanaRedemptionWatchOptions>('SOLANA_REDEMPTION_WATCH');
@@ -45,21 +44,20 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       progress: r.progress,
     }));
   }
-  private readonly cursors: Pick<CursorStore, 'load' | 'save'>;
   private readonly passes?: SolanaPasses;
 
   constructor(
     @Inject(SOLANA_REDEMPTION_CHAIN) private readonly chain: SolanaRedemptionChain | null,
     @Inject(SOLANA_REDEMPTION_WATCH) private readonly opts: SolanaRedemptionWatchOptions,
     @Inject(PARTNERS_CONFIG) config: Pick<PartnersConfig, 'voucher_routers'>,
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(VouchersRepository) private readonly vouchers: Pick<VouchersRepository, 'byId' | 'markRedeemed'>,
+    @Inject(ChainCursorsRepository) private readonly cursors: Pick<ChainCursorsRepository, 'load' | 'save'>,
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.programs = Object.entries(config.voucher_routers)
       .filter(([, address]) => isSvmKey(address))
       .map(([chainName, programId]) => ({ chainName, programId }));
-    this.cursors = sqlCursorStore(db);
     if (chain && this.programs.length > 0) this.passes = new SolanaPasses(chain, { pollMs: opts.pollMs, label: 'solana vouchers' }, log);
     health.register('solana_vouchers', async () => ({ ok: true, detail: this.detail() }));
   }
@@ -122,7 +120,7 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       );
     for (const r of redeemed) {
       const blockTime = tx.blockTime ?? entry.blockTime;
-      const outcome: SolanaRedemptionOutcome = await recordSolanaRedemption(this.db, {
+      const outcome: SolanaRedemptionOutcome = await recordSolanaRedemption(this.vouchers, {
         chainName,
         programId,
         voucherId: r.voucher.id,

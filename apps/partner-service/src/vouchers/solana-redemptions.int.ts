@@ -8,6 +8,7 @@ import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { PartnersConfig } from '../config';
+import { ChainCursorsRepository } from '../chain/chain-cursors.repository';
 import type { RegistryClient } from '../registry-client';
 import { solanaVoucherCursorName } from './solana-redemptions-reader';
 import { httpSolanaChain } from '@xchain/chain-watch';
@@ -46,7 +47,15 @@ describe('Solana voucher redemptions', () => {
   const watchers: SolanaRedemptionsWatcher[] = [];
   const health = new HealthRegistry('partner-service');
   const watcher = () => {
-    const w = new SolanaRedemptionsWatcher(httpSolanaChain(rpc.url, 2000), { pollMs: 50 }, config, db, health, log);
+    const w = new SolanaRedemptionsWatcher(
+      httpSolanaChain(rpc.url, 2000),
+      { pollMs: 50 },
+      config,
+      new VouchersRepository(db),
+      new ChainCursorsRepository(db),
+      health,
+      log,
+    );
     watchers.push(w);
     return w;
   };

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient, Voucher } from '@xchain/partner-service-db';
 import { DB, type Tx } from '../db.providers';
 
+export type { Voucher } from '@xchain/partner-service-db';
+
 /** A referral accrual not in a voucher yet. */
 export interface OpenAccrual {
   id: bigint;
@@ -71,8 +73,8 @@ export class VouchersRepository {
     return this.db.voucher.findFirst({ where: { id, partnerId } });
   }
 
-  /** Marks the voucher redeemed unless it already is; false when it was. */
-  async markRedeemed(id: string, redeemTx: string, redeemedAt: Date): Promise<boolean> {
+  /** Marks the voucher redeemed unless it already is; false when it was. `redeemedAt` is null when the chain does not tell. */
+  async markRedeemed(id: string, redeemTx: string, redeemedAt: Date | null): Promise<boolean> {
     const done = await this.db.voucher.updateMany({ where: { id, redeemed: false }, data: { redeemed: true, redeemTx, redeemedAt } });
     return done.count === 1;
   }

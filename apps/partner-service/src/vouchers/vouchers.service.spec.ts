@@ -5,7 +5,7 @@ import type { PartnersConfig } from '../config';
 import { PARTNERS_CONFIG } from '../config';
 import { DEV_VOUCHER_SIGNER_KEY } from '../env';
 import { RegistryClient } from '../registry-client';
-import { FAKE_TX, chainRef, newTestService, refusal, voucherRow } from '../test-support';
+import { FAKE_TX, chainRef, newTestService, refusal, voucherRow } from '../test-support.testing';
 import { SolanaRpc } from './solana-rpc';
 import { type OpenAccrual, VouchersRepository } from './vouchers.repository';
 import { VOUCHER_SIGNER_KEY, VouchersService } from './vouchers.service';

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RpcError } from '@xchain/contracts';
 import { type Hex, toBytes32 } from '@xchain/order-codec';
 import { buildSolanaVoucherRedemption, encodeVoucherRedemption, signVoucher, type VoucherStruct } from '@xchain/partner-chain';
-import type { Voucher } from '@xchain/partner-service-db';
 import { Ids, token as typedToken } from '@xchain/service-kit';
 import { isAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
@@ -11,7 +10,7 @@ import type { VoucherRedeemedLog } from '../chain/evm-chain';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { RegistryClient } from '../registry-client';
 import { SolanaRpc } from './solana-rpc';
-import { VouchersRepository } from './vouchers.repository';
+import { type Voucher, VouchersRepository } from './vouchers.repository';
 
 export const VOUCHER_SIGNER_KEY = typedToken<Hex>('VOUCHER_SIGNER_KEY');
 const U64_MAX = (1n << 64n) - 1n;

@@ -7,11 +7,10 @@ import {
   type WebhookEvent,
 } from '@xchain/contracts';
 import { DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
-import type { PrismaClient } from '@xchain/partner-service-db';
 import { LOGGER, NATS } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { WebhookWorker } from './webhook-worker';
+import { WebhooksRepository } from './webhooks.repository';
 
 /** The body every attempt of a delivery sends, byte for byte (the signature covers it). */
 export function webhookBody(update: OrderUpdate): string {
@@ -35,7 +34,7 @@ export function webhookBody(update: OrderUpdate): string {
 export class OrderUpdatesConsumer extends DurableConsumerProvider<OrderUpdate> {
   constructor(
     @Inject(NATS) private readonly nc: NatsConnection,
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(WebhooksRepository) private readonly repo: WebhooksRepository,
     @Inject(WebhookWorker) private readonly worker: WebhookWorker,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
@@ -58,21 +57,17 @@ export class OrderUpdatesConsumer extends DurableConsumerProvider<OrderUpdate> {
   /** Exposed for tests: what one update does. */
   async record(update: OrderUpdate): Promise<void> {
     if (!update.partner_id) return;
-    const hook = await this.db.webhook.findUnique({ where: { partnerId: update.partner_id }, select: { partnerId: true } });
-    if (!hook) return;
-    const [inserted] = await this.db.$queryRaw<{ id: bigint }[]>`
-      INSERT INTO webhook_deliveries (partner_id, event_id, quote_hash, version, body, status, next_attempt_at)
-      VALUES (${update.partner_id}, ${update.event_id}, ${update.quote_hash}, ${update.version}, ${webhookBody(update)}, 'pending', now())
-      ON CONFLICT (partner_id, event_id) DO NOTHING
-      RETURNING id`;
+    if (!(await this.repo.exists(update.partner_id))) return;
+    const inserted = await this.repo.insertDelivery({
+      partnerId: update.partner_id,
+      eventId: update.event_id,
+      quoteHash: update.quote_hash,
+      version: update.version,
+      body: webhookBody(update),
+    });
     // A redelivered update whose row exists: enqueue again only if it is still pending (a crash may
     // have come between the insert and the job); a job for it that exists already is a no-op.
-    const row =
-      inserted ??
-      (await this.db.webhookDelivery.findUnique({
-        where: { partnerId_eventId: { partnerId: update.partner_id, eventId: update.event_id } },
-        select: { id: true, status: true },
-      }));
+    const row = inserted ?? (await this.repo.deliveryOfEvent(update.partner_id, update.event_id));
     if (!row || ('status' in row && row.status !== 'pending')) return;
     await this.worker.enqueue(row.id);
   }

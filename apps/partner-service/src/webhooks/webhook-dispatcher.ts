@@ -1,11 +1,11 @@
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '@xchain/contracts';
-import type { PrismaClient } from '@xchain/partner-service-db';
 import type { Logger } from '@xchain/telemetry';
 import { type RetryPolicy, nextAttemptAt } from './backoff';
 import type { WebhookSecretCipher } from './secret-cipher';
 import { signatureHeader } from './signing';
 import { openSecret } from './webhook-secrets';
 import type { SendResult, SendWebhook } from './webhook-sender';
+import type { DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 
 /** An attempt in flight holds its delivery this much longer than its timeout, so nobody else starts one. */
 const LEASE_SLACK_MS = 30_000;
@@ -28,7 +28,7 @@ export interface DispatcherOptions {
  */
 export class WebhookDispatcher {
   constructor(
-    private readonly db: PrismaClient,
+    private readonly repo: Pick<WebhooksRepository, 'claimDelivery' | 'deliveryState' | 'find' | 'finishDelivery'>,
     private readonly send: SendWebhook,
     private readonly opts: DispatcherOptions,
     private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
@@ -37,24 +37,21 @@ export class WebhookDispatcher {
 
   async attempt(id: bigint): Promise<number | undefined> {
     const now = this.clock();
-    const [claimed] = await this.db.$queryRaw<
-      { partner_id: string; event_id: string; body: string; attempts: number; first_attempt_at: Date }[]
-    >`
-      UPDATE webhook_deliveries
-         SET attempts = attempts + 1,
-             next_attempt_at = ${new Date(now + this.opts.timeoutMs + LEASE_SLACK_MS)},
-             first_attempt_at = COALESCE(first_attempt_at, ${new Date(now)})
-       WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${new Date(now + EARLY_TOLERANCE_MS)}
-      RETURNING partner_id, event_id, body, attempts, first_attempt_at`;
+    const claimed = await this.repo.claimDelivery(
+      id,
+      new Date(now),
+      new Date(now + this.opts.timeoutMs + LEASE_SLACK_MS),
+      new Date(now + EARLY_TOLERANCE_MS),
+    );
     if (!claimed) {
-      const row = await this.db.webhookDelivery.findUnique({ where: { id }, select: { status: true, nextAttemptAt: true } });
+      const row = await this.repo.deliveryState(id);
       // Delivered, failed or gone: this job has nothing left to do. Pending but not due (an early
       // job, or an attempt in flight elsewhere): come back when it is.
       if (row?.status !== 'pending' || !row.nextAttemptAt) return undefined;
       return Math.max(row.nextAttemptAt.getTime() - now, 0) + 1;
     }
 
-    const hook = await this.db.webhook.findUnique({ where: { partnerId: claimed.partner_id } });
+    const hook = await this.repo.find(claimed.partner_id);
     if (!hook) {
       await this.finish(id, claimed.attempts, { status: 'failed', lastError: 'the webhook was removed', nextAttemptAt: null });
       return undefined;
@@ -101,17 +98,7 @@ export class WebhookDispatcher {
   }
 
   /** Records an attempt's outcome, only if the row is still the one this attempt claimed. */
-  private async finish(
-    id: bigint,
-    attempts: number,
-    data: {
-      status: 'pending' | 'delivered' | 'failed';
-      lastStatusCode?: number | null;
-      lastError?: string | null;
-      nextAttemptAt: Date | null;
-      deliveredAt?: Date;
-    },
-  ): Promise<void> {
-    await this.db.webhookDelivery.updateMany({ where: { id, status: 'pending', attempts }, data });
+  private async finish(id: bigint, attempts: number, data: DeliveryOutcome): Promise<void> {
+    await this.repo.finishDelivery(id, attempts, data);
   }
 }

@@ -59,7 +59,12 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
     secretKeys: { current, old },
   });
   const dispatcher = (cipher: WebhookSecretCipher) =>
-    new WebhookDispatcher(db, httpSender(new AddressGuard(true), 2000), { timeoutMs: 2000, retry: opts(k1).retry, cipher }, silent);
+    new WebhookDispatcher(
+      new WebhooksRepository(db),
+      httpSender(new AddressGuard(true), 2000),
+      { timeoutMs: 2000, retry: opts(k1).retry, cipher },
+      silent,
+    );
   const newPartner = async () => {
     const id = `ptn_${randomBytes(6).toString('hex')}`;
     await db.partner.create({ data: { id, email: `${id}@example.com` } });
@@ -130,16 +135,16 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
     expect(failed.lastError).toBe(
       `not sent: the webhook secret is encrypted under key ${keyIdOf(k1)}, which is neither WEBHOOK_SECRET_KEY (${keyIdOf(k2)}) nor in WEBHOOK_SECRET_KEYS_OLD`,
     );
-    const stuck = await upgradeStoredSecrets(db, wrong);
+    const stuck = await upgradeStoredSecrets(new WebhooksRepository(db), wrong);
     expect(stuck.unreadable).toContainEqual({ partnerId: partner, keyId: keyIdOf(k1) });
     expect((await rawRow(partner))['secret_key_id']).toBe(keyIdOf(k1)); // left as it was
 
     // The rotation: k2 is current, k1 listed as old. Every row moves to k2, once.
     const rotated = new WebhookSecretCipher({ current: k2, old: [k1] });
-    const moved = await upgradeStoredSecrets(db, rotated);
+    const moved = await upgradeStoredSecrets(new WebhooksRepository(db), rotated);
     expect(moved.rekeyed).toBeGreaterThanOrEqual(1);
     expect(moved.unreadable).toEqual([]);
-    expect(await upgradeStoredSecrets(db, rotated)).toEqual({ encrypted: 0, rekeyed: 0, unreadable: [] });
+    expect(await upgradeStoredSecrets(new WebhooksRepository(db), rotated)).toEqual({ encrypted: 0, rekeyed: 0, unreadable: [] });
     const row = await rawRow(partner);
     expect(row['secret_key_id']).toBe(keyIdOf(k2));
     expectNoClearSecret(row, secret);
@@ -161,9 +166,12 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
       // As the previous version wrote it (the migration then added the encrypted columns, empty).
       await db.$executeRaw`INSERT INTO webhooks (partner_id, url, secret) VALUES (${partner}, ${url}, ${secret})`;
     }
-    const [a, b] = await Promise.all([upgradeStoredSecrets(db, cipher), upgradeStoredSecrets(db2, cipher)]);
+    const [a, b] = await Promise.all([
+      upgradeStoredSecrets(new WebhooksRepository(db), cipher),
+      upgradeStoredSecrets(new WebhooksRepository(db2), cipher),
+    ]);
     expect(a.encrypted + b.encrypted).toBe(clear.size);
-    expect(await upgradeStoredSecrets(db, cipher)).toEqual({ encrypted: 0, rekeyed: 0, unreadable: [] });
+    expect(await upgradeStoredSecrets(new WebhooksRepository(db), cipher)).toEqual({ encrypted: 0, rekeyed: 0, unreadable: [] });
     for (const [partner, secret] of clear) {
       const row = await rawRow(partner);
       expect(row).toMatchObject({ secret: '', secret_key_id: keyIdOf(k2) });
@@ -186,7 +194,7 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
     await expect(dispatcher(cipher).attempt(d.id)).resolves.toBeUndefined();
     const sent = got.find((g) => g.headers['x-xchain-event-id'] === d.eventId)!;
     expect(verifies(replaced, sent.body, sent.headers['x-xchain-signature'])).toBe(true);
-    expect((await upgradeStoredSecrets(db, cipher)).encrypted).toBe(1);
+    expect((await upgradeStoredSecrets(new WebhooksRepository(db), cipher)).encrypted).toBe(1);
     const row = await rawRow(partner);
     expect(row['secret']).toBe('');
     expectNoClearSecret(row, replaced);

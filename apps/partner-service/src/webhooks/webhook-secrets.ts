@@ -1,5 +1,5 @@
-import type { Prisma, PrismaClient } from '@xchain/partner-service-db';
 import { type SealedSecret, SecretKeyError, type WebhookSecretCipher } from './secret-cipher';
+import type { WebhooksRepository } from './webhooks.repository';
 
 /** The secret columns of a `webhooks` row. */
 export interface StoredSecret {
@@ -44,11 +44,11 @@ export interface UpgradeResult {
  * or a PUT in between, never lose a secret nor encrypt one twice over. Idempotent: with nothing
  * left to do it reads no row.
  */
-export async function upgradeStoredSecrets(db: PrismaClient, cipher: WebhookSecretCipher): Promise<UpgradeResult> {
-  const rows = await db.webhook.findMany({
-    where: { OR: [{ legacySecret: { not: '' } }, { secretKeyId: { not: cipher.keyId } }] },
-    select: { partnerId: true, legacySecret: true, secretKeyId: true, secretIv: true, secretTag: true, secretCiphertext: true },
-  });
+export async function upgradeStoredSecrets(
+  repo: Pick<WebhooksRepository, 'secretsToUpgrade' | 'replaceSecretIfUnchanged'>,
+  cipher: WebhookSecretCipher,
+): Promise<UpgradeResult> {
+  const rows = await repo.secretsToUpgrade(cipher.keyId);
   const result: UpgradeResult = { encrypted: 0, rekeyed: 0, unreadable: [] };
   for (const row of rows) {
     let secret: string;
@@ -59,15 +59,7 @@ export async function upgradeStoredSecrets(db: PrismaClient, cipher: WebhookSecr
       result.unreadable.push({ partnerId: row.partnerId, keyId: row.secretKeyId ?? '' });
       continue;
     }
-    const unchanged: Prisma.WebhookWhereInput =
-      row.legacySecret !== ''
-        ? { legacySecret: row.legacySecret }
-        : { legacySecret: '', secretKeyId: row.secretKeyId, secretCiphertext: { equals: bytes(row.secretCiphertext!) } };
-    const { count } = await db.webhook.updateMany({
-      where: { partnerId: row.partnerId, ...unchanged },
-      data: sealedColumns(cipher, row.partnerId, secret),
-    });
-    if (count === 0) continue; // replaced or upgraded meanwhile
+    if (!(await repo.replaceSecretIfUnchanged(row, sealedColumns(cipher, row.partnerId, secret)))) continue; // replaced or upgraded meanwhile
     if (row.legacySecret !== '') result.encrypted++;
     else result.rekeyed++;
   }

@@ -1,8 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { PrismaClient } from '@xchain/partner-service-db';
 import { HealthRegistry, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
-import { DB } from '../db.providers';
 import { AddressGuard } from './address-guard';
 import { WebhookSecretCipher } from './secret-cipher';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -10,6 +8,7 @@ import { WEBHOOK_OPTIONS, type WebhookOptions } from './webhook-options';
 import { WebhookQueue } from './webhook-queue';
 import { upgradeStoredSecrets } from './webhook-secrets';
 import { httpSender } from './webhook-sender';
+import { WebhooksRepository } from './webhooks.repository';
 
 /** Pending deliveries found by one sweep, at most. */
 const SWEEP_BATCH = 500;
@@ -31,7 +30,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   private readonly sweeps: Periodic;
 
   constructor(
-    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(WebhooksRepository) private readonly repo: WebhooksRepository,
     @Inject(WEBHOOK_OPTIONS) private readonly opts: WebhookOptions,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) private readonly log: Logger,
@@ -39,7 +38,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.queue = new WebhookQueue({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix, concurrency: opts.concurrency }, log);
     const sender = httpSender(new AddressGuard(opts.allowHttpLocalhost), opts.timeoutMs);
     this.cipher = new WebhookSecretCipher(opts.secretKeys);
-    this.dispatcher = new WebhookDispatcher(db, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher }, log);
+    this.dispatcher = new WebhookDispatcher(repo, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher }, log);
     health.register('webhook_queue', async () => {
       const ok = await this.queue.ping().catch(() => false);
       return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };
@@ -77,19 +76,14 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** Exposed for tests: one sweep; resolves with how many deliveries it enqueued. */
   async sweep(): Promise<number> {
     const grace = Math.max(5000, this.opts.timeoutMs);
-    const overdue = await this.db.webhookDelivery.findMany({
-      where: { status: 'pending', nextAttemptAt: { lte: new Date(Date.now() - grace) } },
-      select: { id: true },
-      orderBy: { nextAttemptAt: 'asc' },
-      take: SWEEP_BATCH,
-    });
+    const overdue = await this.repo.overdueDeliveries(new Date(Date.now() - grace), SWEEP_BATCH);
     for (const d of overdue) await this.queue.enqueue(d.id);
     return overdue.length;
   }
 
   /** Exposed for tests: one pass of upgradeStoredSecrets, logged when it changed or found something. */
   async upgradeSecrets(): Promise<void> {
-    const r = await upgradeStoredSecrets(this.db, this.cipher);
+    const r = await upgradeStoredSecrets(this.repo, this.cipher);
     if (r.encrypted + r.rekeyed > 0)
       this.log.info(
         { encrypted: r.encrypted, rekeyed: r.rekeyed, key_id: this.cipher.keyId },

@@ -152,9 +152,9 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     await provisionRedisUsers(redisPort, testRedisAdmin().login, [
       { login: redisLogin, rules: redisServiceRules('partner-service', { ...DEFAULT_REDIS_PREFIXES, webhookQueue: opts.queuePrefix }) },
     ]);
-    worker = new WebhookWorker(db, opts, new HealthRegistry('partner-service'), silent);
+    worker = new WebhookWorker(new WebhooksRepository(db), opts, new HealthRegistry('partner-service'), silent);
     worker.onApplicationBootstrap();
-    consumer = new OrderUpdatesConsumer(serviceConn, db, worker, silent);
+    consumer = new OrderUpdatesConsumer(serviceConn, new WebhooksRepository(db), worker, silent);
     consumer.onModuleInit();
     webhooks = new WebhooksService(new WebhooksRepository(db), opts, new SystemClock());
   }, 60_000);
@@ -211,7 +211,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     // A job found for a delivered row does nothing (a restart, a stale job): nothing is sent again.
     const sent = r.got.length;
     const dispatcher = new WebhookDispatcher(
-      db,
+      new WebhooksRepository(db),
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,
@@ -265,7 +265,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     expect(after).toMatchObject({ status: 'failed', lastError: 'the webhook was removed', nextAttemptAt: null });
     // No claim can start on it any more, whatever job is still queued.
     const dispatcher = new WebhookDispatcher(
-      db,
+      new WebhooksRepository(db),
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,
@@ -300,7 +300,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     });
     let now = Date.now();
     const dispatcher = new WebhookDispatcher(
-      db,
+      new WebhooksRepository(db),
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 }, cipher },
       silent,
@@ -335,7 +335,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       },
     });
     const strict = new WebhookDispatcher(
-      db,
+      new WebhooksRepository(db),
       httpSender(new AddressGuard(false), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,

@@ -1,6 +1,6 @@
 import { Code } from '@xchain/contracts';
 import { provideValue } from '@xchain/service-kit';
-import { newTestService, refusal } from '../test-support';
+import { newTestService, refusal } from '../test-support.testing';
 import { encodeIdCursor } from '../referrals/cursor';
 import { WebhookSecretCipher } from './secret-cipher';
 import { WEBHOOK_SECRET_PREFIX } from './signing';
