@@ -16,9 +16,29 @@ function projectRootsTagged(tag) {
 }
 
 const IO_AND_FRAMEWORKS = [
-  '@nestjs/*', '@nats-io/*', '@prisma/*', 'pg', 'ioredis', 'bullmq', 'fastify', '@opentelemetry/*', 'pino',
-  'fs', 'fs/promises', 'node:fs', 'node:fs/promises', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https',
-  'child_process', 'node:child_process', 'dgram', 'node:dgram',
+  '@nestjs/*',
+  '@nats-io/*',
+  '@prisma/*',
+  'pg',
+  'ioredis',
+  'bullmq',
+  'fastify',
+  '@opentelemetry/*',
+  'pino',
+  'fs',
+  'fs/promises',
+  'node:fs',
+  'node:fs/promises',
+  'net',
+  'node:net',
+  'http',
+  'node:http',
+  'https',
+  'node:https',
+  'child_process',
+  'node:child_process',
+  'dgram',
+  'node:dgram',
 ];
 
 /** Test files may also use the test tools (servers on free ports, stacks). */
@@ -76,7 +96,42 @@ export default [
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(node:)?(fs|net|http|https|http2|dgram|child_process|worker_threads|cluster|dns|tls)(/.*)?$', message: 'domain libs do no I/O' }] },
+        {
+          patterns: [
+            {
+              regex: '^(node:)?(fs|net|http|https|http2|dgram|child_process|worker_threads|cluster|dns|tls)(/.*)?$',
+              message: 'domain libs do no I/O',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Only repositories touch a database (issue 46): no other file of a service imports a database
+    // client, pg or the DB token, or sends SQL. The database providers and tests are the exceptions.
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.repository.ts', '**/db.providers.ts', '**/*.spec.ts', '**/*.int.ts', '**/*.testing.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'pg', message: 'only repositories (*.repository.ts) touch a database' }],
+          patterns: [
+            {
+              group: ['@xchain/*-db', '@prisma/*'],
+              message: 'only repositories (*.repository.ts) touch a database: take row types from the repository',
+            },
+            { group: ['**/db.providers'], importNames: ['DB'], message: 'only repositories (*.repository.ts) inject the database' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)$/]',
+          message: 'only repositories (*.repository.ts) send SQL',
+        },
       ],
     },
   },

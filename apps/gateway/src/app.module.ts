@@ -7,7 +7,7 @@ import type { Logger } from '@xchain/telemetry';
 import type { GatewayEnv } from './env';
 import { StatusExceptionFilter } from './http/exception.filter';
 import { OpenApiController } from './http/openapi.controller';
-import { OperationRoutes } from './http/operation-routes';
+import { OperationRoutes } from './operation-routes';
 import { RouteTable } from './http/route-table';
 import { accessProviders } from './access/access.providers';
 import { idempotencyProviders } from './idempotency/idempotency.providers';

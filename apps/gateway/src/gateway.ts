@@ -10,7 +10,7 @@ import { installCors } from './http/cors';
 import { installHttpHooks } from './http/fastify-hooks';
 import { installHttpTracing } from './http/http-tracing';
 import { httpErrors, sendStatus } from './http/status-reply';
-import { OperationRoutes } from './http/operation-routes';
+import { OperationRoutes } from './operation-routes';
 import { DEFAULT_WEB_DIR, installWebPages } from './web/web-pages';
 
 /** Longest path parameter (ids are far shorter); a longer one is refused before routing. */

@@ -6,7 +6,7 @@ import { AccountsRepository } from './accounts/accounts.repository';
 import { AccountsService } from './accounts/accounts.service';
 import { KeysRepository } from './accounts/keys.repository';
 import { ChainCursorsRepository } from './chain/chain-cursors.repository';
-import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain/chain-watchers';
+import { ChainWatchers, EVM_CHAINS, WATCH_OPTIONS } from './chain-watchers';
 import { rpcEvmChain } from './chain/evm-chain';
 import { PARTNERS_CONFIG, loadPartnersConfig } from './config';
 import { dbProviders } from './db.providers';

@@ -15,7 +15,7 @@ import { PricePoller } from './price-poller';
 import { KvPriceStore } from './price-store';
 import { registerSourceChecks } from './readiness';
 import { SourceMonitor } from './source-health';
-import { buildSources } from './sources/build-sources';
+import { buildSources } from './build-sources';
 import type { Feed, PriceSource } from './sources/source';
 
 const ORACLE_ENV = token<PriceOracleEnv>('ORACLE_ENV');

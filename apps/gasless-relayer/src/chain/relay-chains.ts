@@ -2,7 +2,6 @@ import { evmPublicClient } from '@xchain/chain-watch';
 import { type Address, type Hex, type PublicClient } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
-import type { RelayerEnv } from '../env';
 
 export interface RelayWallet {
   address: Address;
@@ -28,24 +27,24 @@ export interface RelayChain {
  * The chains of `EVM_RPC_URLS`, each over viem HTTP with a deadline per call and no retries of
  * its own (the relayer's loops retry). Every key is a wallet on every chain.
  */
+/** The relayer's settings (its env) that make its chains: RPCs, wallets, confirmations, replacement and floors. */
+export interface RelayChainSettings {
+  FILLER_PRIVATE_KEYS: ReadonlyMap<string, Hex>;
+  EVM_RPC_URLS: ReadonlyMap<string, string>;
+  EVM_RPC_TIMEOUT_MS: number;
+  RELAYER_PRIVATE_KEYS: readonly Hex[];
+  CHAIN_WATCH_CONFIRMATIONS: number;
+  CHAIN_CONFIRMATIONS: ReadonlyMap<string, number>;
+  RELAY_REPLACE_AFTER_BLOCKS: number;
+  RELAY_REPLACE_AFTER: ReadonlyMap<string, number>;
+  RELAY_WALLET_FLOOR_WEI: bigint;
+  RELAY_WALLET_FLOORS: ReadonlyMap<string, bigint>;
+}
+
 export class RelayChains {
   private readonly chains = new Map<string, RelayChain>();
 
-  constructor(
-    env: Pick<
-      RelayerEnv,
-      | 'FILLER_PRIVATE_KEYS'
-      | 'EVM_RPC_URLS'
-      | 'EVM_RPC_TIMEOUT_MS'
-      | 'RELAYER_PRIVATE_KEYS'
-      | 'CHAIN_WATCH_CONFIRMATIONS'
-      | 'CHAIN_CONFIRMATIONS'
-      | 'RELAY_REPLACE_AFTER_BLOCKS'
-      | 'RELAY_REPLACE_AFTER'
-      | 'RELAY_WALLET_FLOOR_WEI'
-      | 'RELAY_WALLET_FLOORS'
-    >,
-  ) {
+  constructor(env: RelayChainSettings) {
     const wallets = env.RELAYER_PRIVATE_KEYS.map((key: Hex) => {
       const account = privateKeyToAccount(key);
       return { address: account.address, account };

@@ -3,7 +3,7 @@ import type { RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import { zeroAddress } from 'viem';
 import type { GaslessOrder, OrderRepository } from '../orders/order.repository';
-import { RELAYER_CALLER } from '../submit/submit.service';
+import { RELAYER_CALLER } from './relayer-caller';
 
 /** The registry's address of native SOL (the System program id). */
 const SVM_NATIVE = '11111111111111111111111111111111';

@@ -2,7 +2,7 @@ import { Code, LedgerHoldRpc, RpcError } from '@xchain/contracts';
 import type { RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
 import type { OrderRepository } from '../orders/order.repository';
-import { RELAYER_CALLER } from '../submit/submit.service';
+import { RELAYER_CALLER } from './relayer-caller';
 import type { Holds } from './holds';
 import type { Lanes } from './lanes';
 import { Periodic } from '@xchain/service-kit';

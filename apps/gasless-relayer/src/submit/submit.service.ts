@@ -21,9 +21,10 @@ import type { StatusEvents } from '../orders/status-events';
 import type { Lanes } from '../relay/lanes';
 import type { SvmRelay } from '../svm/svm-relay';
 import type { SvmQuote, SvmSubmit } from '../svm/svm-submit';
-import { refuse } from './submit-errors';
+import { refuse } from '../svm/submit-errors';
 
-export const RELAYER_CALLER = { kind: 'internal', service: 'gasless-relayer' } as const;
+export { RELAYER_CALLER } from '../relay/relayer-caller';
+import { RELAYER_CALLER } from '../relay/relayer-caller';
 
 /** The registry's name of the Solana chain: the `chain` of its orders and their status events. */
 const SOLANA = 'solana';

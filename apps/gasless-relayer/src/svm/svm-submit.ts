@@ -3,7 +3,7 @@ import { SolanaRpcRefused } from '@xchain/chain-watch';
 import { SOL, depositInstructions, svmOrderTerms } from '@xchain/svm-orders';
 import type { OrderWire } from '@xchain/contracts';
 import { ChainRpcUnavailableError } from '@xchain/messaging';
-import { refuse } from '../submit/submit-errors';
+import { refuse } from './submit-errors';
 import type { SolanaRpc } from './solana-rpc';
 import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf } from './svm-transaction';
 

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, sign as edSign, verify as edVerify } from 'node:crypto';
 import { type Keypair, Message, type PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { base58Decode, base58Encode } from '@xchain/order-codec';
-import { refuse } from '../submit/submit-errors';
+import { refuse } from './submit-errors';
 
 /** A legacy transaction as it arrived, decoded without re-serialising anything. */
 export interface DecodedTx {

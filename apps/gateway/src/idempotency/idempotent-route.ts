@@ -13,7 +13,8 @@ const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 const IN_PROGRESS_RETRY_SECS = 1;
 
 /** What happened to a request that carried a key; `fail_open` and `store_failed` mean Redis did not answer. */
-export type IdempotencyOutcome = 'executed' | 'replayed' | 'key_reused' | 'in_progress' | 'fail_open' | 'store_failed';
+export type { IdempotencyOutcome } from '../metrics/gateway-metrics';
+import type { IdempotencyOutcome } from '../metrics/gateway-metrics';
 
 /** The gateway's answer to a request: the bytes of a JSON value (`RpcClient.forward`) or the value itself. */
 type Run = (req: FastifyRequest) => Promise<Buffer | unknown>;

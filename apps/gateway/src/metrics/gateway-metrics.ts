@@ -1,5 +1,7 @@
 import type { Metrics } from '@xchain/service-kit';
-import type { IdempotencyOutcome } from '../idempotency/idempotent-route';
+
+/** How the idempotency guard answered a request that carried an Idempotency-Key (idempotent-route.ts). */
+export type IdempotencyOutcome = 'executed' | 'replayed' | 'key_reused' | 'in_progress' | 'fail_open' | 'store_failed';
 
 /**
  * The gateway's own metrics (HTTP and bus metrics come from the service-kit and messaging): every

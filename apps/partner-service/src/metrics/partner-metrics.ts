@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, Metrics, watchChainWatchers } from '@xchain/service-kit';
-import { ChainWatchers } from '../chain/chain-watchers';
+import { ChainWatchers } from '../chain-watchers';
 import { LedgerRepository } from '../ledger/ledger.repository';
 import { SolanaRedemptionsWatcher } from '../vouchers/solana-redemptions-watcher';
 

@@ -1,5 +1,4 @@
 import { type SealedSecret, SecretKeyError, type WebhookSecretCipher } from './secret-cipher';
-import type { WebhooksRepository } from './webhooks.repository';
 
 /** The secret columns of a `webhooks` row. */
 export interface StoredSecret {
@@ -12,6 +11,12 @@ export interface StoredSecret {
 }
 
 /** The columns a fresh secret is written to: sealed, and the clear column empty. */
+/** Where stored secrets are read and replaced (WebhooksRepository). */
+export interface SecretStore {
+  secretsToUpgrade(currentKeyId: string): Promise<StoredSecret[]>;
+  replaceSecretIfUnchanged(row: StoredSecret, sealed: ReturnType<typeof sealedColumns>): Promise<boolean>;
+}
+
 export function sealedColumns(cipher: WebhookSecretCipher, partnerId: string, secret: string) {
   const s = cipher.seal(partnerId, secret);
   return { legacySecret: '', secretKeyId: s.keyId, secretIv: bytes(s.iv), secretTag: bytes(s.tag), secretCiphertext: bytes(s.ciphertext) };
@@ -44,10 +49,7 @@ export interface UpgradeResult {
  * or a PUT in between, never lose a secret nor encrypt one twice over. Idempotent: with nothing
  * left to do it reads no row.
  */
-export async function upgradeStoredSecrets(
-  repo: Pick<WebhooksRepository, 'secretsToUpgrade' | 'replaceSecretIfUnchanged'>,
-  cipher: WebhookSecretCipher,
-): Promise<UpgradeResult> {
+export async function upgradeStoredSecrets(repo: SecretStore, cipher: WebhookSecretCipher): Promise<UpgradeResult> {
   const rows = await repo.secretsToUpgrade(cipher.keyId);
   const result: UpgradeResult = { encrypted: 0, rekeyed: 0, unreadable: [] };
   for (const row of rows) {

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient, StrayDeposit } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 
+export type { StrayDeposit };
+
 /** Why a deposit into the vault is not an order's deposit (kept on its `stray_deposits` row). */
 export type StrayReason = 'NO_QUOTE' | 'AFTER_RETENTION' | 'WRONG_TOKEN' | 'WRONG_AMOUNT' | 'MISMATCH';
 

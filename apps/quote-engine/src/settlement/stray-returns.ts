@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { type OperatorTxView, SendOperatorTxRpc } from '@xchain/contracts';
-import type { StrayDeposit } from '@xchain/quote-engine-db';
+
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
 import { LOGGER, Periodic } from '@xchain/service-kit';
 import { strayReturnKey } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { PassWarnings } from './pass-warnings';
 import { IDLE_PASSES_MAX, SETTLEMENT_CONFIG, type SettlementConfig } from './settler';
-import { StrayDepositRepository } from './stray-deposits.repository';
+import { type StrayDeposit, StrayDepositRepository } from './stray-deposits.repository';
 
 /** Stray deposits asked about per pass, at most. */
 const BATCH = 200;

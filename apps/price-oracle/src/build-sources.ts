@@ -1,10 +1,10 @@
-import type { PriceOracleEnv } from '../env';
-import { resolveConfigPath } from '../config-path';
-import { drawsPerKey } from '../random';
-import { ChainlinkSource } from './chainlink-source';
-import { FilePriceSource, loadPricesFile } from './file-source';
-import { PythHermesSource } from './pyth-source';
-import type { PriceSource } from './source';
+import type { PriceOracleEnv } from './env';
+import { resolveConfigPath } from './config-path';
+import { drawsPerKey } from './random';
+import { ChainlinkSource } from './sources/chainlink-source';
+import { FilePriceSource, loadPricesFile } from './sources/file-source';
+import { PythHermesSource } from './sources/pyth-source';
+import type { PriceSource } from './sources/source';
 
 /** The configured sources, in PRICE_SOURCES' priority order. */
 export function buildSources(env: PriceOracleEnv): PriceSource[] {

@@ -3,17 +3,17 @@ import { Readable } from 'node:stream';
 import { HTTP_OPERATIONS, type HttpOperation, type HttpOperationId, PARTNER_ORDER_CSV_COLUMNS } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
-import type { GatewayEnv } from '../env';
-import { IDEMPOTENCY_KEY_HEADER, idempotentHandler } from '../idempotency/idempotent-route';
-import { IdempotencyGuard } from '../idempotency/idempotency.providers';
-import { RegistryRoutes } from '../registry/registry.routes';
-import { GATEWAY_ENV } from '../tokens';
-import { callerOf } from './caller';
-import { csvLine } from './csv';
-import { jsonBytes } from './json-bytes';
-import { routeOf } from './route-of';
-import { httpErrors, sendStatus } from './status-reply';
-import { validateBody } from './validate';
+import type { GatewayEnv } from './env';
+import { IDEMPOTENCY_KEY_HEADER, idempotentHandler } from './idempotency/idempotent-route';
+import { IdempotencyGuard } from './idempotency/idempotency.providers';
+import { RegistryRoutes } from './registry/registry.routes';
+import { GATEWAY_ENV } from './tokens';
+import { callerOf } from './http/caller';
+import { csvLine } from './http/csv';
+import { jsonBytes } from './http/json-bytes';
+import { routeOf } from './http/route-of';
+import { httpErrors, sendStatus } from './http/status-reply';
+import { validateBody } from './http/validate';
 
 /** How the gateway serves an operation beyond what its entry in HTTP_OPERATIONS says. */
 interface RouteOptions {

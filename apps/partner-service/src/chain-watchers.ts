@@ -3,12 +3,12 @@ import { type ChainLog, LogWatcher, type LogSource, type WatchOptions } from '@x
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, isAddress } from 'viem';
-import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
-import { FundingDepositsService } from '../funding/funding-deposits.service';
-import { RegistryClient } from '../registry-client';
-import { VouchersService } from '../vouchers/vouchers.service';
-import { ChainCursorsRepository } from './chain-cursors.repository';
-import type { EvmChain } from './evm-chain';
+import { PARTNERS_CONFIG, type PartnersConfig } from './config';
+import { FundingDepositsService } from './funding/funding-deposits.service';
+import { RegistryClient } from './registry-client';
+import { VouchersService } from './vouchers/vouchers.service';
+import { ChainCursorsRepository } from './chain/chain-cursors.repository';
+import type { EvmChain } from './chain/evm-chain';
 
 export const EVM_CHAINS = token<Map<string, EvmChain>>('EVM_CHAINS');
 export const WATCH_OPTIONS = token<WatchOptions>('WATCH_OPTIONS');
