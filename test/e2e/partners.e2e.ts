@@ -9,7 +9,7 @@ import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { untilHolds, waitFor } from '@xchain/stack';
+import { until, untilHolds, waitFor } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
@@ -57,21 +57,19 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
    * The gateway caches keys for 10 minutes here, so a disabled key is refused only through the
    * key_changed event; the event and the HTTP request race by a few milliseconds at most.
    */
-  const previewUntilRefused = async (secret: string): Promise<unknown> => {
-    // Generous for a shared machine, and still far inside the 10-minute cache TTL it must beat.
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const refused = await withKey(secret)
-        .previewQuote(quoteBody)
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      if (refused !== undefined) return refused;
-      if (Date.now() >= deadline) return new Error('the key was still accepted after 10 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const previewUntilRefused = (secret: string): Promise<unknown> =>
+    until(
+      'the key to be refused',
+      () =>
+        withKey(secret)
+          .previewQuote(quoteBody)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+      // Generous for a shared machine, and still far inside the 10-minute cache TTL it must beat.
+      { timeoutMs: 10_000, everyMs: 50, failOnError: true },
+    );
   let alice: { session_id: string; token: string };
   let bob: { session_id: string; token: string };
 
