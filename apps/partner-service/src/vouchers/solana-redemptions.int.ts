@@ -11,7 +11,7 @@ import type { PartnersConfig } from '../config';
 import type { RegistryClient } from '../registry-client';
 import { solanaVoucherCursorName } from './solana-redemptions-reader';
 import { httpSolanaChain } from '@xchain/chain-watch';
-import { TestSolanaRpc } from './solana-redemptions-test-rpc';
+import { TestSolanaRpc } from './solana-redemptions.testing';
 import { SolanaRedemptionsWatcher } from './solana-redemptions-watcher';
 import { SolanaRpc } from './solana-rpc';
 import { VouchersService } from './vouchers.service';
