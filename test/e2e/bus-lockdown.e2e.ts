@@ -12,7 +12,7 @@ import {
 } from '@xchain/contracts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { until, waitFor } from '@xchain/stack';
+import { until } from '@xchain/stack';
 import { Client } from 'pg';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
@@ -234,7 +234,7 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     const accruals = async (quoteHash: string) =>
       (await db.query('SELECT count(*)::int AS n FROM referral_accruals WHERE quote_hash = $1', [quoteHash])).rows[0].n as number;
     try {
-      await waitFor('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, 15_000);
+      await until('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, { timeoutMs: 15_000, everyMs: 100 });
       expect(await accruals(forgedFor)).toBe(0);
     } finally {
       await db.end();

@@ -9,7 +9,7 @@ import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { until, untilHolds, waitFor } from '@xchain/stack';
+import { until, untilHolds } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
@@ -106,7 +106,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const short = await session('alice@example.com', 1);
       expect((await as(short.token).getPartner()).email).toBe('alice@example.com');
       // Expiry is the only thing that changes: poll for the refusal rather than sleep past the second.
-      await waitFor(
+      await until(
         'the 1 s session to be refused',
         async () =>
           await as(short.token)
@@ -115,7 +115,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
               () => false,
               () => true,
             ),
-        15_000,
+        { timeoutMs: 15_000, everyMs: 100 },
       );
       await expectError(as(short.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
     });
