@@ -12,6 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { crossChainOf, expectApiError } from '../support/http';
+import { untilHeard } from '../support/sse';
 import { T } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -62,31 +63,24 @@ class OrderStream {
 
   /** The first event that matches; throws once the stream ended without one, or after `timeoutMs`. */
   next(match: (e: OrderEvent) => boolean, timeoutMs = 30_000): Promise<OrderEvent> {
-    return until(
+    return untilHeard(
       'a matching event',
-      () => {
-        const found = this.events.find(match);
-        if (found) return found;
-        if (this.ended)
-          throw new Error(
-            `the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`,
-          );
-        return undefined;
-      },
-      { timeoutMs, everyMs: 10, failOnError: true, detail: () => `got ${this.events.length} events` },
+      () => this.events.find(match),
+      () =>
+        this.ended
+          ? `the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`
+          : undefined,
+      { timeoutMs, detail: () => `got ${this.events.length} events` },
     );
   }
 
   /** Waits for a heartbeat comment after the first `count`. */
   async nextComment(count: number, timeoutMs = 10_000): Promise<void> {
-    await until(
+    await untilHeard(
       'a heartbeat',
-      () => {
-        if (this.comments > count) return true;
-        if (this.ended) throw new Error('no heartbeat');
-        return undefined;
-      },
-      { timeoutMs, everyMs: 10, failOnError: true },
+      () => this.comments > count,
+      () => (this.ended ? 'no heartbeat' : undefined),
+      { timeoutMs },
     );
   }
 

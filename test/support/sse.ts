@@ -86,32 +86,48 @@ export class SseClient {
 
   /** The first event at or after index `from` that matches; throws after `timeoutMs`. */
   next(match: (e: SseEvent) => boolean, from = 0, timeoutMs = 30_000): Promise<SseEvent> {
-    return until(
+    return untilHeard(
       'a matching event',
-      () => {
-        const found = this.events.slice(from).find(match);
-        if (found) return found;
-        if (this.ended) throw new Error(`the stream ended without a matching event (got ${this.events.map((e) => e.event).join(', ')})`);
-        return undefined;
-      },
-      { timeoutMs, everyMs: 10, failOnError: true, detail: () => `got ${this.events.length} events` },
+      () => this.events.slice(from).find(match),
+      () => (this.ended ? `the stream ended without a matching event (got ${this.events.map((e) => e.event).join(', ')})` : undefined),
+      { timeoutMs, detail: () => `got ${this.events.length} events` },
     );
   }
 
   /** Waits until a comment (heartbeat) arrives after `count` comments were seen. */
   async nextComment(count: number, timeoutMs = 10_000): Promise<void> {
-    await until(
+    await untilHeard(
       'a heartbeat',
-      () => {
-        if (this.comments.length > count) return true;
-        if (this.ended) throw new Error('no heartbeat');
-        return undefined;
-      },
-      { timeoutMs, everyMs: 10, failOnError: true },
+      () => this.comments.length > count,
+      () => (this.ended ? 'no heartbeat' : undefined),
+      { timeoutMs },
     );
   }
 
   close(): void {
     this.abort.abort();
   }
+}
+
+/**
+ * Waits until a stream reader has heard what `heard` looks for, failing at once with what `ended`
+ * says once the stream is over without it, or after `timeoutMs`.
+ */
+export function untilHeard<T>(
+  what: string,
+  heard: () => T | undefined | false,
+  ended: () => string | undefined,
+  options: { timeoutMs: number; detail?: () => string },
+): Promise<T> {
+  return until(
+    what,
+    () => {
+      const found = heard();
+      if (found !== undefined && found !== false) return found;
+      const why = ended();
+      if (why !== undefined) throw new Error(why);
+      return undefined;
+    },
+    { ...options, everyMs: 10, failOnError: true },
+  );
 }
