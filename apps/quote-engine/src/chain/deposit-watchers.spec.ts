@@ -1,5 +1,4 @@
 import type { CursorStore } from '@xchain/chain-watch';
-import { untilHolds } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import type { ChainInfo } from '../registry/registry-cache';
 import type { DepositChain } from './deposit-chain';
@@ -45,16 +44,14 @@ function newTestWatchers(chainNames: string[]) {
 
 /** Polls until the readiness detail matches (the watchers read in the background). */
 async function detailBecomes(readiness: () => Promise<{ ok: boolean; detail?: string }>, pattern: RegExp) {
-  const r = await untilHolds(
-    `a readiness detail matching ${pattern}`,
-    readiness,
-    (r) => {
-      expect(r.ok).toBe(true);
-      return pattern.test(r.detail ?? '');
-    },
-    { timeoutMs: 2000, everyMs: 10 },
-  );
-  return r.detail;
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const r = await readiness();
+    expect(r.ok).toBe(true);
+    if (pattern.test(r.detail ?? '')) return r.detail;
+    if (Date.now() > deadline) throw new Error(`readiness detail stayed "${r.detail}"`);
+    await new Promise((res) => setTimeout(res, 10));
+  }
 }
 
 describe('DepositWatchers', () => {
