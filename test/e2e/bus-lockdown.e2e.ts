@@ -12,7 +12,7 @@ import {
 } from '@xchain/contracts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '@xchain/stack';
+import { until } from '@xchain/stack';
 import { Client } from 'pg';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
@@ -179,12 +179,11 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     const ahead: Price = { price_id: 'ethereum', price: '1', expo: 0, conf: '0', publish_time: at, source: 'pyth' };
     await jetstream(oracle).publish(`$KV.${PRICES_BUCKET}.ethereum`, JSON.stringify(ahead));
     const log = join(e2e.logDir, 'quote-engine.log');
-    const deadline = Date.now() + 10_000;
     const refused = () =>
       readFileSync(log, 'utf8')
         .split('\n')
         .some((l) => l.includes('ignored a price from the future') && l.includes(`"publish_time":${at}`));
-    while (!refused() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await until('the quote-engine to log the price from the future', refused, { timeoutMs: 10_000, everyMs: 100 });
     expect(refused()).toBe(true);
     // The honest price stays in use: 1 ETH still buys about what it did (the file source walks a
     // little), not the 1 USDC that the forged price of 1 USD per ETH would give.
@@ -235,7 +234,7 @@ describe('the NATS bus refuses what a caller is not declared for (D14)', () => {
     const accruals = async (quoteHash: string) =>
       (await db.query('SELECT count(*)::int AS n FROM referral_accruals WHERE quote_hash = $1', [quoteHash])).rows[0].n as number;
     try {
-      await waitFor('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, 15_000);
+      await until('the marker fill to accrue', async () => (await accruals(markerFor)) > 0, { timeoutMs: 15_000, everyMs: 100 });
       expect(await accruals(forgedFor)).toBe(0);
     } finally {
       await db.end();

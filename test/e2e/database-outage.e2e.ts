@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { CREDENTIAL_FILES, ROOT, credentialsDir, freeStackPorts, startPostgres, startStack, type Stack } from '@xchain/stack';
+import { CREDENTIAL_FILES, ROOT, credentialsDir, freeStackPorts, startPostgres, startStack, type Stack, until } from '@xchain/stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 import { stackProgressLog, suiteLogDir } from '../support/suite-logs';
 
@@ -148,16 +148,24 @@ describe('PostgreSQL outage', () => {
       join(credentialsDir(dataDir), CREDENTIAL_FILES.postgresAdmin),
     );
     stack.servers[stack.servers.indexOf(pg)] = restarted;
-    const upAt = Date.now();
     const pending = new Set(Object.keys(requests));
-    while (pending.size > 0 && Date.now() < upAt + 30_000) {
-      for (const name of [...pending]) if ((await requests[name]!()).status === 200) pending.delete(name);
-      if (pending.size > 0) await new Promise((r) => setTimeout(r, 250));
-    }
+    await until(
+      'every request answered again',
+      async () => {
+        for (const name of [...pending]) if ((await requests[name]!()).status === 200) pending.delete(name);
+        return pending.size === 0;
+      },
+      { timeoutMs: 30_000, everyMs: 250, failOnError: true, detail: () => `still failing: ${[...pending].join(', ')}` },
+    );
     expect([...pending]).toEqual([]);
-    const deadline = Date.now() + 5000;
-    while (!partnerLog().some((l) => l.includes('database reachable again')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 200));
+    await until(
+      'partner-service to log the database reachable again',
+      () => partnerLog().some((l) => l.includes('database reachable again')),
+      {
+        timeoutMs: 5000,
+        everyMs: 200,
+      },
+    );
     const recovered = partnerLog().filter((l) => l.includes('database reachable again'));
     expect(recovered.length).toBe(1);
     expect(JSON.parse(recovered[0]!)).toMatchObject({ level: expect.anything(), failures_not_logged: expect.any(Number) });

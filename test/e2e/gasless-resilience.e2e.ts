@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type RedisServer, SERVICES, freePort, startBuiltService, startRedis, waitFor } from '@xchain/stack';
+import { type RedisServer, SERVICES, freePort, startBuiltService, startRedis, until } from '@xchain/stack';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type Address, type Hex, encodeFunctionData, parseEventLogs } from 'viem';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
@@ -210,7 +210,7 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       // Settled exactly once: charged what the gas cost (never more than the hold).
       // The settlement follows the confirmation asynchronously: poll (with a deadline) for its ledger
       // entry, the positive signal (the charge may equal the hold, so the balance alone cannot tell).
-      await waitFor('the relay gas to be settled', async () => (await ledgerKinds()).includes('settle'), 30_000);
+      await until('the relay gas to be settled', async () => (await ledgerKinds()).includes('settle'), { timeoutMs: 30_000, everyMs: 100 });
       expect((await ledgerKinds()).filter((k) => k === 'settle')).toHaveLength(1);
       const after = await available();
       expect(after).toBeLessThan(before);
@@ -244,7 +244,7 @@ describe('gasless relayer: nothing accepted is lost, nothing is sent twice', () 
       await rpc('base', 'evm_mine');
       const failed = await g.waitOrder(q['quote_hash'], (v) => v.gasless?.status === 'failed');
       expect(failed.gasless.error).toMatch(/^TX_REVERTED: /);
-      await waitFor('the hold to be released', async () => (await ledgerKinds()).includes('release'), 30_000);
+      await until('the hold to be released', async () => (await ledgerKinds()).includes('release'), { timeoutMs: 30_000, everyMs: 100 });
       expect(await available()).toBe(before);
     });
   });

@@ -4,7 +4,7 @@ import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, Ver
 import { type XchainClient, signGaslessQuote } from '@xchain/client';
 import { base58Encode } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
-import { ROOT, SERVICES, startBuiltService, untilHolds } from '@xchain/stack';
+import { ROOT, SERVICES, startBuiltService, until, untilHolds } from '@xchain/stack';
 import { memoText, vaultTokenAccount } from '@xchain/svm-orders';
 import { type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
@@ -66,31 +66,31 @@ describe('gasless Solana orders through the gateway', () => {
     standin.mintTo(user.publicKey, USDC, usdc);
     return user;
   };
-  const quote = async (user: Keypair, amount: bigint, deadline = Date.now() + 5000): Promise<Quote> => {
-    const q = crossChainOf(
-      await api.getQuote({
-        src_chain: 'solana',
-        dst_chain: 'arbitrum',
-        src_token: USDC,
-        dst_token: T.arbitrum.USDC,
-        trade_type: 'TRADE_TYPE_EXACT_INPUT',
-        amount: amount.toString(),
-        gas_drop: '',
-        recipient: EVM_USER,
-        refund_address: user.publicKey.toBase58(),
-        gasless: true,
-      }),
+  // After a test jumped past the blockhash lifetime, the quote-engine may still hand out its
+  // (briefly cached) older blockhash: ask again until the quote's blockhash is a live one.
+  const quote = (user: Keypair, amount: bigint): Promise<Quote> =>
+    until(
+      'a quote with a live blockhash',
+      async () => {
+        const q = crossChainOf(
+          await api.getQuote({
+            src_chain: 'solana',
+            dst_chain: 'arbitrum',
+            src_token: USDC,
+            dst_token: T.arbitrum.USDC,
+            trade_type: 'TRADE_TYPE_EXACT_INPUT',
+            amount: amount.toString(),
+            gas_drop: '',
+            recipient: EVM_USER,
+            refund_address: user.publicKey.toBase58(),
+            gasless: true,
+          }),
+        );
+        const blockhash = Transaction.from(Buffer.from(txOf(q), 'base64')).recentBlockhash;
+        return (await rpc('isBlockhashValid', [blockhash, { commitment: 'confirmed' }])).value ? q : undefined;
+      },
+      { timeoutMs: 5000, everyMs: 50, failOnError: true },
     );
-    // After a test jumped past the blockhash lifetime, the quote-engine may still hand out its
-    // (briefly cached) older blockhash: ask again until the quote's blockhash is a live one.
-    const blockhash = Transaction.from(Buffer.from(txOf(q), 'base64')).recentBlockhash;
-    if (!(await rpc('isBlockhashValid', [blockhash, { commitment: 'confirmed' }])).value) {
-      if (Date.now() > deadline) throw new Error('the quote-engine kept serving an expired blockhash');
-      await new Promise((res) => setTimeout(res, 50));
-      return quote(user, amount, deadline);
-    }
-    return q;
-  };
   /** What a wallet does: sign the transaction exactly as served, its own slot only. */
   const sign = (base64: string, ...signers: Keypair[]) => {
     const tx = Transaction.from(Buffer.from(base64, 'base64'));
@@ -404,9 +404,7 @@ describe('gasless Solana orders through the gateway', () => {
       expect((await submit(q.quote_hash, sign(txOf(q), user))).data.status).toBe('queued');
       sent = await waitGasless(q.quote_hash, 'submitted');
       // Submitted is recorded before the send: wait for the transaction itself to land (`processed`).
-      for (const deadline = Date.now() + 10_000; !standin.ledger.record(sent.tx_hash); await new Promise((r) => setTimeout(r, 20))) {
-        if (Date.now() > deadline) throw new Error(`${sent.tx_hash} never reached the stand-in`);
-      }
+      await until(`${sent.tx_hash} at the stand-in`, () => standin.ledger.record(sent.tx_hash), { timeoutMs: 10_000, everyMs: 20 });
       expect((await rpc('getSignatureStatuses', [[sent.tx_hash]])).value[0].confirmationStatus).toBe('processed');
       relayer().child.kill('SIGKILL');
       await new Promise((r) => relayer().child.once('exit', r));

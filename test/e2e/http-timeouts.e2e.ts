@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { StatusSchema } from '@xchain/contracts';
-import { ROOT } from '@xchain/stack';
+import { ROOT, until } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { crossChainOf, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -119,8 +119,7 @@ describe('gateway HTTP timeouts', () => {
             .split('\n')
             .filter((l) => /aborted|request body not received/.test(l))
         : [];
-    const deadline = Date.now() + 10_000;
-    while (lines().length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    await until('the gateway to log the cut-off', () => lines().length > 0, { timeoutMs: 10_000, everyMs: 100 });
     const logged = lines().map((l) => JSON.parse(l) as { level: string; msg: string });
     expect(logged).toEqual([expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^request body not received/) })]);
   });

@@ -11,7 +11,7 @@ import {
   PRICES_BUCKET,
 } from '@xchain/contracts';
 import type { NatsConnection } from '@xchain/messaging';
-import { type NatsClusterMember, waitFor } from '@xchain/stack';
+import { type NatsClusterMember, until } from '@xchain/stack';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -118,13 +118,13 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
     await g.waitOrder(warm.q['quote_hash'], (v) => v.gasless?.status === 'confirmed' && v.status === 'deposited', 90_000);
     const jsm = await jsmOf('quote-engine');
     for (const s of STREAMS) {
-      await waitFor(
+      await until(
         `${s} with three current copies`,
         async () => {
           const info = await jsm.streams.info(s);
           return info.config.num_replicas === 3 && (info.cluster?.replicas ?? []).filter((r) => r.current).length === 2;
         },
-        30_000,
+        { timeoutMs: 30_000, everyMs: 100 },
       );
     }
   });
@@ -231,7 +231,7 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
         // Back on its store; the next kill waits until it holds a current copy of every stream again (never two down).
         await victim.restart();
         for (const s of STREAMS) {
-          await waitFor(
+          await until(
             `${s} current on ${victim.serverName} again`,
             async () => {
               const info = await jsm.streams.info(s);
@@ -240,7 +240,7 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
                 (info.cluster?.replicas ?? []).some((r) => r.name === victim.serverName && r.current)
               );
             },
-            60_000,
+            { timeoutMs: 60_000, everyMs: 100 },
           );
         }
         rounds.push({ victim, leaderOf: STREAMS.filter((_, i) => leaders[i] === victim.serverName), killAt, until: now() });
@@ -298,13 +298,13 @@ describe('a NATS cluster member killed with kill -9 under quote and gasless load
     // --- Every durable consumer resumed: it read its stream to the end, messages written after the kills included. ---
     for (const d of DURABLES) {
       const m = await jsmOf(d.user);
-      await waitFor(
+      await until(
         `${d.durable} caught up`,
         async () => {
           const [c, s] = await Promise.all([m.consumers.info(d.stream, d.durable), m.streams.info(d.stream)]);
           return c.num_pending === 0 && c.num_ack_pending === 0 && c.delivered.stream_seq === s.state.last_seq;
         },
-        60_000,
+        { timeoutMs: 60_000, everyMs: 100 },
       );
     }
     for (const s of STREAMS) expect([s, (await jsm.streams.info(s)).state.last_seq > seqBefore[s]!]).toEqual([s, true]);

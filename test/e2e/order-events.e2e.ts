@@ -5,12 +5,14 @@ import { DEV_FILLER_KEY } from '@xchain/devnet';
 import { approveCalldata, cancelTx, depositTx, fillTx, refundTx } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
 import { orderFromWire } from '@xchain/order-codec';
+import { until } from '@xchain/stack';
 import { Client } from 'pg';
 import { type Address, maxUint256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { crossChainOf, expectApiError } from '../support/http';
+import { untilHeard } from '../support/sse';
 import { T } from '../support/registry-fixture';
 
 jest.setTimeout(120_000);
@@ -29,7 +31,6 @@ class OrderStream {
   /** The answer's headers once the stream opened. */
   headers: Headers | undefined;
   private failure: unknown;
-  private readonly waiters: (() => void)[] = [];
   private readonly abort = new AbortController();
 
   /** Resolves once the stream is open (a 2xx event stream); rejects with the XchainApiError of a refusal. */
@@ -45,64 +46,42 @@ class OrderStream {
         },
         onComment: () => {
           s.comments++;
-          s.wake();
         },
       });
       void (async () => {
         try {
-          for await (const e of it) {
-            s.events.push(e);
-            s.wake();
-          }
+          for await (const e of it) s.events.push(e);
         } catch (err) {
           s.failure = err;
           reject(err); // a no-op once opened: then `next` reports it
         } finally {
           s.ended = true;
-          s.wake();
         }
       })();
     });
   }
 
-  private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  private wait(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      this.waiters.push(() => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-  }
-
   /** The first event that matches; throws once the stream ended without one, or after `timeoutMs`. */
-  async next(match: (e: OrderEvent) => boolean, timeoutMs = 30_000): Promise<OrderEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.find(match);
-      if (found) return found;
-      if (this.ended)
-        throw new Error(
-          `the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`,
-        );
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms (got ${this.events.length} events)`);
-      await this.wait(left);
-    }
+  next(match: (e: OrderEvent) => boolean, timeoutMs = 30_000): Promise<OrderEvent> {
+    return untilHeard(
+      'a matching event',
+      () => this.events.find(match),
+      () =>
+        this.ended
+          ? `the stream ended without a matching event (${this.events.length} events${this.failure ? `; ${String(this.failure)}` : ''})`
+          : undefined,
+      { timeoutMs, detail: () => `got ${this.events.length} events` },
+    );
   }
 
   /** Waits for a heartbeat comment after the first `count`. */
   async nextComment(count: number, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.comments <= count) {
-      const left = deadline - Date.now();
-      if (this.ended || left <= 0) throw new Error('no heartbeat');
-      await this.wait(left);
-    }
+    await untilHeard(
+      'a heartbeat',
+      () => this.comments > count,
+      () => (this.ended ? 'no heartbeat' : undefined),
+      { timeoutMs },
+    );
   }
 
   close(): void {
@@ -222,17 +201,7 @@ describe('order events (SSE) through the gateway', () => {
     const user = g.newUser();
     const q = await g.gaslessQuote('base', base.USDC, user.address, '1000000');
     // The streams closed above are counted down when the gateway sees the close: retry until admitted.
-    const openOk = async () => {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        try {
-          return await open(q['quote_hash']);
-        } catch (err) {
-          if (Date.now() > deadline) throw err;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
-    };
+    const openOk = () => until('a stream admitted', () => open(q['quote_hash']), { timeoutMs: 5000, everyMs: 100 });
     const held: OrderStream[] = [];
     for (let i = 0; i < 3; i++) held.push(await openOk());
     await expectApiError(open(q['quote_hash']), { http: 429, code: 8, reason: 'TOO_MANY_STREAMS', metadata: { max_streams: '3' } });

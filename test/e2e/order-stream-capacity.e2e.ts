@@ -1,4 +1,5 @@
 import type { XchainClient } from '@xchain/client';
+import { untilHolds } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { crossChainOf, expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
@@ -31,14 +32,13 @@ describe('order event streams: the per-replica cap and the open-streams gauge', 
     const line = text.split('\n').find((l) => l.startsWith(`${name} `));
     return line === undefined ? undefined : Number(line.slice(name.length + 1));
   };
-  const gaugeBecomes = async (name: string, want: number) => {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const v = await gauge(name);
-      if (v === want || Date.now() > deadline) return v;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const gaugeBecomes = (name: string, want: number) =>
+    untilHolds(
+      `${name} at ${want}`,
+      () => gauge(name),
+      (v) => v === want,
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
 
   beforeAll(async () => {
     // The caller's own cap is above the replica's, so it is the replica's that refuses.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Subscription } from '@nats-io/transport-node';
 import { KEY_CHANGED_SUBJECT, KeyChangedEventSchema } from '@xchain/contracts';
-import { ROOT, SERVICES, startBuiltService } from '@xchain/stack';
+import { ROOT, SERVICES, startBuiltService, until, untilHolds } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { EVM_REFUND, EVM_USER, USDC_ETH_TO_ARB } from '../support/registry-fixture';
 
@@ -107,20 +107,22 @@ describe('keyed requests through a partner-service outage', () => {
     expect(Number(unknown.retryAfter)).toBeGreaterThanOrEqual(1);
 
     // After the stale window the kept key stops too: 503, never a 500 and never a pass without a check.
-    let stoppedAt = 0;
     const seen = new Set<number>();
-    while (Date.now() < fetchedAt + TTL_MS + STALE_MS + 5000) {
-      const r = await quote(kept.secret);
-      seen.add(r.status);
-      if (r.status !== 200) {
-        expect(r.status).toBe(503);
-        expect(r.json.code).toBe(14);
-        stoppedAt = Date.now();
-        break;
-      }
-      expect((await quote(doomed.secret)).status).toBe(503);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const stoppedAt = await until(
+      'the kept key to stop',
+      async () => {
+        const r = await quote(kept.secret);
+        seen.add(r.status);
+        if (r.status !== 200) {
+          expect(r.status).toBe(503);
+          expect(r.json.code).toBe(14);
+          return Date.now();
+        }
+        expect((await quote(doomed.secret)).status).toBe(503);
+        return undefined;
+      },
+      { timeoutMs: fetchedAt + TTL_MS + STALE_MS + 5000 - Date.now(), everyMs: 250, failOnError: true },
+    );
     expect(stoppedAt).toBeGreaterThan(0);
     expect(stoppedAt).toBeGreaterThanOrEqual(fetchedAt + TTL_MS + STALE_MS - 1000);
     expect([...seen].every((s) => s === 200 || s === 503)).toBe(true);
@@ -138,12 +140,15 @@ describe('keyed requests through a partner-service outage', () => {
       logFile: join(e2e.logDir, 'partner-service.log'),
     });
     e2e.stack.services.set('partner-service', restarted);
-    const deadline = Date.now() + 15_000;
-    let back = await quote(kept.secret);
-    while (back.status !== 200 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      back = await quote(kept.secret);
-    }
+    const back = await untilHolds(
+      'the kept key to quote again',
+      () => quote(kept.secret),
+      (r) => r.status === 200,
+      {
+        timeoutMs: 15_000,
+        everyMs: 250,
+      },
+    );
     expect(back.status).toBe(200);
     expect((await quote(never.secret)).status).toBe(200);
     const refused = await quote(doomed.secret);

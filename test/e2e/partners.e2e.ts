@@ -9,7 +9,7 @@ import { toBytes32 } from '@xchain/order-codec';
 import { Client } from 'pg';
 import { decodeFunctionData, getAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { untilHolds, waitFor } from '@xchain/stack';
+import { until, untilHolds } from '@xchain/stack';
 import { type E2eStack, startE2eStack } from '../support/e2e-stack';
 import { apiErrorView, expectApiError, gatewayClient } from '../support/http';
 import { FULFILMENT_STAND_IN, publishFulfilled } from '../support/order-events';
@@ -57,21 +57,19 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
    * The gateway caches keys for 10 minutes here, so a disabled key is refused only through the
    * key_changed event; the event and the HTTP request race by a few milliseconds at most.
    */
-  const previewUntilRefused = async (secret: string): Promise<unknown> => {
-    // Generous for a shared machine, and still far inside the 10-minute cache TTL it must beat.
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const refused = await withKey(secret)
-        .previewQuote(quoteBody)
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      if (refused !== undefined) return refused;
-      if (Date.now() >= deadline) return new Error('the key was still accepted after 10 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
+  const previewUntilRefused = (secret: string): Promise<unknown> =>
+    until(
+      'the key to be refused',
+      () =>
+        withKey(secret)
+          .previewQuote(quoteBody)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
+      // Generous for a shared machine, and still far inside the 10-minute cache TTL it must beat.
+      { timeoutMs: 10_000, everyMs: 50, failOnError: true },
+    );
   let alice: { session_id: string; token: string };
   let bob: { session_id: string; token: string };
 
@@ -108,7 +106,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
       const short = await session('alice@example.com', 1);
       expect((await as(short.token).getPartner()).email).toBe('alice@example.com');
       // Expiry is the only thing that changes: poll for the refusal rather than sleep past the second.
-      await waitFor(
+      await until(
         'the 1 s session to be refused',
         async () =>
           await as(short.token)
@@ -117,7 +115,7 @@ describe('partners through the gateway: sessions, keys, funding, referrals, vouc
               () => false,
               () => true,
             ),
-        15_000,
+        { timeoutMs: 15_000, everyMs: 100 },
       );
       await expectError(as(short.token).getPartner(), { http: 401, reason: 'INVALID_SESSION' });
     });

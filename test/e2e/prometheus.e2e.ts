@@ -46,7 +46,7 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
   };
   const query = async (promql: string): Promise<Sample[]> => (await api(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result;
   /** Polls a query until `ok` holds for its samples (a scrape is every second), failing with the last answer. */
-  const eventually = (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> =>
+  const queryUntil = (promql: string, ok: (s: Sample[]) => boolean, timeoutMs = 30_000): Promise<Sample[]> =>
     untilHolds(promql, () => query(promql), ok, { timeoutMs, everyMs: 500 });
   const num = (s: Sample) => Number(s.value[1]);
 
@@ -71,23 +71,20 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     await e2e?.stop();
   });
 
-  /** The scrape targets once every service is up (or as they are after 30 s). */
-  const targetsUp = async () => {
-    const deadline = Date.now() + 30_000;
-    let targets: { labels: { job: string }; health: string; lastError: string }[] = [];
-    while (Date.now() < deadline) {
-      targets = (await api('/api/v1/targets')).activeTargets;
-      if (targets.length === SERVICES.length && targets.every((t) => t.health === 'up')) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    return targets;
-  };
+  /** The scrape targets once every service is up. */
+  const targetsUp = () =>
+    untilHolds(
+      'every target up',
+      async (): Promise<{ labels: { job: string }; health: string; lastError: string }[]> => (await api('/api/v1/targets')).activeTargets,
+      (targets) => targets.length === SERVICES.length && targets.every((t) => t.health === 'up'),
+      { timeoutMs: 30_000, everyMs: 500 },
+    );
 
   it('scrapes every service', async () => {
     const targets = await targetsUp();
     expect(targets.map((t) => [t.labels.job, t.health, t.lastError]).sort()).toEqual(SERVICES.map((s) => [s.name, 'up', '']).sort());
     // Node's process metrics from each of them.
-    const rss = await eventually('process_resident_memory_bytes', (s) => s.length === SERVICES.length);
+    const rss = await queryUntil('process_resident_memory_bytes', (s) => s.length === SERVICES.length);
     for (const s of rss) expect(num(s)).toBeGreaterThan(10_000_000);
   });
 
@@ -109,62 +106,62 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     expect(errorView(unmatched.status, await unmatched.json())).toMatchObject({ http: 404, code: 5 });
     await expectApiError(gateway.getOrder({ quote_hash: `0x${'ab'.repeat(32)}` }), { http: 404, code: 5, reason: 'QUOTE_NOT_FOUND' });
 
-    await eventually(
+    await queryUntil(
       'http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="200"}',
       (s) => s.length === 1 && num(s[0]!) >= 1,
     );
-    await eventually(
+    await queryUntil(
       'http_requests_total{job="gateway",method="POST",route="/json/v1/quote",status="400"}',
       (s) => s.length === 1 && num(s[0]!) >= 2,
     );
-    await eventually('http_requests_total{job="gateway",route="unmatched",status="404"}', (s) => s.length === 1 && num(s[0]!) >= 1);
+    await queryUntil('http_requests_total{job="gateway",route="unmatched",status="404"}', (s) => s.length === 1 && num(s[0]!) >= 1);
     // A path parameter never becomes a label: the order lookup is one series, under its pattern.
-    await eventually('http_requests_total{job="gateway",route="/json/v1/orders/:quote_hash",status="404"}', (s) => s.length === 1);
+    await queryUntil('http_requests_total{job="gateway",route="/json/v1/orders/:quote_hash",status="404"}', (s) => s.length === 1);
     expect(await query('count({job="gateway", route=~".*(no-such-thing|abab).*"})')).toEqual([]);
-    await eventually('http_request_duration_seconds_count{job="gateway",route="/json/v1/quote"}', (s) => s.length >= 2);
+    await queryUntil('http_request_duration_seconds_count{job="gateway",route="/json/v1/quote"}', (s) => s.length >= 2);
 
-    await eventually(
+    await queryUntil(
       'nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="ok"}',
       (s) => s.length === 1 && num(s[0]!) >= 1,
     );
-    await eventually(
+    await queryUntil(
       'nats_client_request_duration_seconds_count{job="gateway",subject="quote.v1.get",outcome="INVALID_ARGUMENT"}',
       (s) => s.length === 1,
     );
-    await eventually(
+    await queryUntil(
       'nats_server_request_duration_seconds_count{job="quote-engine",subject="quote.v1.get",outcome="ok"}',
       (s) => s.length === 1,
     );
-    await eventually('quotes_total{job="quote-engine",operation="quote",outcome="ok"}', (s) => s.length === 1 && num(s[0]!) >= 1);
-    await eventually(
+    await queryUntil('quotes_total{job="quote-engine",operation="quote",outcome="ok"}', (s) => s.length === 1 && num(s[0]!) >= 1);
+    await queryUntil(
       'quotes_total{job="quote-engine",operation="quote",outcome="AMOUNT_BELOW_MIN"}',
       (s) => s.length === 1 && num(s[0]!) >= 1,
     );
-    await eventually('rate_limit_fallback_total{job="gateway"}', (s) => s.length === 2 && s.every((x) => num(x) === 0));
+    await queryUntil('rate_limit_fallback_total{job="gateway"}', (s) => s.length === 2 && s.every((x) => num(x) === 0));
   });
 
   it('shows price ages, relay lanes, wallet balances, chain watcher lag and ledger holds', async () => {
-    const ages = await eventually('price_age_seconds{job="quote-engine"}', (s) => s.some((x) => x.metric['price_id'] === 'ethereum'));
+    const ages = await queryUntil('price_age_seconds{job="quote-engine"}', (s) => s.some((x) => x.metric['price_id'] === 'ethereum'));
     for (const s of ages) expect(num(s)).toBeLessThan(60);
-    await eventually('price_max_age_seconds{job="quote-engine"}', (s) => s.length === 1 && num(s[0]!) === 60);
+    await queryUntil('price_max_age_seconds{job="quote-engine"}', (s) => s.length === 1 && num(s[0]!) === 60);
 
     // One lane per relayer wallet and one for the operator wallet on the one local chain, nothing waiting.
     const wallets = e2e.relayerWallets.map((w) => w.toLowerCase()).sort();
     const lanes = [...wallets, DEV_FILLER.toLowerCase()].sort();
-    const waiting = await eventually('relay_queue_jobs{job="gasless-relayer",state="waiting"}', (s) => s.length === lanes.length);
+    const waiting = await queryUntil('relay_queue_jobs{job="gasless-relayer",state="waiting"}', (s) => s.length === lanes.length);
     expect(waiting.map((s) => [s.metric['chain'], s.metric['wallet'], num(s)]).sort()).toEqual(lanes.map((w) => ['base', w, 0]));
-    await eventually('relay_queue_oldest_job_age_seconds{job="gasless-relayer"}', (s) => s.length === lanes.length);
+    await queryUntil('relay_queue_oldest_job_age_seconds{job="gasless-relayer"}', (s) => s.length === lanes.length);
     // Balances come from the readiness check (probed at start): above the floor, as funded.
-    const balances = await eventually(
+    const balances = await queryUntil(
       'relayer_wallet_balance_wei > on(job, instance, chain, wallet) relayer_wallet_floor_wei',
       (s) => s.length === wallets.length,
     );
     expect(balances.map((s) => s.metric['wallet']).sort()).toEqual(wallets);
 
     // The quote-engine's deposit watcher and the partner-service's funding and voucher watchers on base, within their confirmations.
-    const lag = await eventually('chain_watcher_lag_blocks{chain="base"}', (s) => s.length === 3);
+    const lag = await queryUntil('chain_watcher_lag_blocks{chain="base"}', (s) => s.length === 3);
     expect(lag.map((s) => s.metric['job']).sort()).toEqual(['partner-service', 'partner-service', 'quote-engine']);
-    await eventually('chain_watcher_lag_blocks - chain_watcher_confirmations <= 5', (s) => s.length === 3);
+    await queryUntil('chain_watcher_lag_blocks - chain_watcher_confirmations <= 5', (s) => s.length === 3);
 
     // One hold open and one released: one outstanding, of its amount.
     const created = await e2e.admin('create-partner', '--email', 'metrics@example.com');
@@ -175,11 +172,11 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     await rpc.call(LedgerHoldRpc, { partner_id: created.out.partner_id, quote_hash: open, amount_usd_micros: '250000' }, caller);
     await rpc.call(LedgerHoldRpc, { partner_id: created.out.partner_id, quote_hash: closed, amount_usd_micros: '100000' }, caller);
     await rpc.call(LedgerReleaseRpc, { quote_hash: closed }, caller);
-    await eventually('ledger_holds_outstanding{job="partner-service"}', (s) => s.length === 1 && num(s[0]!) === 1);
-    await eventually('ledger_holds_outstanding_usd_micros{job="partner-service"}', (s) => s.length === 1 && num(s[0]!) === 250_000);
+    await queryUntil('ledger_holds_outstanding{job="partner-service"}', (s) => s.length === 1 && num(s[0]!) === 1);
+    await queryUntil('ledger_holds_outstanding_usd_micros{job="partner-service"}', (s) => s.length === 1 && num(s[0]!) === 250_000);
 
     // Every scrape-time collector (Redis, database, memory) answers within its deadline.
-    const collectors = await eventually('metrics_collect_success', (s) => s.length >= 4);
+    const collectors = await queryUntil('metrics_collect_success', (s) => s.length >= 4);
     expect(collectors.filter((s) => num(s) !== 1)).toEqual([]);
   });
 
@@ -202,12 +199,15 @@ describeWithPrometheus('metrics through a real Prometheus', () => {
     await targetsUp();
     const named = alerts.flatMap((a) => metricNamesIn(a.query).map((n) => [a.name, n] as const));
     expect(named.length).toBeGreaterThan(alerts.length);
-    let unknown: string[] = [];
-    for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 1000))) {
-      const exported = new Set<string>(await api('/api/v1/label/__name__/values'));
-      unknown = named.filter(([, n]) => !exported.has(n)).map(([a, n]) => `${a}: ${n}`);
-      if (unknown.length === 0) break;
-    }
+    const unknown = await untilHolds(
+      'every metric an alert names among those scraped',
+      async () => {
+        const exported = new Set<string>(await api('/api/v1/label/__name__/values'));
+        return named.filter(([, n]) => !exported.has(n)).map(([a, n]) => `${a}: ${n}`);
+      },
+      (unknown) => unknown.length === 0,
+      { timeoutMs: 20_000, everyMs: 1000 },
+    );
     expect(unknown).toEqual([]);
     for (const a of alerts) expect([a.name, a.health]).toEqual([a.name, 'ok']);
     expect(alerts.filter((a) => a.state === 'firing').map((a) => a.name)).toEqual([]);

@@ -6,7 +6,7 @@ import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { XchainClient } from '@xchain/client';
 import { type OrderEvent, orderEventSubject } from '@xchain/contracts';
-import { ROOT } from '@xchain/stack';
+import { ROOT, untilHolds } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
 import { EVM_REFUND, EVM_USER, T } from '../support/registry-fixture';
@@ -113,12 +113,15 @@ describe('aggregator-priced legs and fulfilment estimates', () => {
       for (const e of events) await js.publish(orderEventSubject(e.type), JSON.stringify(e));
     }
     // Events are consumed asynchronously: poll until the estimate moves (bounded).
-    const deadline = Date.now() + 15_000;
-    let after: Awaited<ReturnType<XchainClient['previewQuote']>>;
-    do {
-      await new Promise((r) => setTimeout(r, 300));
-      after = await api.previewQuote(pair);
-    } while (after.fulfill_eta_samples !== '3' && Date.now() < deadline);
+    const after = await untilHolds(
+      'three ETA samples',
+      () => api.previewQuote(pair),
+      (a) => a.fulfill_eta_samples === '3',
+      {
+        timeoutMs: 15_000,
+        everyMs: 300,
+      },
+    );
     expect(after).toMatchObject({ fulfill_eta_secs: '40', fulfill_eta_samples: '3', fulfill_eta_p90_secs: '90' });
     const other = await api.previewQuote({ ...pair, dst_chain: 'arbitrum', dst_token: T.arbitrum.USDC });
     expect(other.fulfill_eta_samples).toBe('0');

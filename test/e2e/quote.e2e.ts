@@ -6,7 +6,7 @@ import type { XchainClient } from '@xchain/client';
 import { FetchQuoteRpc, OrderStatusSchema, PRICES_BUCKET, QuotePreviewSchema, QuoteSchema, type RpcError } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { RpcClient } from '@xchain/messaging';
-import { ROOT, runTool, waitFor } from '@xchain/stack';
+import { ROOT, runTool, until } from '@xchain/stack';
 import { type Hex, decodeFunctionData, encodeAbiParameters, keccak256, parseAbiParameters, verifyTypedData } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { z } from 'zod';
@@ -356,15 +356,15 @@ describe('PreviewQuote and GetQuote through the gateway', () => {
         () => 'priced',
         (e: unknown) => apiErrorView(e).reason,
       );
-    await waitFor(
+    await until(
       'the registry change to reach the quote-engine',
       async () => (await reasonOf({ dst_chain: 'base', dst_token: T.base.USDC })) === 'CHAIN_DISABLED',
-      15_000,
+      { timeoutMs: 15_000, everyMs: 100 },
     );
-    await waitFor(
+    await until(
       'BONK on its stale price identity',
       async () => (await reasonOf({ dst_chain: 'solana', dst_token: T.solana.BONK, recipient: SOL_USER })) === 'STALE_PRICE',
-      15_000,
+      { timeoutMs: 15_000, everyMs: 100 },
     );
     await expectError(quote({ dst_chain: 'base', dst_token: T.base.USDC }), {
       http: 503,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { XchainClient } from '@xchain/client';
 import { ListTokensRpc, REGISTRY_CHANGED_SUBJECT } from '@xchain/contracts';
-import { ROOT } from '@xchain/stack';
+import { ROOT, until, untilHolds } from '@xchain/stack';
 import { Client } from 'pg';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { expectApiError, gatewayClient } from '../support/http';
@@ -138,13 +138,13 @@ describe('ListTokens and GetChains through the gateway', () => {
   });
 
   /** ListTokens until `done` holds of its list, for at most 10 s (REFRESH_MS plus a message, normally). */
-  async function pollTokens(done: (tokens: { chain: string; symbol: string }[]) => boolean) {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const body = await api.listTokens();
-      if (done(body.tokens) || Date.now() > deadline) return body;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  function pollTokens(done: (tokens: { chain: string; symbol: string }[]) => boolean) {
+    return untilHolds(
+      'the token list',
+      () => api.listTokens(),
+      (body) => done(body.tokens),
+      { timeoutMs: 10_000, everyMs: 50 },
+    );
   }
 
   it('serves the lists it keeps while the quote-engine is stopped, and UNAVAILABLE at once when it has none', async () => {
@@ -153,15 +153,15 @@ describe('ListTokens and GetChains through the gateway', () => {
     expect(await api.listTokens()).toEqual(before);
     await announceChange();
     // The notice reaches the gateway on its own connection: ask until it has dropped its lists.
-    const deadline = Date.now() + 5000;
-    while (
-      Date.now() < deadline &&
-      (await api.listTokens().then(
-        () => true,
-        () => false,
-      ))
-    )
-      await new Promise((r) => setTimeout(r, 20));
+    await until(
+      'the gateway to drop its lists',
+      () =>
+        api.listTokens().then(
+          () => false,
+          () => true,
+        ),
+      { timeoutMs: 5000, everyMs: 20 },
+    );
     // NATS reports "no responders" at once: 503 SERVICE_UNAVAILABLE, where waiting out the
     // deadline would have answered 504 UPSTREAM_TIMEOUT. The reason is the proof, not a stopwatch.
     const err = await expectApiError(api.listTokens(), { http: 503, code: 14, reason: 'SERVICE_UNAVAILABLE' });

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { approveCalldata } from '@xchain/evm-gasless';
-import { type ServiceSpec, until } from '@xchain/stack';
+import { type ServiceSpec, UntilTimeout, until } from '@xchain/stack';
 import { type Address, type Hex, maxUint256, parseEventLogs } from 'viem';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import type { E2eStack } from '../support/e2e-stack';
@@ -174,16 +174,20 @@ describe('two instances of every service', () => {
 
   const fulfilled = (hash: string) => onGateway((g) => g.waitOrder(hash, (v) => v.status === 'fulfilled', 5_000)).catch(() => undefined);
   const allFulfilled = async (orders: Sent[], timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
     let open = orders;
-    while (open.length > 0) {
-      const views = await Promise.all(open.map((o) => fulfilled(o.hash)));
-      open = open.filter((_, i) => views[i] === undefined);
-      if (open.length > 0 && Date.now() > deadline) {
-        const last = await Promise.all(open.map((o) => onGateway((g) => g.order(o.hash))));
-        throw new Error(`${open.length} orders not fulfilled within ${timeoutMs} ms: ${JSON.stringify(last.map((l) => l.body))}`);
-      }
-    }
+    await until(
+      'every order fulfilled',
+      async () => {
+        const views = await Promise.all(open.map((o) => fulfilled(o.hash)));
+        open = open.filter((_, i) => views[i] === undefined);
+        return open.length === 0;
+      },
+      { timeoutMs, everyMs: 0, failOnError: true },
+    ).catch(async (err: unknown) => {
+      if (!(err instanceof UntilTimeout)) throw err;
+      const last = await Promise.all(open.map((o) => onGateway((g) => g.order(o.hash))));
+      throw new Error(`${open.length} orders not fulfilled within ${timeoutMs} ms: ${JSON.stringify(last.map((l) => l.body))}`);
+    });
   };
 
   beforeAll(async () => {

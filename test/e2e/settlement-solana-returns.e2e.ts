@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { Connection, Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
 import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
+import type { SvmTransactionJson } from '@xchain/contracts';
 import {
-  type SvmTransactionJson,
   associatedTokenAccount,
   depositInstructions,
   memoInstruction,

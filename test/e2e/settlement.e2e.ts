@@ -1,6 +1,7 @@
 import { DEV_TREASURY } from '@xchain/devnet';
 import { XCHAIN_ROUTER_ABI, approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
+import { until, untilHolds } from '@xchain/stack';
 import { type Address, type Hex, createWalletClient, http, maxUint256 } from 'viem';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -29,19 +30,6 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
   afterAll(async () => {
     await e2e?.stop();
   });
-
-  /** Retries an expectation that becomes true as quoting's inventory reading catches up. */
-  const retryUntil = async (check: () => Promise<unknown>, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
-  };
 
   it('fills a deposited order by itself: the recipient gets exactly amount_out, the order is fulfilled with the fill transaction', async () => {
     await s.setInventory(PLENTY);
@@ -108,7 +96,15 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
       for (const hash of sent) expect((await g.client('base').waitForTransactionReceipt({ hash })).status).toBe('success');
       // All the balance is reserved by fills not yet landed: quoting to arbitrum USDC refuses.
       await s.reportUntil((r) => r.open.fill === 10, 'ten fills open');
-      await retryUntil(() => expectApiError(s.quoteOnce(10_000_000n), { http: 503, reason: 'INSUFFICIENT_INVENTORY' }));
+      // Retried while quoting's inventory reading catches up.
+      await until(
+        'quoting to refuse for inventory',
+        async () => {
+          await expectApiError(s.quoteOnce(10_000_000n), { http: 503, reason: 'INSUFFICIENT_INVENTORY' });
+          return true;
+        },
+        { timeoutMs: 15_000, everyMs: 250 },
+      );
     } finally {
       await g.client('arbitrum').request({ method: 'evm_setIntervalMining' as never, params: [1] as never });
     }
@@ -159,20 +155,23 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     // Every deposit of this suite so far went to base's router: 25 + 100 × 10 + 5 USDC; 90 × 10 were refunded.
     const deposited = 25_000_000n + 100n * 10_000_000n + 5_000_000n;
     const refunded = 90n * 10_000_000n;
+    // One minute for both waits below.
     const deadline = Date.now() + 60_000;
-    while ((await g.balanceOf('base', base.USDC, s.routers['base']!)) !== 0n) {
-      if (Date.now() > deadline)
-        throw new Error(`base's router still holds ${await g.balanceOf('base', base.USDC, s.routers['base']!)} after 60 s`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await untilHolds(
+      "base's router to hold nothing",
+      () => g.balanceOf('base', base.USDC, s.routers['base']!),
+      (held) => held === 0n,
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     expect(await g.balanceOf('base', base.USDC, DEV_TREASURY)).toBe(deposited - refunded);
 
     // The operator's report agrees once the claims' confirmations are in: nothing reserved, nothing open or stuck, the twelve fills claimed.
-    let report = await e2e.admin('settlement');
-    while (report.code === 0 && report.out.claims.claimed < 12 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      report = await e2e.admin('settlement');
-    }
+    const report = await untilHolds(
+      'the twelve fills claimed in the report',
+      () => e2e.admin('settlement'),
+      (r) => r.code !== 0 || r.out.claims.claimed >= 12,
+      { timeoutMs: Math.max(0, deadline - Date.now()), everyMs: 250 },
+    );
     expect(report.code).toBe(0);
     expect(report.out).toMatchObject({ open: { fill: 0, cancel: 0, refund: 0 }, undecided: 0, oldest_unsettled: null, stuck: [] });
     expect(report.out.claims).toEqual({ due: 0, batched: 0, claimed: 12, stuck: 0 });
@@ -216,7 +215,14 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     expect(view.status).toBe('fulfilled');
     expect(await g.client('arbitrum').getBalance({ address: recipient as Address })).toBe(BigInt(q.amount_out));
     // The deposit leaves the router once, to the treasury, after the recorded fill.
-    await retryUntil(async () => expect(await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY)).toBe(treasuryBefore + 50_000_000n), 30_000);
+    await until(
+      'the deposit at the treasury',
+      async () => {
+        expect(await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY)).toBe(treasuryBefore + 50_000_000n);
+        return true;
+      },
+      { timeoutMs: 30_000, everyMs: 250 },
+    );
     expect(await s.routerRead('arbitrum', 'claimed', q.quote_hash)).toBe(true);
   });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
-import { waitFor } from '@xchain/stack';
+import { until } from '@xchain/stack';
 import { startE2eStack, type E2eStack } from '../support/e2e-stack';
 import { crossChainOf, gatewayClient } from '../support/http';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
@@ -134,7 +134,7 @@ async function accessLineOf(logDir: string, traceId: string): Promise<Record<str
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .find((e) => e['trace_id'] === traceId && e['msg'] === 'request');
-  await waitFor(`the access line of trace ${traceId}`, async () => find() !== undefined, 10_000);
+  await until(`the access line of trace ${traceId}`, async () => find() !== undefined, { timeoutMs: 10_000, everyMs: 100 });
   return find()!;
 }
 

@@ -1,6 +1,7 @@
 import { type ApiResponse, XchainApiError, type XchainClient } from '@xchain/client';
 import { ERC20_PERMIT_ABI, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { ANVIL_DEV_KEY } from '@xchain/chain-tools';
+import { untilHolds } from '@xchain/stack';
 import { type Address, type Hex, type PublicClient, createPublicClient, createWalletClient, http, parseEventLogs } from 'viem';
 import { type PrivateKeyAccount, generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { crossChainOf, gatewayClient } from './http';
@@ -140,16 +141,13 @@ export class GaslessClient {
 
   /** Polls the order view until `done` holds (a positive signal), or fails after `timeoutMs`. */
   async waitOrder(quoteHash: string, done: (view: any) => boolean, timeoutMs = 30_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    let last: unknown;
-    for (;;) {
-      const r = await this.order(quoteHash);
-      last = r.body;
-      if (r.status === 200 && done(r.body)) return r.body;
-      if (Date.now() > deadline)
-        throw new Error(`order ${quoteHash} did not get there in ${timeoutMs} ms; last view ${JSON.stringify(last)}`);
-      await new Promise((res) => setTimeout(res, 150));
-    }
+    const r = await untilHolds(
+      `order ${quoteHash} to get there`,
+      () => this.order(quoteHash),
+      (r) => r.status === 200 && done(r.body),
+      { timeoutMs, everyMs: 150 },
+    );
+    return r.body;
   }
 
   /** Every Deposited event of a router for a quote hash. */

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from '@xchain/stack';
 
 /** One span as received over OTLP/HTTP JSON, flattened with its service name. */
 export interface ReceivedSpan {
@@ -70,11 +71,12 @@ export class OtlpReceiver {
   }
 
   async waitFor(predicate: (spans: ReceivedSpan[]) => boolean, timeoutMs = 10_000): Promise<ReceivedSpan[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.spans)) {
-      if (Date.now() > deadline) throw new Error(`spans not received: ${JSON.stringify(this.spans.map((s) => [s.service, s.name]))}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the spans', () => predicate(this.spans), {
+      timeoutMs,
+      everyMs: 100,
+      failOnError: true,
+      detail: () => `received ${JSON.stringify(this.spans.map((s) => [s.service, s.name]))}`,
+    });
     return this.spans;
   }
 

@@ -1,6 +1,7 @@
 import { DEV_FILLER_KEY } from '@xchain/devnet';
 import { XCHAIN_ROUTER_ABI, approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
+import { until, untilHolds } from '@xchain/stack';
 import { type Address, type Hex, encodeAbiParameters, keccak256, maxUint256, parseEventLogs, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type E2eStack, type E2eStackOptions, startE2eStack } from './e2e-stack';
@@ -88,15 +89,19 @@ export class SettlementFixture {
 
   /** Quoting sees a new inventory at its next reading (INVENTORY_REFRESH_MS): a refusal for inventory is retried a while. */
   async retryingInventory<T>(quote: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        return await quote();
-      } catch (err) {
-        if (Date.now() > deadline || apiErrorView(err).reason !== 'INSUFFICIENT_INVENTORY') throw err;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    const quoted = await until(
+      'a quote the new inventory covers',
+      () =>
+        quote().then(
+          (q) => ({ q }),
+          (err: unknown) => {
+            if (apiErrorView(err).reason !== 'INSUFFICIENT_INVENTORY') throw err;
+            return undefined;
+          },
+        ),
+      { timeoutMs: 10_000, everyMs: 200, failOnError: true },
+    );
+    return quoted.q;
   }
 
   async quoteOnce(amount: bigint) {
@@ -128,13 +133,16 @@ export class SettlementFixture {
 
   /** Polls the operator's report (`partner-admin settlement`) until `done` holds. */
   async reportUntil(done: (report: any) => boolean, what: string, timeoutMs = 60_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await this.e2e.admin('settlement');
-      if (r.code === 0 && done(r.out)) return r.out;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms; last report ${JSON.stringify(r.out ?? r.err)}`);
-      await new Promise((res) => setTimeout(res, 250));
-    }
+    const r = await untilHolds(
+      what,
+      () => this.e2e.admin('settlement'),
+      (r) => r.code === 0 && done(r.out),
+      {
+        timeoutMs,
+        everyMs: 250,
+      },
+    );
+    return r.out;
   }
 
   routerRead(chain: string, fn: 'cancelled' | 'filled' | 'refunded' | 'claimed', hash: string): Promise<boolean> {

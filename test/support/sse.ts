@@ -1,3 +1,5 @@
+import { until } from '@xchain/stack';
+
 /** One server-sent event as a client receives it. */
 export interface SseEvent {
   id?: string;
@@ -14,7 +16,6 @@ export interface SseEvent {
 export class SseClient {
   readonly events: SseEvent[] = [];
   readonly comments: string[] = [];
-  private readonly waiters: (() => void)[] = [];
   private readonly abort = new AbortController();
   ended = false;
 
@@ -55,7 +56,6 @@ export class SseClient {
       // aborted or reset: the stream is over
     }
     this.ended = true;
-    this.wake();
   }
 
   private parse(block: string): void {
@@ -82,48 +82,52 @@ export class SseClient {
         at: performance.now(),
         ...(ev.id !== undefined ? { id: ev.id } : {}),
       });
-    this.wake();
-  }
-
-  private wake(): void {
-    for (const w of this.waiters.splice(0)) w();
   }
 
   /** The first event at or after index `from` that matches; throws after `timeoutMs`. */
-  async next(match: (e: SseEvent) => boolean, from = 0, timeoutMs = 30_000): Promise<SseEvent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = this.events.slice(from).find(match);
-      if (found) return found;
-      if (this.ended) throw new Error(`the stream ended without a matching event (got ${this.events.map((e) => e.event).join(', ')})`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no matching event within ${timeoutMs} ms (got ${this.events.length} events)`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+  next(match: (e: SseEvent) => boolean, from = 0, timeoutMs = 30_000): Promise<SseEvent> {
+    return untilHeard(
+      'a matching event',
+      () => this.events.slice(from).find(match),
+      () => (this.ended ? `the stream ended without a matching event (got ${this.events.map((e) => e.event).join(', ')})` : undefined),
+      { timeoutMs, detail: () => `got ${this.events.length} events` },
+    );
   }
 
   /** Waits until a comment (heartbeat) arrives after `count` comments were seen. */
   async nextComment(count: number, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.comments.length <= count) {
-      if (this.ended || Date.now() > deadline) throw new Error('no heartbeat');
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 100);
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+    await untilHeard(
+      'a heartbeat',
+      () => this.comments.length > count,
+      () => (this.ended ? 'no heartbeat' : undefined),
+      { timeoutMs },
+    );
   }
 
   close(): void {
     this.abort.abort();
   }
+}
+
+/**
+ * Waits until a stream reader has heard what `heard` looks for, failing at once with what `ended`
+ * says once the stream is over without it, or after `timeoutMs`.
+ */
+export function untilHeard<T>(
+  what: string,
+  heard: () => T | undefined | false,
+  ended: () => string | undefined,
+  options: { timeoutMs: number; detail?: () => string },
+): Promise<T> {
+  return until(
+    what,
+    () => {
+      const found = heard();
+      if (found !== undefined && found !== false) return found;
+      const why = ended();
+      if (why !== undefined) throw new Error(why);
+      return undefined;
+    },
+    { ...options, everyMs: 10, failOnError: true },
+  );
 }

@@ -2,7 +2,7 @@ import { Code, RpcError } from '@xchain/contracts';
 import pino from 'pino';
 import { FeedDirectory } from './feed-directory';
 import type { Feed } from './sources/source';
-import { eventually } from './testing';
+import { until } from '@xchain/stack';
 
 const log = pino({ level: 'silent' });
 const FEEDS: Feed[] = [{ price_id: 'ethereum', symbol: 'ETH' }];
@@ -20,8 +20,7 @@ describe('FeedDirectory', () => {
     };
     const dir = new FeedDirectory(rpc as never, log, { refreshMs: 60_000, minBackoffMs: 20, maxBackoffMs: 1000 }, (f) => changes.push(f));
     dir.start();
-    const deadline = Date.now() + 2000;
-    while (changes.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    await until('the first feed list', () => changes.length > 0, { timeoutMs: 2000, everyMs: 10 });
     await dir.stop();
     expect(changes).toEqual([FEEDS]);
     expect(dir.feeds).toEqual(FEEDS);
@@ -44,7 +43,7 @@ describe('FeedDirectory', () => {
     };
     const dir = new FeedDirectory(rpc as never, log, { refreshMs: 10, minBackoffMs: 10 }, () => undefined);
     dir.start();
-    await eventually('two failed refreshes after the first list', async () => (n > 2 ? true : undefined), 5000);
+    await until('two failed refreshes after the first list', async () => (n > 2 ? true : undefined), { timeoutMs: 5000 });
     await dir.stop();
     expect(n).toBeGreaterThan(2);
     expect(dir.feeds).toEqual(FEEDS);

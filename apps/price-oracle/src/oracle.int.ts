@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListPriceFeedsRpc, PriceSchema, type Price } from '@xchain/contracts';
-import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, until } from '@xchain/stack';
 import { busMetrics, connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { repoRoot } from './config-path';
 import { drawsPerKey } from './random';
 import { FilePriceSource, loadPricesFile } from './sources/file-source';
 import type { Feed } from './sources/source';
-import { PRICE_READER, type RunningOracle, bootOracle, eventually, openPrices, serveFeeds } from './testing';
+import { PRICE_READER, type RunningOracle, bootOracle, openPrices, serveFeeds } from './testing';
 
 jest.setTimeout(30_000);
 
@@ -70,7 +70,9 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
     });
     // Several ListPriceFeeds attempts answered "no responders" (the bus metrics of this process,
     // where the oracle runs), not a fixed wait: only then is "still unready, still alive" telling.
-    await eventually('three unanswered ListPriceFeeds calls', async () => ((await unansweredFeedCalls()) >= 3 ? true : undefined));
+    await until('three unanswered ListPriceFeeds calls', async () => ((await unansweredFeedCalls()) >= 3 ? true : undefined), {
+      timeoutMs: 10_000,
+    });
     const ready = await oracle.readiness();
     expect(ready.status).toBe(503);
     expect(ready.body.checks['nats']).toEqual({ ok: true });
@@ -82,15 +84,23 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   it('creates the bucket and publishes every priced feed once the feed list arrives', async () => {
     const startedSecs = Math.floor(Date.now() / 1000);
     feeds = serveFeeds(nc, FEEDS);
-    const kv = await eventually('bucket', async () => {
-      const bucket = await openPrices(nc);
-      await bucket.status();
-      return bucket;
-    });
-    const entries = await eventually('three prices', async () => {
-      const got = await Promise.all(['ethereum', 'usd-coin', 'bonk'].map((k) => kv.get(k)));
-      return got.every((e) => e && e.operation === 'PUT') ? got : undefined;
-    });
+    const kv = await until(
+      'bucket',
+      async () => {
+        const bucket = await openPrices(nc);
+        await bucket.status();
+        return bucket;
+      },
+      { timeoutMs: 10_000 },
+    );
+    const entries = await until(
+      'three prices',
+      async () => {
+        const got = await Promise.all(['ethereum', 'usd-coin', 'bonk'].map((k) => kv.get(k)));
+        return got.every((e) => e && e.operation === 'PUT') ? got : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect((await kv.status()).history).toBe(1);
     expect(await kv.get('not-in-file')).toBeNull();
 
@@ -115,10 +125,14 @@ describe('price oracle publishing into a real NATS JetStream KV bucket', () => {
   it('keeps prices moving, one latest value per key', async () => {
     const kv = await openPrices(nc);
     const first = (await kv.get('ethereum'))!.revision;
-    const later = await eventually('a newer revision', async () => {
-      const e = await kv.get('ethereum');
-      return e && e.revision > first + 3 ? e : undefined;
-    });
+    const later = await until(
+      'a newer revision',
+      async () => {
+        const e = await kv.get('ethereum');
+        return e && e.revision > first + 3 ? e : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
     expect(later.revision).toBeGreaterThan(first);
     const history: number[] = [];
     for await (const e of await kv.history({ key: 'ethereum' })) history.push(e.revision);

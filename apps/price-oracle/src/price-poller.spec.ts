@@ -3,7 +3,7 @@ import { FakeClock } from '@xchain/service-kit';
 import pino from 'pino';
 import { PricePoller } from './price-poller';
 import { SourceMonitor } from './source-health';
-import { eventually } from './testing';
+import { until } from '@xchain/stack';
 import type { Feed, PriceSource, SourceName } from './sources/source';
 
 const log = pino({ level: 'silent' });
@@ -162,7 +162,7 @@ describe('PricePoller', () => {
     poller.poke();
     // The positive signal: the poke's poll published. Had the start polled with no feeds, or the
     // poke polled twice, `polls` would be past 1 by then (the next interval is an hour away).
-    await eventually('the poked poll to publish', async () => (puts > 0 ? true : undefined), 5000);
+    await until('the poked poll to publish', async () => (puts > 0 ? true : undefined), { timeoutMs: 5000 });
     expect(polls).toBe(1);
     await poller.stop();
   });

@@ -7,7 +7,7 @@ import { RpcServer, type NatsConnection } from '@xchain/messaging';
 import pino from 'pino';
 import { PriceOracleEnv } from './env';
 import { type OracleModuleOptions, PriceOracleModule } from './oracle.module';
-import { describeError, type Feed } from './sources/source';
+import type { Feed } from './sources/source';
 
 /** Helpers for the integration suites (not used by the service). */
 
@@ -77,24 +77,4 @@ export function serveFeeds(nc: NatsConnection, feeds: Feed[]): RpcServer {
   const server = new RpcServer(nc, 'quote-engine', pino({ level: 'silent' }));
   server.handle(ListPriceFeedsRpc, async () => ({ feeds }));
   return server;
-}
-
-/**
- * Polls `probe` until it returns a value (not undefined) or the time runs out. A probe that throws
- * counts as not yet; if the time runs out while the probe is still throwing, its last error is named.
- */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: string | undefined;
-  for (;;) {
-    lastError = undefined;
-    const value = await probe().catch((err: unknown) => {
-      lastError = describeError(err);
-      return undefined;
-    });
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(`${what}: not within ${timeoutMs} ms${lastError ? ` (last probe error: ${lastError})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -1,19 +1,6 @@
+import { type SvmTransactionJson, SvmTransactionJsonSchema } from '@xchain/contracts';
 import { z } from 'zod';
 import { SolanaRpcClient, SolanaRpcRefused } from './solana-rpc';
-
-/**
- * A confirmed transaction as getTransaction answers it with encoding `json` (the parts read here;
- * the shape `@xchain/svm-orders` parses).
- */
-export interface SolanaTransactionJson {
-  slot: number;
-  blockTime?: number | null;
-  meta: { err: unknown; loadedAddresses?: { writable: string[]; readonly: string[] } | null } | null;
-  transaction: {
-    signatures: string[];
-    message: { accountKeys: string[]; instructions: { programIdIndex: number; accounts: number[]; data: string }[] };
-  };
-}
 
 /** One entry of getSignaturesForAddress: a transaction that names the address. */
 export interface SignatureEntry {
@@ -32,7 +19,7 @@ export interface SolanaChain {
   /** Newest first; `before` pages back from that signature (exclusive). */
   signaturesForAddress(address: string, opts: { before?: string; limit: number }): Promise<SignatureEntry[]>;
   /** getTransaction, encoding json; null while the node does not serve it at `confirmed`. */
-  transaction(signature: string): Promise<SolanaTransactionJson | null>;
+  transaction(signature: string): Promise<SvmTransactionJson | null>;
   /** The blockhash of a slot's block (getBlock without transactions). */
   blockhash(slot: number): Promise<string>;
 }
@@ -45,30 +32,6 @@ const Entries = z.array(
     blockTime: z.number().int().nullable().optional(),
   }),
 );
-const Transaction = z
-  .object({
-    slot: z.number().int().nonnegative(),
-    blockTime: z.number().int().nullable().optional(),
-    meta: z
-      .object({
-        err: z.unknown(),
-        loadedAddresses: z
-          .object({ writable: z.array(z.string()), readonly: z.array(z.string()) })
-          .nullable()
-          .optional(),
-      })
-      .nullable(),
-    transaction: z.object({
-      signatures: z.array(z.string()),
-      message: z.object({
-        accountKeys: z.array(z.string()),
-        instructions: z.array(
-          z.object({ programIdIndex: z.number().int().nonnegative(), accounts: z.array(z.number().int().nonnegative()), data: z.string() }),
-        ),
-      }),
-    }),
-  })
-  .nullable();
 const Block = z.object({ blockhash: z.string() });
 
 /**
@@ -101,8 +64,8 @@ export function httpSolanaChain(url: string, timeoutMs: number): SolanaChain {
       call(
         'getTransaction',
         [signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }],
-        Transaction,
-      ) as Promise<SolanaTransactionJson | null>,
+        SvmTransactionJsonSchema.nullable(),
+      ),
     async blockhash(slot) {
       return (
         await call(

@@ -71,3 +71,30 @@ export class SolanaPasses {
     }, delayMs);
   }
 }
+
+/**
+ * The lifecycle a Solana watcher shares with every other: its passes start with the application
+ * and stop with it, and `readOnce` runs one at once. The owner sets `passes` (none while it is
+ * off) and names, in `sync`, the readers to read on the cluster a pass found.
+ */
+export abstract class SolanaWatch {
+  /** By cursor name (address and cluster). */
+  protected readonly readers = new Map<string, SolanaAddressReader>();
+  protected passes?: SolanaPasses;
+
+  /** The readers to read now on the cluster of this genesis hash (a new cluster starts new positions). */
+  protected abstract sync(genesis: string): SolanaAddressReader[];
+
+  onApplicationBootstrap(): void {
+    this.passes?.start((genesis) => this.sync(genesis));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.passes?.stop();
+  }
+
+  /** One pass over every reader (each failure stays with its reader). */
+  async readOnce(): Promise<void> {
+    await this.passes?.readOnce((genesis) => this.sync(genesis));
+  }
+}

@@ -29,6 +29,7 @@ export * from './partners/webhooks';
 export * from './gasless/subjects';
 export * from './gasless/operator';
 export * from './settlement/admin';
+export * from './solana/transaction-json';
 export * from './streams';
 export * from './bus-permissions';
 export * from './wire-stable';

@@ -1,4 +1,5 @@
 import { RpcError } from '@xchain/contracts';
+import { until } from '@xchain/stack';
 import { chainRpcUnavailable } from './chain-errors';
 import { DependencyOutage, DependencyOutages, unreachableDependency } from './dependency-outage';
 
@@ -75,7 +76,7 @@ describe('DependencyOutage', () => {
     });
     outage.failed(new Error('timeout'));
     up = true;
-    for (let i = 0; i < 200 && outage.down; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('the outage to end', () => !outage.down, { timeoutMs: 2000, everyMs: 10 });
     expect(outage.down).toBe(false);
     expect(lines.map((l) => l.msg)).toEqual(['base RPC unreachable; calls to it fail until it is back', 'base RPC reachable again']);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AckPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { GASLESS_EVENTS_STREAM_DEF, ORDER_EVENTS_STREAM_DEF, ORDER_UPDATES_STREAM_DEF } from '@xchain/contracts';
-import { type NatsCluster, freePort, newBus, startNatsCluster, waitFor } from '@xchain/stack';
+import { type NatsCluster, freePort, newBus, startNatsCluster, until } from '@xchain/stack';
 import { Registry } from 'prom-client';
 import { connectNats, streamReplicasOf, type NatsConnection } from './connection';
 import { ensureStream } from './streams';
@@ -112,10 +112,10 @@ describe('streams on a three-member NATS cluster', () => {
     const info = await admin.streams.info(def.name);
     expect({ replicas: info.config.num_replicas, messages: info.state.messages }).toEqual({ replicas: 3, messages: 5 });
     // The consumer follows its stream onto the new members (it inherits the stream's count).
-    await waitFor(
+    await until(
       'the consumer on three members',
       async () => (await admin.consumers.info(def.name, 'quote-engine')).cluster?.replicas?.length === 2,
-      20_000,
+      { timeoutMs: 20_000, everyMs: 100 },
     );
     expect((await admin.consumers.info(def.name, 'quote-engine')).num_pending).toBe(5);
   });
@@ -141,7 +141,7 @@ describe('streams on a three-member NATS cluster', () => {
     expect(leader.running()).toBe(false);
     // The two others elect a new leader and the stream takes writes again (the client reconnects if it was on the dead one).
     let seq = 0;
-    await waitFor(
+    await until(
       'a write after the kill',
       async () => {
         seq =
@@ -149,7 +149,7 @@ describe('streams on a three-member NATS cluster', () => {
             .seq ?? 0;
         return seq > 0;
       },
-      30_000,
+      { timeoutMs: 30_000, everyMs: 100 },
     );
     const after = await jsm.streams.info(stream);
     expect(after.cluster?.leader).not.toBe(leader.serverName);
@@ -158,14 +158,14 @@ describe('streams on a three-member NATS cluster', () => {
     await leader.restart();
     expect(leader.running()).toBe(true);
     // Back in the cluster: it catches up on what it missed.
-    await waitFor(
+    await until(
       'the restarted member current again',
       async () => {
         const info = await jsm.streams.info(stream);
         const all = [info.cluster?.leader, ...(info.cluster?.replicas ?? []).filter((r) => r.current).map((r) => r.name)];
         return all.includes(leader.serverName);
       },
-      30_000,
+      { timeoutMs: 30_000, everyMs: 100 },
     );
   });
 });

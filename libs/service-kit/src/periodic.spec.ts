@@ -1,3 +1,4 @@
+import { untilHolds } from '@xchain/stack';
 import { Periodic } from './periodic';
 
 /** A pass that records itself and ends when told, so the test decides when each pass is running. */
@@ -6,7 +7,6 @@ function controlledPasses() {
   let started = 0;
   let inFlight = 0;
   let maxInFlight = 0;
-  const waiters: (() => void)[] = [];
   const run = () =>
     new Promise<void>((resolve) => {
       started++;
@@ -16,17 +16,14 @@ function controlledPasses() {
         inFlight--;
         resolve();
       });
-      for (const w of waiters.splice(0)) w();
     });
   const startedCount = async (n: number) => {
-    const deadline = Date.now() + 2000;
-    while (started < n) {
-      if (Date.now() > deadline) throw new Error(`only ${started} passes started, expected ${n}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
+    await untilHolds(
+      `${n} passes started`,
+      async () => started,
+      (s) => s >= n,
+      { timeoutMs: 2000, everyMs: 10 },
+    );
   };
   return { run, ends, startedCount, started: () => started, maxInFlight: () => maxInFlight };
 }

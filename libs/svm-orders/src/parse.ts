@@ -1,22 +1,9 @@
+import type { SvmTransactionJson } from '@xchain/contracts';
 import { base58Decode } from '@xchain/order-codec';
 import { SYSTEM_TRANSFER, TOKEN_TRANSFER_CHECKED, readU64 } from './instructions';
 import { MEMO_PREFIX, type OrderStepKind, parseClaimMemo, parseMemoText, parseReturnMemo } from './memo';
 import { SOL, type SvmMint } from './order-terms';
 import { SVM_PROGRAMS } from './programs';
-
-/**
- * A confirmed transaction as JSON-RPC `getTransaction` returns it with `encoding: "json"`
- * (instruction data base58, accounts as indexes into the account keys), only the fields read here.
- */
-export interface SvmTransactionJson {
-  slot: number;
-  blockTime?: number | null;
-  meta: { err: unknown; loadedAddresses?: { writable: string[]; readonly: string[] } | null } | null;
-  transaction: {
-    signatures: string[];
-    message: { accountKeys: string[]; instructions: { programIdIndex: number; accounts: number[]; data: string }[] };
-  };
-}
 
 /** Value moved by one top-level instruction. `from`/`to` are token accounts for SPL, wallets for SOL. */
 export interface SvmTransfer {

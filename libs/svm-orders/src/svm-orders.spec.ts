@@ -1,10 +1,10 @@
 import { ComputeBudgetProgram, Keypair, PublicKey, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import type { SvmTransactionJson } from '@xchain/contracts';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { concat, keccak256, toBytes } from 'viem';
 import {
   SOL,
   SVM_PROGRAMS,
-  type SvmTransactionJson,
   associatedTokenAccount,
   claimBatchKey,
   claimInstructions,

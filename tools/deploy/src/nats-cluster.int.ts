@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { BUS_USERS, ORDER_UPDATES_STREAM, ORDER_UPDATE_SUBJECTS } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
-import { type Managed, ROOT, freePort, httpOk, launch, waitFor } from '@xchain/stack';
+import { type Managed, ROOT, freePort, httpOk, launch, waitFor, until } from '@xchain/stack';
 import { K8S_CLUSTER, ROUTE_PASSWORD_VAR, passwordVar, routeVar } from './nats-config';
 
 /**
@@ -104,13 +104,13 @@ describe('the generated NATS cluster configuration', () => {
     // Subscription interest reaches the other members through the routes.
     const client = await as('quote-engine', 2);
     let reply = '';
-    await waitFor(
+    await until(
       'reply across members',
       async () => {
         reply = (await client.request('ledger.v1.balance', '{}', { timeout: 1000 })).string();
         return true;
       },
-      10_000,
+      { timeoutMs: 10_000, everyMs: 100 },
     );
     expect(reply).toBe('{"ok":true}');
     sub.unsubscribe();

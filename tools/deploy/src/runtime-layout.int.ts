@@ -26,6 +26,7 @@ import {
   testPostgresAdmin,
   testRedisAdmin,
   waitFor,
+  until,
 } from '@xchain/stack';
 import { APP_NAMES, IMAGE_NAMES, IMAGES, type ImageName } from './images';
 import { passwordVar } from './nats-config';
@@ -273,7 +274,7 @@ describe('the runtime layout of every image', () => {
       expect(((await tokens.json()) as { tokens: unknown[] }).tokens.length).toBeGreaterThan(0);
       // That request's spans reach the trace backend from the gateway and from the quote-engine that answered it.
       for (const service of ['gateway', 'quote-engine']) {
-        await waitFor(`${service}'s spans`, async () => traces.some((t) => t.includes(service)), 15_000);
+        await until(`${service}'s spans`, async () => traces.some((t) => t.includes(service)), { timeoutMs: 15_000, everyMs: 100 });
       }
     });
   });

@@ -1,4 +1,5 @@
 import { PERMIT2_ADDRESS, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
+import { until } from '@xchain/stack';
 import { type Address, createPublicClient, getAddress, http, parseAbi, zeroAddress } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
@@ -159,8 +160,11 @@ describe('devnet with a block time and a retention of its own', () => {
       expect(await c.readContract({ address: arbPlan.depositTarget, abi: XCHAIN_ROUTER_ABI, functionName: 'retention' })).toBe(3600n);
       expect(devnet.retentionSecs).toBe(3600);
       const first = await c.getBlockNumber({ cacheTime: 0 });
-      const deadline = Date.now() + 10_000;
-      while ((await c.getBlockNumber({ cacheTime: 0 })) === first && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      await until('a new block', async () => (await c.getBlockNumber({ cacheTime: 0 })) !== first, {
+        timeoutMs: 10_000,
+        everyMs: 200,
+        failOnError: true,
+      });
       expect(await c.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(first);
       const who = privateKeyToAddress('0x3333333333333333333333333333333333333333333333333333333333333333');
       const [arb] = (await fund(devnet.rpcUrls, who)).chains;

@@ -1,5 +1,6 @@
 import { ComputeBudgetProgram, Connection, Keypair, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { until } from '@xchain/stack';
 import { depositInstructions, parseOrderSteps, vaultTokenAccount } from '@xchain/svm-orders';
 import { type SolanaStandin, startSolanaStandin } from './index';
 
@@ -259,11 +260,11 @@ describe('Solana stand-in over JSON-RPC', () => {
       // expiry slot (the blockhash's + 4) equal start + 3 (seen once in a full CI run).
       const start = await c.getSlot('processed');
       const { blockhash: first } = await c.getLatestBlockhash('processed');
-      const deadline = Date.now() + 5000;
-      while ((await c.isBlockhashValid(first, { commitment: 'processed' })).value) {
-        if (Date.now() > deadline) throw new Error('the blockhash never expired');
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until('the blockhash to expire', async () => !(await c.isBlockhashValid(first, { commitment: 'processed' })).value, {
+        timeoutMs: 5000,
+        everyMs: 20,
+        failOnError: true,
+      });
       expect(await c.getSlot('processed')).toBeGreaterThan(start + 3);
     } finally {
       await fast.stop();

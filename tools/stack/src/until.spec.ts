@@ -28,6 +28,13 @@ describe('until', () => {
     expect(n).toBe(1);
   });
 
+  it('adds what `detail` says to the timeout message', async () => {
+    const seen = ['a', 'b'];
+    await expect(
+      until('c', () => seen.includes('c'), { timeoutMs: 10, everyMs: 1, detail: () => `seen ${seen.join(', ')}` }),
+    ).rejects.toThrow('timed out after 10 ms waiting for c; seen a, b');
+  });
+
   it('untilHolds returns the answer that holds, and names the last answer when none did', async () => {
     let n = 0;
     await expect(

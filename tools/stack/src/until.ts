@@ -9,6 +9,8 @@ export interface UntilOptions {
    * "not yet", and the last error is named if the deadline passes.
    */
   failOnError?: boolean;
+  /** What the timeout message adds (what was seen instead), asked once the deadline has passed. */
+  detail?: () => string;
 }
 
 /** The deadline of a wait passed. */
@@ -25,7 +27,7 @@ export async function until<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   options: UntilOptions = {},
 ): Promise<T> {
-  const { timeoutMs = 30_000, everyMs = 50, failOnError = false } = options;
+  const { timeoutMs = 30_000, everyMs = 50, failOnError = false, detail } = options;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -41,7 +43,9 @@ export async function until<T>(
     }
     if (v !== undefined && v !== false) return v;
     if (Date.now() > deadline)
-      throw new UntilTimeout(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+      throw new UntilTimeout(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}${detail ? `; ${detail()}` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -1,10 +1,10 @@
 import { Connection, Keypair, type PublicKey } from '@solana/web3.js';
-import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest } from '@xchain/contracts';
+import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest, type SvmTransactionJson } from '@xchain/contracts';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
-import { type SvmTransactionJson, associatedTokenAccount, claimBatchKey, readOrderSteps } from '@xchain/svm-orders';
+import { associatedTokenAccount, claimBatchKey, readOrderSteps } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
 import { OrderRepository, operatorKey } from '../orders/order.repository';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { GASLESS_EVENTS_STREAM } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
-import { type Managed, freePort, newBus, startNats, waitFor } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, until } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { StatusEvents } from './status-events';
 
@@ -56,19 +56,21 @@ describe('relay status events through a NATS outage', () => {
     const events = new StatusEvents(await connectAs('gasless-relayer'), log);
     const reader = await jetstreamManager(await connectAs('test-reader'), { checkAPI: false });
     events.publish('base', view('submitted'));
-    await waitFor('the first event', async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 1, 10_000);
+    await until('the first event', async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 1, {
+      timeoutMs: 10_000,
+      everyMs: 100,
+    });
 
     await nats!.stop();
     events.publish('base', view('confirmed'));
-    await waitFor('a failed attempt', async () => lines.some((l) => l.level === 'warn'), 10_000);
+    await until('a failed attempt', async () => lines.some((l) => l.level === 'warn'), { timeoutMs: 10_000, everyMs: 100 });
     expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['status event not published; retrying']);
     await start();
 
-    await waitFor(
-      'the event after the outage',
-      async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 2,
-      30_000,
-    );
+    await until('the event after the outage', async () => (await reader.streams.info(GASLESS_EVENTS_STREAM)).state.messages === 2, {
+      timeoutMs: 30_000,
+      everyMs: 100,
+    });
     const stored = await reader.streams.getMessage(GASLESS_EVENTS_STREAM, { seq: 2 });
     if (!stored) throw new Error('the second event is not in the stream');
     expect(stored.subject).toBe('gasless.v1.events.confirmed');
@@ -87,7 +89,7 @@ describe('relay status events through a NATS outage', () => {
     await nats!.stop();
     try {
       quick.publish('base', view('submitted'));
-      await waitFor('the give-up line', async () => lines.some((l) => l.level === 'error'), 15_000);
+      await until('the give-up line', async () => lines.some((l) => l.level === 'error'), { timeoutMs: 15_000, everyMs: 100 });
       expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
         expect.stringMatching(/^status event not published after \d+ attempts; given up$/),
       ]);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_REDIS_PREFIXES, newRedisLogin, provisionRedisUsers, redisServiceRules, testRedisAdmin } from '@xchain/stack';
+import { DEFAULT_REDIS_PREFIXES, newRedisLogin, provisionRedisUsers, redisServiceRules, testRedisAdmin, untilHolds } from '@xchain/stack';
 import { Redis } from 'ioredis';
 import { IdempotencyStore, type IdempotencyStoreOptions, type StoredAnswer } from './idempotency-store';
 import { fingerprintOf } from './idempotent-route';
@@ -81,12 +81,12 @@ describe('IdempotencyStore against a real Redis', () => {
     if (dead.kind !== 'claimed') throw new Error('expected a claim');
     expect((await s.claim('ip:203.0.113.3:k4', FP_A)).kind).toBe('in_progress');
     // Poll for the positive signal: the key can be claimed again.
-    let next = await s.claim('ip:203.0.113.3:k4', FP_A);
-    const deadline = Date.now() + 5000;
-    while (next.kind === 'in_progress' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      next = await s.claim('ip:203.0.113.3:k4', FP_A);
-    }
+    const next = await untilHolds(
+      'the lease to run out',
+      () => s.claim('ip:203.0.113.3:k4', FP_A),
+      (n) => n.kind !== 'in_progress',
+      { timeoutMs: 5000, everyMs: 50 },
+    );
     if (next.kind !== 'claimed') throw new Error(`the lease never ran out: ${next.kind}`);
     // The dead request's answer arrives late: it must not overwrite the new claim's.
     expect(await s.complete('ip:203.0.113.3:k4', dead.token, ANSWER)).toBe(false);

@@ -5,7 +5,7 @@ import type { Logger } from '@xchain/telemetry';
 import { PARTNERS_CONFIG, type PartnersConfig } from '../config';
 import { ChainCursorsRepository } from '../chain/chain-cursors.repository';
 import { readVoucherRedemptions } from './solana-redemptions';
-import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses, SolanaWatch } from '@xchain/chain-watch';
 
 /** What the redemption reader asks of a cluster (no block hashes needed). */
 export type SolanaRedemptionChain = Omit<SolanaChain, 'blockhash'>;
@@ -29,10 +29,9 @@ export interface SolanaRedemptionWatchOptions {
  * Solana voucher program; `/readyz` reports it under `solana_vouchers` and never fails on it.
  */
 @Injectable()
-export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SolanaRedemptionsWatcher extends SolanaWatch implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Chain name (the `voucher_routers` key) and program id of each Solana voucher program. */
   readonly programs: readonly { chainName: string; programId: string }[];
-  private readonly readers = new Map<string, SolanaAddressReader>();
 
   /** Each program read, as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
   get watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
@@ -44,7 +43,6 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
       progress: r.progress,
     }));
   }
-  private readonly passes?: SolanaPasses;
 
   constructor(
     @Inject(SOLANA_REDEMPTION_CHAIN) private readonly chain: SolanaRedemptionChain | null,
@@ -55,19 +53,12 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
   ) {
+    super();
     this.programs = Object.entries(config.voucher_routers)
       .filter(([, address]) => isSvmKey(address))
       .map(([chainName, programId]) => ({ chainName, programId }));
     if (chain && this.programs.length > 0) this.passes = new SolanaPasses(chain, { pollMs: opts.pollMs, label: 'solana vouchers' }, log);
     health.register('solana_vouchers', async () => ({ ok: true, detail: this.detail() }));
-  }
-
-  onApplicationBootstrap(): void {
-    this.passes?.start((genesis) => this.sync(genesis));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.passes?.stop();
   }
 
   detail(): string {
@@ -81,13 +72,8 @@ export class SolanaRedemptionsWatcher implements OnApplicationBootstrap, OnAppli
     return parts.length ? parts.join('; ') : 'starting';
   }
 
-  /** One pass over every Solana voucher program (a failure stays with its program). */
-  async readOnce(): Promise<void> {
-    await this.passes?.readOnce((genesis) => this.sync(genesis));
-  }
-
   /** The reader of each program on this cluster (a new cluster starts new positions). */
-  private sync(genesis: string): SolanaAddressReader[] {
+  protected sync(genesis: string): SolanaAddressReader[] {
     return this.programs.map(({ chainName, programId }) => {
       const name = solanaVoucherCursorName(chainName, programId, genesis);
       for (const [key, r] of this.readers) if (r.address === programId && key !== name) this.readers.delete(key);

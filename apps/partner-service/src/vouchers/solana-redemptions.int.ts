@@ -12,7 +12,7 @@ import { ChainCursorsRepository } from '../chain/chain-cursors.repository';
 import type { RegistryClient } from '../registry-client';
 import { solanaVoucherCursorName } from './solana-redemptions-reader';
 import { httpSolanaChain } from '@xchain/chain-watch';
-import { TestSolanaRpc } from './solana-redemptions-test-rpc';
+import { TestSolanaRpc } from './solana-redemptions.testing';
 import { SolanaRedemptionsWatcher } from './solana-redemptions-watcher';
 import { SolanaRpc } from './solana-rpc';
 import { VouchersService } from './vouchers.service';

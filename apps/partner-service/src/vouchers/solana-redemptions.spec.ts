@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Keypair } from '@solana/web3.js';
 import { base58Encode } from '@xchain/order-codec';
 import { type VoucherStruct, encodeSolanaVoucherRedemptionData, signVoucher } from '@xchain/partner-chain';
-import type { SvmTransactionJson } from '@xchain/svm-orders';
+import type { SvmTransactionJson } from '@xchain/contracts';
 import { type Hex, bytesToHex } from 'viem';
 import { readVoucherRedemptions } from './solana-redemptions';
 

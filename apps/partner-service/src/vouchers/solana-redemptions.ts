@@ -1,6 +1,6 @@
 import { base58Decode } from '@xchain/order-codec';
 import { type VoucherStruct, decodeSolanaVoucherRedemptionData, isRedeemVoucherData } from '@xchain/partner-chain';
-import type { SvmTransactionJson } from '@xchain/svm-orders';
+import type { SvmTransactionJson } from '@xchain/contracts';
 
 /** One redeem_voucher instruction of a successful transaction, read from the chain. */
 export interface SolanaVoucherRedemption {

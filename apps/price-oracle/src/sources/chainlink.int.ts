@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ANVIL_DEV_KEY, type Anvil, compileContracts, startAnvil } from '@xchain/chain-tools';
 import { PriceSchema } from '@xchain/contracts';
-import { type Managed, ROOT, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, ROOT, freePort, newBus, startNats, until } from '@xchain/stack';
 import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { type Abi, type Address, type Hex, createPublicClient, createWalletClient, defineChain, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { PRICE_READER, bootOracle, eventually, openPrices, serveFeeds, type RunningOracle } from '../testing';
+import { PRICE_READER, bootOracle, openPrices, serveFeeds, type RunningOracle } from '../testing';
 import { ChainlinkSource } from './chainlink-source';
 import type { Feed } from './source';
 
@@ -173,14 +173,14 @@ describe('Chainlink source against aggregators on anvil', () => {
       // poll read the bucket by STREAM.MSG.GET while the oracle was creating it (see openPrices).
       // Should it run out again, the failure says what the oracle, the bucket and nats-server were
       // doing, and how nats-server ended if it did.
-      const published = await eventually(
+      const published = await until(
         'ethereum from chainlink',
         async () => {
           const e = await kv.get('ethereum');
           const p = e?.operation === 'PUT' ? PriceSchema.parse(e.json()) : undefined;
           return p?.price === '353100000000' ? { p, revision: e!.revision } : undefined;
         },
-        60_000,
+        { timeoutMs: 60_000 },
       ).catch(async (err: unknown) => {
         const ready = await oracle.readiness().catch((e: unknown) => ({ status: 0, body: String(e) }));
         const usdc = await kv.get('usd-coin').then(
@@ -211,10 +211,14 @@ describe('Chainlink source against aggregators on anvil', () => {
       // round after its publication (the one that brought the first marker) has finished.
       for (const answer of [999_000_000_000_000_000n, 998_000_000_000_000_000n]) {
         await update(usdc, answer);
-        await eventually(`usd-coin at ${answer}`, async () => {
-          const e = await kv.get('usd-coin');
-          return e?.operation === 'PUT' && PriceSchema.parse(e.json()).price === answer.toString() ? true : undefined;
-        });
+        await until(
+          `usd-coin at ${answer}`,
+          async () => {
+            const e = await kv.get('usd-coin');
+            return e?.operation === 'PUT' && PriceSchema.parse(e.json()).price === answer.toString() ? true : undefined;
+          },
+          { timeoutMs: 10_000 },
+        );
       }
       expect((await kv.get('ethereum'))!.revision).toBe(published.revision);
       expect((await oracle.readiness()).status).toBe(200);

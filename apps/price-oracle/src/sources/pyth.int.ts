@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type KV, Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema } from '@xchain/contracts';
-import { type Managed, freePort, newBus, startNats } from '@xchain/stack';
+import { type Managed, freePort, newBus, startNats, until } from '@xchain/stack';
 import { connectNats, type NatsConnection, type RpcServer } from '@xchain/messaging';
 import { Clock } from '@xchain/service-kit';
-import { PRICE_READER, type RunningOracle, bootOracle, eventually, serveFeeds } from '../testing';
+import { PRICE_READER, type RunningOracle, bootOracle, serveFeeds } from '../testing';
 import type { Feed } from './source';
 
 jest.setTimeout(30_000);
@@ -105,10 +105,14 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
 
     it('publishes the recorded values exactly, mapping feed ids back to price ids', async () => {
       oracle = await bootOracle(env('pyth'), { clock });
-      const [eth, usdc] = await eventually('two prices', async () => {
-        const got = await Promise.all([entry('ethereum'), entry('usd-coin')]);
-        return got.every(Boolean) ? got : undefined;
-      });
+      const [eth, usdc] = await until(
+        'two prices',
+        async () => {
+          const got = await Promise.all([entry('ethereum'), entry('usd-coin')]);
+          return got.every(Boolean) ? got : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
       expect(eth!.price).toEqual({
         price_id: 'ethereum',
         price: '351227450000',
@@ -141,24 +145,30 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
       expect((await oracle!.readiness()).status).toBe(200);
       const before = (await entry('ethereum'))!.revision;
       const polls = seen.length;
-      await eventually('three more polls', async () => (seen.length >= polls + 3 ? true : undefined));
+      await until('three more polls', async () => (seen.length >= polls + 3 ? true : undefined), { timeoutMs: 10_000 });
       expect((await entry('ethereum'))!.revision).toBe(before);
     });
 
     it('reports a failing Hermes in readiness, naming the source, and freezes nothing', async () => {
       const before = await entry('ethereum');
       mode = { kind: 'status', code: 500 };
-      const failing = await eventually('readiness fails', async () => {
-        const r = await oracle!.readiness();
-        return r.status === 503 ? r.body : undefined;
-      });
+      const failing = await until(
+        'readiness fails',
+        async () => {
+          const r = await oracle!.readiness();
+          return r.status === 503 ? r.body : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
       expect(failing.checks['price_source:pyth']).toEqual({
         ok: false,
         detail: 'pyth: failing: Hermes answered HTTP 500; last fresh value 0s ago',
       });
       mode = { kind: 'hang' };
-      await eventually('timeout reported', async () =>
-        (await check('price_source:pyth'))?.detail?.includes('did not answer within 300 ms') ? true : undefined,
+      await until(
+        'timeout reported',
+        async () => ((await check('price_source:pyth'))?.detail?.includes('did not answer within 300 ms') ? true : undefined),
+        { timeoutMs: 10_000 },
       );
       // The last value stays with its own publish time: consumers see its age grow.
       expect(await entry('ethereum')).toEqual(before);
@@ -168,12 +178,16 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
       const body = JSON.parse(FIXTURE);
       body.parsed[0].price = { ...body.parsed[0].price, price: '351300000000', publish_time: RECORDED_AT + 3 };
       mode = { kind: 'replay', body: JSON.stringify(body) };
-      const eth = await eventually('new value', async () => {
-        const e = await entry('ethereum');
-        return e?.price.publish_time === RECORDED_AT + 3 ? e : undefined;
-      });
+      const eth = await until(
+        'new value',
+        async () => {
+          const e = await entry('ethereum');
+          return e?.price.publish_time === RECORDED_AT + 3 ? e : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
       expect(eth.price.price).toBe('351300000000');
-      await eventually('ready again', async () => ((await oracle!.readiness()).status === 200 ? true : undefined));
+      await until('ready again', async () => ((await oracle!.readiness()).status === 200 ? true : undefined), { timeoutMs: 10_000 });
     });
   });
 
@@ -181,16 +195,20 @@ describe('Pyth Hermes source against a replayed Hermes', () => {
     it('takes Pyth where it has a fresh value and the file elsewhere; falls back when Hermes fails, staying ready', async () => {
       mode = { kind: 'replay', body: FIXTURE };
       oracle = await bootOracle(env('pyth,file'), { clock });
-      const btc = await eventually('file price for bitcoin', () => entry('bitcoin'));
+      const btc = await until('file price for bitcoin', () => entry('bitcoin'), { timeoutMs: 10_000 });
       expect(btc.price.source).toBe('file');
       // The recorded ETH value is older than the one published before: it must not replace it.
       expect((await entry('ethereum'))!.price).toMatchObject({ source: 'pyth', publish_time: RECORDED_AT + 3 });
 
       mode = { kind: 'status', code: 502 };
-      const eth = await eventually('file takes over ethereum', async () => {
-        const e = await entry('ethereum');
-        return e?.price.source === 'file' ? e : undefined;
-      });
+      const eth = await until(
+        'file takes over ethereum',
+        async () => {
+          const e = await entry('ethereum');
+          return e?.price.source === 'file' ? e : undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
       expect(eth.price.publish_time).toBeGreaterThanOrEqual(RECORDED_AT + 3); // stamped "now" by the file source
       const ready = await oracle.readiness();
       expect(ready.status).toBe(200);

@@ -1,8 +1,8 @@
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import type { CursorStore } from '@xchain/chain-watch';
-import { OrderEventSchema, type OrderEvent } from '@xchain/contracts';
+import { OrderEventSchema, type OrderEvent, type SvmTransactionJson } from '@xchain/contracts';
 import { ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { type SvmTransactionJson, depositInstructions, memoInstruction, returnMemoText, vaultTokenAccount } from '@xchain/svm-orders';
+import { depositInstructions, memoInstruction, returnMemoText, vaultTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RegistryCache } from '../registry/registry-cache';
 import type { NewStrayDeposit } from '../settlement/stray-deposits.repository';

@@ -5,7 +5,7 @@ import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-o
 import type { Logger } from '@xchain/telemetry';
 import { RegistryCache } from '../registry/registry-cache';
 import { ORDER_EVENT_PUBLISHER, type OrderEventPublisher } from './order-event-publisher';
-import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses } from '@xchain/chain-watch';
+import { type SignatureEntry, SolanaAddressReader, type SolanaChain, SolanaPasses, SolanaWatch } from '@xchain/chain-watch';
 import { solanaCursorName } from './solana-address-reader';
 import { StrayDepositRepository } from '../settlement/stray-deposits.repository';
 import { ORDER_PARTIES, type OrderParties } from './order-parties.repository';
@@ -34,10 +34,7 @@ export interface SolanaWatchConfig {
  * `/readyz` reports it under `solana_watcher` and never fails on it.
  */
 @Injectable()
-export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutdown {
-  /** By cursor name: account and cluster. */
-  private readonly readers = new Map<string, SolanaAddressReader>();
-
+export class SolanaWatcher extends SolanaWatch implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Each watched account as the chain watcher metrics read it (slots for blocks; `confirmed` is the depth). */
   watchers(): { name: string; chainName: string; confirmations: number; progress: SolanaAddressReader['progress'] }[] {
     return [...this.readers.values()].map((r) => ({
@@ -50,7 +47,6 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
   private readonly fillers: ReadonlySet<string>;
   private readonly handle?: (entry: SignatureEntry) => Promise<void>;
   private vaultNote?: string;
-  private readonly passes?: SolanaPasses;
 
   constructor(
     @Inject(SOLANA_CHAIN) private readonly chain: SolanaChain | null,
@@ -64,6 +60,7 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(LOGGER) private readonly log: Logger,
     @Optional() @Inject(ORDER_PARTIES) parties?: OrderParties,
   ) {
+    super();
     this.fillers = new Set(config.fillers);
     const vault = () => {
       const listed = this.registry.chain(config.chainName);
@@ -86,14 +83,6 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     health.register('solana_watcher', async () => ({ ok: true, detail: this.detail() }));
   }
 
-  onApplicationBootstrap(): void {
-    this.passes?.start((genesis) => this.sync(genesis));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.passes?.stop();
-  }
-
   detail(): string {
     if (!this.chain) return 'off (SOLANA_RPC_URL unset)';
     const readers = [...this.readers.values()];
@@ -109,13 +98,8 @@ export class SolanaWatcher implements OnApplicationBootstrap, OnApplicationShutd
     return parts.join('; ');
   }
 
-  /** One pass over every watched account (each failure stays with its account). */
-  async readOnce(): Promise<void> {
-    await this.passes?.readOnce((genesis) => this.sync(genesis));
-  }
-
   /** The accounts to read now, after the registry as it is (a new vault or token starts a new position). */
-  private sync(genesis: string): SolanaAddressReader[] {
+  protected sync(genesis: string): SolanaAddressReader[] {
     const { chainName } = this.config;
     const wanted: string[] = [];
     const listed = this.registry.chain(chainName);

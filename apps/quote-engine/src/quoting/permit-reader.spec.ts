@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
+import { until } from '@xchain/stack';
 import { type Hex, type PublicClient, createPublicClient, custom, decodeFunctionData, encodeFunctionResult } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 import { RpcTokenPermitReader, rpcClients } from './permit-reader';
@@ -98,8 +99,7 @@ describe('RpcTokenPermitReader', () => {
       const reader = new RpcTokenPermitReader(rpcClients(new Map([['ethereum', url]]), 50));
       await expect(reader.read(chain, TOKEN, OWNER)).rejects.toThrow(/timed out/i);
       // The calls run in parallel: wait until every one was abandoned, not only the first.
-      const until = Date.now() + 5000;
-      while (unanswered.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+      await until('every call abandoned', () => unanswered.size === 0, { timeoutMs: 5000, everyMs: 5 });
       expect(unanswered.size).toBe(0);
     });
   });

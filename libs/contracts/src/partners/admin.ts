@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRpc } from '../rpc';
-import { ApiKeySchema, CreatedKeySchema, VoucherSchema } from '../http/schemas/partner';
+import { ApiKeySchema, CreatedKeySchema, FundingEntryDepositSchema, VoucherSchema } from '../http/schemas/partner';
 import { AmountString, Rfc3339, Uint64Input, Uint64String } from '../wire';
 
 /**
@@ -88,24 +88,20 @@ export const AdminIssueVouchersRpc = defineRpc(
   OPERATOR,
 );
 
+// The fields of the deposit a funding entry names, in the order the operator's view lists them.
+const { price_e18, price_publish_time, ...fundedEvent } = FundingEntryDepositSchema.shape;
+
 /** A deposit seen on the funding router (`Funded` event), as the operator sees it. */
 export const FundingDepositSchema = z.object({
   id: z.string(),
-  chain: z.string(),
-  tx_hash: z.string(),
-  log_index: z.number().int(),
-  block_number: Uint64String,
-  funding_id: z.string(),
-  token: z.string(),
-  payer: z.string(),
-  amount: z.string(),
+  ...fundedEvent,
   /** `credited`: valued and credited to the partner that built the funding; `unmatched`: credited to nobody. */
   status: z.enum(['credited', 'unmatched']),
   detail: z.string().optional(),
   email: z.string().optional(),
   usd_micros: Uint64String.optional(),
-  price_e18: z.string().optional(),
-  price_publish_time: z.number().int().optional(),
+  price_e18,
+  price_publish_time,
   ledger_entry_id: z.string().optional(),
   created_at: Rfc3339,
 });
