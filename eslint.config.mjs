@@ -70,6 +70,12 @@ const DEP_CONSTRAINTS = [
   { sourceTag: 'scope:web', onlyDependOnLibsWithTags: ['scope:shared'] },
 ];
 
+/** A missing binding fails the service's start instead of silently turning a feature off (issue 46). */
+const NO_OPTIONAL_INJECTION = {
+  selector: "Decorator[expression.callee.name='Optional']",
+  message: 'bind the collaborator (Nest fails at start when it is missing) instead of @Optional()',
+};
+
 export default [
   { ignores: ['dist/**', 'node_modules/**', '**/generated/**', '.data/**', '.test-data/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
@@ -132,8 +138,13 @@ export default [
           selector: 'MemberExpression[property.name=/^\\$(queryRaw|executeRaw|queryRawUnsafe|executeRawUnsafe|transaction)$/]',
           message: 'only repositories (*.repository.ts) send SQL',
         },
+        NO_OPTIONAL_INJECTION,
       ],
     },
+  },
+  {
+    files: ['apps/*/src/**/*.repository.ts', 'apps/*/src/**/db.providers.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_OPTIONAL_INJECTION] },
   },
   {
     // The browser pages talk to the API only through the published client, as an integrator would.

@@ -11,6 +11,7 @@ import {
   ETA_CONFIG,
   EXPIRY_SWEEP_TIMES,
   NATS_REQUEST_TIMEOUT_MS,
+  PRICE_BUCKET_GRACE_MS,
   PRICE_MAX_AGE_SECS,
   PRICE_MAX_FUTURE_SKEW_SECS,
   QUOTE_RETENTION_SECS,
@@ -25,7 +26,7 @@ import { OrderExpirySweep } from './orders/expiry-sweep';
 import { UnusedQuoteExpirySweep } from './orders/quote-expiry-sweep';
 import { OrderUpdates } from './orders/order-updates';
 import { orderViewProviders } from './orders/orders.providers';
-import { PriceBook } from './prices/price-book';
+import { BUCKET_GRACE_MS, PriceBook } from './prices/price-book';
 import { Valuation } from './prices/valuation';
 import { QuotePipeline } from './quoting/quote-pipeline';
 import { QuoteHandlers } from './quoting/quote.handlers';
@@ -57,6 +58,7 @@ export class QuoteEngineModule {
         provideValue(PRICE_MAX_AGE_SECS, env.PRICE_MAX_AGE_SECS),
         provideValue(PRICE_MAX_FUTURE_SKEW_SECS, env.PRICE_MAX_FUTURE_SKEW_SECS),
         provideValue(REGISTRY_REFRESH_MS, env.REGISTRY_REFRESH_MS),
+        provideValue(PRICE_BUCKET_GRACE_MS, BUCKET_GRACE_MS),
         provideValue(QUOTE_RETENTION_SECS, env.QUOTE_RETENTION_SECS),
         provideValue(ETA_CONFIG, { windowHours: env.ETA_WINDOW_HOURS, minSamples: env.ETA_MIN_SAMPLES, refreshMs: env.ETA_REFRESH_MS }),
         provideValue(NATS_REQUEST_TIMEOUT_MS, env.NATS_REQUEST_TIMEOUT_MS),

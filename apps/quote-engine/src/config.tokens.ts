@@ -8,7 +8,7 @@ import type { QuotingConfig } from './quoting-config';
 export const QUOTING_CONFIG = token<QuotingConfig>('QUOTING_CONFIG');
 export const PRICE_MAX_AGE_SECS = token<number>('PRICE_MAX_AGE_SECS');
 export const PRICE_MAX_FUTURE_SKEW_SECS = token<number>('PRICE_MAX_FUTURE_SKEW_SECS');
-/** How long a bucket the price-oracle has not made yet is waited for before each retry warns (unbound: the default). */
+/** How long a bucket the price-oracle has not made yet is waited for before each retry warns (BUCKET_GRACE_MS). */
 export const PRICE_BUCKET_GRACE_MS = token<number>('PRICE_BUCKET_GRACE_MS');
 export const REGISTRY_REFRESH_MS = token<number>('REGISTRY_REFRESH_MS');
 export const QUOTE_RETENTION_SECS = token<number>('QUOTE_RETENTION_SECS');

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type CursorStore, LogWatcher, type ReplacedChainCheck, type WatchOptions, confirmationsFor } from '@xchain/chain-watch';
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -48,8 +48,8 @@ export class DepositWatchers implements OnApplicationBootstrap, OnApplicationShu
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(CHAIN_STEPS) private readonly steps?: ChainStepStore,
-    @Optional() @Inject(REPLACED_CHAINS) private readonly replaced?: ReplacedChainCheck,
-    @Optional() @Inject(ORDER_PARTIES) private readonly parties?: OrderParties,
+    @Inject(REPLACED_CHAINS) private readonly replaced?: ReplacedChainCheck,
+    @Inject(ORDER_PARTIES) private readonly parties?: OrderParties,
   ) {
     health.register('chain_watchers', async () => ({ ok: true, detail: this.detail() }));
   }

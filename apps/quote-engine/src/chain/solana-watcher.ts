@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { CursorStore } from '@xchain/chain-watch';
 import { HealthRegistry, LOGGER, token } from '@xchain/service-kit';
 import { SOL_MINT_PLACEHOLDER, isSvmKey, vaultTokenAccount } from '@xchain/svm-orders';
@@ -58,7 +58,7 @@ export class SolanaWatcher extends SolanaWatch implements OnApplicationBootstrap
     @Inject(StrayDepositRepository) strays: Pick<StrayDepositRepository, 'record'>,
     @Inject(HealthRegistry) health: Pick<HealthRegistry, 'register'>,
     @Inject(LOGGER) private readonly log: Logger,
-    @Optional() @Inject(ORDER_PARTIES) parties?: OrderParties,
+    @Inject(ORDER_PARTIES) parties?: OrderParties,
   ) {
     super();
     this.fillers = new Set(config.fillers);

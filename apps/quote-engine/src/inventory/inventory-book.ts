@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Code, OperatorBalanceRpc, RpcError } from '@xchain/contracts';
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency, unreachableDependency } from '@xchain/messaging';
 import { Clock, LOGGER, Metrics, Periodic, SystemClock, token } from '@xchain/service-kit';
@@ -49,8 +49,8 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(INVENTORY_CONFIG) private readonly config: InventoryConfig,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Metrics) metrics: Metrics,
-    @Optional() @Inject(QUOTING_CONFIG) quoting?: Pick<QuotingConfig, 'inventory_floors'>,
-    @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'watch'>,
+    @Inject(QUOTING_CONFIG) quoting?: Pick<QuotingConfig, 'inventory_floors'>,
+    @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'watch'>,
     @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     this.loop = new Periodic(

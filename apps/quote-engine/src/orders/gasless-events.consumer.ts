@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { GASLESS_EVENTS_STREAM_DEF, GASLESS_EVENT_CONSUMERS, GaslessEventSchema, type GaslessEvent } from '@xchain/contracts';
 import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
@@ -20,7 +20,7 @@ export class GaslessEventsConsumer extends DurableConsumerProvider<GaslessEvent>
     @Inject(OrderUpdates) private readonly updates: OrderUpdates,
     @Inject(OrderEventRepository) private readonly events: OrderEventRepository,
     @Inject(LOGGER) private readonly log: Logger,
-    @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
+    @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
     super();
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ORDER_EVENTS_STREAM_DEF, ORDER_EVENT_CONSUMERS, OrderEventSchema, type OrderEvent } from '@xchain/contracts';
 import { DependencyOutages, DurableConsumerProvider, type DurableConsumerOptions, type NatsConnection } from '@xchain/messaging';
 import { LOGGER, NATS } from '@xchain/service-kit';
@@ -21,8 +21,8 @@ export class OrderEventsConsumer extends DurableConsumerProvider<OrderEvent> {
     @Inject(EtaService) private readonly eta: EtaService,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
-    @Optional() @Inject(DEPOSIT_LISTENER) private readonly settler?: DepositListener,
-    @Optional() @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
+    @Inject(DEPOSIT_LISTENER) private readonly settler?: DepositListener,
+    @Inject(DependencyOutages) private readonly outages?: DependencyOutages,
   ) {
     super();
   }

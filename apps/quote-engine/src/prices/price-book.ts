@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Kvm } from '@nats-io/kv';
 import { PRICES_BUCKET, PriceSchema, RpcError, type Price } from '@xchain/contracts';
 import { Backoff, parseJson, sleep, type NatsConnection } from '@xchain/messaging';
@@ -46,7 +46,7 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
     @Inject(PRICE_MAX_AGE_SECS) private readonly maxAgeSecs: number,
     @Inject(PRICE_MAX_FUTURE_SKEW_SECS) private readonly maxFutureSkewSecs: number,
     /** How long a bucket the price-oracle has not made yet is waited for before each retry warns. */
-    @Optional() @Inject(PRICE_BUCKET_GRACE_MS) private readonly bucketGraceMs: number = BUCKET_GRACE_MS,
+    @Inject(PRICE_BUCKET_GRACE_MS) private readonly bucketGraceMs: number = BUCKET_GRACE_MS,
     @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     health.register('prices', async () => this.health(this.clock.nowSecs()));

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Code, RpcError, errorInfo, type CallerContext, type PreviewQuoteRequest, type Price } from '@xchain/contracts';
 import {
   type ChainParams,
@@ -49,7 +49,7 @@ export class QuotePipeline {
     @Inject(QUOTING_CONFIG) private readonly config: QuotingConfig,
     @Inject(SWAP_PRICING) private readonly swaps: SwapPricing,
     @Inject(SponsorFunding) private readonly sponsors: SponsorFunding,
-    @Optional() @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,
+    @Inject(InventoryBook) private readonly live?: Pick<InventoryBook, 'live'>,
   ) {
     this.fees = feeConfigOf(config);
   }

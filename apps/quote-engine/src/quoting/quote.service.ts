@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   RpcError,
   type CallerContext,
@@ -53,12 +53,12 @@ export class QuoteService {
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(Clock) private readonly clock: Clock,
     /** Blockhashes for gasless Solana quotes' `svm.tx_base64`; without it they carry none. */
-    @Optional() @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
-    @Optional() @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
+    @Inject(SVM_BLOCKHASH) private readonly blockhashes?: BlockhashSource,
+    @Inject(DependencyOutages) private readonly outages?: Pick<DependencyOutages, 'of'>,
     /** The chain checks behind a quote's `issues`; without them a quote carries none. */
-    @Optional() @Inject(EXECUTABILITY) private readonly checks?: Executability,
+    @Inject(EXECUTABILITY) private readonly checks?: Executability,
     /** Checks, prices and simulates destination calls; without it a quote with one is refused. */
-    @Optional() @Inject(DESTINATION_CALLS) private readonly calls?: DestinationCalls,
+    @Inject(DESTINATION_CALLS) private readonly calls?: DestinationCalls,
   ) {}
 
   async preview(req: PreviewQuoteRequest, caller: CallerContext | undefined): Promise<QuotePreview> {

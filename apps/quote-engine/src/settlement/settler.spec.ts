@@ -1,12 +1,12 @@
 import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type OrderWire, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { Clock } from '@xchain/service-kit';
+import { Clock, Periodic } from '@xchain/service-kit';
 import { claimBatchKey } from '@xchain/svm-orders';
 import { decodeFunctionData } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
 import { Settler } from './settler';
-import type { SettlementRepository } from './settlement.repository';
+import type { SettlementRepository, Undecided } from './settlement.repository';
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const VAULT = 'Fh4uHmtBNbtYwWk5gCvMCkjTsGyH5TLnh6M6x1ZU2Qq8';
@@ -188,5 +188,112 @@ describe('Settler claims (D15)', () => {
     });
     await settler.pass();
     expect(filled).toEqual([o.quoteHash]);
+  });
+});
+
+describe('Settler decisions (D15)', () => {
+  const NOW = 1_800_000_000_000;
+  /** An order from Arbitrum to Solana of `amountIn` in, `amountOut` out, salted by `n`. */
+  function toSolana(n: number, amountIn: bigint, amountOut: bigint): { quoteHash: string; order: OrderWire } {
+    const order = sampleOrder({
+      srcChainId: 42161n,
+      dstChainId: 792703809n,
+      srcToken: toBytes32('evm', '0xaf88d065e77c8cC2239327C5EDb3A432268e5831'),
+      dstToken: toBytes32('svm', USDC),
+      amountIn,
+      amountOut,
+      depositTarget: toBytes32('evm', ROUTER),
+      salt: `0x${n.toString(16).padStart(64, '0')}`,
+    });
+    return { quoteHash: hashOrder(order), order: orderToWire(order, []) };
+  }
+
+  /** A settler whose repository holds `undecided` and whose relayer reads `balance` (or fails). */
+  function decider(undecided: Undecided[], balance: bigint | Error) {
+    const refunds: { quoteHash: string; reason: string }[] = [];
+    const fills: { quoteHash: string; amountOut: bigint; balance: bigint; token: string }[] = [];
+    let balanceReads = 0;
+    const warned: string[] = [];
+    const repo = {
+      undecided: async () => undecided,
+      open: async () => [],
+      claimChains: async () => [],
+      claimBatches: async () => [],
+      decideRefund: async (u: Undecided, _token: string, reason: string) => void refunds.push({ quoteHash: u.quoteHash, reason }),
+      decideFill: async (u: Undecided, token: string, amountOut: bigint, bal: bigint) => {
+        fills.push({ quoteHash: u.quoteHash, amountOut, balance: bal, token });
+        return amountOut <= bal ? 'fill' : 'refund';
+      },
+    };
+    const rpc = {
+      call: async () => {
+        balanceReads++;
+        if (balance instanceof Error) throw balance;
+        return { balance: balance.toString() };
+      },
+    };
+    const registry = { chain: (name: string) => CHAINS[name], token: () => undefined };
+    const log = { info: () => undefined, warn: (_o: unknown, msg: string) => void warned.push(msg), error: () => undefined };
+    const settler = new Settler(
+      repo as never,
+      rpc as never,
+      registry as never,
+      { enabled: true, pollMs: 60_000, fillMarginSecs: 60, requestTimeoutMs: 1000, claimEveryMs: 60_000 },
+      log as never,
+      { refresh: async () => undefined },
+      { changed: async () => undefined },
+      undefined,
+      new FixedClock(NOW),
+    );
+    return { settler, refunds, fills, warned, balanceReads: () => balanceReads };
+  }
+
+  const undecidedOf = (o: { quoteHash: string; order: OrderWire }, amount: string | null, retainedForMs = 3_600_000): Undecided => ({
+    quoteHash: o.quoteHash,
+    srcChain: 'arbitrum',
+    dstChain: 'solana',
+    order: o.order,
+    retainedUntil: new Date(NOW + retainedForMs),
+    deposit: { chain: 'arbitrum', amount },
+  });
+
+  it('fills from inventory: one balance reading per destination token and pass, the order’s amount_out against it', async () => {
+    const a = toSolana(1, 1_000_000n, 990_000n);
+    const b = toSolana(2, 2_000_000n, 1_980_000n);
+    const d = decider([undecidedOf(a, '1000000'), undecidedOf(b, '2000000')], 5_000_000n);
+    await d.settler.pass();
+    expect(d.balanceReads()).toBe(1);
+    expect(d.fills).toEqual([
+      { quoteHash: a.quoteHash, amountOut: 990_000n, balance: 5_000_000n, token: USDC },
+      { quoteHash: b.quoteHash, amountOut: 1_980_000n, balance: 5_000_000n, token: USDC },
+    ]);
+    expect(d.refunds).toEqual([]);
+  });
+
+  it('refunds a deposit that does not match its order, and one too close to the end of retention, without reading inventory', async () => {
+    const short = toSolana(3, 1_000_000n, 990_000n);
+    const late = toSolana(4, 1_000_000n, 990_000n);
+    const d = decider([undecidedOf(short, '999999'), undecidedOf(late, '1000000', 59_000)], 5_000_000n);
+    await d.settler.pass();
+    expect(d.refunds).toEqual([
+      { quoteHash: short.quoteHash, reason: 'MISMATCH' },
+      { quoteHash: late.quoteHash, reason: 'RETENTION' },
+    ]);
+    expect(d.fills).toEqual([]);
+    expect(d.balanceReads()).toBe(0);
+  });
+
+  it('decides nothing while the relayer cannot read the balance: the order waits, with a warning', async () => {
+    const a = toSolana(5, 1_000_000n, 990_000n);
+    const d = decider([undecidedOf(a, '1000000')], RpcError.unavailable('relayer away', 'SERVICE_UNAVAILABLE', 1));
+    await d.settler.pass();
+    expect(d.fills).toEqual([]);
+    expect(d.refunds).toEqual([]);
+    expect(d.warned).toEqual(['settlement: no inventory reading; deposits to fill there wait']);
+  });
+
+  it('a pass that found nothing to decide, move on or claim says so (its loop then waits longer), one that decided does not', async () => {
+    expect(await decider([], 0n).settler.pass()).toBe(Periodic.IDLE);
+    expect(await decider([undecidedOf(toSolana(6, 1n, 1n), '1')], 10n).settler.pass()).toBeUndefined();
   });
 });

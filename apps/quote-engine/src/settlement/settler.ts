@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import {
   Code,
   type DestinationCallView,
@@ -73,9 +73,9 @@ export class Settler implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain' | 'token'>,
     @Inject(SETTLEMENT_CONFIG) private readonly config: SettlementConfig,
     @Inject(LOGGER) private readonly log: Logger,
-    @Optional() @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
-    @Optional() @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
-    @Optional() @Inject(DependencyOutages) outages?: DependencyOutages,
+    @Inject(InventoryBook) private readonly inventory?: Pick<InventoryBook, 'refresh'>,
+    @Inject(OrderUpdates) private readonly updates?: Pick<OrderUpdates, 'changed'>,
+    @Inject(DependencyOutages) outages?: DependencyOutages,
     @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {
     this.warnings = new PassWarnings(log, outages);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { type OperatorTxView, SendOperatorTxRpc } from '@xchain/contracts';
 
 import { DependencyOutages, RpcClient, chainRpcDependency, serviceDependency } from '@xchain/messaging';
@@ -30,7 +30,7 @@ export class StrayReturns implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(RpcClient) private readonly rpc: Pick<RpcClient, 'call'>,
     @Inject(SETTLEMENT_CONFIG) private readonly config: Pick<SettlementConfig, 'enabled' | 'pollMs' | 'requestTimeoutMs'>,
     @Inject(LOGGER) private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
-    @Optional() @Inject(DependencyOutages) outages?: Pick<DependencyOutages, 'failed' | 'succeeded'>,
+    @Inject(DependencyOutages) outages?: Pick<DependencyOutages, 'failed' | 'succeeded'>,
   ) {
     this.warnings = new PassWarnings(log, outages);
     this.loop = new Periodic(
