@@ -3,6 +3,7 @@ import type { OrderEvent } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
 import { ensureOrder } from './order.repository';
+import { STORED_STATUS_SQL } from './order-status';
 
 /** The route of an order, as a fulfilment-time sample records it. */
 export interface OrderRoute {
@@ -29,12 +30,9 @@ export class OrderEventRepository {
     return this.db.order.findUnique({ where: { quoteHash }, select: { srcChain: true, dstChain: true, routeType: true } });
   }
 
-  /** `orders.status` (the status filter's column) as the recorded events (and a recorded relay failure, D18) make it, as the order view does. */
+  /** `orders.status` (the status filter's column) as `storedStatus` (order-status.ts) makes it. */
   async restatus(quoteHash: string): Promise<void> {
-    await this.db.$executeRaw`UPDATE orders SET status = COALESCE(
-      (SELECT CASE WHEN bool_or(type = 'refunded') THEN 'refunded' WHEN bool_or(type = 'fulfilled') THEN 'fulfilled' ELSE 'deposited' END
-       FROM order_events WHERE quote_hash = ${quoteHash} HAVING count(*) > 0), CASE WHEN failed_at IS NULL THEN 'quoted' ELSE 'failed' END)
-      WHERE quote_hash = ${quoteHash}`;
+    await this.db.$executeRawUnsafe(`UPDATE orders SET status = ${STORED_STATUS_SQL} WHERE quote_hash = $1`, quoteHash);
   }
 
   /** Forgets the step a reorg withdrew (only the one it names): how many rows went. */

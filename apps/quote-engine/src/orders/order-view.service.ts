@@ -17,6 +17,7 @@ import { orderAccounting } from './order-accounting';
 import { EXPORT_PAGE_SIZE, exportRow } from './order-export';
 import { partyAddressBytes32 } from './party-address';
 import type { StoredOrder } from './order-records';
+import { storedStatus, viewStatus } from './order-status';
 
 export type { StoredOrder } from './order-records';
 
@@ -277,18 +278,12 @@ export class OrderViewService {
     // D18: a relay that failed for good, as recorded from the relayer's status event (so every read
     // and push agrees, the relayer up or not). What the chains show comes first: a deposit seen is never `failed`.
     const failure = found.failure;
-    const status: OrderStatus['status'] = refund
-      ? 'refunded'
-      : fulfillment
-        ? 'fulfilled'
-        : deposit
-          ? 'deposited'
-          : failure
-            ? 'failed'
-            : // D16: expires_at only dates the price; a deposit is honoured until retained_until.
-              now > stored.retainedUntil.getTime()
-              ? 'expired'
-              : 'quoted';
+    const steps = new Set<string>([
+      ...(refund ? ['refunded'] : []),
+      ...(fulfillment ? ['fulfilled'] : []),
+      ...(deposit ? ['deposited'] : []),
+    ]);
+    const status = viewStatus(storedStatus(steps, Boolean(failure)), stored.retainedUntil, now);
     const received = status === 'fulfilled' ? fulfillment?.amount : undefined;
     const returned = status === 'refunded' ? refund?.amount : undefined;
     const accounting =

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { OrderEventType, OrderWire } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import { DB } from '../db.providers';
+import { statusFilter } from './order-status';
 import { storedResponse } from '../quoting/stored-response';
 import { QuoteRepository, type StoredQuoteRow } from '../quoting/quote.repository';
 import { Prisma } from '@xchain/quote-engine-db';
@@ -109,10 +110,12 @@ export class OrderRepository implements OrderRecords, OrderListRecords {
     const address = Buffer.from(query.address.slice(2), 'hex');
     const filters: Prisma.Sql[] = [Prisma.sql`q.retained_until > ${query.retainedAfter}`];
     if (query.chain) filters.push(Prisma.sql`(q.src_chain = ${query.chain} OR q.dst_chain = ${query.chain})`);
-    const status = query.status;
-    if (status?.value === 'quoted') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until >= ${status.now}`);
-    else if (status?.value === 'expired') filters.push(Prisma.sql`q.status = 'quoted' AND q.retained_until < ${status.now}`);
-    else if (status) filters.push(Prisma.sql`q.status = ${status.value}`);
+    if (query.status) {
+      const f = statusFilter(query.status.value, query.status.now);
+      filters.push(Prisma.sql`q.status = ${f.stored}`);
+      if (f.retained && 'from' in f.retained) filters.push(Prisma.sql`q.retained_until >= ${f.retained.from}`);
+      if (f.retained && 'before' in f.retained) filters.push(Prisma.sql`q.retained_until < ${f.retained.before}`);
+    }
     const where = Prisma.join(filters, ' AND ');
     // The cursor on each range's own columns, so it bounds that index range.
     const after = (t: Prisma.Sql) =>
@@ -162,9 +165,12 @@ function partnerWhere(query: OrderPageQuery & { partnerId: string }): Prisma.Ord
       { createdAt: { lte: after.createdAt } },
       { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, quoteHash: { lt: after.quoteHash } }] },
     );
-  if (status?.value === 'quoted') and.push({ status: 'quoted', retainedUntil: { gte: status.now } });
-  else if (status?.value === 'expired') and.push({ status: 'quoted', retainedUntil: { lt: status.now } });
-  else if (status) and.push({ status: status.value });
+  if (status) {
+    const f = statusFilter(status.value, status.now);
+    and.push({ status: f.stored });
+    if (f.retained && 'from' in f.retained) and.push({ retainedUntil: { gte: f.retained.from } });
+    if (f.retained && 'before' in f.retained) and.push({ retainedUntil: { lt: f.retained.before } });
+  }
   return { partnerId: query.partnerId, retainedUntil: { gt: query.retainedAfter }, ...(and.length ? { AND: and } : {}) };
 }
 
