@@ -16,8 +16,6 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   BODY_LIMIT_BYTES: 'Largest accepted request body.',
   PUBLIC_BASE_URL: 'Server URL in the OpenAPI document; unset: `http://HOST:GATEWAY_PORT`.',
   KEY_CACHE_MAX_ENTRIES: 'Most API key lookups the cache holds.',
-  CORS_ALLOWED_ORIGINS:
-    'Browser origins allowed to call the API (CORS): `*` for any, or comma-separated origins. Empty: no CORS headers at all.',
   DATABASE_URL:
     "The service's own database, as its own role (`npm start` passes one per service; in Kubernetes the `xchain-databases` Secret).",
   DATABASE_POOL_SIZE: 'Connections of the Prisma pool.',
