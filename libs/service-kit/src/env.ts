@@ -79,6 +79,12 @@ const HttpSection = envSection('HTTP', {
 
 /** Stopping on SIGTERM or SIGINT (a Kubernetes pod being replaced, Ctrl-C). */
 const ShutdownSection = envSection('Shutdown', {
+  /**
+   * After SIGTERM or SIGINT the service takes no new work and lets the work in flight finish (HTTP
+   * requests being answered, background passes under way), then exits. Whatever is still unfinished this
+   * long after the signal is abandoned: the process logs it and exits with code 1. In Kubernetes it
+   * must end within terminationGracePeriodSeconds (30 s) after the preStop sleep (5 s).
+   */
   SHUTDOWN_GRACE_MS: millis(10_000),
 });
 

@@ -7,7 +7,6 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   NATS_URL: 'NATS server(s), comma-separated.',
   NATS_CONNECT_TIMEOUT_MS: 'Deadline of the first connection to NATS.',
   HOST: 'Interface the HTTP port binds to.',
-  SHUTDOWN_GRACE_MS: 'Declared for every service; no service reads it today.',
   GATEWAY_PORT: 'The public HTTP port.',
   QUOTE_ENGINE_PORT: 'HTTP port of the health probes (`/livez`, `/readyz`) and `/metrics`.',
   PRICE_ORACLE_PORT: 'HTTP port of the health probes (`/livez`, `/readyz`) and `/metrics`.',
