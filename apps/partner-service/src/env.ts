@@ -1,15 +1,24 @@
 import { parseRpcUrls } from '@xchain/chain-watch';
-import { BaseEnv, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
+import { BaseEnv, envSection, loadEnvOrExit, millis, parsedText, port } from '@xchain/service-kit';
 import { z } from 'zod';
 import { parseSecretKey, parseSecretKeyList } from './webhooks/secret-cipher';
 
 /** Anvil's second public development key: fine for a local stack, never for real money. */
 export const DEV_VOUCHER_SIGNER_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
-export const PartnerServiceEnv = BaseEnv.extend({
+/** The port of the health probes and metrics. */
+const HttpSection = envSection('HTTP', {
   PARTNER_SERVICE_PORT: port(8085),
+});
+
+/** The partner-service's database (partners, keys, ledger, vouchers, webhooks). */
+const StorageSection = envSection('Storage', {
   DATABASE_URL: z.string().url().default('postgresql://postgres@127.0.0.1:5432/partner_service'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+});
+
+/** The partners' configuration file and the key that signs their referral vouchers. */
+const PartnersSection = envSection('Partners and vouchers', {
   /** Tiers, key limits, session lifetime, the funding router and the voucher routers. */
   PARTNERS_CONFIG_FILE: z.string().default('config/partners.json'),
   /** Private key (hex) that signs referral vouchers (EIP-712). Defaults to a public dev key. */
@@ -17,17 +26,18 @@ export const PartnerServiceEnv = BaseEnv.extend({
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex private key')
     .default(DEV_VOUCHER_SIGNER_KEY),
-  /**
-   * Solana JSON-RPC: a recent blockhash when building a Solana redemption, and the voucher
-   * program's confirmed transactions, which mark Solana vouchers redeemed. Unset: neither.
-   */
-  SOLANA_RPC_URL: z.string().url().optional(),
-  /** Deadline of each Solana JSON-RPC call. */
-  SOLANA_RPC_TIMEOUT_MS: millis(2000),
-  /** How often the Solana voucher program's new transactions are read. */
-  SOLANA_WATCH_POLL_MS: millis(2000),
-  /** First slot read for a voucher program with no saved position; default: the confirmed slot at its first start. */
-  SOLANA_WATCH_START_SLOT: z.coerce.number().int().min(0).optional(),
+});
+
+/** Requests this service makes to the others over NATS, and how long it keeps their answers. */
+const BusSection = envSection('Bus', {
+  /** Deadline of requests this service makes to others over NATS (the registry, stored quotes). */
+  NATS_REQUEST_TIMEOUT_MS: millis(2000),
+  /** Token and chain metadata from the quote-engine are cached this long. */
+  REGISTRY_CACHE_MS: millis(60_000),
+});
+
+/** The EVM chains whose funding and voucher routers are watched, and how. */
+const EvmSection = envSection('EVM chains', {
   /**
    * JSON-RPC endpoints of EVM chains, `chain=url` comma-separated (`base=https://…,ethereum=https://…`).
    * For the funding chain, the funding router's `Funded` events are credited to the partners; for a
@@ -42,10 +52,25 @@ export const PartnerServiceEnv = BaseEnv.extend({
   CHAIN_WATCH_MAX_BLOCK_RANGE: z.coerce.number().int().min(1).max(1_000_000).default(2000),
   /** First block read by a watcher that has read nothing yet; default: the confirmed head at its first start. */
   CHAIN_WATCH_START_BLOCK: z.coerce.number().int().min(0).optional(),
-  /** Deadline of requests this service makes to others over NATS (the registry, stored quotes). */
-  NATS_REQUEST_TIMEOUT_MS: millis(2000),
-  /** Token and chain metadata from the quote-engine are cached this long. */
-  REGISTRY_CACHE_MS: millis(60_000),
+});
+
+/** Solana redemptions of vouchers: the endpoint, and how the voucher program is watched. */
+const SolanaSection = envSection('Solana', {
+  /**
+   * Solana JSON-RPC: a recent blockhash when building a Solana redemption, and the voucher
+   * program's confirmed transactions, which mark Solana vouchers redeemed. Unset: neither.
+   */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  /** Deadline of each Solana JSON-RPC call. */
+  SOLANA_RPC_TIMEOUT_MS: millis(2000),
+  /** How often the Solana voucher program's new transactions are read. */
+  SOLANA_WATCH_POLL_MS: millis(2000),
+  /** First slot read for a voucher program with no saved position; default: the confirmed slot at its first start. */
+  SOLANA_WATCH_START_SLOT: z.coerce.number().int().min(0).optional(),
+});
+
+/** Deliveries of order updates to the partners' webhooks: their queue, deadlines, retries and the keys of their secrets. */
+const WebhooksSection = envSection('Webhooks', {
   /** Redis of the webhook delivery queue (BullMQ). It only schedules attempts: the database says what was delivered. */
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   /** BullMQ key prefix (separate stacks sharing one Redis use different ones). */
@@ -87,6 +112,16 @@ export const PartnerServiceEnv = BaseEnv.extend({
     }),
   /** Earlier WEBHOOK_SECRET_KEYs, comma-separated: they still decrypt, and the service re-encrypts under the current one. */
   WEBHOOK_SECRET_KEYS_OLD: parsedText(parseSecretKeyList),
+});
+
+export const PartnerServiceEnv = BaseEnv.extend({
+  ...HttpSection.shape,
+  ...StorageSection.shape,
+  ...PartnersSection.shape,
+  ...BusSection.shape,
+  ...EvmSection.shape,
+  ...SolanaSection.shape,
+  ...WebhooksSection.shape,
 });
 export type PartnerServiceEnv = z.output<typeof PartnerServiceEnv>;
 

@@ -6,6 +6,7 @@ import { RpcServer } from '@xchain/messaging';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, stopTelemetry, type Logger } from '@xchain/telemetry';
 import type { FastifyServerOptions } from 'fastify';
+import { BaseEnv, loadEnv } from './env';
 import { processMetrics } from './metrics';
 import { installHttpMetrics, serveMetrics } from './metrics-http';
 
@@ -45,6 +46,12 @@ export interface ServiceStartOptions {
   bodyParser?: boolean;
   /** Runs on the Nest app before it starts listening (routes, hooks). */
   configure?: (app: NestFastifyApplication) => void | Promise<void>;
+  /**
+   * After SIGTERM or SIGINT, how long the work in flight may take to finish before the process
+   * exits anyway (see `boundShutdown`). Default: the environment's SHUTDOWN_GRACE_MS (BaseEnv),
+   * which every service's own schema has already checked.
+   */
+  shutdownGraceMs?: number;
 }
 
 /**
@@ -54,6 +61,7 @@ export interface ServiceStartOptions {
 export async function startService(opts: ServiceStartOptions): Promise<INestApplication> {
   const log = createLogger(opts.service);
   try {
+    const graceMs = opts.shutdownGraceMs ?? loadEnv(BaseEnv.pick({ SHUTDOWN_GRACE_MS: true })).SHUTDOWN_GRACE_MS;
     const app = await NestFactory.create<NestFastifyApplication>(opts.module, new FastifyAdapter(opts.fastify), {
       logger: new PinoNestLogger(log),
       bufferLogs: false,
@@ -61,6 +69,7 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
       bodyParser: opts.bodyParser ?? true,
     });
     app.enableShutdownHooks();
+    boundShutdown(log, graceMs, app.getHttpAdapter().getInstance().server);
     if (opts.metrics !== false) {
       const fastify = app.getHttpAdapter().getInstance();
       processMetrics.enableProcessMetrics();
@@ -77,6 +86,40 @@ export async function startService(opts: ServiceStartOptions): Promise<INestAppl
     await stopTelemetry();
     process.exit(1);
   }
+}
+
+/**
+ * Bounds a service's graceful shutdown. On the first SIGTERM or SIGINT, Nest's shutdown hooks
+ * (`enableShutdownHooks`) stop taking work and let the work in flight finish: the RPC
+ * subscriptions end, and the HTTP server stops accepting connections and waits for the requests it
+ * is answering; then the services' `onApplicationShutdown` hooks stop their background loops and
+ * close their connections (NATS is drained), and the process ends. A keep-alive connection whose
+ * request finishes after the signal would hold the HTTP server open until its client lets go (the
+ * server closes only the connections idle at the signal), so `server`'s idle connections are closed
+ * every 100 ms from then on. Whatever of all that is still unfinished `graceMs` after the signal (a
+ * request that never ends, a hook that hangs) is abandoned: the process logs it and exits with
+ * code 1, rather than waiting for Kubernetes' SIGKILL. Returns a function that removes the bound.
+ */
+export function boundShutdown(
+  log: Logger,
+  graceMs: number,
+  server?: { closeIdleConnections(): void },
+  signals: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+): () => void {
+  const arm = (signal: NodeJS.Signals) => {
+    remove();
+    log.info({ signal, graceMs }, 'stopping: no new work; the work in flight has SHUTDOWN_GRACE_MS to finish');
+    if (server) setInterval(() => server.closeIdleConnections(), 100).unref();
+    setTimeout(() => {
+      log.error({ signal, graceMs }, 'shutdown did not finish within SHUTDOWN_GRACE_MS: exiting with work unfinished');
+      process.exit(1);
+    }, graceMs).unref();
+  };
+  const remove = () => {
+    for (const s of signals) process.removeListener(s, arm);
+  };
+  for (const s of signals) process.on(s, arm);
+  return remove;
 }
 
 /**

@@ -43,8 +43,17 @@ export const parsedText = <T>(parse: (text: string) => T, fallback = '') =>
       }
     });
 
-/** Variables every service shares. */
-export const BaseEnv = z.object({
+/**
+ * One section of a service's settings: the variables of one concern (its chains, its storage…)
+ * under a title. A service's env schema is composed of its sections,
+ * `BaseEnv.extend({ ...Chains.shape, ...Storage.shape })`, so the parsed environment stays one flat
+ * object (`env.NAME`); docs/configuration.md shows one table per section, under its title, with the
+ * section's doc comment.
+ */
+export const envSection = <S extends z.ZodRawShape>(title: string, shape: S) => z.object(shape).meta({ title });
+
+/** The NATS bus: where it is, and how this service logs in to it. */
+const BusSection = envSection('Bus (NATS)', {
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** This service's own NATS user (D14); by default the service's name. */
   NATS_USER: z.string().min(1).optional(),
@@ -59,8 +68,25 @@ export const BaseEnv = z.object({
    * started without it never moves a cluster's streams down to one copy.
    */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).optional(),
+});
+
+/** The service's HTTP port (its own variable, in its HTTP section): health probes, metrics, and the gateway's API. */
+const HttpSection = envSection('HTTP', {
   HOST: z.string().default('127.0.0.1'),
-  SHUTDOWN_GRACE_MS: millis(10_000),
   /** Serve Prometheus metrics at `/metrics` on the service's HTTP port (scraped in-cluster in production). */
   METRICS_ENABLED: z.stringbool().default(true),
 });
+
+/** Stopping on SIGTERM or SIGINT (a Kubernetes pod being replaced, Ctrl-C). */
+const ShutdownSection = envSection('Shutdown', {
+  /**
+   * After SIGTERM or SIGINT the service takes no new work and lets the work in flight finish (HTTP
+   * requests being answered, background passes under way), then exits. Whatever is still unfinished this
+   * long after the signal is abandoned: the process logs it and exits with code 1. In Kubernetes it
+   * must end within terminationGracePeriodSeconds (30 s) after the preStop sleep (5 s).
+   */
+  SHUTDOWN_GRACE_MS: millis(10_000),
+});
+
+/** Variables every service shares. */
+export const BaseEnv = z.object({ ...BusSection.shape, ...HttpSection.shape, ...ShutdownSection.shape });

@@ -45,7 +45,7 @@ function defaultOf(v: EnvVariable): string {
   return v.optional ? 'unset' : '**required**';
 }
 
-/** docs/configuration.md: per service, each variable with its type, default and description. */
+/** docs/configuration.md: per service and per section of its settings, each variable with its type, default and description. */
 export function renderConfigDoc(envs: readonly ServiceEnv[]): string {
   const out: string[] = [
     '# Configuration',
@@ -57,7 +57,9 @@ export function renderConfigDoc(envs: readonly ServiceEnv[]): string {
     'needs none set. Each service runs alone given these variables:',
     "`node --max-semi-space-size=16 dist/apps/<service>/src/main.js` (the flag caps V8's young",
     'generation; the local stack and the images pass it). Durations are in milliseconds unless the',
-    'name ends in `_SECS`/`_HOURS`; ranges are inclusive.',
+    "name ends in `_SECS`/`_HOURS`; ranges are inclusive. Each service's settings come in sections, one",
+    'concern each (its bus, its storage, its chains…), each with its own table; every service also',
+    'reads those of `every service`.',
   ];
   for (const { service, file, schemas } of envs) {
     for (const schema of schemas) {
@@ -66,11 +68,14 @@ export function renderConfigDoc(envs: readonly ServiceEnv[]): string {
         `## ${service}`,
         '',
         `\`${schema.name}\` in \`${file}\`${schema.extends ? `, with the variables of \`${schema.extends}\` (every service)` : ''}.`,
-        '',
       );
-      out.push('| Variable | Type | Default | Description |', '| --- | --- | --- | --- |');
-      for (const v of schema.variables) {
-        out.push(`| \`${v.name}\` | ${cell(v.type)} | ${cell(defaultOf(v))} | ${cell(descriptionOf(service, v) ?? '')} |`);
+      for (const section of schema.sections) {
+        if (section.title !== undefined) out.push('', `### ${section.title}`);
+        if (section.doc) out.push('', section.doc);
+        out.push('', '| Variable | Type | Default | Description |', '| --- | --- | --- | --- |');
+        for (const v of section.variables) {
+          out.push(`| \`${v.name}\` | ${cell(v.type)} | ${cell(defaultOf(v))} | ${cell(descriptionOf(service, v) ?? '')} |`);
+        }
       }
     }
   }

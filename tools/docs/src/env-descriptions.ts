@@ -7,7 +7,6 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   NATS_URL: 'NATS server(s), comma-separated.',
   NATS_CONNECT_TIMEOUT_MS: 'Deadline of the first connection to NATS.',
   HOST: 'Interface the HTTP port binds to.',
-  SHUTDOWN_GRACE_MS: 'Declared for every service; no service reads it today.',
   GATEWAY_PORT: 'The public HTTP port.',
   QUOTE_ENGINE_PORT: 'HTTP port of the health probes (`/livez`, `/readyz`) and `/metrics`.',
   PRICE_ORACLE_PORT: 'HTTP port of the health probes (`/livez`, `/readyz`) and `/metrics`.',
@@ -16,8 +15,6 @@ export const ENV_DESCRIPTIONS: Readonly<Record<string, string>> = {
   BODY_LIMIT_BYTES: 'Largest accepted request body.',
   PUBLIC_BASE_URL: 'Server URL in the OpenAPI document; unset: `http://HOST:GATEWAY_PORT`.',
   KEY_CACHE_MAX_ENTRIES: 'Most API key lookups the cache holds.',
-  CORS_ALLOWED_ORIGINS:
-    'Browser origins allowed to call the API (CORS): `*` for any, or comma-separated origins. Empty: no CORS headers at all.',
   DATABASE_URL:
     "The service's own database, as its own role (`npm start` passes one per service; in Kubernetes the `xchain-databases` Secret).",
   DATABASE_POOL_SIZE: 'Connections of the Prisma pool.',

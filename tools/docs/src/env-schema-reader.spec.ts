@@ -51,6 +51,39 @@ describe('readEnvSchemas', () => {
     expect(schema!.variables).toEqual([{ name: 'A_VAR', type: 'text', default: '`x`', optional: false, doc: 'A.' }]);
   });
 
+  it('reads the sections a schema is composed of, each under its title with its doc comment', () => {
+    const [schema, ...others] = read(`
+      /** Where the chains are. */
+      const Chains = envSection('Chains', {
+        /** An endpoint. */
+        CHAIN_URL: z.string().optional(),
+        CHAIN_POLL_MS: millis(1000),
+      });
+      const Storage = envSection('Storage', { DB_POOL: z.coerce.number().int().min(1).max(100).default(10) });
+      export const AppEnv = BaseEnv.extend({
+        ...Chains.shape,
+        ...Storage.shape,
+        ...Other.shape,
+        /** Own. */
+        APP_PORT: port(1),
+      });
+    `);
+    expect(others).toEqual([]);
+    expect(schema!.sections).toEqual([
+      {
+        title: 'Chains',
+        doc: 'Where the chains are.',
+        variables: [
+          { name: 'CHAIN_URL', type: 'text', default: undefined, optional: true, doc: 'An endpoint.' },
+          { name: 'CHAIN_POLL_MS', type: 'milliseconds 1–600000', default: '1000', optional: false },
+        ],
+      },
+      { title: 'Storage', variables: [{ name: 'DB_POOL', type: 'integer 1–100', default: '10', optional: false }] },
+      { variables: [{ name: 'APP_PORT', type: 'port', default: '1', optional: false, doc: 'Own.' }] },
+    ]);
+    expect(schema!.variables.map((v) => v.name)).toEqual(['CHAIN_URL', 'CHAIN_POLL_MS', 'DB_POOL', 'APP_PORT']);
+  });
+
   it('finds no schema in a file without an exported object of variables', () => {
     expect(read(`export const x = z.object({ a: z.string() });`)).toEqual([]);
   });

@@ -13,12 +13,23 @@ export interface EnvVariable {
   doc?: string;
 }
 
+/** A titled group of variables (`envSection('Chains', {...})`), or the variables a schema declares itself (no title). */
+export interface EnvSection {
+  title?: string;
+  /** The doc comment above the section's constant. */
+  doc?: string;
+  variables: EnvVariable[];
+}
+
 export interface EnvSchema {
   /** The exported constant holding the schema (`GatewayEnv`). */
   name: string;
   /** The schema it extends (`BaseEnv`), if any. */
   extends?: string;
+  /** Its variables, in order. */
   variables: EnvVariable[];
+  /** The same variables by section, in the order the schema composes them. */
+  sections: EnvSection[];
 }
 
 interface Info {
@@ -35,17 +46,51 @@ type Scope = ReadonlyMap<string, ts.Expression>;
 /**
  * Reads the env schemas of one source file without running it (an app's env module may parse the
  * environment when imported): every exported `z.object({...})` or `X.extend({...})` whose keys are
- * variable names, with each variable's type, default and doc comment read from its zod chain.
+ * variable names, with each variable's type, default and doc comment read from its zod chain. A
+ * spread of a section's shape (`...Chains.shape`, where `const Chains = envSection('Chains', {...})`
+ * in the same file) brings that section's variables, under its title; a spread of anything else
+ * (`...BaseEnv.shape`) is skipped.
  */
 export function readEnvSchemas(file: string): EnvSchema[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const consts = new Map<string, ts.Expression>();
+  const constDocs = new Map<string, string>();
   for (const stmt of source.statements) {
     if (!ts.isVariableStatement(stmt)) continue;
     for (const decl of stmt.declarationList.declarations) {
-      if (ts.isIdentifier(decl.name) && decl.initializer) consts.set(decl.name.text, decl.initializer);
+      if (!ts.isIdentifier(decl.name) || !decl.initializer) continue;
+      consts.set(decl.name.text, decl.initializer);
+      const doc = docOf(stmt);
+      if (doc) constDocs.set(decl.name.text, doc);
     }
   }
+  const reader = new ChainReader(consts, source);
+  const variable = (prop: ts.PropertyAssignment): EnvVariable => {
+    const info = reader.read(prop.initializer, new Map());
+    const [min, max] = info.range;
+    const range =
+      min !== undefined && max !== undefined ? ` ${min}–${max}` : min !== undefined ? ` ≥ ${min}` : max !== undefined ? ` ≤ ${max}` : '';
+    const doc = docOf(prop) ?? info.description;
+    return {
+      name: prop.name.getText(source),
+      type: `${info.type}${range}`,
+      default: info.default,
+      optional: info.optional,
+      ...(doc ? { doc } : {}),
+    };
+  };
+  const sectionOf = (spread: ts.SpreadAssignment): EnvSection | undefined => {
+    const target = spread.expression;
+    if (!ts.isPropertyAccessExpression(target) || target.name.text !== 'shape' || !ts.isIdentifier(target.expression)) return undefined;
+    const name = target.expression.text;
+    const init = consts.get(name);
+    if (!init || !ts.isCallExpression(init) || !ts.isIdentifier(init.expression) || init.expression.text !== 'envSection') return undefined;
+    const [title, shape] = init.arguments;
+    if (!title || !ts.isStringLiteralLike(title) || !shape || !ts.isObjectLiteralExpression(shape))
+      throw new Error(`${file}: ${name}: envSection takes a title and an object of variables`);
+    const doc = constDocs.get(name);
+    return { title: title.text, ...(doc ? { doc } : {}), variables: shape.properties.filter(ts.isPropertyAssignment).map(variable) };
+  };
   const schemas: EnvSchema[] = [];
   for (const stmt of source.statements) {
     if (!ts.isVariableStatement(stmt) || !stmt.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
@@ -53,31 +98,20 @@ export function readEnvSchemas(file: string): EnvSchema[] {
       if (!ts.isIdentifier(decl.name) || !decl.initializer) continue;
       const found = findObjectSchema(decl.initializer);
       if (!found) continue;
-      const reader = new ChainReader(consts, source);
-      schemas.push({
-        name: decl.name.text,
-        extends: found.extends,
-        variables: found.shape.properties.filter(ts.isPropertyAssignment).map((prop) => {
-          const info = reader.read(prop.initializer, new Map());
-          const [min, max] = info.range;
-          const range =
-            min !== undefined && max !== undefined
-              ? ` ${min}–${max}`
-              : min !== undefined
-                ? ` ≥ ${min}`
-                : max !== undefined
-                  ? ` ≤ ${max}`
-                  : '';
-          const doc = docOf(prop) ?? info.description;
-          return {
-            name: prop.name.getText(source),
-            type: `${info.type}${range}`,
-            default: info.default,
-            optional: info.optional,
-            ...(doc ? { doc } : {}),
-          };
-        }),
-      });
+      const sections: EnvSection[] = [];
+      for (const prop of found.shape.properties) {
+        if (ts.isSpreadAssignment(prop)) {
+          const section = sectionOf(prop);
+          if (section) sections.push(section);
+        } else if (ts.isPropertyAssignment(prop)) {
+          const last = sections[sections.length - 1];
+          if (last && last.title === undefined) last.variables.push(variable(prop));
+          else sections.push({ variables: [variable(prop)] });
+        }
+      }
+      const variables = sections.flatMap((s) => s.variables);
+      if (variables.length === 0) continue;
+      schemas.push({ name: decl.name.text, extends: found.extends, variables, sections });
     }
   }
   return schemas;
@@ -101,9 +135,9 @@ function findObjectSchema(expr: ts.Expression): { shape: ts.ObjectLiteralExpress
   return found;
 }
 
-/** An object of variables: UPPER_CASE keys only (a spread of another shape, `...BaseEnv.shape`, is allowed and skipped). */
+/** An object of variables: UPPER_CASE keys and spreads of other shapes (sections, `...BaseEnv.shape`) only. */
 const isEnvShape = (obj: ts.ObjectLiteralExpression) =>
-  obj.properties.some(ts.isPropertyAssignment) &&
+  obj.properties.length > 0 &&
   obj.properties.every((p) => ts.isSpreadAssignment(p) || (ts.isPropertyAssignment(p) && /^[A-Z][A-Z0-9_]*$/.test(p.name.getText())));
 
 /** The last JSDoc block above a property (a stray earlier block belongs to nobody). */
