@@ -35,6 +35,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
     @Inject(ORACLE_ENV) env: PriceOracleEnv,
     @Inject(Clock) clock: Clock,
     @Inject(NATS) nc: NatsConnection,
+    @Inject(RpcClient) rpc: RpcClient,
     @Inject(LOGGER) log: Logger,
     @Inject(HealthRegistry) health: HealthRegistry,
   ) {
@@ -48,7 +49,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
       clock,
     );
     this.directory = new FeedDirectory(
-      new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
+      rpc,
       log,
       { refreshMs: env.PRICE_FEEDS_REFRESH_MS },
       (feeds) => {
