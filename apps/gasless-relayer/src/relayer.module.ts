@@ -1,5 +1,4 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
 import { RpcClient, type NatsConnection } from '@xchain/messaging';
 import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -15,6 +14,7 @@ import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
 import { feePayerBalanceGauges } from './metrics/relayer-metrics';
 import { Lanes } from './relay/lanes';
+import { NextNonces } from './relay/next-nonces';
 import { NonceBook } from './relay/nonces';
 import { Sender } from './relay/sender';
 import { Sweeper } from './relay/sweeper';
@@ -55,21 +55,9 @@ function relayerProviders(env: RelayerEnv): Provider[] {
       inject: [NATS, LOGGER, Clock],
       useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock),
     },
-    {
-      provide: ChainReplacement,
-      inject: [OrderRepository, LOGGER, Lanes, ModuleRef],
-      // A chain replaced under us (a devnet started afresh): the wallet forgets its nonces, its unmined orders are sent again.
-      useFactory: (orders: OrderRepository, log: Logger, lanes: Lanes, refs: ModuleRef) =>
-        new ChainReplacement(orders, log, async (chain, wallet, requeued) => {
-          refs.get(NonceBook).reset(chain, wallet);
-          for (const q of requeued) await lanes.enqueue(chain, wallet, q).catch(() => undefined); // else the sweeper does
-        }),
-    },
-    {
-      provide: NonceBook,
-      inject: [OrderRepository, ChainReplacement],
-      useFactory: (orders: OrderRepository, replaced: ChainReplacement) => new NonceBook(orders, replaced),
-    },
+    NextNonces,
+    ChainReplacement,
+    NonceBook,
     {
       provide: Holds,
       inject: [OrderRepository, RpcClient, LOGGER],
