@@ -1,24 +1,24 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders } from '@xchain/service-kit';
+import { RpcClient } from '@xchain/messaging';
+import { Clock, HealthController, LOGGER, Metrics, provideValue, serviceProviders } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { Redis } from 'ioredis';
-import { RelayChains } from './chain/relay-chains';
+import { RELAY_CHAIN_SETTINGS, RelayChains } from './chain/relay-chains';
 import { dbProviders } from './db.providers';
 import type { RelayerEnv } from './env';
 import { OperatorTxs } from './operator/operator-txs';
 import { SvmOperatorTxs } from './operator/svm-operator-txs';
 import { type GaslessOrder, OrderRepository } from './orders/order.repository';
-import { STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
+import { STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
 import { feePayerBalanceGauges } from './metrics/relayer-metrics';
-import { Lanes } from './relay/lanes';
+import { LANES_PREFIX, LANES_REDIS_URL, Lanes } from './relay/lanes';
 import { NextNonces } from './relay/next-nonces';
 import { NonceBook } from './relay/nonces';
 import { Sender } from './relay/sender';
-import { Sweeper } from './relay/sweeper';
-import { Tracker } from './relay/tracker';
+import { SWEEP_MS, Sweeper } from './relay/sweeper';
+import { TRACKER_OPTIONS, Tracker } from './relay/tracker';
 import { RelayerHandlers } from './relayer.handlers';
 import { RelayerLifecycle } from './relayer.lifecycle';
 import { SVM_PARTS, type SvmParts } from './relayer.tokens';
@@ -48,63 +48,23 @@ export class GaslessRelayerModule {
 /** The relayer's parts, built once from the environment; Nest owns their start and stop (RelayerLifecycle). */
 function relayerProviders(env: RelayerEnv): Provider[] {
   return [
-    { provide: RelayChains, useFactory: () => new RelayChains(env) },
+    provideValue(RELAY_CHAIN_SETTINGS, env),
+    provideValue(STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS),
+    provideValue(LANES_REDIS_URL, env.REDIS_URL),
+    provideValue(LANES_PREFIX, env.RELAY_QUEUE_PREFIX),
+    provideValue(TRACKER_OPTIONS, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }),
+    provideValue(SWEEP_MS, env.RELAY_SWEEP_MS),
+    RelayChains,
     OrderRepository,
-    {
-      provide: StatusEvents,
-      inject: [NATS, LOGGER, Clock],
-      useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock),
-    },
+    StatusEvents,
     NextNonces,
     ChainReplacement,
     NonceBook,
-    {
-      provide: Holds,
-      inject: [OrderRepository, RpcClient, LOGGER],
-      useFactory: (orders: OrderRepository, rpc: RpcClient, log: Logger) => new Holds(orders, rpc, log),
-    },
-    {
-      provide: Lanes,
-      inject: [RelayChains, LOGGER],
-      useFactory: (chains: RelayChains, log: Logger) => new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log),
-    },
-    {
-      provide: Sender,
-      inject: [RelayChains, OrderRepository, NonceBook, StatusEvents, Holds, LOGGER],
-      useFactory: (chains: RelayChains, orders: OrderRepository, nonces: NonceBook, events: StatusEvents, holds: Holds, log: Logger) =>
-        new Sender(chains, orders, nonces, events, holds, log),
-    },
-    {
-      provide: Tracker,
-      inject: [RelayChains, OrderRepository, Sender, Lanes, NonceBook, StatusEvents, LOGGER, ChainReplacement],
-      useFactory: (
-        chains: RelayChains,
-        orders: OrderRepository,
-        sender: Sender,
-        lanes: Lanes,
-        nonces: NonceBook,
-        events: StatusEvents,
-        log: Logger,
-        replaced: ChainReplacement,
-      ) =>
-        new Tracker(
-          chains,
-          orders,
-          sender,
-          lanes,
-          nonces,
-          events,
-          { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT },
-          log,
-          replaced,
-        ),
-    },
-    {
-      provide: Sweeper,
-      inject: [OrderRepository, Lanes, Holds, Sender, RpcClient, LOGGER],
-      useFactory: (orders: OrderRepository, lanes: Lanes, holds: Holds, sender: Sender, rpc: RpcClient, log: Logger) =>
-        new Sweeper(orders, lanes, holds, sender, rpc, env.RELAY_SWEEP_MS, log),
-    },
+    Holds,
+    Lanes,
+    Sender,
+    Tracker,
+    Sweeper,
     {
       provide: SVM_PARTS,
       inject: [OrderRepository, StatusEvents, Sender, LOGGER, Metrics],

@@ -24,7 +24,9 @@ export class NonceBook {
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
     // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset()
     // forgets. Otherwise the check's own reads of the chain and the database serve the take too.
-    const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(chain.name, wallet), () => this.orders.maxNonce(chain.name, wallet));
+    const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(chain.name, wallet), () =>
+      this.orders.maxNonce(chain.name, wallet),
+    );
     const known = this.next.get(chain.name, wallet);
     const [mine, stored] = read
       ? [known ?? read.pending, read.stored]
