@@ -48,15 +48,10 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
       monitored.map((m) => m.monitor),
       clock,
     );
-    this.directory = new FeedDirectory(
-      rpc,
-      log,
-      { refreshMs: env.PRICE_FEEDS_REFRESH_MS },
-      (feeds) => {
-        warnUncovered(feeds, sources, log);
-        this.poller.poke();
-      },
-    );
+    this.directory = new FeedDirectory(rpc, log, { refreshMs: env.PRICE_FEEDS_REFRESH_MS }, (feeds) => {
+      warnUncovered(feeds, sources, log);
+      this.poller.poke();
+    });
     this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc, log), log, {
       pollMs: env.PRICE_POLL_MS,
       maxAgeSecs: env.PRICE_MAX_AGE_SECS,
