@@ -22,8 +22,8 @@ export class NonceBook {
   ) {}
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
-    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset()
-    // forgets. Otherwise the check's own reads of the chain and the database serve the take too.
+    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: the
+    // reset forgets the wallet's next nonce (NextNonces). Otherwise the check's own reads of the chain and the database serve the take too.
     const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(chain.name, wallet), () =>
       this.orders.maxNonce(chain.name, wallet),
     );
