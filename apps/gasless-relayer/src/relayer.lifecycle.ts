@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { HealthRegistry, Metrics } from '@xchain/service-kit';
+import { type HealthCheck, HealthRegistry, Metrics } from '@xchain/service-kit';
 import { Redis } from 'ioredis';
 import { chainHealth } from './chain/chain-health';
 import { RelayChains } from './chain/relay-chains';
@@ -8,7 +8,8 @@ import { Lanes } from './relay/lanes';
 import { Sender } from './relay/sender';
 import { Sweeper } from './relay/sweeper';
 import { Tracker } from './relay/tracker';
-import { SVM_PARTS, type SvmParts } from './relayer.tokens';
+import { SOLANA_HEALTH } from './svm/solana-health';
+import { SVM_RELAY, type SvmRelay } from './svm/svm-relay';
 
 /** Registers the relayer's readiness checks and gauges, starts its loops, and stops them on shutdown. */
 @Injectable()
@@ -18,13 +19,14 @@ export class RelayerLifecycle implements OnApplicationBootstrap, OnApplicationSh
     @Inject(Sender) private readonly sender: Sender,
     @Inject(Tracker) private readonly tracker: Tracker,
     @Inject(Sweeper) private readonly sweeper: Sweeper,
-    @Inject(SVM_PARTS) private readonly svm: SvmParts,
+    @Inject(SVM_RELAY) private readonly svmRelay: SvmRelay | null,
     @Inject(Redis) private readonly redis: Redis,
     @Inject(RelayChains) chains: RelayChains,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(Metrics) metrics: Metrics,
+    @Inject(SOLANA_HEALTH) solanaHealth: HealthCheck | null,
   ) {
-    if (svm.health) health.register('solana', svm.health);
+    if (solanaHealth) health.register('solana', solanaHealth);
     health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
     health.register('chains', chainHealth(chains, walletBalanceGauges(metrics)));
     watchLanes(metrics, () => this.lanes.laneQueues);
@@ -38,11 +40,11 @@ export class RelayerLifecycle implements OnApplicationBootstrap, OnApplicationSh
     this.lanes.start((chain, wallet, quoteHash) => this.sender.send(chain, wallet, quoteHash));
     this.tracker.start();
     this.sweeper.start();
-    this.svm.relay?.start();
+    this.svmRelay?.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.tracker.stop(), this.sweeper.stop(), this.svm.relay?.stop()]);
+    await Promise.all([this.tracker.stop(), this.sweeper.stop(), this.svmRelay?.stop()]);
     await this.lanes.close();
     await this.redis.quit().catch(() => undefined);
   }

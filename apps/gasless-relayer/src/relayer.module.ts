@@ -1,32 +1,30 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { ModuleRef } from '@nestjs/core';
-import { RpcClient, type NatsConnection } from '@xchain/messaging';
-import { Clock, HealthController, LOGGER, Metrics, NATS, serviceProviders } from '@xchain/service-kit';
-import type { Logger } from '@xchain/telemetry';
+import { HealthController, Metrics, provideValue, serviceProviders } from '@xchain/service-kit';
 import { Redis } from 'ioredis';
-import { RelayChains } from './chain/relay-chains';
+import { RELAY_CHAIN_SETTINGS, RelayChains } from './chain/relay-chains';
 import { dbProviders } from './db.providers';
 import type { RelayerEnv } from './env';
+import { feePayerBalanceGauges } from './metrics/relayer-metrics';
 import { OperatorTxs } from './operator/operator-txs';
-import { SvmOperatorTxs } from './operator/svm-operator-txs';
-import { type GaslessOrder, OrderRepository } from './orders/order.repository';
-import { STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
+import { SOLANA_OPERATOR_KEYS, SvmOperatorTxs } from './operator/svm-operator-txs';
+import { SvmResigner } from './operator/svm-resigner';
+import { OrderRepository } from './orders/order.repository';
+import { STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
-import { feePayerBalanceGauges } from './metrics/relayer-metrics';
-import { Lanes } from './relay/lanes';
+import { LANES_PREFIX, LANES_REDIS_URL, Lanes } from './relay/lanes';
+import { NextNonces } from './relay/next-nonces';
 import { NonceBook } from './relay/nonces';
 import { Sender } from './relay/sender';
-import { Sweeper } from './relay/sweeper';
-import { Tracker } from './relay/tracker';
+import { SWEEP_MS, Sweeper } from './relay/sweeper';
+import { TRACKER_OPTIONS, Tracker } from './relay/tracker';
 import { RelayerHandlers } from './relayer.handlers';
 import { RelayerLifecycle } from './relayer.lifecycle';
-import { SVM_PARTS, type SvmParts } from './relayer.tokens';
 import { SubmitService } from './submit/submit.service';
-import { solanaHealth } from './svm/solana-health';
-import { SolanaRpc } from './svm/solana-rpc';
-import { SvmRelay } from './svm/svm-relay';
-import { SvmSubmit } from './svm/svm-submit';
+import { SOLANA_HEALTH, solanaHealth } from './svm/solana-health';
+import { SOLANA_RPC, SolanaRpc } from './svm/solana-rpc';
+import { SVM_POLL_MS, SVM_RELAY, SVM_RESIGN, SvmRelay } from './svm/svm-relay';
+import { SOLANA_FEE_PAYER, SVM_SUBMIT, SvmSubmit } from './svm/svm-submit';
 
 /** The gasless relayer: submits on the bus, relay lanes on BullMQ, EVM and Solana senders. */
 @Module({})
@@ -45,104 +43,28 @@ export class GaslessRelayerModule {
   }
 }
 
-/** The relayer's parts, built once from the environment; Nest owns their start and stop (RelayerLifecycle). */
+/** The relayer's parts, bound by Nest from the environment's settings; Nest owns their start and stop (RelayerLifecycle). */
 function relayerProviders(env: RelayerEnv): Provider[] {
   return [
-    { provide: RelayChains, useFactory: () => new RelayChains(env) },
+    provideValue(RELAY_CHAIN_SETTINGS, env),
+    provideValue(STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS),
+    provideValue(LANES_REDIS_URL, env.REDIS_URL),
+    provideValue(LANES_PREFIX, env.RELAY_QUEUE_PREFIX),
+    provideValue(TRACKER_OPTIONS, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }),
+    provideValue(SWEEP_MS, env.RELAY_SWEEP_MS),
+    RelayChains,
     OrderRepository,
-    {
-      provide: StatusEvents,
-      inject: [NATS, LOGGER, Clock],
-      useFactory: (nc: NatsConnection, log: Logger, clock: Clock) => new StatusEvents(nc, log, STATUS_EVENT_RETRY_MS, clock),
-    },
-    {
-      provide: ChainReplacement,
-      inject: [OrderRepository, LOGGER, Lanes, ModuleRef],
-      // A chain replaced under us (a devnet started afresh): the wallet forgets its nonces, its unmined orders are sent again.
-      useFactory: (orders: OrderRepository, log: Logger, lanes: Lanes, refs: ModuleRef) =>
-        new ChainReplacement(orders, log, async (chain, wallet, requeued) => {
-          refs.get(NonceBook).reset(chain, wallet);
-          for (const q of requeued) await lanes.enqueue(chain, wallet, q).catch(() => undefined); // else the sweeper does
-        }),
-    },
-    {
-      provide: NonceBook,
-      inject: [OrderRepository, ChainReplacement],
-      useFactory: (orders: OrderRepository, replaced: ChainReplacement) => new NonceBook(orders, replaced),
-    },
-    {
-      provide: Holds,
-      inject: [OrderRepository, RpcClient, LOGGER],
-      useFactory: (orders: OrderRepository, rpc: RpcClient, log: Logger) => new Holds(orders, rpc, log),
-    },
-    {
-      provide: Lanes,
-      inject: [RelayChains, LOGGER],
-      useFactory: (chains: RelayChains, log: Logger) => new Lanes(chains, env.REDIS_URL, env.RELAY_QUEUE_PREFIX, log),
-    },
-    {
-      provide: Sender,
-      inject: [RelayChains, OrderRepository, NonceBook, StatusEvents, Holds, LOGGER],
-      useFactory: (chains: RelayChains, orders: OrderRepository, nonces: NonceBook, events: StatusEvents, holds: Holds, log: Logger) =>
-        new Sender(chains, orders, nonces, events, holds, log),
-    },
-    {
-      provide: Tracker,
-      inject: [RelayChains, OrderRepository, Sender, Lanes, NonceBook, StatusEvents, LOGGER, ChainReplacement],
-      useFactory: (
-        chains: RelayChains,
-        orders: OrderRepository,
-        sender: Sender,
-        lanes: Lanes,
-        nonces: NonceBook,
-        events: StatusEvents,
-        log: Logger,
-        replaced: ChainReplacement,
-      ) =>
-        new Tracker(
-          chains,
-          orders,
-          sender,
-          lanes,
-          nonces,
-          events,
-          { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT },
-          log,
-          replaced,
-        ),
-    },
-    {
-      provide: Sweeper,
-      inject: [OrderRepository, Lanes, Holds, Sender, RpcClient, LOGGER],
-      useFactory: (orders: OrderRepository, lanes: Lanes, holds: Holds, sender: Sender, rpc: RpcClient, log: Logger) =>
-        new Sweeper(orders, lanes, holds, sender, rpc, env.RELAY_SWEEP_MS, log),
-    },
-    {
-      provide: SVM_PARTS,
-      inject: [OrderRepository, StatusEvents, Sender, LOGGER, Metrics],
-      useFactory: (orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger, metrics: Metrics) =>
-        svmParts(env, orders, events, sender, log, metrics),
-    },
-    {
-      provide: OperatorTxs,
-      inject: [RelayChains, OrderRepository, Lanes, LOGGER, SVM_PARTS],
-      useFactory: (chains: RelayChains, orders: OrderRepository, lanes: Lanes, log: Logger, svm: SvmParts) =>
-        new OperatorTxs(chains, orders, lanes, log, svm.operator),
-    },
-    {
-      provide: SubmitService,
-      inject: [OrderRepository, RpcClient, RelayChains, Lanes, StatusEvents, LOGGER, Clock, SVM_PARTS],
-      useFactory: (
-        orders: OrderRepository,
-        rpc: RpcClient,
-        chains: RelayChains,
-        lanes: Lanes,
-        events: StatusEvents,
-        log: Logger,
-        clock: Clock,
-        svm: SvmParts,
-      ) => new SubmitService(orders, rpc, chains, lanes, events, log, clock, svm.submit),
-    },
+    StatusEvents,
+    NextNonces,
+    ChainReplacement,
+    NonceBook,
+    Holds,
+    Lanes,
+    Sender,
+    Tracker,
+    Sweeper,
+    OperatorTxs,
+    SubmitService,
     {
       provide: Redis,
       useFactory: () => {
@@ -151,33 +73,52 @@ function relayerProviders(env: RelayerEnv): Provider[] {
         return redis;
       },
     },
+    ...svmProviders(env),
   ];
 }
 
 /**
  * Solana needs an RPC, and then a key: the fee payer's for gasless orders (D6), the filler's for
- * operator transactions (D15). One relay sends and follows both kinds of row.
+ * operator transactions (D15). One relay sends and follows both kinds of row. The operator's
+ * transactions are always bound (they answer NO_OPERATOR_WALLET without an RPC or a key); the relay
+ * with an RPC and a fee payer or a filler key; gasless submits and the fee payer's readiness check
+ * with an RPC and a fee payer; the signing again of expired operator transactions with a filler
+ * key. What is not bound is null under its token.
  */
-function svmParts(env: RelayerEnv, orders: OrderRepository, events: StatusEvents, sender: Sender, log: Logger, metrics: Metrics): SvmParts {
-  const solana = env.SOLANA_RPC_URL ? new SolanaRpc(env.SOLANA_RPC_URL, env.SOLANA_RPC_TIMEOUT_MS) : undefined;
+function svmProviders(env: RelayerEnv): Provider[] {
+  const url = env.SOLANA_RPC_URL;
   const feePayer = env.SOLANA_FEE_PAYER_KEY;
-  let relay: SvmRelay | undefined;
-  const operator = new SvmOperatorTxs(
-    orders,
-    solana,
-    { filler: env.SOLANA_FILLER_KEY, vault: env.SOLANA_VAULT_KEY, treasury: env.SOLANA_TREASURY },
-    (key) => relay?.wake(key),
-    log,
+  const filler = env.SOLANA_FILLER_KEY;
+  const providers: Provider[] = [
+    provideValue(SOLANA_OPERATOR_KEYS, { filler, vault: env.SOLANA_VAULT_KEY, treasury: env.SOLANA_TREASURY }),
+    SvmOperatorTxs,
+  ];
+  if (!url) return [...providers, provideValue(SOLANA_RPC, null), provideValue(SVM_RELAY, null), ...noGaslessSvm];
+  providers.push(
+    { provide: SolanaRpc, useFactory: () => new SolanaRpc(url, env.SOLANA_RPC_TIMEOUT_MS) },
+    { provide: SOLANA_RPC, useExisting: SolanaRpc },
   );
-  if (solana && (feePayer || env.SOLANA_FILLER_KEY)) {
-    const resign = env.SOLANA_FILLER_KEY ? (order: GaslessOrder, from: 'queued' | 'submitted') => operator.resign(order, from) : undefined;
-    relay = new SvmRelay(orders, solana, events, (chain, q) => sender.finished(chain, q), env.SOLANA_POLL_MS, log, resign);
-  }
-  if (!(solana && feePayer && relay)) return { operator, ...(relay ? { relay } : {}) };
-  return {
-    operator,
-    relay,
-    submit: { submit: new SvmSubmit(solana, feePayer), relay },
-    health: solanaHealth(solana, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS, feePayerBalanceGauges(metrics)),
-  };
+  if (!(feePayer || filler)) return [...providers, provideValue(SVM_RELAY, null), ...noGaslessSvm];
+  providers.push(
+    provideValue(SVM_POLL_MS, env.SOLANA_POLL_MS),
+    SvmRelay,
+    { provide: SVM_RELAY, useExisting: SvmRelay },
+    ...(filler ? [SvmResigner, { provide: SVM_RESIGN, useExisting: SvmResigner }] : [provideValue(SVM_RESIGN, null)]),
+  );
+  if (!feePayer) return [...providers, ...noGaslessSvm];
+  return [
+    ...providers,
+    provideValue(SOLANA_FEE_PAYER, feePayer),
+    SvmSubmit,
+    { provide: SVM_SUBMIT, useExisting: SvmSubmit },
+    {
+      provide: SOLANA_HEALTH,
+      inject: [SolanaRpc, Metrics],
+      useFactory: (rpc: SolanaRpc, metrics: Metrics) =>
+        solanaHealth(rpc, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS, feePayerBalanceGauges(metrics)),
+    },
+  ];
 }
+
+/** Without an RPC and a fee payer: no gasless Solana submits, no fee payer to check. */
+const noGaslessSvm: Provider[] = [provideValue(SVM_SUBMIT, null), provideValue(SOLANA_HEALTH, null)];

@@ -35,6 +35,7 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
     @Inject(ORACLE_ENV) env: PriceOracleEnv,
     @Inject(Clock) clock: Clock,
     @Inject(NATS) nc: NatsConnection,
+    @Inject(RpcClient) rpc: RpcClient,
     @Inject(LOGGER) log: Logger,
     @Inject(HealthRegistry) health: HealthRegistry,
   ) {
@@ -47,15 +48,10 @@ class OracleRunner implements OnApplicationBootstrap, BeforeApplicationShutdown 
       monitored.map((m) => m.monitor),
       clock,
     );
-    this.directory = new FeedDirectory(
-      new RpcClient(nc, env.NATS_REQUEST_TIMEOUT_MS),
-      log,
-      { refreshMs: env.PRICE_FEEDS_REFRESH_MS },
-      (feeds) => {
-        warnUncovered(feeds, sources, log);
-        this.poller.poke();
-      },
-    );
+    this.directory = new FeedDirectory(rpc, log, { refreshMs: env.PRICE_FEEDS_REFRESH_MS }, (feeds) => {
+      warnUncovered(feeds, sources, log);
+      this.poller.poke();
+    });
     this.poller = new PricePoller(monitored, () => this.directory.feeds, new KvPriceStore(nc, log), log, {
       pollMs: env.PRICE_POLL_MS,
       maxAgeSecs: env.PRICE_MAX_AGE_SECS,

@@ -1,4 +1,6 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { evmPublicClient } from '@xchain/chain-watch';
+import { token } from '@xchain/service-kit';
 import { type Address, type Hex, type PublicClient } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
@@ -41,10 +43,13 @@ export interface RelayChainSettings {
   RELAY_WALLET_FLOORS: ReadonlyMap<string, bigint>;
 }
 
+export const RELAY_CHAIN_SETTINGS = token<RelayChainSettings>('RELAY_CHAIN_SETTINGS');
+
+@Injectable()
 export class RelayChains {
   private readonly chains = new Map<string, RelayChain>();
 
-  constructor(env: RelayChainSettings) {
+  constructor(@Inject(RELAY_CHAIN_SETTINGS) env: RelayChainSettings) {
     const wallets = env.RELAYER_PRIVATE_KEYS.map((key: Hex) => {
       const account = privateKeyToAccount(key);
       return { address: account.address, account };

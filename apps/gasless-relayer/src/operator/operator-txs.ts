@@ -1,13 +1,15 @@
 import { Code, errorInfo, RpcError, type OperatorTxView, type SendOperatorTxRequest } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI } from '@xchain/evm-gasless';
 import { isChainRpcUnavailable, onChain } from '@xchain/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { getAddress, isAddress, zeroAddress } from 'viem';
-import type { RelayChain, RelayChains } from '../chain/relay-chains';
-import { type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
-import type { Lanes } from '../relay/lanes';
+import { type RelayChain, RelayChains } from '../chain/relay-chains';
+import { OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
+import { Lanes } from '../relay/lanes';
 import { noWallet } from './svm-operator-tx';
-import { SOLANA, type SvmOperatorTxs } from './svm-operator-txs';
+import { SOLANA, SvmOperatorTxs } from './svm-operator-txs';
 
 /**
  * Operator transactions (D15): settlement in the quote-engine decides each fill, cancel, refund and
@@ -16,13 +18,14 @@ import { SOLANA, type SvmOperatorTxs } from './svm-operator-txs';
  * row, unique per (kind, quote hash), is what makes a repeated request a lookup, never a second
  * transaction. Solana's fills, refunds, returns and claims are built and signed here (SvmOperatorTxs).
  */
+@Injectable()
 export class OperatorTxs {
   constructor(
-    private readonly chains: RelayChains,
-    private readonly orders: OrderRepository,
-    private readonly lanes: Lanes,
-    private readonly log: Logger,
-    private readonly svm?: SvmOperatorTxs,
+    @Inject(RelayChains) private readonly chains: RelayChains,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(Lanes) private readonly lanes: Lanes,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(SvmOperatorTxs) private readonly svm?: SvmOperatorTxs,
   ) {}
 
   async send(req: SendOperatorTxRequest): Promise<OperatorTxView> {

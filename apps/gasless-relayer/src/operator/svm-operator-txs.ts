@@ -1,17 +1,19 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { type Keypair, PublicKey } from '@solana/web3.js';
 import { type OperatorTxView, type OrderWire, RpcError } from '@xchain/contracts';
 import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-orders';
+import { LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { ChainRpcUnavailableError, isChainRpcUnavailable } from '@xchain/messaging';
-import { type GaslessOrder, type OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
-import type { SolanaRpc } from '../svm/solana-rpc';
+import { OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
+import { SOLANA_RPC, type SolanaRpc } from '../svm/solana-rpc';
+import { SVM_RELAY, type SvmRelay } from '../svm/svm-relay';
 import {
   type SvmOperatorPlan,
   noWallet,
   planSvmClaimTx,
   planSvmOperatorTx,
   planSvmReturnTx,
-  resignSvmTx,
   signSvmPlan,
   svmCallToken,
   svmClaimToken,
@@ -19,6 +21,14 @@ import {
 
 /** The relayer's Solana chain (the registry's `solana`): the only one its Solana RPC serves. */
 export const SOLANA = 'solana';
+
+/** The operator's Solana keys: SOLANA_FILLER_KEY, SOLANA_VAULT_KEY and SOLANA_TREASURY, each when set. */
+export interface SolanaOperatorKeys {
+  filler?: Keypair | undefined;
+  vault?: Keypair | undefined;
+  treasury?: PublicKey | undefined;
+}
+export const SOLANA_OPERATOR_KEYS = token<SolanaOperatorKeys>('SOLANA_OPERATOR_KEYS');
 
 /** A SendOperatorTx request whose call is a Solana one. */
 export interface SvmOperatorRequest {
@@ -39,20 +49,21 @@ const CALL_FIELD = { fill: 'order', refund: 'order', return: 'return', claim: 'c
  * vault to the treasury (SOLANA_TREASURY).
  * Each is built from the order, signed over a fresh blockhash and stored whole with its signature
  * (one INSERT, a no-op when the (kind, quote hash) row exists) before the Solana relay sends it;
- * the relay follows it as it follows gasless Solana orders and calls `resign` when its blockhash
- * expired unseen. Keys: SOLANA_FILLER_KEY (fee payer of both) and SOLANA_VAULT_KEY (refunds).
+ * the relay follows it as it follows gasless Solana orders and has it signed again (SvmResigner) when
+ * its blockhash expired unseen. Keys: SOLANA_FILLER_KEY (fee payer of both) and SOLANA_VAULT_KEY (refunds).
  */
+@Injectable()
 export class SvmOperatorTxs {
   /** Mint decimals never change: read once per mint. */
   private readonly decimals = new Map<string, number>();
 
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly rpc: SolanaRpc | undefined,
-    private readonly keys: { filler?: Keypair; vault?: Keypair; treasury?: PublicKey },
-    /** Sends a just-stored row now rather than at the relay's next pass. */
-    private readonly wake: (rowKey: string) => void,
-    private readonly log: Logger,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(SOLANA_RPC) private readonly rpc: SolanaRpc | null,
+    @Inject(SOLANA_OPERATOR_KEYS) private readonly keys: SolanaOperatorKeys,
+    /** Sends a just-stored row now rather than at its next pass. */
+    @Inject(SVM_RELAY) private readonly relay: Pick<SvmRelay, 'wake'> | null,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   /** The filler's public key: the wallet of every Solana operator transaction and of the balances read. */
@@ -124,17 +135,9 @@ export class SvmOperatorTxs {
         { kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature },
         'operator transaction queued',
       );
-      this.wake(key);
+      this.relay?.wake(key);
     }
     return operatorViewOf(row);
-  }
-
-  /** The Solana relay's `Resign`: the stored transaction over a new blockhash, signed by the keys it names. */
-  async resign(order: GaslessOrder, from: 'queued' | 'submitted'): Promise<boolean> {
-    const { rpc } = this.ready();
-    const keys = [this.keys.filler, this.keys.vault].filter((k): k is Keypair => k !== undefined);
-    const next = resignSvmTx(order.svmTx!, await rpc.latestBlockhash(), keys);
-    return this.orders.resignSvm(order.quoteHash, from, order.svmSignature!, next);
   }
 
   /** The filler's SOL (token: the System program id) or its associated token account's amount of a mint (0 without one). */
@@ -156,9 +159,7 @@ export class SvmOperatorTxs {
   }
 
   private ready(): { rpc: SolanaRpc; filler: Keypair } {
-    if (!this.rpc) throw noWallet('no Solana RPC (SOLANA_RPC_URL): Solana is not settled by this relayer');
-    if (!this.keys.filler) throw noWallet('no Solana filler key (SOLANA_FILLER_KEY): Solana is not settled by this relayer');
-    return { rpc: this.rpc, filler: this.keys.filler };
+    return solanaOperatorReady(this.rpc, this.keys);
   }
 
   /** The chain's decimals of `mint`; a call that states others is refused (TransferChecked would fail on chain, fee paid). */
@@ -176,6 +177,13 @@ export class SvmOperatorTxs {
       throw RpcError.invalidArgument([{ field: 'call.mint_decimals', description: `is ${stated}; the mint ${mint} has ${known}` }]);
     return known;
   }
+}
+
+/** The RPC and the filler key the operator's Solana transactions need, or NO_OPERATOR_WALLET. */
+export function solanaOperatorReady(rpc: SolanaRpc | null, keys: SolanaOperatorKeys): { rpc: SolanaRpc; filler: Keypair } {
+  if (!rpc) throw noWallet('no Solana RPC (SOLANA_RPC_URL): Solana is not settled by this relayer');
+  if (!keys.filler) throw noWallet('no Solana filler key (SOLANA_FILLER_KEY): Solana is not settled by this relayer');
+  return { rpc, filler: keys.filler };
 }
 
 /**

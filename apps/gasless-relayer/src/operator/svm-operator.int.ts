@@ -15,6 +15,7 @@ import { SvmRelay } from '../svm/svm-relay';
 import { OperatorTxs } from './operator-txs';
 import { SOLANA_CHAIN_ID } from './svm-operator-tx';
 import { SvmOperatorTxs } from './svm-operator-txs';
+import { SvmResigner } from './svm-resigner';
 
 jest.setTimeout(60_000);
 
@@ -47,19 +48,14 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
 
   /** An operator surface over the same database and chain; `wake` sends at once, as in the service. */
   const operatorTxs = (keys: { filler?: Keypair; vault?: Keypair; treasury?: PublicKey }, wake: (key: string) => void) => {
-    const svm = new SvmOperatorTxs(orders, rpc, keys, wake, silent);
-    return { svm, ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, orders, {} as Lanes, silent, svm) };
+    const svm = new SvmOperatorTxs(orders, rpc, keys, { wake }, silent);
+    return {
+      resigner: new SvmResigner(orders, rpc, keys),
+      ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, orders, {} as Lanes, silent, svm),
+    };
   };
-  const newRelay = (svm: SvmOperatorTxs) =>
-    new SvmRelay(
-      orders,
-      rpc,
-      { publish } as unknown as StatusEvents,
-      async () => undefined,
-      100,
-      silent,
-      (o, from) => svm.resign(o, from),
-    );
+  const newRelay = (resigner: SvmResigner) =>
+    new SvmRelay(orders, rpc, { publish } as unknown as StatusEvents, { finished: async () => undefined }, 100, silent, resigner);
 
   const lamports = async (who: PublicKey) => BigInt(await conn.getBalance(who, 'confirmed'));
   const tokens = async (owner: PublicKey) => {
@@ -109,7 +105,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     standin.mintTo(vault.publicKey, USDC, 50n * 10n ** 6n);
     const live = operatorTxs({ filler, vault, treasury }, (key) => relay.wake(key));
     ops = live.ops;
-    relay = newRelay(live.svm);
+    relay = newRelay(live.resigner);
     relay.start();
   }, 60_000);
 
@@ -318,7 +314,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await quiet.ops.send(req)).toMatchObject({ status: 'queued', tx_hashes: [] });
     const unsent = (await orders.find(key))!.svmSignature!;
     standin.advance(TTL_SLOTS + 1);
-    await newRelay(quiet.svm).pass();
+    await newRelay(quiet.resigner).pass();
     const row1 = (await orders.find(key))!;
     expect(row1).toMatchObject({ status: 'queued', svmExpiredSigs: [] });
     expect(row1.svmSignature).not.toBe(unsent);
@@ -329,13 +325,13 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await orders.markSvmSubmitted(key, row1.svmSignature!)).toBe(true);
     expect(await quiet.ops.send(req)).toMatchObject({ status: 'submitted', tx_hashes: [row1.svmSignature] });
     standin.advance(TTL_SLOTS + 1);
-    await Promise.all([newRelay(quiet.svm).pass(), newRelay(quiet.svm).pass()]);
+    await Promise.all([newRelay(quiet.resigner).pass(), newRelay(quiet.resigner).pass()]);
     const row2 = (await orders.find(key))!;
     expect(row2.svmExpiredSigs).toEqual([row1.svmSignature]); // (the other pass may have sent the new one already)
     expect(row2.svmSignature).not.toBe(row1.svmSignature);
 
     // Now the relay runs: the new transaction lands, once; the vault moved amount_in exactly once.
-    relay = newRelay(quiet.svm);
+    relay = newRelay(quiet.resigner);
     relay.start();
     const done = await settled(() => ops.send(req));
     expect(done).toMatchObject({ status: 'confirmed', tx_hash: row2.svmSignature, tx_hashes: [row1.svmSignature, row2.svmSignature] });

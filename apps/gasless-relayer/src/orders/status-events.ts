@@ -1,7 +1,8 @@
 import { GASLESS_EVENTS_STREAM_DEF, type GaslessEvent, type GaslessOrderView, gaslessEventSubject } from '@xchain/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Backoff, ensureStream, streamReplicasOf, type NatsConnection } from '@xchain/messaging';
-import { type Clock, SystemClock } from '@xchain/service-kit';
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock, LOGGER, NATS, SystemClock, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 
 /**
@@ -11,6 +12,8 @@ import type { Logger } from '@xchain/telemetry';
  * tried again, never kept twice.
  */
 export const STATUS_EVENT_RETRY_MS = 60_000;
+/** How long the service tries an event again: STATUS_EVENT_RETRY_MS (a suite binds less). */
+export const STATUS_EVENT_RETRY = token<number>('STATUS_EVENT_RETRY');
 
 /**
  * Publishes every status change on JetStream (`gasless.v1.events.<status>`) for the rest of the
@@ -20,15 +23,16 @@ export const STATUS_EVENT_RETRY_MS = 60_000;
  * Without the retry, a `confirmed` due while the stream elected a new leader was lost, and the
  * order's last pushed view said `submitted` for good.
  */
+@Injectable()
 export class StatusEvents {
   private ready?: Promise<void>;
 
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly log: Logger,
-    private readonly retryForMs = STATUS_EVENT_RETRY_MS,
+    @Inject(NATS) private readonly nc: NatsConnection,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(STATUS_EVENT_RETRY) private readonly retryForMs = STATUS_EVENT_RETRY_MS,
     /** Stamps each event's `at`. */
-    private readonly clock: Clock = new SystemClock(),
+    @Inject(Clock) private readonly clock: Clock = new SystemClock(),
   ) {}
 
   publish(chain: string, view: GaslessOrderView): void {

@@ -21,6 +21,7 @@ import type { StatusEvents } from '../orders/status-events';
 import { ChainReplacement } from './chain-replaced';
 import type { Holds } from './holds';
 import { Lanes } from './lanes';
+import { NextNonces } from './next-nonces';
 import { NonceBook } from './nonces';
 import { Sender } from './sender';
 import { Tracker } from './tracker';
@@ -85,11 +86,9 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
     // Operator rows publish no status events and hold no sponsor money: neither is reached.
     const events = {} as StatusEvents;
     const holds = {} as Holds;
-    const replaced = new ChainReplacement(orders, log, async (chain, w, requeued) => {
-      nonces.reset(chain, w);
-      for (const q of requeued) await lanes.enqueue(chain, w, q);
-    });
-    const nonces = new NonceBook(orders, replaced);
+    const next = new NextNonces();
+    const replaced = new ChainReplacement(orders, log, next, lanes);
+    const nonces = new NonceBook(orders, next, replaced);
     const sender = new Sender(chains, orders, nonces, events, holds, log);
     const tracker = new Tracker(chains, orders, sender, lanes, nonces, events, { pollMs: 100, bumpPercent: 20 }, log, replaced);
     lanes.start((chain, w, q) => sender.send(chain, w, q));

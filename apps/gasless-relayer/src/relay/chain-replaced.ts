@@ -1,10 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
-import type { OrderRepository } from '../orders/order.repository';
-
-/** What the relayer must do once a wallet's state on a replaced chain was reset: forget its next nonce, send the requeued orders. */
-export type OnChainReset = (chain: string, wallet: Address, requeued: string[]) => Promise<void>;
+import { OrderRepository } from '../orders/order.repository';
+import { Lanes } from './lanes';
+import { NextNonces } from './next-nonces';
 
 /**
  * Notices that a chain was replaced under the relayer (a devnet started afresh while our database
@@ -23,22 +24,25 @@ export type OnChainReset = (chain: string, wallet: Address, requeued: string[]) 
  * The reset, in one database transaction: the submitted orders checked go back to `queued` without
  * a nonce (their lane signs them again on the chain's real nonce), and the finished rows keep their
  * status and nonce as history with `chain_replaced_at` set, so their nonces no longer count
- * (next nonce, one order per nonce). One warning is logged.
+ * (next nonce, one order per nonce). One warning is logged. Then this process forgets the wallet's
+ * next nonce there (NextNonces) and enqueues the requeued orders on its lane.
  *
  * Detection, reset, the tracker's following of a wallet's orders (it rebroadcasts what the chain
  * does not know) and the lane's nonce take are serialized per chain and wallet in this process
  * (`exclusive`): a rebroadcast can never slip in between the check that the chain knows none of our
  * transactions and the reset that signs their orders again.
  */
+@Injectable()
 export class ChainReplacement {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly generations = new Map<string, number>();
   private readonly warnedKnown = new Set<string>();
 
   constructor(
-    private readonly orders: Pick<OrderRepository, 'lastMined' | 'submittedWithTxs' | 'resetReplacedChain'>,
-    private readonly log: Pick<Logger, 'warn'>,
-    private readonly onReset: OnChainReset,
+    @Inject(OrderRepository) private readonly orders: Pick<OrderRepository, 'lastMined' | 'submittedWithTxs' | 'resetReplacedChain'>,
+    @Inject(LOGGER) private readonly log: Pick<Logger, 'warn'>,
+    @Inject(NextNonces) private readonly nonces: Pick<NextNonces, 'forget'>,
+    @Inject(Lanes) private readonly lanes: Pick<Lanes, 'enqueue'>,
   ) {}
 
   /** Runs `fn` alone for this chain and wallet (detections, resets, follows, nonce takes). */
@@ -135,7 +139,9 @@ export class ChainReplacement {
       },
       'chain replaced (it lost transactions we saw mined; a devnet started afresh or a reorg past the depth): this wallet forgets its nonces there and its unmined orders are signed again',
     );
-    await this.onReset(chain.name, wallet, requeued);
+    // The wallet forgets its nonces there, its unmined orders are sent again (else the sweeper does).
+    this.nonces.forget(chain.name, wallet);
+    for (const q of requeued) await this.lanes.enqueue(chain.name, wallet, q).catch(() => undefined);
     return true;
   }
 }

@@ -1,8 +1,10 @@
 import { LedgerReleaseRpc, LedgerSettleRpc, ValueUsdRpc } from '@xchain/contracts';
-import type { RpcClient } from '@xchain/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { RpcClient } from '@xchain/messaging';
+import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { zeroAddress } from 'viem';
-import type { GaslessOrder, OrderRepository } from '../orders/order.repository';
+import { type GaslessOrder, OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from './relayer-caller';
 
 /** The registry's address of native SOL (the System program id). */
@@ -14,11 +16,12 @@ const SVM_NATIVE = '11111111111111111111111111111111';
  * confirmed, release when it failed. The ledger is idempotent per quote and the hold state moves
  * held → settled | released only once, so a crash between the two is finished by the sweeper.
  */
+@Injectable()
 export class Holds {
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly rpc: RpcClient,
-    private readonly log: Logger,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   async close(order: GaslessOrder): Promise<void> {

@@ -1,11 +1,16 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from '@xchain/telemetry';
 import type { Address } from 'viem';
 import { RelayChains } from '../chain/relay-chains';
-import { bullmqConnection } from '@xchain/service-kit';
+import { LOGGER, bullmqConnection, token } from '@xchain/service-kit';
 
 /** What a lane's worker does with one order: sign, store and broadcast its transaction. */
 export type SendOrder = (chain: string, wallet: Address, quoteHash: string) => Promise<void>;
+
+/** The Redis the lanes' queues live in (REDIS_URL), and the prefix of their keys (RELAY_QUEUE_PREFIX). */
+export const LANES_REDIS_URL = token<string>('LANES_REDIS_URL');
+export const LANES_PREFIX = token<string>('LANES_PREFIX');
 
 const ENQUEUE_TIMEOUT_MS = 1000;
 /**
@@ -22,6 +27,7 @@ const LOCK_MS = 5000;
  * an order twice while it waits is a no-op. Jobs only schedule work;
  * the database says what is done, so a lost job costs a delay (the sweeper), never an order.
  */
+@Injectable()
 export class Lanes {
   private readonly queues = new Map<string, Queue>();
   /** Each lane's queue with its chain and wallet, for the queue metrics. */
@@ -30,10 +36,10 @@ export class Lanes {
   private readonly turn = new Map<string, number>();
 
   constructor(
-    private readonly chains: RelayChains,
-    private readonly redisUrl: string,
-    private readonly prefix: string,
-    private readonly log: Logger,
+    @Inject(RelayChains) private readonly chains: RelayChains,
+    @Inject(LANES_REDIS_URL) private readonly redisUrl: string,
+    @Inject(LANES_PREFIX) private readonly prefix: string,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   start(send: SendOrder): void {

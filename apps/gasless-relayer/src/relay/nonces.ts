@@ -1,7 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
-import type { OrderRepository } from '../orders/order.repository';
-import type { ChainReplacement } from './chain-replaced';
+import { OrderRepository } from '../orders/order.repository';
+import { ChainReplacement } from './chain-replaced';
+import { NextNonces } from './next-nonces';
 
 /**
  * The next nonce of each wallet on each chain: the higher of what this replica last used (read
@@ -11,20 +13,21 @@ import type { ChainReplacement } from './chain-replaced';
  * never saw. The unique (chain, wallet, nonce) key still guards the rare race of two replicas
  * taking the same nonce: the loser's batch is not stored, and it takes again (see Sender).
  */
+@Injectable()
 export class NonceBook {
-  private readonly next = new Map<string, bigint>();
-
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly replaced?: ChainReplacement,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(NextNonces) private readonly next: NextNonces,
+    @Inject(ChainReplacement) private readonly replaced?: ChainReplacement,
   ) {}
 
   async take(chain: RelayChain, wallet: Address): Promise<bigint> {
-    const key = `${chain.name}:${wallet}`;
-    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: reset()
-    // forgets. Otherwise the check's own reads of the chain and the database serve the take too.
-    const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(key), () => this.orders.maxNonce(chain.name, wallet));
-    const known = this.next.get(key);
+    // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: the
+    // reset forgets the wallet's next nonce (NextNonces). Otherwise the check's own reads of the chain and the database serve the take too.
+    const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(chain.name, wallet), () =>
+      this.orders.maxNonce(chain.name, wallet),
+    );
+    const known = this.next.get(chain.name, wallet);
     const [mine, stored] = read
       ? [known ?? read.pending, read.stored]
       : await Promise.all([
@@ -37,11 +40,11 @@ export class NonceBook {
 
   /** The nonce `used` went out with a stored transaction: the next one follows it. */
   advance(chain: string, wallet: Address, used: bigint): void {
-    this.next.set(`${chain}:${wallet}`, used + 1n);
+    this.next.advance(chain, wallet, used);
   }
 
   /** Forget what we thought: the next take reads the chain again. */
   reset(chain: string, wallet: Address): void {
-    this.next.delete(`${chain}:${wallet}`);
+    this.next.forget(chain, wallet);
   }
 }

@@ -1,14 +1,16 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { isChainRpcUnavailable } from '@xchain/messaging';
 import { type Address, type Hex, keccak256 } from 'viem';
 import { type RelayChain, RelayChains, type RelayWallet } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
-import { type GaslessOrder, type OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import { type GaslessOrder, OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
+import { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
-import type { Holds } from './holds';
+import { Holds } from './holds';
 import { type LaneCall, simulateInOrder } from './lane-simulation';
-import type { NonceBook } from './nonces';
+import { NonceBook } from './nonces';
 
 /** Gas above an estimate (eth_estimateGas), so a state change between estimate and inclusion does not run out. */
 const GAS_HEADROOM_PCT = 25n;
@@ -45,14 +47,15 @@ type Judgement = bigint | 'reverted' | 'transient' | 'wait';
  * recovered by the tracker, which rebroadcasts the stored transactions; nothing is ever signed
  * for a nonce without being stored first, and stored nonces never leave a gap.
  */
+@Injectable()
 export class Sender {
   constructor(
-    private readonly chains: RelayChains,
-    private readonly orders: OrderRepository,
-    private readonly nonces: NonceBook,
-    private readonly events: StatusEvents,
-    private readonly holds: Holds,
-    private readonly log: Logger,
+    @Inject(RelayChains) private readonly chains: RelayChains,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(NonceBook) private readonly nonces: NonceBook,
+    @Inject(StatusEvents) private readonly events: StatusEvents,
+    @Inject(Holds) private readonly holds: Holds,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
   /** The job of `quoteHash` sends its whole lane's backlog; the jobs of the others then find nothing to do. */

@@ -1,12 +1,16 @@
 import { Code, LedgerHoldRpc, RpcError } from '@xchain/contracts';
-import type { RpcClient } from '@xchain/messaging';
+import { Inject, Injectable } from '@nestjs/common';
+import { RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
-import type { OrderRepository } from '../orders/order.repository';
+import { OrderRepository } from '../orders/order.repository';
 import { RELAYER_CALLER } from './relayer-caller';
-import type { Holds } from './holds';
-import type { Lanes } from './lanes';
-import { Periodic } from '@xchain/service-kit';
-import type { Sender } from './sender';
+import { Holds } from './holds';
+import { Lanes } from './lanes';
+import { LOGGER, Periodic, token } from '@xchain/service-kit';
+import { Sender } from './sender';
+
+/** How often the sweeper runs (RELAY_SWEEP_MS). */
+export const SWEEP_MS = token<number>('SWEEP_MS');
 
 /** A queued order this long untouched has probably lost its job (Redis restarted or emptied). */
 const STALE_MS = 2000;
@@ -16,17 +20,18 @@ const STALE_MS = 2000;
  * still waits), a sponsor hold interrupted by a crash is taken or the order fails, and a finished
  * order's open hold is closed. Runs at start and every `sweepMs`.
  */
+@Injectable()
 export class Sweeper {
   private readonly loop: Periodic;
 
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly lanes: Lanes,
-    private readonly holds: Holds,
-    private readonly sender: Sender,
-    private readonly rpc: RpcClient,
-    sweepMs: number,
-    private readonly log: Logger,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(Lanes) private readonly lanes: Lanes,
+    @Inject(Holds) private readonly holds: Holds,
+    @Inject(Sender) private readonly sender: Sender,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(SWEEP_MS) sweepMs: number,
+    @Inject(LOGGER) private readonly log: Logger,
   ) {
     this.loop = new Periodic(
       () => this.sweep(),

@@ -1,14 +1,22 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, type TransactionReceipt, keccak256, parseTransaction } from 'viem';
 import { type RelayChain, RelayChains } from '../chain/relay-chains';
-import type { OrderRepository, OrderWithTxs } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import { OrderRepository, type OrderWithTxs } from '../orders/order.repository';
+import { StatusEvents } from '../orders/status-events';
 import { broadcast } from './broadcast';
-import type { ChainReplacement } from './chain-replaced';
-import type { Lanes } from './lanes';
-import type { NonceBook } from './nonces';
-import { Periodic } from '@xchain/service-kit';
-import type { Sender } from './sender';
+import { ChainReplacement } from './chain-replaced';
+import { Lanes } from './lanes';
+import { NonceBook } from './nonces';
+import { LOGGER, Periodic, token } from '@xchain/service-kit';
+import { Sender } from './sender';
+
+/** How often the tracker follows the submitted orders (RELAY_POLL_MS), and how much a replacement raises fees (RELAY_FEE_BUMP_PERCENT). */
+export interface TrackerOptions {
+  pollMs: number;
+  bumpPercent: number;
+}
+export const TRACKER_OPTIONS = token<TrackerOptions>('TRACKER_OPTIONS');
 
 /**
  * Follows every submitted order of every chain, once per poll: a receipt for any of its
@@ -17,19 +25,20 @@ import type { Sender } from './sender';
  * before a crash, or dropped); one not mined after `replaceAfterBlocks` is replaced on the same
  * nonce with fees raised by `bumpPercent`. Works from the database alone, so it survives restarts.
  */
+@Injectable()
 export class Tracker {
   private readonly loop: Periodic;
 
   constructor(
-    private readonly chains: RelayChains,
-    private readonly orders: OrderRepository,
-    private readonly sender: Sender,
-    private readonly lanes: Lanes,
-    private readonly nonces: NonceBook,
-    private readonly events: StatusEvents,
-    private readonly opts: { pollMs: number; bumpPercent: number },
-    private readonly log: Logger,
-    private readonly replaced?: ChainReplacement,
+    @Inject(RelayChains) private readonly chains: RelayChains,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(Sender) private readonly sender: Sender,
+    @Inject(Lanes) private readonly lanes: Lanes,
+    @Inject(NonceBook) private readonly nonces: NonceBook,
+    @Inject(StatusEvents) private readonly events: StatusEvents,
+    @Inject(TRACKER_OPTIONS) private readonly opts: TrackerOptions,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(ChainReplacement) private readonly replaced?: ChainReplacement,
   ) {
     const pass = () =>
       Promise.all(

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   Code,
   FetchQuoteRpc,
@@ -8,19 +9,19 @@ import {
   type SubmitGaslessOrderRequest,
 } from '@xchain/contracts';
 import { ERC2612_PERMIT_VALUE, executeCalldata, erc2612TypedData, permit2TypedData, tokenOf } from '@xchain/evm-gasless';
-import { type RpcClient, isChainRpcUnavailable, onChain } from '@xchain/messaging';
+import { RpcClient, isChainRpcUnavailable, onChain } from '@xchain/messaging';
 import { type Order, orderFromWire } from '@xchain/order-codec';
-import { type Clock, SystemClock } from '@xchain/service-kit';
+import { Clock, LOGGER, SystemClock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress, isAddress, isAddressEqual, isHex, recoverTypedDataAddress, size } from 'viem';
-import type { RelayChain, RelayChains } from '../chain/relay-chains';
+import { type RelayChain, RelayChains } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
 import { balanceAndAllowance, permit2NonceUsed, permitDomain, permitNonce } from '../chain/token-reads';
-import { type OrderRepository, viewOf } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
-import type { Lanes } from '../relay/lanes';
-import type { SvmRelay } from '../svm/svm-relay';
-import type { SvmQuote, SvmSubmit } from '../svm/svm-submit';
+import { OrderRepository, viewOf } from '../orders/order.repository';
+import { StatusEvents } from '../orders/status-events';
+import { Lanes } from '../relay/lanes';
+import { SVM_RELAY, type SvmRelay } from '../svm/svm-relay';
+import { SVM_SUBMIT, type SvmQuote, type SvmSubmit } from '../svm/svm-submit';
 import { refuse } from '../svm/submit-errors';
 
 export { RELAYER_CALLER } from '../relay/relayer-caller';
@@ -42,18 +43,24 @@ interface EvmBody {
  * then the order is stored (the database guards "one order per quote") and queued. Submitting a
  * quote again, with any body, answers the one order's current state.
  */
+@Injectable()
 export class SubmitService {
+  /** Solana (D6): absent when SOLANA_RPC_URL or SOLANA_FEE_PAYER_KEY is not set. */
+  private readonly svm: { submit: SvmSubmit; relay: Pick<SvmRelay, 'wake'> } | undefined;
+
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly rpc: RpcClient,
-    private readonly chains: RelayChains,
-    private readonly lanes: Lanes,
-    private readonly events: StatusEvents,
-    private readonly log: Logger,
-    private readonly clock: Clock = new SystemClock(),
-    /** Solana (D6): absent when SOLANA_RPC_URL or SOLANA_FEE_PAYER_KEY is not set. */
-    private readonly svm?: { submit: SvmSubmit; relay: Pick<SvmRelay, 'wake'> },
-  ) {}
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(RpcClient) private readonly rpc: RpcClient,
+    @Inject(RelayChains) private readonly chains: RelayChains,
+    @Inject(Lanes) private readonly lanes: Lanes,
+    @Inject(StatusEvents) private readonly events: StatusEvents,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(Clock) private readonly clock: Clock = new SystemClock(),
+    @Inject(SVM_SUBMIT) svmSubmit?: SvmSubmit | null,
+    @Inject(SVM_RELAY) svmRelay?: Pick<SvmRelay, 'wake'> | null,
+  ) {
+    this.svm = svmSubmit && svmRelay ? { submit: svmSubmit, relay: svmRelay } : undefined;
+  }
 
   /**
    * A Solana order: every check of svm.tx_base64 and the co-signature happen before the row is

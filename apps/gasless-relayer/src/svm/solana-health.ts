@@ -1,5 +1,8 @@
-import type { HealthCheck } from '@xchain/service-kit';
+import { type HealthCheck, token } from '@xchain/service-kit';
 import type { SolanaRpc } from './solana-rpc';
+
+/** The fee payer's readiness check where the relayer takes gasless Solana orders (an RPC and a fee payer), else null. */
+export const SOLANA_HEALTH = token<HealthCheck | null>('SOLANA_HEALTH');
 
 /**
  * Readiness: the Solana RPC answers and the fee payer holds at least its floor (lamports). The

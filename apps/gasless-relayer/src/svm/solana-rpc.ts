@@ -1,4 +1,5 @@
 import { SolanaRpcClient, SolanaRpcUnavailable } from '@xchain/chain-watch';
+import { token } from '@xchain/service-kit';
 import { SVM_PROGRAMS } from '@xchain/svm-orders';
 
 const SPL_TOKEN_PROGRAM = SVM_PROGRAMS.token.toBase58();
@@ -112,3 +113,6 @@ function typed<T>(value: unknown, type: 'string' | 'boolean' | 'number', method:
   if (typeof value !== type) throw new SolanaRpcUnavailable(`${method}: unexpected answer`, url);
   return value as T;
 }
+
+/** The Solana RPC where SOLANA_RPC_URL is set, else null: for the parts that answer without one (the operator's transactions refuse). */
+export const SOLANA_RPC = token<SolanaRpc | null>('SOLANA_RPC');

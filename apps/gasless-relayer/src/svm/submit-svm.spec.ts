@@ -64,7 +64,8 @@ describe('SubmitService for a Solana source', () => {
       { publish } as unknown as StatusEvents,
       { warn: jest.fn() } as unknown as Logger,
       undefined,
-      svm ? { submit: { accept } as unknown as SvmSubmit, relay: { wake } } : undefined,
+      svm ? ({ accept } as unknown as SvmSubmit) : undefined,
+      svm ? { wake } : undefined,
     );
   const body = { quote_hash: HASH, svm: { tx_base64: 'dXNlcg==' } };
 

@@ -58,10 +58,10 @@ describe('SvmRelay', () => {
       orders,
       rpc,
       { publish } as unknown as StatusEvents,
-      finished,
+      { finished },
       1000,
       { warn, info: jest.fn() } as unknown as Logger,
-      resign,
+      resign ? { resign } : null,
     );
 
   beforeEach(() => {

@@ -1,8 +1,10 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@xchain/telemetry';
-import type { GaslessOrder, OrderRepository } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
-import { Periodic } from '@xchain/service-kit';
-import type { SolanaRpc } from './solana-rpc';
+import { type GaslessOrder, OrderRepository } from '../orders/order.repository';
+import { StatusEvents } from '../orders/status-events';
+import { Sender } from '../relay/sender';
+import { LOGGER, Periodic, token } from '@xchain/service-kit';
+import { SolanaRpc } from './solana-rpc';
 import { storedTxFacts } from './svm-transaction';
 
 /** Publishes a finished order's state and closes its sponsor hold (the EVM sender's, shared). */
@@ -14,6 +16,18 @@ export type Finished = (chain: string, quoteHash: string) => Promise<void>;
  */
 export type Resign = (order: GaslessOrder, from: 'queued' | 'submitted') => Promise<boolean>;
 
+/** Who signs expired operator transactions again (the operator's SvmResigner); null without a filler key (SOLANA_FILLER_KEY). */
+export interface Resigner {
+  resign: Resign;
+}
+export const SVM_RESIGN = token<Resigner | null>('SVM_RESIGN');
+
+/** How often the relay passes over the Solana orders (SOLANA_POLL_MS). */
+export const SVM_POLL_MS = token<number>('SVM_POLL_MS');
+
+/** The Solana relay where the relayer has an RPC and a fee payer or a filler key, else null. */
+export const SVM_RELAY = token<SvmRelay | null>('SVM_RELAY');
+
 /**
  * Sends and follows Solana orders, from the database alone. A queued order's transaction is
  * already stored, signed: it is marked submitted and sent as it is (no preflight). A submitted one
@@ -24,17 +38,19 @@ export type Resign = (order: GaslessOrder, from: 'queued' | 'submitted') => Prom
  * transaction (D15) is signed again by `resign` and queued, its old signature kept in its history.
  * Nothing here builds a transaction, so a kill -9 anywhere costs a delay, never a second payment.
  */
+@Injectable()
 export class SvmRelay {
   private readonly loop: Periodic;
 
   constructor(
-    private readonly orders: OrderRepository,
-    private readonly rpc: SolanaRpc,
-    private readonly events: StatusEvents,
-    private readonly finished: Finished,
-    pollMs: number,
-    private readonly log: Logger,
-    private readonly resign?: Resign,
+    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(SolanaRpc) private readonly rpc: SolanaRpc,
+    @Inject(StatusEvents) private readonly events: StatusEvents,
+    /** Publishes a finished order's state and closes its sponsor hold (the EVM sender's, shared). */
+    @Inject(Sender) private readonly sender: { finished: Finished },
+    @Inject(SVM_POLL_MS) pollMs: number,
+    @Inject(LOGGER) private readonly log: Logger,
+    @Inject(SVM_RESIGN) private readonly resigner?: Resigner | null,
   ) {
     this.loop = new Periodic(
       () => this.pass(),
@@ -94,8 +110,8 @@ export class SvmRelay {
   private async expired(order: GaslessOrder, from: 'queued' | 'submitted', signature: string): Promise<void> {
     if (order.kind !== 'gasless') {
       // Without the keys (not configured any more) it waits, still unsent, until they are back.
-      if (!this.resign) throw new Error('an operator transaction expired and no Solana operator key is configured to sign it again');
-      if (await this.resign(order, from))
+      if (!this.resigner) throw new Error('an operator transaction expired and no Solana operator key is configured to sign it again');
+      if (await this.resigner.resign(order, from))
         this.log.info(
           { quote_hash: order.quoteHash, expired: signature },
           'Solana operator transaction expired without landing; signed again',
@@ -104,7 +120,7 @@ export class SvmRelay {
     }
     if (await this.orders.fail(order.quoteHash, from, expiredError(signature))) {
       if (from === 'submitted') this.log.info({ quote_hash: order.quoteHash, signature }, 'Solana transaction expired without landing');
-      await this.finished(order.chain, order.quoteHash);
+      await this.sender.finished(order.chain, order.quoteHash);
     }
   }
 
@@ -123,7 +139,7 @@ export class SvmRelay {
             `TX_REVERTED: ${signature} failed in slot ${status.slot}: ${JSON.stringify(status.err)}`,
             { txHash: signature, gasCostWei: fee ?? null },
           );
-    if (done) await this.finished(order.chain, order.quoteHash);
+    if (done) await this.sender.finished(order.chain, order.quoteHash);
     return true;
   }
 

@@ -1,11 +1,19 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Keypair } from '@solana/web3.js';
 import { SolanaRpcRefused } from '@xchain/chain-watch';
 import { SOL, depositInstructions, svmOrderTerms } from '@xchain/svm-orders';
 import type { OrderWire } from '@xchain/contracts';
 import { ChainRpcUnavailableError } from '@xchain/messaging';
+import { token } from '@xchain/service-kit';
 import { refuse } from './submit-errors';
-import type { SolanaRpc } from './solana-rpc';
+import { SolanaRpc } from './solana-rpc';
 import { checkFeePayerUnused, checkInstructions, checkSignatures, coSign, decodeTransaction, feePayerOf } from './svm-transaction';
+
+/** The key that pays the fees of gasless Solana orders and co-signs them (SOLANA_FEE_PAYER_KEY). */
+export const SOLANA_FEE_PAYER = token<Keypair>('SOLANA_FEE_PAYER');
+
+/** Gasless Solana submits where the relayer has an RPC and a fee payer, else null. */
+export const SVM_SUBMIT = token<SvmSubmit | null>('SVM_SUBMIT');
 
 /** The parts of a stored gasless Solana quote the checks read. */
 export interface SvmQuote {
@@ -30,13 +38,14 @@ export interface AcceptedSvmTx {
  * other signer signed the message; the instructions are exactly this quote's deposit; the blockhash
  * is still valid; then, co-signed, the transaction simulates with every signature verified.
  */
+@Injectable()
 export class SvmSubmit {
   /** Mint decimals never change: read once per mint. */
   private readonly decimals = new Map<string, number>();
 
   constructor(
-    private readonly rpc: SolanaRpc,
-    private readonly feePayer: Keypair,
+    @Inject(SolanaRpc) private readonly rpc: SolanaRpc,
+    @Inject(SOLANA_FEE_PAYER) private readonly feePayer: Keypair,
   ) {}
 
   async accept(quote: SvmQuote, txBase64: string): Promise<AcceptedSvmTx> {
