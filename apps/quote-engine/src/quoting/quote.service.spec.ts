@@ -78,8 +78,8 @@ function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dst
   };
 }
 
-/** The service with every collaborator mocked: pricing, storage, randomness, chain reads, logs. */
-function newTestService(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
+/** A QuoteService that prices `p` and reads token permits with `read`, every other collaborator mocked, and the request to quote. */
+function quoteServiceFor(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
   const create = jest.fn().mockResolvedValue({});
   const warn = jest.fn();
   const reader = { read: jest.fn(read) };
@@ -103,7 +103,7 @@ function newTestService(p: PricedRequest, read: TokenPermitReader['read'], check
 
 describe('QuoteService.quote from an EVM chain', () => {
   it('adds permit2 with the injected random nonce and erc2612 with the read token state, and stores them', async () => {
-    const t = newTestService(priced({ gasless: true }), async () => ({ name: 'USD Coin', version: '2', nonce: 9n }));
+    const t = quoteServiceFor(priced({ gasless: true }), async () => ({ name: 'USD Coin', version: '2', nonce: 9n }));
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     const cc = quote.cross_chain;
@@ -133,7 +133,7 @@ describe('QuoteService.quote from an EVM chain', () => {
   });
 
   it('still quotes, without erc2612, when the token read fails, and says so in the log', async () => {
-    const t = newTestService(priced({ gasless: true }), () => Promise.reject(new Error('request timed out')));
+    const t = quoteServiceFor(priced({ gasless: true }), () => Promise.reject(new Error('request timed out')));
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain.permit2).toBeDefined();
@@ -143,20 +143,20 @@ describe('QuoteService.quote from an EVM chain', () => {
   });
 
   it('quotes without erc2612 and without a warning when no RPC is configured for the chain', async () => {
-    const t = newTestService(priced({ gasless: true }), async () => undefined);
+    const t = quoteServiceFor(priced({ gasless: true }), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     expect('cross_chain' in quote && quote.cross_chain.erc2612).toBeFalsy();
     expect(t.warn).not.toHaveBeenCalled();
   });
 
   it('reads nothing for a token not listed with permit', async () => {
-    const t = newTestService(priced({ gasless: true, src: { ...usdc, permit: false } }), async () => undefined);
+    const t = quoteServiceFor(priced({ gasless: true, src: { ...usdc, permit: false } }), async () => undefined);
     await t.service.quote(t.request, undefined);
     expect(t.reader.read).not.toHaveBeenCalled();
   });
 
   it('gives a non-gasless quote deposit_tx and approval, and nothing to sign', async () => {
-    const t = newTestService(priced(), async () => undefined);
+    const t = quoteServiceFor(priced(), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain).toMatchObject({
@@ -170,7 +170,7 @@ describe('QuoteService.quote from an EVM chain', () => {
   it('gives a same-chain swap deposit_tx too', async () => {
     const weth: TokenInfo = { ...usdc, address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', permit: false };
     const eth: TokenInfo = { ...usdc, address: zeroAddress, isNative: true, permit: false };
-    const t = newTestService(priced({ src: eth, dst: weth, dstChain: ethereum }), async () => undefined);
+    const t = quoteServiceFor(priced({ src: eth, dst: weth, dstChain: ethereum }), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     if (!('same_chain_swap' in quote)) throw new Error('expected a same_chain_swap quote');
     expect(quote.same_chain_swap.deposit_tx).toMatchObject({ to: ROUTER, value: '1000000000' });
@@ -189,11 +189,11 @@ describe('QuoteService.quote and its executability issues', () => {
       },
     };
     const p = { ...priced({ gasless: true }), priceImpactBps: 20 };
-    const plain = await newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n })).service.quote(
-      newTestService(p, async () => undefined).request,
+    const plain = await quoteServiceFor(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n })).service.quote(
+      quoteServiceFor(p, async () => undefined).request,
       undefined,
     );
-    const t = newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n }), checks);
+    const t = quoteServiceFor(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n }), checks);
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote) || !('cross_chain' in plain)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain).toMatchObject({ issues, price_impact_bps: 20 });
