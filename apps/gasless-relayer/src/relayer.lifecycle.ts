@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { HealthRegistry, Metrics } from '@xchain/service-kit';
+import { Clock, HealthRegistry, Metrics } from '@xchain/service-kit';
 import { Redis } from 'ioredis';
 import { chainHealth } from './chain/chain-health';
 import { RelayChains } from './chain/relay-chains';
@@ -23,13 +23,14 @@ export class RelayerLifecycle implements OnApplicationBootstrap, OnApplicationSh
     @Inject(RelayChains) chains: RelayChains,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(Metrics) metrics: Metrics,
+    @Inject(Clock) clock: Clock,
   ) {
     if (svm.health) health.register('solana', svm.health);
     health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
-    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics)));
-    watchLanes(metrics, () => this.lanes.laneQueues);
+    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics, clock)));
+    watchLanes(metrics, () => this.lanes.laneQueues, clock);
     health.register('relay_queue', async () => {
-      const d = await this.lanes.depth();
+      const d = await this.lanes.depth(clock.nowMs());
       return { ok: true, detail: `${d.waiting} waiting, oldest ${Math.round(d.oldestMs / 1000)} s` };
     });
   }
