@@ -43,4 +43,14 @@ describe('newTestService', () => {
     expect(() => newTestService(Saver)).toThrow(/^newTestService\(Saver\): no value given for Symbol\(LIMIT\)$/);
     expect(() => newTestService(Saver, [{ provide: LIMIT, useValue: 1 }]).mock(Other)).toThrow('Saver does not inject Other');
   });
+
+  it('injects the value given for a class token instead of a mock', () => {
+    const store = new Store();
+    const t = newTestService(Saver, [
+      { provide: LIMIT, useValue: 1 },
+      { provide: Store, useValue: store },
+    ]);
+    expect(t.sut.store).toBe(store);
+    expect(() => t.mock(Store)).toThrow('Saver does not inject Store');
+  });
 });

@@ -52,23 +52,25 @@ export interface TestService<S> {
  * Builds `Service` as Nest would, from its constructor's `@Inject` tokens: `Clock` is a `FakeClock`,
  * `Ids` counts, a value token (config, a key) takes the value given in `values`, and every other
  * class token gets a `mockOf` that class. A token with no fake is an error, not a silent undefined.
+ * A class token given in `values` takes that value instead of a mock (a real `Metrics`, or
+ * `undefined` for a collaborator the service may go without).
  */
 export function newTestService<S>(
   Service: new (...args: never[]) => S,
-  values: { provide: symbol; useValue: unknown }[] = [],
+  values: { provide: InjectionToken; useValue: unknown }[] = [],
 ): TestService<S> {
   const clock = new FakeClock();
   const ids = new SequentialIds();
   const mocks = new Map<InjectionToken, unknown>();
-  const given = new Map<symbol, unknown>(values.map((v) => [v.provide, v.useValue]));
+  const given = new Map<InjectionToken, unknown>(values.map((v) => [v.provide, v.useValue]));
   const deps = (Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, Service) ?? []) as { index: number; param: InjectionToken }[];
   const args: unknown[] = new Array<unknown>(Service.length);
   for (const { index, param } of deps) {
-    if (param === Clock) args[index] = clock;
+    if (given.has(param)) args[index] = given.get(param);
+    else if (param === Clock) args[index] = clock;
     else if (param === Ids) args[index] = ids;
     else if (typeof param === 'symbol') {
-      if (!given.has(param)) throw new Error(`newTestService(${Service.name}): no value given for ${param.toString()}`);
-      args[index] = given.get(param);
+      throw new Error(`newTestService(${Service.name}): no value given for ${param.toString()}`);
     } else {
       const m = mockOf(param);
       mocks.set(param, m);
