@@ -1,17 +1,20 @@
 import { type GetQuoteRequest, QuoteSchema } from '@xchain/contracts';
 import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
+import { DependencyOutages } from '@xchain/messaging';
 import type { Hex } from '@xchain/order-codec';
-import type { QuoteRepository } from './quote.repository';
 import type { QuoteResult } from '@xchain/pricing-core';
-import { FakeClock } from '@xchain/service-kit';
-import type { Logger } from '@xchain/telemetry';
+import { LOGGER } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import { hexToBigInt, zeroAddress } from 'viem';
-import type { EtaService } from '../eta/eta.service';
+import { QUOTE_RETENTION_SECS } from '../config.tokens';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
-import type { Executability, ExecutabilityQuery } from './executability';
-import type { TokenPermitReader } from './permit-reader';
-import type { PricedRequest, QuotePipeline } from './quote-pipeline';
-import type { QuoteWriter } from './quote-writer';
+import { DESTINATION_CALLS } from './destination-calls';
+import { EXECUTABILITY, type Executability, type ExecutabilityQuery } from './executability';
+import { TOKEN_PERMIT_READER, type TokenPermitReader } from './permit-reader';
+import { type PricedRequest, QuotePipeline } from './quote-pipeline';
+import { RANDOM_WORD } from './quote-random';
+import { QuoteWriter } from './quote-writer';
+import { SVM_BLOCKHASH } from './svm-blockhash';
 import { storedResponse } from './stored-response';
 import { QuoteService } from './quote.service';
 
@@ -78,27 +81,27 @@ function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dst
   };
 }
 
-/** A QuoteService that prices `p` and reads token permits with `read`, every other collaborator mocked, and the request to quote. */
+/**
+ * A QuoteService that prices `p` and reads token permits with `read`, every other collaborator
+ * mocked (no blockhashes, outages or destination calls: a quote goes without them), and the request to quote.
+ */
 function quoteServiceFor(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
-  const create = jest.fn().mockResolvedValue({});
   const warn = jest.fn();
   const reader = { read: jest.fn(read) };
-  const service = new QuoteService(
-    { price: jest.fn().mockResolvedValue(p) } as unknown as QuotePipeline,
-    { estimate: () => undefined } as unknown as EtaService,
-    {} as QuoteRepository,
-    { store: create } as unknown as QuoteWriter,
-    86_400,
-    () => RANDOM,
-    reader,
-    { warn } as unknown as Logger,
-    new FakeClock(),
-    undefined,
-    undefined,
-    checks,
-  );
+  const t = newTestService(QuoteService, [
+    { provide: QUOTE_RETENTION_SECS, useValue: 86_400 },
+    { provide: RANDOM_WORD, useValue: () => RANDOM },
+    { provide: TOKEN_PERMIT_READER, useValue: reader },
+    { provide: LOGGER, useValue: { warn } },
+    { provide: SVM_BLOCKHASH, useValue: undefined },
+    { provide: DependencyOutages, useValue: undefined },
+    { provide: EXECUTABILITY, useValue: checks },
+    { provide: DESTINATION_CALLS, useValue: undefined },
+  ]);
+  t.mock(QuotePipeline).price.mockResolvedValue(p);
+  const create = t.mock(QuoteWriter).store.mockResolvedValue({} as never);
   const request = { recipient: REFUND, refund_address: REFUND.toLowerCase() } as GetQuoteRequest;
-  return { service, create, warn, reader, request };
+  return { service: t.sut, create, warn, reader, request };
 }
 
 describe('QuoteService.quote from an EVM chain', () => {
@@ -124,7 +127,7 @@ describe('QuoteService.quote from an EVM chain', () => {
     expect(cc.deposit_tx).toBeUndefined();
     // Stored as returned, its order in its own column (quote.v1.fetch hands the relayer these
     // fields), and the schema keeps every one.
-    const row = t.create.mock.calls[0][0];
+    const row = t.create.mock.calls[0]![0];
     expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     // Deposits are honoured until the end of retention (86,400 s here), told next to the expiry.
     expect(Date.parse(cc.retained_until!) - Date.parse(cc.expires_at)).toBe((86_400 - 30 * 60) * 1000);
@@ -201,7 +204,7 @@ describe('QuoteService.quote and its executability issues', () => {
     expect(await asked!.permitOffered).toBe(true);
     // The same order (same random salt and clock) hashes the same with or without issues.
     expect(quote.cross_chain.quote_hash).toBe(plain.cross_chain.quote_hash);
-    const row = t.create.mock.calls[0][0];
+    const row = t.create.mock.calls[0]![0];
     expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });
