@@ -266,7 +266,13 @@ export class OrderRepository {
   async confirm(quoteHash: string, minedTxHash: string, block: bigint, gasCostWei: bigint | null): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: 'submitted' },
-      data: { status: 'confirmed', minedTxHash, confirmedBlock: block, gasCostWei: gasCostWei?.toString() ?? null, updatedAt: this.clock.now() },
+      data: {
+        status: 'confirmed',
+        minedTxHash,
+        confirmedBlock: block,
+        gasCostWei: gasCostWei?.toString() ?? null,
+        updatedAt: this.clock.now(),
+      },
     });
     return r.count === 1;
   }

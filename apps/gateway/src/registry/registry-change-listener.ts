@@ -39,5 +39,9 @@ export class RegistryChangeListener implements OnModuleInit, OnApplicationShutdo
 
 /** The gateway's registry reads: the kept lists, the listener that drops them, the handler that serves them. */
 export function registryProviders(maxAgeMs: number): Provider[] {
-  return [{ provide: RegistryLists, inject: [Clock], useFactory: (clock: Clock) => new RegistryLists(maxAgeMs, clock) }, RegistryChangeListener, RegistryRoutes];
+  return [
+    { provide: RegistryLists, inject: [Clock], useFactory: (clock: Clock) => new RegistryLists(maxAgeMs, clock) },
+    RegistryChangeListener,
+    RegistryRoutes,
+  ];
 }

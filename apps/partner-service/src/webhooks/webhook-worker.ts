@@ -39,7 +39,13 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     this.queue = new WebhookQueue({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix, concurrency: opts.concurrency }, log);
     const sender = httpSender(new AddressGuard(opts.allowHttpLocalhost), opts.timeoutMs);
     this.cipher = new WebhookSecretCipher(opts.secretKeys);
-    this.dispatcher = new WebhookDispatcher(repo, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher }, log, clock);
+    this.dispatcher = new WebhookDispatcher(
+      repo,
+      sender,
+      { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher },
+      log,
+      clock,
+    );
     health.register('webhook_queue', async () => {
       const ok = await this.queue.ping().catch(() => false);
       return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };

@@ -112,7 +112,13 @@ describe('expiry sweep on PostgreSQL', () => {
         },
         new SystemClock(),
       );
-      return new ExpirySweep(sqlExpiredQuotes(prisma), pusher, { intervalMs: 600_000, batch: 4, graceMs: 86_400_000 }, silent, new SystemClock());
+      return new ExpirySweep(
+        sqlExpiredQuotes(prisma),
+        pusher,
+        { intervalMs: 600_000, batch: 4, graceMs: 86_400_000 },
+        silent,
+        new SystemClock(),
+      );
     };
     const [a, b] = [replica(), replica()];
     for (let run = 0; run < 3; run++) await Promise.all([a.runOnce(), b.runOnce()]);

@@ -20,7 +20,12 @@ describe('quote days on PostgreSQL', () => {
   const RETENTION_SECS = 7 * 86_400;
   const GRACE_SECS = 86_400;
   const upkeep = () => {
-    const u = postgresQuoteDays(url, { intervalMs: 600_000, retentionSecs: RETENTION_SECS, graceSecs: GRACE_SECS, aheadDays: 2 }, silent, new SystemClock());
+    const u = postgresQuoteDays(
+      url,
+      { intervalMs: 600_000, retentionSecs: RETENTION_SECS, graceSecs: GRACE_SECS, aheadDays: 2 },
+      silent,
+      new SystemClock(),
+    );
     upkeeps.push(u);
     return u;
   };

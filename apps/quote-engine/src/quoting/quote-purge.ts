@@ -73,7 +73,10 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
         run.deleted += n;
         if (n < this.opts.batch || this.stopped) break;
       }
-      this.log.info({ deleted: run.deleted, statements: run.statements.length, ms: Math.round(performance.now() - started) }, 'purged quotes past retention');
+      this.log.info(
+        { deleted: run.deleted, statements: run.statements.length, ms: Math.round(performance.now() - started) },
+        'purged quotes past retention',
+      );
       return run;
     } catch (err) {
       this.log.warn(

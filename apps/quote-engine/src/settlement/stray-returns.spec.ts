@@ -51,10 +51,12 @@ function setUp(answer: () => Promise<Partial<OperatorTxView>>) {
     rows[0]!.state = outcome.state;
     return true;
   });
-  t.mock(RpcClient).call.mockImplementation((async (_c: unknown, req: unknown) => (
-    asked.push(req),
-    { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) }
-  )) as never);
+  t.mock(RpcClient).call.mockImplementation(
+    (async (_c: unknown, req: unknown) => (
+      asked.push(req),
+      { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) }
+    )) as never,
+  );
   return { returns: t.sut, asked, closed, logged };
 }
 
