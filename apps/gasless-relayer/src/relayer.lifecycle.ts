@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type HealthCheck, HealthRegistry, Metrics } from '@xchain/service-kit';
+import { Clock, type HealthCheck, HealthRegistry, Metrics } from '@xchain/service-kit';
 import { Redis } from 'ioredis';
 import { chainHealth } from './chain/chain-health';
 import { RelayChains } from './chain/relay-chains';
@@ -25,13 +25,14 @@ export class RelayerLifecycle implements OnApplicationBootstrap, OnApplicationSh
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(Metrics) metrics: Metrics,
     @Inject(SOLANA_HEALTH) solanaHealth: HealthCheck | null,
+    @Inject(Clock) clock: Clock,
   ) {
     if (solanaHealth) health.register('solana', solanaHealth);
     health.register('redis', async () => ({ ok: (await this.redis.ping()) === 'PONG' }));
-    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics)));
-    watchLanes(metrics, () => this.lanes.laneQueues);
+    health.register('chains', chainHealth(chains, walletBalanceGauges(metrics, clock)));
+    watchLanes(metrics, () => this.lanes.laneQueues, clock);
     health.register('relay_queue', async () => {
-      const d = await this.lanes.depth();
+      const d = await this.lanes.depth(clock.nowMs());
       return { ok: true, detail: `${d.waiting} waiting, oldest ${Math.round(d.oldestMs / 1000)} s` };
     });
   }

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
-import { HealthController, Metrics, provideValue, serviceProviders } from '@xchain/service-kit';
+import { Clock, HealthController, Metrics, provideValue, serviceProviders } from '@xchain/service-kit';
 import { Redis } from 'ioredis';
 import { RELAY_CHAIN_SETTINGS, RelayChains } from './chain/relay-chains';
 import { dbProviders } from './db.providers';
@@ -113,9 +113,9 @@ function svmProviders(env: RelayerEnv): Provider[] {
     { provide: SVM_SUBMIT, useExisting: SvmSubmit },
     {
       provide: SOLANA_HEALTH,
-      inject: [SolanaRpc, Metrics],
-      useFactory: (rpc: SolanaRpc, metrics: Metrics) =>
-        solanaHealth(rpc, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS, feePayerBalanceGauges(metrics)),
+      inject: [SolanaRpc, Metrics, Clock],
+      useFactory: (rpc: SolanaRpc, metrics: Metrics, clock: Clock) =>
+        solanaHealth(rpc, feePayer.publicKey.toBase58(), env.SOLANA_FEE_PAYER_FLOOR_LAMPORTS, feePayerBalanceGauges(metrics, clock)),
     },
   ];
 }

@@ -2,7 +2,8 @@ import { Code, ListChainsRpc, RpcError } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
 import { provideValue } from '@xchain/service-kit';
 import { REGISTRY_CACHE_MS, RegistryClient } from './registry-client';
-import { chainRef, newTestService, refusal, tokenRef } from './test-support.testing';
+import { newTestService } from '@xchain/service-kit/testing';
+import { chainRef, refusal, tokenRef } from './test-support.testing';
 
 function registry() {
   const t = newTestService(RegistryClient, [provideValue(REGISTRY_CACHE_MS, 60_000)]);

@@ -3,7 +3,8 @@ import { AccountsService } from './accounts/accounts.service';
 import { KeysRepository } from './accounts/keys.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { LedgerService } from './ledger/ledger.service';
-import { FAKE_TX, newTestService } from './test-support.testing';
+import { newTestService } from '@xchain/service-kit/testing';
+import { FAKE_TX } from './test-support.testing';
 
 describe('newTestService', () => {
   it('injects a mock of each class token, a fake clock, and runs a repository transaction on the fake handle', async () => {

@@ -1,92 +1,12 @@
-import 'reflect-metadata';
-import { SELF_DECLARED_DEPS_METADATA } from '@nestjs/common/constants';
-import { Clock, FakeClock, Ids, SequentialIds } from '@xchain/service-kit';
+import { FAKE_TX as SHARED_FAKE_TX } from '@xchain/service-kit/testing';
 import type { Chain, Token } from '@xchain/contracts';
 import { type LedgerEntry, Prisma, type Voucher } from '@xchain/partner-service-db';
 import type { Tx } from './db.providers';
 
-/* Unit-test support: a service built with every collaborator faked, no database, no bus. */
+/* Unit-test fixtures of the partner service; `newTestService` and `mockOf` come from `@xchain/service-kit/testing`. */
 
-type Class<T = unknown> = abstract new (...args: never[]) => T;
-type InjectionToken = Class | symbol;
-
-/** The transaction handle the faked repositories pass to the service: it reaches no database. */
-export const FAKE_TX = {} as Tx;
-
-/** A stand-in of a class whose every method is a jest mock (resolving undefined until told otherwise). */
-export function mockOf<T>(cls: Class<T>): jest.Mocked<T> {
-  const mock = Object.create(cls.prototype as object) as Record<string, unknown>;
-  for (
-    let proto: object | null = cls.prototype as object;
-    proto && proto !== Object.prototype;
-    proto = Object.getPrototypeOf(proto) as object | null
-  ) {
-    for (const name of Object.getOwnPropertyNames(proto)) {
-      if (
-        name !== 'constructor' &&
-        !(name in Object.prototype) &&
-        !Object.hasOwn(mock, name) &&
-        typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function'
-      ) {
-        mock[name] = jest.fn();
-      }
-    }
-  }
-  // A repository's `transaction(fn)` runs `fn` at once, on the fake handle.
-  if (typeof mock['transaction'] === 'function') {
-    (mock['transaction'] as jest.Mock).mockImplementation((fn: (tx: Tx) => unknown) => fn(FAKE_TX));
-  }
-  return mock as jest.Mocked<T>;
-}
-
-export interface TestService<S> {
-  /** The service under test. */
-  sut: S;
-  /** The mock injected for a class token (a repository, a client, another service). */
-  mock<T>(cls: Class<T>): jest.Mocked<T>;
-  clock: FakeClock;
-  ids: SequentialIds;
-}
-
-/**
- * Builds `Service` as Nest would, from its constructor's `@Inject` tokens: `Clock` is a `FakeClock`,
- * `Ids` counts, a value token (config, a key) takes the value given in `values`, and every other
- * class token gets a `mockOf` that class. A token with no fake is an error, not a silent undefined.
- */
-export function newTestService<S>(
-  Service: new (...args: never[]) => S,
-  values: { provide: symbol; useValue: unknown }[] = [],
-): TestService<S> {
-  const clock = new FakeClock();
-  const ids = new SequentialIds();
-  const mocks = new Map<InjectionToken, unknown>();
-  const given = new Map<symbol, unknown>(values.map((v) => [v.provide, v.useValue]));
-  const deps = (Reflect.getMetadata(SELF_DECLARED_DEPS_METADATA, Service) ?? []) as { index: number; param: InjectionToken }[];
-  const args: unknown[] = new Array<unknown>(Service.length);
-  for (const { index, param } of deps) {
-    if (param === Clock) args[index] = clock;
-    else if (param === Ids) args[index] = ids;
-    else if (typeof param === 'symbol') {
-      if (!given.has(param)) throw new Error(`newTestService(${Service.name}): no value given for ${param.toString()}`);
-      args[index] = given.get(param);
-    } else {
-      const m = mockOf(param);
-      mocks.set(param, m);
-      args[index] = m;
-    }
-  }
-  const sut = new Service(...(args as never[]));
-  return {
-    sut,
-    clock,
-    ids,
-    mock<T>(cls: Class<T>): jest.Mocked<T> {
-      const m = mocks.get(cls);
-      if (!m) throw new Error(`${Service.name} does not inject ${cls.name}`);
-      return m as jest.Mocked<T>;
-    },
-  };
-}
+/** The transaction handle the faked repositories pass to the service (the shared one, typed): it reaches no database. */
+export const FAKE_TX = SHARED_FAKE_TX as Tx;
 
 /** Matches a refusal by its gRPC code and reason (`expect(p).rejects.toMatchObject(refusal(…))`). */
 export const refusal = (code: number, reason: string) => ({

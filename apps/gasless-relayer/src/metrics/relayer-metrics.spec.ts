@@ -1,4 +1,4 @@
-import { Metrics } from '@xchain/service-kit';
+import { FakeClock, Metrics, SystemClock } from '@xchain/service-kit';
 import { Registry } from 'prom-client';
 import { type LaneQueue, walletBalanceGauges, watchLanes } from './relayer-metrics';
 
@@ -26,7 +26,7 @@ describe('relay lane metrics', () => {
         lane('base', '0xaa', { waiting: 3, active: 1, delayed: 2, prioritized: 0 }, now - 42_000),
         lane('base', '0xbb', { waiting: 0, active: 0, delayed: 0, prioritized: 0 }),
       ],
-      () => now,
+      new FakeClock(now),
     );
     const text = await metrics.render();
     expect(sample(text, 'relay_queue_jobs{chain="base",wallet="0xaa",state="waiting"}')).toBe(3);
@@ -38,7 +38,7 @@ describe('relay lane metrics', () => {
 
   it('does not hang the scrape when Redis does not answer', async () => {
     const metrics = new Metrics(new Registry());
-    watchLanes(metrics, () => [lane('base', '0xaa', {}, undefined, true)]);
+    watchLanes(metrics, () => [lane('base', '0xaa', {}, undefined, true)], new SystemClock());
     const started = Date.now();
     const text = await metrics.render();
     // The lane never answers: without the collector's deadline render would never end. Any finite
@@ -51,7 +51,7 @@ describe('relay lane metrics', () => {
 describe('wallet balance metrics', () => {
   it('records each balance read with its floor', async () => {
     const metrics = new Metrics(new Registry());
-    const observe = walletBalanceGauges(metrics);
+    const observe = walletBalanceGauges(metrics, new FakeClock());
     observe('base', '0xAbC', 5_000_000_000_000_000n, 10_000_000_000_000_000n);
     const text = await metrics.render();
     expect(sample(text, 'relayer_wallet_balance_wei{chain="base",wallet="0xabc"}')).toBe(5e15);

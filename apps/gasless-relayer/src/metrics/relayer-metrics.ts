@@ -1,4 +1,4 @@
-import type { Metrics } from '@xchain/service-kit';
+import type { Clock, Metrics } from '@xchain/service-kit';
 
 /** What the lane metrics read of one lane's BullMQ queue. */
 export interface LaneQueue {
@@ -19,7 +19,7 @@ export const LANE_COLLECT_DEADLINE_MS = 1000;
  * Per lane (chain × hot wallet), read from Redis at scrape time under a deadline: jobs by state
  * and the age of the oldest waiting job. A lane whose oldest job keeps ageing is not sending.
  */
-export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], now: () => number = Date.now): void {
+export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], clock: Clock): void {
   const jobs = metrics.gauge({
     name: 'relay_queue_jobs',
     help: 'Relay jobs in a lane’s queue, by state',
@@ -44,7 +44,7 @@ export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], 
       oldest.reset();
       for (const { lane, counts, oldestAt } of read) {
         for (const state of STATES) jobs.set({ ...lane, state }, counts[state] ?? 0);
-        oldest.set(lane, oldestAt === undefined ? 0 : Math.max(0, (now() - oldestAt) / 1000));
+        oldest.set(lane, oldestAt === undefined ? 0 : Math.max(0, (clock.nowMs() - oldestAt) / 1000));
       }
     },
     LANE_COLLECT_DEADLINE_MS,
@@ -56,7 +56,10 @@ export function watchLanes(metrics: Metrics, lanes: () => readonly LaneQueue[], 
  * Kubernetes probes every few seconds): scraping never adds an RPC call. The floor is exported
  * beside each balance so an alert compares the two.
  */
-export function walletBalanceGauges(metrics: Metrics): (chain: string, wallet: string, balanceWei: bigint, floorWei: bigint) => void {
+export function walletBalanceGauges(
+  metrics: Metrics,
+  clock: Clock,
+): (chain: string, wallet: string, balanceWei: bigint, floorWei: bigint) => void {
   const labelNames = ['chain', 'wallet'] as const;
   const balance = metrics.gauge({
     name: 'relayer_wallet_balance_wei',
@@ -78,7 +81,7 @@ export function walletBalanceGauges(metrics: Metrics): (chain: string, wallet: s
     // A gauge is a float: exact enough for an operator's view and an alert; never used for money.
     balance.set(labels, Number(balanceWei));
     floor.set(labels, Number(floorWei));
-    readAt.set(labels, Date.now() / 1000);
+    readAt.set(labels, clock.nowMs() / 1000);
   };
 }
 
@@ -86,7 +89,10 @@ export function walletBalanceGauges(metrics: Metrics): (chain: string, wallet: s
  * The Solana fee payer's balance, set by the `solana` readiness check that reads it, beside its
  * floor (SOLANA_FEE_PAYER_FLOOR_LAMPORTS): what `/readyz` no longer shows (it names no account).
  */
-export function feePayerBalanceGauges(metrics: Metrics): (feePayer: string, balanceLamports: bigint, floorLamports: bigint) => void {
+export function feePayerBalanceGauges(
+  metrics: Metrics,
+  clock: Clock,
+): (feePayer: string, balanceLamports: bigint, floorLamports: bigint) => void {
   const labelNames = ['fee_payer'] as const;
   const balance = metrics.gauge({
     name: 'relayer_solana_fee_payer_balance_lamports',
@@ -107,6 +113,6 @@ export function feePayerBalanceGauges(metrics: Metrics): (feePayer: string, bala
     const labels = { fee_payer: feePayer };
     balance.set(labels, Number(balanceLamports));
     floor.set(labels, Number(floorLamports));
-    readAt.set(labels, Date.now() / 1000);
+    readAt.set(labels, clock.nowMs() / 1000);
   };
 }

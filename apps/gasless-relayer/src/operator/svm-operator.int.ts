@@ -2,6 +2,7 @@ import { Connection, Keypair, type PublicKey } from '@solana/web3.js';
 import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest, type SvmTransactionJson } from '@xchain/contracts';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { SystemClock } from '@xchain/service-kit';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import { associatedTokenAccount, claimBatchKey, readOrderSteps } from '@xchain/svm-orders';
@@ -97,7 +98,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     standin = await startSolanaStandin({ slotMs: 100, blockhashTtlSlots: TTL_SLOTS });
     conn = new Connection(standin.url, 'confirmed');
     db = createGaslessRelayerDb(await freshMigratedDatabase('gasless-relayer', 'relayer_svm_operator'), 4);
-    orders = new OrderRepository(db);
+    orders = new OrderRepository(db, new SystemClock());
     rpc = new SolanaRpc(standin.url, 5000);
     for (const k of [filler, vault]) standin.airdrop(k.publicKey, 10n * SOL);
     standin.createMint({ address: USDC, decimals: 6 });

@@ -1,6 +1,7 @@
 import type { GaslessOrderView, GaslessStatus, OperatorTxView } from '@xchain/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { GaslessOrder, Prisma, PrismaClient } from '@xchain/gasless-relayer-db';
+import { Clock } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 
 export type { GaslessOrder } from '@xchain/gasless-relayer-db';
@@ -90,7 +91,10 @@ export type OrderWithTxs = GaslessOrder & {
  */
 @Injectable()
 export class OrderRepository {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   /** Inserts a queued order; false when one exists for the quote already (the first one stands). */
   async insert(o: NewOrder): Promise<boolean> {
@@ -146,7 +150,7 @@ export class OrderRepository {
   async markSvmSubmitted(quoteHash: string, signature: string): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, vm: 'svm', status: 'queued', svmSignature: signature },
-      data: { status: 'submitted', attempts: { increment: 1 }, updatedAt: new Date() },
+      data: { status: 'submitted', attempts: { increment: 1 }, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -170,7 +174,7 @@ export class OrderRepository {
         svmTx: next.txBase64,
         svmSignature: next.signature,
         ...(from === 'submitted' ? { svmExpiredSigs: { push: previous } } : {}),
-        updatedAt: new Date(),
+        updatedAt: this.clock.now(),
       },
     });
     return r.count === 1;
@@ -188,7 +192,7 @@ export class OrderRepository {
   async setHold(quoteHash: string, from: HoldState, to: HoldState): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, holdState: from },
-      data: { holdState: to, updatedAt: new Date() },
+      data: { holdState: to, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -205,7 +209,7 @@ export class OrderRepository {
       for (const { quoteHash, tx } of batch) {
         const r = await t.gaslessOrder.updateMany({
           where: { quoteHash, status: 'queued' },
-          data: { status: 'submitted', txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
+          data: { status: 'submitted', txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: this.clock.now() },
         });
         if (r.count !== 1) break;
         await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
@@ -241,7 +245,7 @@ export class OrderRepository {
     return this.db.$transaction(async (t) => {
       const r = await t.gaslessOrder.updateMany({
         where: { quoteHash, status: 'submitted' },
-        data: { txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: new Date() },
+        data: { txNonce: tx.nonce, attempts: { increment: 1 }, updatedAt: this.clock.now() },
       });
       if (r.count !== 1) return false;
       await t.relayTx.create({ data: { quoteHash, ...txRow(tx) } });
@@ -253,7 +257,7 @@ export class OrderRepository {
   async requeue(quoteHash: string): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: 'submitted' },
-      data: { status: 'queued', txNonce: null, updatedAt: new Date() },
+      data: { status: 'queued', txNonce: null, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -262,7 +266,13 @@ export class OrderRepository {
   async confirm(quoteHash: string, minedTxHash: string, block: bigint, gasCostWei: bigint | null): Promise<boolean> {
     const r = await this.db.gaslessOrder.updateMany({
       where: { quoteHash, status: 'submitted' },
-      data: { status: 'confirmed', minedTxHash, confirmedBlock: block, gasCostWei: gasCostWei?.toString() ?? null, updatedAt: new Date() },
+      data: {
+        status: 'confirmed',
+        minedTxHash,
+        confirmedBlock: block,
+        gasCostWei: gasCostWei?.toString() ?? null,
+        updatedAt: this.clock.now(),
+      },
     });
     return r.count === 1;
   }
@@ -280,7 +290,7 @@ export class OrderRepository {
         status: 'failed',
         error,
         ...(mined ? { minedTxHash: mined.txHash, gasCostWei: mined.gasCostWei?.toString() ?? null } : {}),
-        updatedAt: new Date(),
+        updatedAt: this.clock.now(),
       },
     });
     return r.count === 1;
@@ -299,7 +309,7 @@ export class OrderRepository {
   /** Queued orders not touched for `olderThanMs` (their job may be lost with Redis). */
   staleQueued(olderThanMs: number, limit = 1000): Promise<GaslessOrder[]> {
     return this.db.gaslessOrder.findMany({
-      where: { status: 'queued', updatedAt: { lt: new Date(Date.now() - olderThanMs) } },
+      where: { status: 'queued', updatedAt: { lt: new Date(this.clock.nowMs() - olderThanMs) } },
       orderBy: { createdAt: 'asc' },
       take: limit,
     });
@@ -342,8 +352,8 @@ export class OrderRepository {
     chain: string,
     wallet: string,
     submitted: readonly { quoteHash: string; txNonce: bigint | null }[],
-    now: Date,
   ): Promise<{ requeued: string[]; retired: number }> {
+    const now = this.clock.now();
     return this.db.$transaction(async (t) => {
       const requeued: string[] = [];
       for (const o of submitted) {

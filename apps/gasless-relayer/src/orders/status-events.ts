@@ -42,7 +42,7 @@ export class StatusEvents {
 
   private async sendUntilDone(event: GaslessEvent): Promise<void> {
     const backoff = new Backoff({ initialMs: 250, maxMs: 5000, jitter: 0.2 });
-    const giveUpAt = Date.now() + this.retryForMs;
+    const giveUpAt = performance.now() + this.retryForMs;
     const fields = { quote_hash: event.quote_hash, status: event.status };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -54,7 +54,7 @@ export class StatusEvents {
         const reason = err instanceof Error ? err.message : String(err);
         const wait = backoff.next();
         // Closed: the service is stopping (a running one reconnects, never closes).
-        if (Date.now() + wait > giveUpAt || this.nc.isClosed()) {
+        if (performance.now() + wait > giveUpAt || this.nc.isClosed()) {
           this.log.error({ ...fields, attempts: attempt, err: reason }, `status event not published after ${attempt} attempts; given up`);
           return;
         }

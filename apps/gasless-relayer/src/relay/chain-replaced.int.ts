@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Anvil, startAnvil } from '@xchain/chain-tools';
 import { type PrismaClient, createGaslessRelayerDb } from '@xchain/gasless-relayer-db';
+import { SystemClock } from '@xchain/service-kit';
 import {
   DEFAULT_REDIS_PREFIXES,
   freshMigratedDatabase,
@@ -122,7 +123,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
 
   beforeAll(async () => {
     db = createGaslessRelayerDb(await freshMigratedDatabase('gasless-relayer', 'relayer_replaced'), 4);
-    orders = new OrderRepository(db);
+    orders = new OrderRepository(db, new SystemClock());
     anvil = await startAnvil(CHAIN_ID);
     port = Number(new URL(anvil.rpcUrl).port);
     await rpc('anvil_setBalance', [wallet, `0x${(10n ** 20n).toString(16)}`]);

@@ -123,8 +123,7 @@ export class ChainReplacement {
         return false;
       }
     }
-    const now = new Date();
-    const { requeued, retired } = await this.orders.resetReplacedChain(chain.name, wallet, submitted, now);
+    const { requeued, retired } = await this.orders.resetReplacedChain(chain.name, wallet, submitted);
     this.generations.set(chain.name, this.generation(chain.name) + 1);
     this.warnedKnown.delete(key);
     this.log.warn(

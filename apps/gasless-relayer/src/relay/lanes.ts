@@ -109,16 +109,16 @@ export class Lanes {
     }
   }
 
-  /** Jobs waiting in every lane, and the age of the oldest (for readiness and operators). */
-  async depth(): Promise<{ waiting: number; oldestMs: number }> {
+  /** Jobs waiting in every lane, and the age of the oldest at `nowMs` (for readiness and operators). */
+  async depth(nowMs: number): Promise<{ waiting: number; oldestMs: number }> {
     let waiting = 0;
-    let oldest = Date.now();
+    let oldest = nowMs;
     for (const q of this.queues.values()) {
       waiting += await q.getWaitingCount();
       const [first] = await q.getWaiting(0, 0);
       if (first) oldest = Math.min(oldest, first.timestamp);
     }
-    return { waiting, oldestMs: Date.now() - oldest };
+    return { waiting, oldestMs: nowMs - oldest };
   }
 
   async close(): Promise<void> {

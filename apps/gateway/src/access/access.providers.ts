@@ -86,7 +86,7 @@ export function accessProviders(env: GatewayEnv): Provider[] {
       provide: KeyCache,
       inject: [LOGGER, Clock],
       useFactory: (log: Logger, clock: Clock) =>
-        new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, () => clock.nowMs(), { staleMs: env.KEY_CACHE_STALE_MS, log }),
+        new KeyCache(env.KEY_CACHE_TTL_MS, env.KEY_CACHE_MAX_ENTRIES, clock, { staleMs: env.KEY_CACHE_STALE_MS, log }),
     },
     {
       provide: AccessControl,

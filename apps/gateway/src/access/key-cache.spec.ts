@@ -1,4 +1,5 @@
 import { Code, RpcError, type ApiKeyIdentity } from '@xchain/contracts';
+import { FakeClock } from '@xchain/service-kit';
 import { KeyCache } from './key-cache';
 
 const identity = (id: string, disabled = false): ApiKeyIdentity => ({
@@ -11,20 +12,20 @@ const identity = (id: string, disabled = false): ApiKeyIdentity => ({
 
 describe('KeyCache', () => {
   it('serves a cached answer until the TTL passes, then asks again', async () => {
-    let t = 0;
-    const cache = new KeyCache(5000, 10, () => t);
+    const clock = new FakeClock(0);
+    const cache = new KeyCache(5000, 10, clock);
     const lookup = jest.fn(async (h: string) => identity(h));
     await cache.get('a', lookup);
-    t = 4999;
+    clock.set(4999);
     await cache.get('a', lookup);
     expect(lookup).toHaveBeenCalledTimes(1);
-    t = 5000;
+    clock.set(5000);
     await cache.get('a', lookup);
     expect(lookup).toHaveBeenCalledTimes(2);
   });
 
   it('sees a disabled key at once after an eviction', async () => {
-    const cache = new KeyCache(60_000, 10);
+    const cache = new KeyCache(60_000, 10, new FakeClock());
     let disabled = false;
     const lookup = async (h: string) => identity(h, disabled);
     expect((await cache.get('a', lookup))?.disabled).toBe(false);
@@ -35,7 +36,7 @@ describe('KeyCache', () => {
   });
 
   it('caches unknown keys, shares one lookup between concurrent callers and stays bounded', async () => {
-    const cache = new KeyCache(60_000, 3);
+    const cache = new KeyCache(60_000, 3, new FakeClock());
     const lookup = jest.fn(async () => null);
     const answers = await Promise.all(Array.from({ length: 20 }, () => cache.get('garbage', lookup)));
     expect(answers.every((a) => a === null)).toBe(true);
@@ -45,7 +46,7 @@ describe('KeyCache', () => {
   });
 
   it('does not cache a failed lookup', async () => {
-    const cache = new KeyCache(60_000, 10);
+    const cache = new KeyCache(60_000, 10, new FakeClock());
     await expect(cache.get('a', async () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     await expect(cache.get('a', async (h) => identity(h))).resolves.toMatchObject({ key_id: 'a' });
   });
@@ -56,71 +57,71 @@ describe('KeyCache stale-if-error', () => {
   const log = () => ({ warn: jest.fn(), info: jest.fn() });
 
   it('serves the last decision within the stale window when the partner-service does not answer, then refuses', async () => {
-    let t = 0;
+    const clock = new FakeClock(0);
     const l = log();
-    const cache = new KeyCache(1000, 10, () => t, { staleMs: 10_000, log: l });
+    const cache = new KeyCache(1000, 10, clock, { staleMs: 10_000, log: l });
     await cache.get('a', async (h) => identity(h));
-    t = 1500;
+    clock.set(1500);
     await expect(cache.get('a', down)).resolves.toMatchObject({ key_id: 'a', disabled: false });
-    t = 5000;
+    clock.set(5000);
     await expect(cache.get('a', () => Promise.reject(RpcError.deadlineExceeded('slow', 'UPSTREAM_TIMEOUT')))).resolves.toMatchObject({
       key_id: 'a',
     });
-    t = 11_000; // fetched at 0: TTL 1000 + stale 10 000 are over
+    clock.set(11_000); // fetched at 0: TTL 1000 + stale 10 000 are over
     await expect(cache.get('a', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
     expect(cache.staleServedTotal).toBe(2);
     expect(l.warn).toHaveBeenCalledTimes(1);
   });
 
   it('asks again at most once a second while serving stale, and logs the recovery once', async () => {
-    let t = 0;
+    const clock = new FakeClock(0);
     const l = log();
-    const cache = new KeyCache(5000, 10, () => t, { staleMs: 60_000, log: l });
+    const cache = new KeyCache(5000, 10, clock, { staleMs: 60_000, log: l });
     await cache.get('a', async (h) => identity(h));
-    t = 6000;
+    clock.set(6000);
     const failing = jest.fn(down);
     await cache.get('a', failing);
-    t = 6500;
+    clock.set(6500);
     await cache.get('a', failing);
     expect(failing).toHaveBeenCalledTimes(1);
-    t = 7001;
+    clock.set(7001);
     await cache.get('a', failing);
     expect(failing).toHaveBeenCalledTimes(2);
     expect(l.warn).toHaveBeenCalledTimes(1);
-    t = 8100;
+    clock.set(8100);
     await cache.get('a', async (h) => identity(h));
     expect(l.info).toHaveBeenCalledTimes(1);
     expect(l.info.mock.calls[0][0]).toMatchObject({ stale_served: 2 });
   });
 
   it('never serves stale for an answer about the key or any other error', async () => {
-    let t = 0;
-    const cache = new KeyCache(1000, 10, () => t, { staleMs: 60_000 });
+    const clock = new FakeClock(0);
+    const cache = new KeyCache(1000, 10, clock, { staleMs: 60_000 });
     await cache.get('a', async (h) => identity(h));
-    t = 2000;
+    clock.set(2000);
     await expect(cache.get('a', () => Promise.reject(new Error('bug')))).rejects.toThrow('bug');
     await expect(cache.get('a', () => Promise.reject(RpcError.internal()))).rejects.toMatchObject({ status: { code: Code.INTERNAL } });
     await expect(cache.get('a', async (h) => identity(h, true))).resolves.toMatchObject({ disabled: true });
   });
 
   it('an evicted key (key_changed) has no stale decision: the outage error stands', async () => {
-    let t = 0;
-    const cache = new KeyCache(1000, 10, () => t, { staleMs: 60_000 });
+    const clock = new FakeClock(0);
+    const cache = new KeyCache(1000, 10, clock, { staleMs: 60_000 });
     await cache.get('a', async (h) => identity(h));
     cache.evict('a');
-    t = 2000;
+    clock.set(2000);
     await expect(cache.get('a', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
-    t = 0; // even inside the TTL an evicted entry is gone
+    clock.set(0); // even inside the TTL an evicted entry is gone
     await expect(cache.get('a', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
   });
 
   it('a key never cached gets the outage error, and staleMs 0 turns the window off', async () => {
-    const cache = new KeyCache(1000, 10, () => 0, { staleMs: 60_000 });
+    const cache = new KeyCache(1000, 10, new FakeClock(0), { staleMs: 60_000 });
     await expect(cache.get('new', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
-    let t = 0;
-    const off = new KeyCache(1000, 10, () => t);
+    const clock = new FakeClock(0);
+    const off = new KeyCache(1000, 10, clock);
     await off.get('a', async (h) => identity(h));
-    t = 1001;
+    clock.set(1001);
     await expect(off.get('a', down)).rejects.toMatchObject({ status: { code: Code.UNAVAILABLE } });
   });
 });

@@ -1,4 +1,5 @@
 import { Code, RpcError, type ApiKeyIdentity } from '@xchain/contracts';
+import type { Clock } from '@xchain/service-kit';
 
 /** `expiresAt`: fresh until then; `staleUntil`: may stand in for a failed refresh until then. */
 type Entry = { identity: ApiKeyIdentity | null; expiresAt: number; staleUntil: number };
@@ -43,7 +44,7 @@ export class KeyCache {
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
     stale: KeyCacheStaleOptions = { staleMs: 0 },
   ) {
     this.staleMs = stale.staleMs;
@@ -57,8 +58,8 @@ export class KeyCache {
 
   async get(keyHash: string, lookup: (hash: string) => Promise<ApiKeyIdentity | null>): Promise<ApiKeyIdentity | null> {
     const hit = this.entries.get(keyHash);
-    if (hit && hit.expiresAt > this.now()) return hit.identity;
-    if (hit && hit.staleUntil <= this.now()) this.entries.delete(keyHash);
+    if (hit && hit.expiresAt > this.clock.nowMs()) return hit.identity;
+    if (hit && hit.staleUntil <= this.clock.nowMs()) this.entries.delete(keyHash);
     let pending = this.inflight.get(keyHash);
     if (!pending) {
       pending = lookup(keyHash)
@@ -79,7 +80,7 @@ export class KeyCache {
   /** The last decision if the lookup failed for want of an answer and the entry is within its stale window; else the error. */
   private staleOrThrow(keyHash: string, err: unknown): ApiKeyIdentity | null {
     const last = this.entries.get(keyHash);
-    const now = this.now();
+    const now = this.clock.nowMs();
     if (!last || last.staleUntil <= now || !isLookupOutage(err)) throw err;
     // Ask again soon, not on every request: requests meanwhile get the same decision at once.
     last.expiresAt = Math.min(now + Math.min(this.ttlMs, STALE_RETRY_MS), last.staleUntil);
@@ -99,7 +100,7 @@ export class KeyCache {
   private lookupsWork(): void {
     if (this.outageSince === undefined) return;
     this.log?.info(
-      { outage_ms: this.now() - this.outageSince, stale_served: this.staleServed - this.staleServedAtOutageStart },
+      { outage_ms: this.clock.nowMs() - this.outageSince, stale_served: this.staleServed - this.staleServedAtOutageStart },
       'key lookups answer again',
     );
     this.outageSince = undefined;
@@ -115,7 +116,7 @@ export class KeyCache {
 
   private put(keyHash: string, identity: ApiKeyIdentity | null): void {
     this.entries.delete(keyHash);
-    const now = this.now();
+    const now = this.clock.nowMs();
     this.entries.set(keyHash, { identity, expiresAt: now + this.ttlMs, staleUntil: now + this.ttlMs + this.staleMs });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value;

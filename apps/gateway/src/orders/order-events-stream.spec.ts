@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { OrderStatus, OrderUpdate } from '@xchain/contracts';
+import { SystemClock } from '@xchain/service-kit';
 import { sseEventId, streamOrderEvents } from './order-events-stream';
 
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -58,7 +59,8 @@ function fakeResponse() {
 }
 
 describe('streamOrderEvents (SSE of one order)', () => {
-  const base = { heartbeatMs: 1000, maxDurationMs: 60_000, retryMs: 2000 };
+  // The system clock: the test with fake timers moves it with them.
+  const base = { heartbeatMs: 1000, maxDurationMs: 60_000, retryMs: 2000, clock: new SystemClock() };
 
   it('sends the view first, then each newer version once, ignoring older and repeated ones', async () => {
     const { res, events, raw } = fakeResponse();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { OrderStatus, OrderUpdate } from '@xchain/contracts';
+import type { Clock } from '@xchain/service-kit';
 
 /** An SSE event id: a digest of the view it carries, so a client resuming with it is not sent the same view again. */
 export function sseEventId(view: OrderStatus): string {
@@ -23,7 +24,8 @@ export interface OrderStreamOptions {
   retryMs: number;
   /** Aborted when the gateway shuts down: the stream ends at once (the client reconnects elsewhere). */
   signal?: AbortSignal;
-  now?: () => number;
+  /** Tells when the order's retention ends, and stamps the heartbeats. */
+  clock: Clock;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface OrderStreamOptions {
  * Resolves when the stream is over (either side closed it).
  */
 export async function streamOrderEvents(res: ServerResponse, opts: OrderStreamOptions): Promise<void> {
-  const now = opts.now ?? Date.now;
+  const now = () => opts.clock.nowMs();
   let lastSent = opts.lastEventId;
   let maxVersion = 0;
   let closed = false;

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, type OnApplicationBootstrap, type OnApplicationShutdown, Param, Req, Res } from '@nestjs/common';
 import { Code, GetOrderPathParams, GetOrderRpc, type OrderUpdate, RpcError, errorInfo } from '@xchain/contracts';
 import { RpcClient } from '@xchain/messaging';
+import { Clock } from '@xchain/service-kit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayEnv } from '../env';
 import { callerOf } from '../http/caller';
@@ -22,6 +23,7 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(GATEWAY_ENV) private readonly env: GatewayEnv,
     @Inject(OrderStreamHub) private readonly hub: OrderStreamHub,
+    @Inject(Clock) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -98,6 +100,7 @@ export class OrdersController implements OnApplicationBootstrap, OnApplicationSh
       maxDurationMs: this.env.SSE_MAX_DURATION_MS,
       retryMs: this.env.SSE_RETRY_MS,
       signal: this.hub.shutdown,
+      clock: this.clock,
     });
   }
 }

@@ -1,5 +1,8 @@
 import type { Status } from '@nats-io/transport-node';
+import { NATS } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import { RegistryChangeListener } from './registry-change-listener';
+import { RegistryLists } from './registry-lists';
 
 /** A connection whose status events and registry notices the test sends. */
 function fakeConnection() {
@@ -34,8 +37,9 @@ const turn = () => new Promise((r) => setImmediate(r));
 describe('RegistryChangeListener', () => {
   it('drops the lists on a change notice and after a reconnect, not on other connection events', async () => {
     const conn = fakeConnection();
-    const lists = { changed: jest.fn() };
-    const listener = new RegistryChangeListener(conn.nc as never, lists);
+    const t = newTestService(RegistryChangeListener, [{ provide: NATS, useValue: conn.nc }]);
+    const lists = t.mock(RegistryLists);
+    const listener = t.sut;
     listener.onModuleInit();
     conn.notice();
     expect(lists.changed).toHaveBeenCalledTimes(1);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit, type Provider } from '@nestjs/common';
 import { REGISTRY_CHANGED_SUBJECT } from '@xchain/contracts';
 import type { NatsConnection, Subscription } from '@xchain/messaging';
-import { NATS } from '@xchain/service-kit';
+import { Clock, NATS } from '@xchain/service-kit';
 import { RegistryLists } from './registry-lists';
 import { RegistryRoutes } from './registry.routes';
 
@@ -39,5 +39,9 @@ export class RegistryChangeListener implements OnModuleInit, OnApplicationShutdo
 
 /** The gateway's registry reads: the kept lists, the listener that drops them, the handler that serves them. */
 export function registryProviders(maxAgeMs: number): Provider[] {
-  return [{ provide: RegistryLists, useFactory: () => new RegistryLists(maxAgeMs) }, RegistryChangeListener, RegistryRoutes];
+  return [
+    { provide: RegistryLists, inject: [Clock], useFactory: (clock: Clock) => new RegistryLists(maxAgeMs, clock) },
+    RegistryChangeListener,
+    RegistryRoutes,
+  ];
 }

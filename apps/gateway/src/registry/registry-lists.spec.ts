@@ -1,3 +1,4 @@
+import { FakeClock } from '@xchain/service-kit';
 import { RegistryLists } from './registry-lists';
 
 /** An `ask` whose answers the test hands out one at a time, counting the calls. */
@@ -15,16 +16,16 @@ const text = (l: { body: Buffer }) => l.body.toString('utf8');
 
 describe('RegistryLists', () => {
   it('serves a kept list without asking again until it is max age old', async () => {
-    let now = 1_000;
-    const lists = new RegistryLists(30_000, () => now);
+    const clock = new FakeClock(1_000);
+    const lists = new RegistryLists(30_000, clock);
     const up = upstream();
     const first = lists.get('tokens', up.ask);
     up.answer({ tokens: ['a'] });
     expect(text(await first)).toBe('{"tokens":["a"]}');
-    now += 29_999;
+    clock.advance(29_999);
     expect(text(await lists.get('tokens', up.ask))).toBe('{"tokens":["a"]}');
     expect(up.ask).toHaveBeenCalledTimes(1);
-    now += 1;
+    clock.advance(1);
     const aged = lists.get('tokens', up.ask);
     expect(up.ask).toHaveBeenCalledTimes(2);
     up.answer({ tokens: ['b'] });
@@ -32,7 +33,7 @@ describe('RegistryLists', () => {
   });
 
   it('asks again after a change, and does not keep an answer that was asked for before it', async () => {
-    const lists = new RegistryLists(30_000);
+    const lists = new RegistryLists(30_000, new FakeClock());
     const up = upstream();
     const before = lists.get('tokens', up.ask);
     lists.changed();
@@ -48,7 +49,7 @@ describe('RegistryLists', () => {
   });
 
   it('does not keep the old list when a change arrives while it is being asked for', async () => {
-    const lists = new RegistryLists(30_000);
+    const lists = new RegistryLists(30_000, new FakeClock());
     const up = upstream();
     const pending = lists.get('chains', up.ask);
     lists.changed();
@@ -61,7 +62,7 @@ describe('RegistryLists', () => {
   });
 
   it('shares one call among requests that arrive while it is in flight, and keeps each list apart', async () => {
-    const lists = new RegistryLists(30_000);
+    const lists = new RegistryLists(30_000, new FakeClock());
     const up = upstream();
     const a = lists.get('tokens', up.ask);
     const b = lists.get('tokens', up.ask);
@@ -74,7 +75,7 @@ describe('RegistryLists', () => {
   });
 
   it('keeps nothing after a failure: every waiting caller gets it, and the next request asks again', async () => {
-    const lists = new RegistryLists(30_000);
+    const lists = new RegistryLists(30_000, new FakeClock());
     const up = upstream();
     const a = lists.get('tokens', up.ask);
     const b = lists.get('tokens', up.ask);
@@ -88,7 +89,7 @@ describe('RegistryLists', () => {
   });
 
   it('keeps the ETag of an unchanged list and gives a changed one a new ETag', async () => {
-    const lists = new RegistryLists(30_000);
+    const lists = new RegistryLists(30_000, new FakeClock());
     const up = upstream();
     const one = lists.get('tokens', up.ask);
     up.answer({ tokens: ['a'] });
@@ -104,7 +105,7 @@ describe('RegistryLists', () => {
   });
 
   it('with a max age of 0 asks for every request that does not share a call in flight', async () => {
-    const lists = new RegistryLists(0);
+    const lists = new RegistryLists(0, new FakeClock());
     const up = upstream();
     const one = lists.get('tokens', up.ask);
     up.answer({ tokens: ['a'] });

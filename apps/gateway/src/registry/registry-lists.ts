@@ -1,3 +1,4 @@
+import type { Clock } from '@xchain/service-kit';
 import { etagOf } from '../http/etag';
 
 /** A list as served: its bytes and their ETag. */
@@ -28,7 +29,7 @@ export class RegistryLists {
 
   constructor(
     private readonly maxAgeMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   /** A list changed upstream: every list is asked for again, and answers already on their way are not kept. */
@@ -41,11 +42,11 @@ export class RegistryLists {
   /** The list under `key`, kept or from `ask` (a rejection reaches every waiting caller and keeps nothing). */
   get(key: string, ask: () => Promise<unknown>): RenderedList | Promise<RenderedList> {
     const kept = this.kept.get(key);
-    if (kept && this.now() - kept.at < this.maxAgeMs) return kept.list;
+    if (kept && this.clock.nowMs() - kept.at < this.maxAgeMs) return kept.list;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
     const generation = this.generation;
-    const askedAt = this.now();
+    const askedAt = this.clock.nowMs();
     const asking: Promise<Rendered> = ask()
       .then((result) => {
         const text = JSON.stringify(result);

@@ -1,6 +1,7 @@
 import { Code } from '@xchain/contracts';
 import { Prisma } from '@xchain/partner-service-db';
-import { FAKE_TX, ledgerEntry, newTestService, refusal } from '../test-support.testing';
+import { newTestService } from '@xchain/service-kit/testing';
+import { FAKE_TX, ledgerEntry, refusal } from '../test-support.testing';
 import { LedgerRepository, type NewLedgerEntry } from './ledger.repository';
 import { LedgerService } from './ledger.service';
 

@@ -6,7 +6,8 @@ import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-servi
 import { freshMigratedDatabase } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { RegistryClient } from '../registry-client';
-import { chainRef, mockOf, tokenRef } from '../test-support.testing';
+import { mockOf } from '@xchain/service-kit/testing';
+import { chainRef, tokenRef } from '../test-support.testing';
 import { FulfilledOrdersConsumer } from './fulfilled-orders.consumer';
 import { ReferralsRepository } from './referrals.repository';
 import { ReferralsService } from './referrals.service';

@@ -1,4 +1,5 @@
 import { WEBHOOK_EVENT_ID_HEADER, WEBHOOK_SIGNATURE_HEADER } from '@xchain/contracts';
+import type { Clock } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type RetryPolicy, nextAttemptAt } from './backoff';
 import type { WebhookSecretCipher } from './secret-cipher';
@@ -32,11 +33,11 @@ export class WebhookDispatcher {
     private readonly send: SendWebhook,
     private readonly opts: DispatcherOptions,
     private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   async attempt(id: bigint): Promise<number | undefined> {
-    const now = this.clock();
+    const now = this.clock.nowMs();
     const claimed = await this.repo.claimDelivery(
       id,
       new Date(now),
@@ -74,7 +75,7 @@ export class WebhookDispatcher {
             [WEBHOOK_EVENT_ID_HEADER]: claimed.event_id,
             [WEBHOOK_SIGNATURE_HEADER]: signatureHeader(secret, claimed.body, now / 1000),
           });
-    const after = this.clock();
+    const after = this.clock.nowMs();
     const outcome = { lastStatusCode: result.statusCode ?? null, lastError: result.error ? result.error.slice(0, MAX_ERROR_CHARS) : null };
     if (result.ok) {
       await this.finish(id, claimed.attempts, { ...outcome, status: 'delivered', deliveredAt: new Date(after), nextAttemptAt: null });

@@ -64,6 +64,7 @@ describe('webhook secrets at rest, on a real PostgreSQL', () => {
       httpSender(new AddressGuard(true), 2000),
       { timeoutMs: 2000, retry: opts(k1).retry, cipher },
       silent,
+      new SystemClock(),
     );
   const newPartner = async () => {
     const id = `ptn_${randomBytes(6).toString('hex')}`;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { HealthRegistry, LOGGER, Periodic } from '@xchain/service-kit';
+import { Clock, HealthRegistry, LOGGER, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { AddressGuard } from './address-guard';
 import { WebhookSecretCipher } from './secret-cipher';
@@ -34,11 +34,18 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(WEBHOOK_OPTIONS) private readonly opts: WebhookOptions,
     @Inject(HealthRegistry) health: HealthRegistry,
     @Inject(LOGGER) private readonly log: Logger,
+    @Inject(Clock) private readonly clock: Clock,
   ) {
     this.queue = new WebhookQueue({ redisUrl: opts.redisUrl, prefix: opts.queuePrefix, concurrency: opts.concurrency }, log);
     const sender = httpSender(new AddressGuard(opts.allowHttpLocalhost), opts.timeoutMs);
     this.cipher = new WebhookSecretCipher(opts.secretKeys);
-    this.dispatcher = new WebhookDispatcher(repo, sender, { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher }, log);
+    this.dispatcher = new WebhookDispatcher(
+      repo,
+      sender,
+      { timeoutMs: opts.timeoutMs, retry: opts.retry, cipher: this.cipher },
+      log,
+      clock,
+    );
     health.register('webhook_queue', async () => {
       const ok = await this.queue.ping().catch(() => false);
       return { ok: true, detail: ok ? 'redis reachable' : 'redis unreachable: deliveries wait' };
@@ -76,7 +83,7 @@ export class WebhookWorker implements OnApplicationBootstrap, OnApplicationShutd
   /** Exposed for tests: one sweep; resolves with how many deliveries it enqueued. */
   async sweep(): Promise<number> {
     const grace = Math.max(5000, this.opts.timeoutMs);
-    const overdue = await this.repo.overdueDeliveries(new Date(Date.now() - grace), SWEEP_BATCH);
+    const overdue = await this.repo.overdueDeliveries(new Date(this.clock.nowMs() - grace), SWEEP_BATCH);
     for (const d of overdue) await this.queue.enqueue(d.id);
     return overdue.length;
   }

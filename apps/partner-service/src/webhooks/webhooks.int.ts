@@ -8,7 +8,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { type OrderUpdate, orderUpdateSubject } from '@xchain/contracts';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type PrismaClient, createPartnerServiceDb } from '@xchain/partner-service-db';
-import { HealthRegistry, SystemClock } from '@xchain/service-kit';
+import { FakeClock, HealthRegistry, SystemClock } from '@xchain/service-kit';
 import {
   DEFAULT_REDIS_PREFIXES,
   type Managed,
@@ -152,7 +152,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
     await provisionRedisUsers(redisPort, testRedisAdmin().login, [
       { login: redisLogin, rules: redisServiceRules('partner-service', { ...DEFAULT_REDIS_PREFIXES, webhookQueue: opts.queuePrefix }) },
     ]);
-    worker = new WebhookWorker(new WebhooksRepository(db), opts, new HealthRegistry('partner-service'), silent);
+    worker = new WebhookWorker(new WebhooksRepository(db), opts, new HealthRegistry('partner-service'), silent, new SystemClock());
     worker.onApplicationBootstrap();
     consumer = new OrderUpdatesConsumer(serviceConn, new WebhooksRepository(db), worker, silent);
     consumer.onModuleInit();
@@ -215,6 +215,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,
+      new SystemClock(),
     );
     await expect(dispatcher.attempt(delivered.id)).resolves.toBeUndefined();
     expect(r.got).toHaveLength(sent);
@@ -269,6 +270,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,
+      new SystemClock(),
     );
     await expect(dispatcher.attempt(after!.id)).resolves.toBeUndefined();
     // An update after the removal creates no delivery.
@@ -298,13 +300,13 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
         nextAttemptAt: new Date(),
       },
     });
-    let now = Date.now();
+    const clock = new FakeClock(Date.now());
     const dispatcher = new WebhookDispatcher(
       new WebhooksRepository(db),
       httpSender(new AddressGuard(true), 300),
       { timeoutMs: 300, retry: { baseMs: 1000, maxMs: 1000, windowMs: 5000 }, cipher },
       silent,
-      () => now,
+      clock,
     );
     await expect(dispatcher.attempt(row.id)).resolves.toBeGreaterThan(900);
     expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({
@@ -313,7 +315,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       lastStatusCode: 503,
       lastError: 'answered 503',
     });
-    now += 4500; // the next wait would end past the 5 s window
+    clock.advance(4500); // the next wait would end past the 5 s window
     await expect(dispatcher.attempt(row.id)).resolves.toBeUndefined();
     expect(await db.webhookDelivery.findUnique({ where: { id: row.id } })).toMatchObject({
       status: 'failed',
@@ -339,6 +341,7 @@ describe('webhook deliveries over real NATS, Redis and PostgreSQL', () => {
       httpSender(new AddressGuard(false), 300),
       { timeoutMs: 300, retry: opts.retry, cipher },
       silent,
+      new SystemClock(),
     );
     const sent = r.got.length;
     await expect(strict.attempt(second.id)).resolves.toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { Code } from '@xchain/contracts';
 import { provideValue } from '@xchain/service-kit';
-import { newTestService, refusal } from '../test-support.testing';
+import { newTestService } from '@xchain/service-kit/testing';
+import { refusal } from '../test-support.testing';
 import { encodeIdCursor } from '../referrals/cursor';
 import { WebhookSecretCipher } from './secret-cipher';
 import { WEBHOOK_SECRET_PREFIX } from './signing';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type Provider } from '@nestjs/common';
 import { sqlCursorStore } from '@xchain/chain-watch';
 import type { PrismaClient } from '@xchain/quote-engine-db';
+import { Clock } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 import { CHAIN_STEPS, sqlChainSteps } from './chain-steps.repository';
 import { CHAIN_CURSORS } from './deposit-watchers';
@@ -18,7 +19,10 @@ export interface ChainPosition {
 /** The watchers' positions, for the replaced-chain guard. */
 @Injectable()
 export class ChainCursorRepository {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   position(name: string): Promise<ChainPosition | null> {
     return this.db.chainCursor.findUnique({ where: { name }, select: { block: true, hashBlock: true, blockHash: true } });
@@ -36,11 +40,11 @@ export class ChainCursorRepository {
    */
   rewind(name: string, block: bigint, setAsideAbove?: bigint): Promise<number> {
     return this.db.$transaction(async (t) => {
-      await t.chainCursor.update({ where: { name }, data: { block, hashBlock: null, blockHash: null, updatedAt: new Date() } });
+      await t.chainCursor.update({ where: { name }, data: { block, hashBlock: null, blockHash: null, updatedAt: this.clock.now() } });
       if (setAsideAbove === undefined) return 0;
       const r = await t.chainStep.updateMany({
         where: { watcher: name, blockNumber: { gt: setAsideAbove }, withdrawnAt: null, chainReplacedAt: null },
-        data: { chainReplacedAt: new Date() },
+        data: { chainReplacedAt: this.clock.now() },
       });
       return r.count;
     });
@@ -52,6 +56,6 @@ export const chainStoreProviders: Provider[] = [
   ChainCursorRepository,
   { provide: CHAIN_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
   { provide: SOLANA_CURSORS, inject: [DB], useFactory: (db: PrismaClient) => sqlCursorStore(db) },
-  { provide: CHAIN_STEPS, inject: [DB], useFactory: (db: PrismaClient) => sqlChainSteps(db) },
+  { provide: CHAIN_STEPS, inject: [DB, Clock], useFactory: (db: PrismaClient, clock: Clock) => sqlChainSteps(db, clock) },
   { provide: ORDER_PARTIES, inject: [DB], useFactory: (db: PrismaClient) => sqlOrderParties(db) },
 ];

@@ -7,6 +7,7 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { SystemClock } from '@xchain/service-kit';
 import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
@@ -110,8 +111,8 @@ describe('deposit watcher on a chain replaced under it (anvil restarted fresh)',
       jetStreamOrderEventPublisher(nc, 5000),
       { register: () => undefined },
       log,
-      sqlChainSteps(db),
-      new ReplacedChainGuard(new ChainCursorRepository(db), log),
+      sqlChainSteps(db, new SystemClock()),
+      new ReplacedChainGuard(new ChainCursorRepository(db, new SystemClock()), log),
     );
     watchers.onApplicationBootstrap();
   };

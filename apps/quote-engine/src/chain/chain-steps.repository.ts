@@ -2,7 +2,7 @@ import type { HandledStep } from '@xchain/chain-watch';
 import type { OrderEvent } from '@xchain/contracts';
 import type { PrismaClient } from '@xchain/quote-engine-db';
 import type { Hex } from 'viem';
-import { token } from '@xchain/service-kit';
+import { type Clock, token } from '@xchain/service-kit';
 
 /** A step a watcher published, with the event it published. */
 export interface PublishedStep extends HandledStep {
@@ -23,7 +23,7 @@ export interface ChainStepStore {
 
 export const CHAIN_STEPS = token<ChainStepStore>('CHAIN_STEPS');
 
-export function sqlChainSteps(db: PrismaClient): ChainStepStore {
+export function sqlChainSteps(db: PrismaClient, clock: Clock): ChainStepStore {
   return {
     async record(watcher, s) {
       await db.chainStep.createMany({
@@ -56,7 +56,7 @@ export function sqlChainSteps(db: PrismaClient): ChainStepStore {
     async markWithdrawn(watcher, s) {
       await db.chainStep.updateMany({
         where: { watcher, txHash: s.txHash, logIndex: s.logIndex, blockHash: s.blockHash.toLowerCase(), withdrawnAt: null },
-        data: { withdrawnAt: new Date() },
+        data: { withdrawnAt: clock.now() },
       });
     },
   };

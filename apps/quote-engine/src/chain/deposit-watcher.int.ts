@@ -9,6 +9,7 @@ import { depositTx } from '@xchain/evm-gasless';
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { SystemClock } from '@xchain/service-kit';
 import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, createPublicClient, createTestClient, createWalletClient, http, zeroAddress } from 'viem';
@@ -100,9 +101,9 @@ describe('deposit watcher on anvil, PostgreSQL and NATS', () => {
       jetStreamOrderEventPublisher(nc, 5000),
       { register: () => undefined },
       silent,
-      sqlChainSteps(db),
+      sqlChainSteps(db, new SystemClock()),
       // As in the service: a reorg past the depth (below) moves the position back, and the re-check still withdraws.
-      new ReplacedChainGuard(new ChainCursorRepository(db), silent),
+      new ReplacedChainGuard(new ChainCursorRepository(db, new SystemClock()), silent),
     );
     watchers.push(w);
     return w;

@@ -8,6 +8,7 @@ import { ORDER_EVENTS_STREAM, OrderEventSchema, type OrderEvent } from '@xchain/
 import { connectNats, type NatsConnection } from '@xchain/messaging';
 import { type Order, ZERO_BYTES32, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { SystemClock } from '@xchain/service-kit';
 import { type SolanaStandin, startSolanaStandin } from '@xchain/solana-standin';
 import { type Managed, freePort, newBus, startNats, freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import {
@@ -119,7 +120,7 @@ describe('Solana watcher on the stand-in, PostgreSQL and NATS', () => {
       sqlCursorStore(db),
       jetStreamOrderEventPublisher(nc, 5000),
       storedQuoteLookup(new QuoteRepository(db)),
-      new StrayDepositRepository(db),
+      new StrayDepositRepository(db, new SystemClock()),
       { register: () => undefined },
       silent,
     );

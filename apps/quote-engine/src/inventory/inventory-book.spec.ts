@@ -1,8 +1,12 @@
 import { Code, RpcError, errorInfo } from '@xchain/contracts';
-import { Metrics } from '@xchain/service-kit';
+import { DependencyOutages, RpcClient } from '@xchain/messaging';
+import { LOGGER, Metrics } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import { Registry } from 'prom-client';
-import type { ChainInfo } from '../registry/registry-cache';
-import { InventoryBook } from './inventory-book';
+import { QUOTING_CONFIG } from '../config.tokens';
+import { type ChainInfo, RegistryCache } from '../registry/registry-cache';
+import { INVENTORY_CONFIG, InventoryBook } from './inventory-book';
+import { InventoryRepository } from './inventory.repository';
 
 const USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 const chains: Record<string, ChainInfo> = {
@@ -13,33 +17,28 @@ const chains: Record<string, ChainInfo> = {
 
 /** A book over a fake relayer: `answers` says what each chain's balance read gives. */
 function newBook(answers: Record<string, bigint | Error>, reserved = 0n, maxAgeMs = 60_000, listed: string[] = []) {
-  const rpc = {
-    call: jest.fn(async (_c: unknown, req: { chain: string }) => {
-      const a = answers[req.chain];
-      if (a instanceof Error) throw a;
-      return { balance: String(a), chain: req.chain, token: USDC, wallet: '0x', at: '' };
-    }),
-  };
-  const registry = {
-    listTokens: () => ({ tokens: listed.map((chain) => ({ chain, address: USDC })) }),
-    chain: (n: string) => chains[n],
-    token: () => undefined,
-  };
   const log = { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() };
+  const t = newTestService(InventoryBook, [
+    { provide: INVENTORY_CONFIG, useValue: { enabled: true, refreshMs: 60_000, maxAgeMs, requestTimeoutMs: 1000 } },
+    { provide: LOGGER, useValue: log },
+    { provide: Metrics, useValue: new Metrics(new Registry()) },
+    { provide: QUOTING_CONFIG, useValue: undefined },
+    { provide: DependencyOutages, useValue: undefined },
+  ]);
+  const rpc = t.mock(RpcClient);
+  rpc.call.mockImplementation((async (_c: unknown, req: { chain: string }) => {
+    const a = answers[req.chain];
+    if (a instanceof Error) throw a;
+    return { balance: String(a), chain: req.chain, token: USDC, wallet: '0x', at: '' };
+  }) as never);
+  const registry = t.mock(RegistryCache);
+  registry.listTokens.mockImplementation(() => ({ tokens: listed.map((chain) => ({ chain, address: USDC })) }) as never);
+  registry.chain.mockImplementation((n: string) => chains[n]);
   // `reserved` for every token (the fake's tokens are all USDC, keyed `chain:address` lower case).
-  const repo = {
-    reservedBy: jest.fn(async () => reserved),
-    reservedAll: jest.fn(async () => new Map(listed.map((chain) => [`${chain}:${USDC.toLowerCase()}`, reserved]))),
-  };
-  const book = new InventoryBook(
-    rpc as never,
-    registry as never,
-    repo,
-    { enabled: true, refreshMs: 60_000, maxAgeMs, requestTimeoutMs: 1000 },
-    log as never,
-    new Metrics(new Registry()),
-  );
-  return { book, rpc, log, repo };
+  const repo = t.mock(InventoryRepository);
+  repo.reservedBy.mockImplementation(async () => reserved);
+  repo.reservedAll.mockImplementation(async () => new Map(listed.map((chain) => [`${chain}:${USDC.toLowerCase()}`, reserved])));
+  return { book: t.sut, rpc, log, repo, clock: t.clock };
 }
 
 describe('InventoryBook: what quoting may promise', () => {
@@ -59,7 +58,7 @@ describe('InventoryBook: what quoting may promise', () => {
   it('leaves a chain unmanaged when the relayer has no operator wallet or no RPC for it, and refuses a stale reading elsewhere', async () => {
     const noWallet = new RpcError(Code.FAILED_PRECONDITION, 'no operator wallet', [errorInfo('NO_OPERATOR_WALLET')]);
     const noRpc = RpcError.unavailable('the relayer has no RPC for avalanche', 'CHAIN_NOT_RELAYED', 60);
-    const { book, log } = newBook({ base: noWallet, avalanche: noRpc, arbitrum: 5n }, 0n, 0, ['base', 'avalanche']);
+    const { book, log, clock } = newBook({ base: noWallet, avalanche: noRpc, arbitrum: 5n }, 0n, 0, ['base', 'avalanche']);
     // A scheduled pass over both: neither is a failure to warn about (no "balances not read").
     book.onApplicationBootstrap();
     await book.onApplicationShutdown();
@@ -67,7 +66,7 @@ describe('InventoryBook: what quoting may promise', () => {
     expect(book.live('base', USDC)).toEqual({ kind: 'unmanaged' });
     expect(book.live('avalanche', USDC)).toEqual({ kind: 'unmanaged' });
     await book.refresh('arbitrum', USDC);
-    await new Promise((r) => setTimeout(r, 5));
+    clock.advance(5);
     expect(book.live('arbitrum', USDC).kind).toBe('stale');
   });
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Metrics, watchChainWatchers } from '@xchain/service-kit';
+import { Clock, Metrics, watchChainWatchers } from '@xchain/service-kit';
 import { DepositWatchers } from '../chain/deposit-watchers';
 import { SolanaWatcher } from '../chain/solana-watcher';
 import { PriceBook } from '../prices/price-book';
@@ -18,6 +18,7 @@ export class QuoteEngineMetrics {
     @Inject(PRICE_MAX_AGE_SECS) maxAgeSecs: number,
     @Inject(DepositWatchers) watchers: Pick<DepositWatchers, 'watchers'>,
     @Inject(SolanaWatcher) solana: Pick<SolanaWatcher, 'watchers'>,
+    @Inject(Clock) clock: Clock,
   ) {
     const age = metrics.gauge({
       name: 'price_age_seconds',
@@ -28,7 +29,7 @@ export class QuoteEngineMetrics {
       .gauge({ name: 'price_max_age_seconds', help: 'Age past which a price is stale and quotes needing it fail (PRICE_MAX_AGE_SECS)' })
       .set(maxAgeSecs);
     metrics.onScrape('price_book', () => {
-      const now = Date.now() / 1000;
+      const now = clock.nowMs() / 1000;
       age.reset();
       for (const p of prices.held()) age.set({ price_id: p.price_id }, now - p.publish_time);
     });

@@ -1,5 +1,6 @@
 import type { OrderUpdate } from '@xchain/contracts';
 import { orderToWire, sampleOrder } from '@xchain/order-codec';
+import { SystemClock } from '@xchain/service-kit';
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
 import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import { Pool } from 'pg';
@@ -104,13 +105,20 @@ describe('expiry sweep on PostgreSQL', () => {
       });
       const pusher = new OrderUpdatePusher(
         view,
-        sqlPushLog(prisma, async () => undefined),
+        sqlPushLog(prisma, async () => undefined, new SystemClock()),
         async (u) => {
           await new Promise((r) => setTimeout(r, 2));
           if (!stream.has(u.event_id)) stream.set(u.event_id, u);
         },
+        new SystemClock(),
       );
-      return new ExpirySweep(sqlExpiredQuotes(prisma), pusher, { intervalMs: 600_000, batch: 4, graceMs: 86_400_000 }, silent);
+      return new ExpirySweep(
+        sqlExpiredQuotes(prisma),
+        pusher,
+        { intervalMs: 600_000, batch: 4, graceMs: 86_400_000 },
+        silent,
+        new SystemClock(),
+      );
     };
     const [a, b] = [replica(), replica()];
     for (let run = 0; run < 3; run++) await Promise.all([a.runOnce(), b.runOnce()]);

@@ -1,5 +1,6 @@
 import type { OrderUpdate, Quote } from '@xchain/contracts';
 import { orderToWire, sampleOrder } from '@xchain/order-codec';
+import { FakeClock } from '@xchain/service-kit';
 import { ExpirySweep, type ExpiredQuotes, type SweepCursor } from './expiry-sweep';
 import { OrderUpdatePusher, type PushLog } from './order-updates';
 import { OrderViewService, type RecordedOrderEvent } from './order-view.service';
@@ -21,7 +22,7 @@ interface Row {
  * message-id deduplication does).
  */
 function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
-  let now = start;
+  const clock = new FakeClock(start.getTime());
   const table = new Map(rows.map((r) => [r.quoteHash, r]));
   const pushes = new Map<string, { version: number; digest: string; status?: string; pending?: OrderUpdate }>();
   const stream = new Map<string, OrderUpdate>();
@@ -67,7 +68,7 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
       },
     },
     gasless: { get: async () => undefined },
-    now: () => now,
+    now: () => clock.now(),
     graceMs: GRACE_MS,
     vmOf: () => 'evm',
     assertChain: () => undefined,
@@ -102,9 +103,9 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
         if (failNext > 0 && failNext--) throw new Error('stream unavailable');
         if (!stream.has(u.event_id)) stream.set(u.event_id, u);
       },
-      () => now,
+      clock,
     );
-    return new ExpirySweep(quotes, pusher, { intervalMs: 600_000, batch: 2, graceMs: GRACE_MS }, silent, () => now);
+    return new ExpirySweep(quotes, pusher, { intervalMs: 600_000, batch: 2, graceMs: GRACE_MS }, silent, clock);
   };
   return {
     replica,
@@ -115,7 +116,7 @@ function world(rows: Row[], start = new Date('2026-12-01T12:00:00Z')) {
         .filter((u) => u.order.status === 'expired')
         .map((u) => u.quote_hash)
         .sort(),
-    at: (iso: string) => (now = new Date(iso)),
+    at: (iso: string) => clock.set(new Date(iso)),
     failNextPushes: (n: number) => (failNext = n),
   };
 }

@@ -42,7 +42,7 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
     private readonly opts: ExpirySweepOptions,
     private readonly log: Pick<Logger, 'info' | 'warn'>,
     /** The order view's clock, so a quote selected as past retention is `expired` in the view it pushes. */
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock,
   ) {
     this.loop = new Periodic(
       () => this.runOnce(),
@@ -63,7 +63,7 @@ export class ExpirySweep implements OnModuleInit, OnApplicationShutdown {
 
   /** One run: every page of quotes to push. A failed push is logged and retried by a later run. */
   async runOnce(): Promise<{ swept: number; failed: number }> {
-    const until = this.now();
+    const until = this.clock.now();
     const oldest = new Date(until.getTime() - this.opts.graceMs);
     let after: SweepCursor =
       this.resumeAt && this.resumeAt.retainedUntil > oldest ? this.resumeAt : { retainedUntil: oldest, quoteHash: '' };
@@ -110,6 +110,6 @@ export class OrderExpirySweep extends ExpirySweep {
     @Inject(EXPIRY_SWEEP_TIMES) times: { intervalMs: number; graceMs: number },
     @Inject(Clock) clock: Clock,
   ) {
-    super(expired, updates, { ...times, batch: 500 }, log, () => clock.now());
+    super(expired, updates, { ...times, batch: 500 }, log, clock);
   }
 }

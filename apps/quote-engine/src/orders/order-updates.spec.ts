@@ -1,4 +1,5 @@
 import { OrderUpdateSchema, RpcError, type OrderStatus, type OrderUpdate } from '@xchain/contracts';
+import { FakeClock } from '@xchain/service-kit';
 import { OrderUpdatePusher, type PushLog } from './order-updates';
 
 const HASH = `0x${'ab'.repeat(32)}`;
@@ -60,7 +61,7 @@ function setup(partner?: string, rows = new Map<string, Row>(), sent: OrderUpdat
       // The stream keeps one message per event id (its duplicate window), as JetStream does with msgID.
       if (!sent.some((s) => s.event_id === u.event_id)) sent.push(u);
     },
-    () => new Date('2026-11-23T10:05:00Z'),
+    new FakeClock(Date.parse('2026-11-23T10:05:00Z')),
   );
   return {
     pusher,

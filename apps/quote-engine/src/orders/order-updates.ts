@@ -37,7 +37,8 @@ export class OrderUpdatePusher {
     private readonly views: Pick<OrderViewService, 'get'>,
     private readonly pushes: PushLog,
     private readonly sink: UpdateSink,
-    private readonly now: () => Date = () => new Date(),
+    /** Stamps each update's `occurred_at`. */
+    private readonly clock: Clock,
   ) {}
 
   /** Resolves once the view as it is now has been pushed (or was already); throws to be retried. */
@@ -76,7 +77,7 @@ export class OrderUpdatePusher {
       quote_hash: hash,
       version: 1,
       ...(partnerId ? { partner_id: partnerId } : {}),
-      occurred_at: this.now().toISOString(),
+      occurred_at: this.clock.now().toISOString(),
       order: view,
     });
     return true;
@@ -104,7 +105,7 @@ export class OrderUpdatePusher {
       quote_hash: quoteHash,
       version,
       ...(partnerId ? { partner_id: partnerId } : {}),
-      occurred_at: this.now().toISOString(),
+      occurred_at: this.clock.now().toISOString(),
       order: view,
     };
     if (!(await this.pushes.claim(quoteHash, update, digest)))
@@ -143,6 +144,6 @@ export class OrderUpdates extends OrderUpdatePusher {
     @Inject(NATS_REQUEST_TIMEOUT_MS) timeoutMs: number,
     @Inject(Clock) clock: Clock,
   ) {
-    super(views, pushes, jetStreamUpdateSink(nc, timeoutMs, log), () => clock.now());
+    super(views, pushes, jetStreamUpdateSink(nc, timeoutMs, log), clock);
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OrderUpdateSchema, type OrderUpdate } from '@xchain/contracts';
 import { Prisma, type PrismaClient } from '@xchain/quote-engine-db';
+import { Clock } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 import { OrderRepository } from './order.repository';
 
@@ -18,7 +19,7 @@ export interface PushLog {
   partnerOf(quoteHash: string): Promise<string | undefined>;
 }
 
-export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => Promise<string | undefined>): PushLog {
+export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => Promise<string | undefined>, clock: Clock): PushLog {
   return {
     async last(quoteHash) {
       const row = await db.orderViewPush.findUnique({ where: { quoteHash } });
@@ -35,7 +36,7 @@ export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => P
       }
       const moved = await db.orderViewPush.updateMany({
         where: { quoteHash, version: version - 1 },
-        data: { ...data, updatedAt: new Date() },
+        data: { ...data, updatedAt: clock.now() },
       });
       return moved.count === 1;
     },
@@ -51,8 +52,8 @@ export function sqlPushLog(db: PrismaClient, partnerOf: (quoteHash: string) => P
 export class OrderViewPushRepository implements PushLog {
   private readonly log: PushLog;
 
-  constructor(@Inject(DB) db: PrismaClient, @Inject(OrderRepository) orders: OrderRepository) {
-    this.log = sqlPushLog(db, (h) => orders.partnerOf(h));
+  constructor(@Inject(DB) db: PrismaClient, @Inject(OrderRepository) orders: OrderRepository, @Inject(Clock) clock: Clock) {
+    this.log = sqlPushLog(db, (h) => orders.partnerOf(h), clock);
   }
 
   last(quoteHash: string) {

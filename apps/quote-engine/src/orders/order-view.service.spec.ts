@@ -60,7 +60,8 @@ const event = (type: RecordedOrderEvent['type'], chain: string, block: bigint | 
   occurredAt: new Date(at),
 });
 
-function newTestService(
+/** An OrderViewService over hand-made deps: the stored order, its events, the gasless view, the time, and the mocks that read them. */
+function orderViewWith(
   opts: {
     order?: StoredOrder | undefined;
     events?: RecordedOrderEvent[];
@@ -106,7 +107,7 @@ type GaslessOrderViewOrFailure = GaslessOrderView | undefined | Error;
 
 describe('OrderViewService', () => {
   it('shows a fresh quote as quoted, with its terms and tokens as the request named them', async () => {
-    const { service, gaslessGet } = newTestService({ order: stored() });
+    const { service, gaslessGet } = orderViewWith({ order: stored() });
     const view = await service.get(HASH.toUpperCase().replace('0X', '0x'));
     expect(OrderStatusSchema.parse(view)).toEqual(view);
     expect(view).toEqual({
@@ -133,7 +134,7 @@ describe('OrderViewService', () => {
       response: { same_chain_swap: { amount_in: '5', amount_out: '4', min_amount_out: '3' } } as unknown as Quote,
     });
     order.order.dst_token = toBytes32('evm', '0x0000000000000000000000000000000000000000');
-    const view = await newTestService({ order }).service.get(HASH);
+    const view = await orderViewWith({ order }).service.get(HASH);
     expect(view).toMatchObject({
       amount_in: '5',
       amount_out: '4',
@@ -145,7 +146,7 @@ describe('OrderViewService', () => {
   // D16: expires_at only dates the price; a deposit is honoured, so the quote stays open, until retained_until.
   it('stays quoted past the expiry up to the end of retention, and is expired (terminal) just after it', async () => {
     const at = async (now: string) => {
-      const view = await newTestService({ order: stored(), now }).service.get(HASH);
+      const view = await orderViewWith({ order: stored(), now }).service.get(HASH);
       return [view.status, view.terminal];
     };
     expect(await at('2026-11-22T10:30:01Z')).toEqual(['quoted', false]);
@@ -156,14 +157,14 @@ describe('OrderViewService', () => {
   it('never shows a deposited order as expired, neither past the expiry nor past retention', async () => {
     const events = [event('deposited', 'base', 12345n, '2026-11-22T10:29:00Z')];
     for (const now of ['2026-11-22T11:00:00Z', '2026-11-29T10:00:01Z']) {
-      const view = await newTestService({ order: stored(), events, now }).service.get(HASH);
+      const view = await orderViewWith({ order: stored(), events, now }).service.get(HASH);
       expect([view.status, view.terminal]).toEqual(['deposited', false]);
     }
   });
 
   it('shows deposited with the deposit step, even after the expiry', async () => {
     const events = [event('deposited', 'base', 12345n, '2026-11-22T10:29:00Z')];
-    const view = await newTestService({ order: stored(), events, now: '2026-11-22T11:00:00Z' }).service.get(HASH);
+    const view = await orderViewWith({ order: stored(), events, now: '2026-11-22T11:00:00Z' }).service.get(HASH);
     expect(view.status).toBe('deposited');
     expect(view.deposit).toEqual({ chain: 'base', tx_hash: '0xdeposited', block_number: '12345', at: '2026-11-22T10:29:00Z' });
     expect(view.fulfillment).toBeUndefined();
@@ -172,7 +173,7 @@ describe('OrderViewService', () => {
 
   it('shows fulfilled with both steps; an event without a block number shows block 0', async () => {
     const events = [event('fulfilled', 'solana', null, '2026-11-22T10:07:00Z'), event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
-    const view = await newTestService({ order: stored(), events }).service.get(HASH);
+    const view = await orderViewWith({ order: stored(), events }).service.get(HASH);
     expect(OrderStatusSchema.parse(view)).toEqual(view);
     expect([view.status, view.terminal]).toEqual(['fulfilled', true]);
     expect(view.deposit?.block_number).toBe('7');
@@ -185,7 +186,7 @@ describe('OrderViewService', () => {
       event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'),
       event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z'),
     ];
-    const view = await newTestService({ order: stored(), events }).service.get(HASH);
+    const view = await orderViewWith({ order: stored(), events }).service.get(HASH);
     expect([view.status, view.terminal]).toEqual(['refunded', true]);
     // No refund the system decided: the operator's hand.
     expect(view.refund).toEqual({
@@ -201,7 +202,7 @@ describe('OrderViewService', () => {
 
   it('says what settlement decided and, once refunded, what came back and why; a fill shows the amount delivered', async () => {
     const deposited = event('deposited', 'base', 7n, '2026-11-22T10:06:00Z');
-    const pending = await newTestService({
+    const pending = await orderViewWith({
       order: stored(),
       events: [deposited],
       settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
@@ -212,7 +213,7 @@ describe('OrderViewService', () => {
       { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
     ]);
     const refunded = { ...event('refunded', 'base', 90n, '2026-11-22T12:00:00Z'), amount: '1000000' };
-    const done = await newTestService({
+    const done = await orderViewWith({
       order: stored(),
       events: [deposited, refunded],
       settlement: { decision: 'refund', reason: 'INSUFFICIENT_INVENTORY' },
@@ -224,19 +225,19 @@ describe('OrderViewService', () => {
       token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
     });
     const fill = { ...event('fulfilled', 'solana', 3n, '2026-11-22T10:07:00Z'), amount: '998000' };
-    const filled = await newTestService({ order: stored(), events: [deposited, fill], settlement: { decision: 'fill' } }).service.get(HASH);
+    const filled = await orderViewWith({ order: stored(), events: [deposited, fill], settlement: { decision: 'fill' } }).service.get(HASH);
     expect(filled.fulfillment).toMatchObject({ chain: 'solana', amount: '998000' });
     expect(filled.settlement).toEqual({ decision: 'fill' });
   });
 
   it('answers QUOTE_NOT_FOUND for an unknown quote and for one past retention and the grace after it', async () => {
-    const unknown = newTestService({ order: undefined }).service.get(HASH);
+    const unknown = orderViewWith({ order: undefined }).service.get(HASH);
     await expect(unknown).rejects.toMatchObject({ status: { code: Code.NOT_FOUND } });
     await expect(unknown).rejects.toThrow(`no retained quote ${HASH}`);
     // During the grace the terminal view is still there, so a client polling for it reads it.
     const lastMoment = new Date(RETAINED.getTime() + GRACE_MS).toISOString();
-    expect((await newTestService({ order: stored(), now: lastMoment }).service.get(HASH)).status).toBe('expired');
-    const gone = newTestService({ order: stored(), now: new Date(RETAINED.getTime() + GRACE_MS + 1).toISOString() }).service.get(HASH);
+    expect((await orderViewWith({ order: stored(), now: lastMoment }).service.get(HASH)).status).toBe('expired');
+    const gone = orderViewWith({ order: stored(), now: new Date(RETAINED.getTime() + GRACE_MS + 1).toISOString() }).service.get(HASH);
     await expect(gone).rejects.toBeInstanceOf(RpcError);
     await expect(gone).rejects.toMatchObject({
       status: { code: Code.NOT_FOUND, details: [expect.objectContaining({ reason: 'QUOTE_NOT_FOUND' })] },
@@ -248,7 +249,7 @@ describe('OrderViewService', () => {
 
     it("carries the relayer's view next to the chain steps", async () => {
       const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
-      const { service, gaslessGet } = newTestService({ order: stored({ gasless: true }), events, gasless: relayed });
+      const { service, gaslessGet } = orderViewWith({ order: stored({ gasless: true }), events, gasless: relayed });
       const view = await service.get(HASH);
       expect(gaslessGet).toHaveBeenCalledWith(HASH);
       expect(OrderStatusSchema.parse(view)).toEqual(view);
@@ -264,7 +265,7 @@ describe('OrderViewService', () => {
       };
       const failure = { reason: 'SIMULATION_REVERTED', message: failedRelay.error!, at: new Date('2026-11-22T10:04:00Z') };
       for (const now of ['2026-11-22T10:05:00Z', '2026-11-29T10:00:01Z']) {
-        const view = await newTestService({ order: stored({ gasless: true }), gasless: failedRelay, failure, now }).service.get(HASH);
+        const view = await orderViewWith({ order: stored({ gasless: true }), gasless: failedRelay, failure, now }).service.get(HASH);
         expect(OrderStatusSchema.parse(view)).toEqual(view);
         expect(view).toMatchObject({
           status: 'failed',
@@ -278,11 +279,11 @@ describe('OrderViewService', () => {
         });
       }
       // Until the relayer's event is recorded the order is not failed, whatever the relayer says now.
-      const unrecorded = await newTestService({ order: stored({ gasless: true }), gasless: failedRelay }).service.get(HASH);
+      const unrecorded = await orderViewWith({ order: stored({ gasless: true }), gasless: failedRelay }).service.get(HASH);
       expect(unrecorded).toMatchObject({ status: 'quoted', terminal: false });
       // The chains' word comes first.
       const events = [event('deposited', 'base', 7n, '2026-11-22T10:06:00Z')];
-      const deposited = await newTestService({ order: stored({ gasless: true }), events, failure }).service.get(HASH);
+      const deposited = await orderViewWith({ order: stored({ gasless: true }), events, failure }).service.get(HASH);
       expect(deposited).toMatchObject({ status: 'deposited', terminal: false });
       expect('failure' in deposited).toBe(false);
     });
@@ -295,7 +296,7 @@ describe('OrderViewService', () => {
     });
 
     it('omits gasless when it was never submitted', async () => {
-      const { service, warn } = newTestService({ order: stored({ gasless: true }), gasless: undefined });
+      const { service, warn } = orderViewWith({ order: stored({ gasless: true }), gasless: undefined });
       const view = await service.get(HASH);
       expect(view.status).toBe('quoted');
       expect('gasless' in view).toBe(false);
@@ -304,7 +305,7 @@ describe('OrderViewService', () => {
 
     it('is still served when the relayer is away, logging the outage once, and its end once', async () => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate'] });
-      const t = newTestService({ order: stored({ gasless: true }), gasless: RpcError.unavailable('no responders', 'SERVICE_UNAVAILABLE') });
+      const t = orderViewWith({ order: stored({ gasless: true }), gasless: RpcError.unavailable('no responders', 'SERVICE_UNAVAILABLE') });
       for (let i = 0; i < 3; i++) {
         const view = await t.service.get(HASH);
         expect(view.status).toBe('quoted');
@@ -331,7 +332,7 @@ describe('OrderViewService', () => {
       }));
 
     it('pages newest first: a full page ends with a cursor after its last order, the last page with none', async () => {
-      const { service, partnerPage } = newTestService({ page: rows(3) });
+      const { service, partnerPage } = orderViewWith({ page: rows(3) });
       const first = await service.listForPartner('ptn_1', { page_size: 2, chain: 'base' });
       expect(first.orders.map((o) => [o.quote_hash, o.status])).toEqual([
         [hash(3), 'quoted'],
@@ -354,7 +355,7 @@ describe('OrderViewService', () => {
     });
 
     it('refuses a chain filter naming no registry chain (INVALID_CHAIN) on the list and the export, before reading any order', async () => {
-      const { service, partnerPage } = newTestService({ page: rows(1) });
+      const { service, partnerPage } = orderViewWith({ page: rows(1) });
       for (const call of [
         () => service.listForPartner('ptn_1', { chain: 'bogus' }),
         () => service.exportForPartner('ptn_1', { chain: 'bogus' }),
@@ -371,7 +372,7 @@ describe('OrderViewService', () => {
     });
 
     it('serves 50 by default and at most 200, and refuses a cursor it did not make', async () => {
-      const { service, partnerPage } = newTestService({ page: [] });
+      const { service, partnerPage } = orderViewWith({ page: [] });
       await service.listForPartner('ptn_1', {});
       expect(partnerPage).toHaveBeenLastCalledWith(expect.objectContaining({ limit: 51 }));
       await service.listForPartner('ptn_1', { page_size: 5000 });

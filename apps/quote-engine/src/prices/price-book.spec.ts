@@ -1,8 +1,9 @@
 import type { Price } from '@xchain/contracts';
-import type { NatsConnection } from '@xchain/messaging';
-import { HealthRegistry } from '@xchain/service-kit';
+import { LOGGER, NATS } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import type { Logger } from '@xchain/telemetry';
-import { PriceBook } from './price-book';
+import { PRICE_BUCKET_GRACE_MS, PRICE_MAX_AGE_SECS, PRICE_MAX_FUTURE_SKEW_SECS } from '../config.tokens';
+import { BUCKET_GRACE_MS, PriceBook } from './price-book';
 
 const NOW = 1_800_000_000;
 const price = (publish_time: number, value = '350000000000'): Price => ({
@@ -17,7 +18,14 @@ const price = (publish_time: number, value = '350000000000'): Price => ({
 describe('PriceBook', () => {
   const warn = jest.fn();
   const log = { warn, info: jest.fn(), error: jest.fn() } as unknown as Logger;
-  const book = () => new PriceBook({} as NatsConnection, log, new HealthRegistry('quote-engine'), 60, 5);
+  const book = () =>
+    newTestService(PriceBook, [
+      { provide: NATS, useValue: {} },
+      { provide: LOGGER, useValue: log },
+      { provide: PRICE_MAX_AGE_SECS, useValue: 60 },
+      { provide: PRICE_MAX_FUTURE_SKEW_SECS, useValue: 5 },
+      { provide: PRICE_BUCKET_GRACE_MS, useValue: BUCKET_GRACE_MS },
+    ]).sut;
   beforeEach(() => warn.mockReset());
 
   it('ignores a price stamped beyond the skew ahead of its clock, so it cannot freeze the price', () => {

@@ -163,10 +163,10 @@ export class PriceBook implements OnModuleInit, OnApplicationShutdown {
   private watchFailed(err: unknown): void {
     if (!this.opened && isMissingStream(err)) {
       if (this.missingSince === undefined) {
-        this.missingSince = Date.now();
+        this.missingSince = this.clock.nowMs();
         this.log.info(`no ${PRICES_BUCKET} bucket yet; waiting for the price-oracle to make it`);
       }
-      if (Date.now() - this.missingSince < this.bucketGraceMs) return;
+      if (this.clock.nowMs() - this.missingSince < this.bucketGraceMs) return;
     }
     this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'price watch failed; retrying');
   }

@@ -1,5 +1,6 @@
 import { ExecutionRevertedError, type PublicClient } from 'viem';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
+import { FakeClock } from '@xchain/service-kit';
 import { ChainChecks, type ExecutabilityQuery } from './executability';
 
 const OWNER = '0x5555555555555555555555555555555555555555';
@@ -50,14 +51,14 @@ function fakeClient(opts: { hang?: boolean; code?: string; callReverts?: boolean
   };
 }
 
-function checks(clients: Record<string, ReturnType<typeof fakeClient>>, now: { t: number }) {
+function checks(clients: Record<string, ReturnType<typeof fakeClient>>, clock: FakeClock) {
   const log = { warn: jest.fn(), info: jest.fn() };
   const c = new ChainChecks(
     (name) => clients[name] as unknown as PublicClient | undefined,
     undefined,
     { timeoutMs: 20, cacheMs: 3000, depositGas: 100_000n },
     log,
-    () => now.t,
+    clock,
   );
   return { c, log };
 }
@@ -65,20 +66,20 @@ function checks(clients: Record<string, ReturnType<typeof fakeClient>>, now: { t
 describe('ChainChecks', () => {
   it('finds no issue for a funded, approved wallet, and reuses the answer within the cache time', async () => {
     const eth = fakeClient();
-    const now = { t: 0 };
-    const { c } = checks({ ethereum: eth }, now);
+    const clock = new FakeClock(0);
+    const { c } = checks({ ethereum: eth }, clock);
     expect(await c.issues(query())).toEqual([]);
     expect(await c.issues(query())).toEqual([]);
     expect(eth.readContract).toHaveBeenCalledTimes(2); // balance and allowance, once
-    now.t = 3000;
+    clock.set(3000);
     await c.issues(query());
     expect(eth.readContract).toHaveBeenCalledTimes(4);
   });
 
   it('answers CHAIN_UNAVAILABLE at the deadline of a chain that hangs, warns once, and leaves the chain alone for the cache time', async () => {
     const eth = fakeClient({ hang: true });
-    const now = { t: 0 };
-    const { c, log } = checks({ ethereum: eth }, now);
+    const clock = new FakeClock(0);
+    const { c, log } = checks({ ethereum: eth }, clock);
     const [issue] = await c.issues(query());
     expect(issue).toMatchObject({ code: 'CHAIN_UNAVAILABLE', chain: 'ethereum' });
     // Another wallet meanwhile: not asked, same answer, no second warning.
@@ -89,7 +90,7 @@ describe('ChainChecks', () => {
   });
 
   it('says the checks could not be made on a chain without an RPC', async () => {
-    const { c } = checks({}, { t: 0 });
+    const { c } = checks({}, new FakeClock(0));
     const issues = await c.issues(query());
     expect(issues).toEqual([expect.objectContaining({ code: 'CHAIN_UNAVAILABLE', chain: 'ethereum' })]);
     expect(issues[0]!.reason).toContain('no RPC is configured');
@@ -97,13 +98,13 @@ describe('ChainChecks', () => {
 
   it('checks a gas-drop recipient only with a gas drop, and flags a contract whose plain transfer reverts', async () => {
     const arb = fakeClient({ code: '0x6080', callReverts: true });
-    const { c } = checks({ ethereum: fakeClient(), arbitrum: arb }, { t: 0 });
+    const { c } = checks({ ethereum: fakeClient(), arbitrum: arb }, new FakeClock(0));
     expect(await c.issues(query())).toEqual([]);
     expect(arb.getCode).not.toHaveBeenCalled();
     expect(await c.issues(query({ gasDrop: 5n }))).toEqual([
       expect.objectContaining({ code: 'GAS_DROP_RECIPIENT_CANNOT_RECEIVE', needed: '5' }),
     ]);
-    const eoa = checks({ ethereum: fakeClient(), arbitrum: fakeClient({ callReverts: true }) }, { t: 0 }).c;
+    const eoa = checks({ ethereum: fakeClient(), arbitrum: fakeClient({ callReverts: true }) }, new FakeClock(0)).c;
     expect(await eoa.issues(query({ gasDrop: 5n }))).toEqual([]);
   });
 });

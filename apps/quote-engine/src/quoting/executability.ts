@@ -1,7 +1,7 @@
 import { SolanaRpcClient, SolanaRpcRefused } from '@xchain/chain-watch';
 import type { QuoteIssue } from '@xchain/contracts';
 import { ERC20_PERMIT_ABI, PERMIT2_ADDRESS } from '@xchain/evm-gasless';
-import { token as diToken, withDeadline } from '@xchain/service-kit';
+import { type Clock, token as diToken, withDeadline } from '@xchain/service-kit';
 import { associatedTokenAccount } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, BaseError, ExecutionRevertedError, type PublicClient, getAddress } from 'viem';
@@ -61,7 +61,7 @@ export class ChainChecks implements Executability {
     solanaUrl: string | undefined,
     private readonly opts: ChainChecksOptions,
     private readonly log: Pick<Logger, 'warn' | 'info'>,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {
     this.solana = solanaUrl ? new SolanaRpcClient(solanaUrl, opts.timeoutMs) : undefined;
   }
@@ -96,7 +96,7 @@ export class ChainChecks implements Executability {
 
   /** One cached, deadlined read; a failure is an Unreadable (kept as long as an answer). */
   private read<T>(chain: string, key: string, fetch: () => Promise<T | undefined>): Promise<T | Unreadable> {
-    const t = this.now();
+    const t = this.clock.nowMs();
     const down = this.downSince.get(chain);
     if (down && t - down.at < this.opts.cacheMs) return Promise.resolve({ unreadable: down.why });
     const full = `${chain}|${key}`;
@@ -123,7 +123,7 @@ export class ChainChecks implements Executability {
   private failed(chain: string, why: string): Unreadable {
     // One warning per outage, not one per quote.
     if (!this.downSince.has(chain)) this.log.warn({ chain, err: why }, 'quote checks: chain did not answer; quotes say CHAIN_UNAVAILABLE');
-    this.downSince.set(chain, { at: this.now(), why: 'the chain RPC did not answer in time' });
+    this.downSince.set(chain, { at: this.clock.nowMs(), why: 'the chain RPC did not answer in time' });
     return { unreadable: 'the chain RPC did not answer in time' };
   }
 

@@ -1,3 +1,4 @@
+import { SystemClock } from '@xchain/service-kit';
 import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import type { Logger } from '@xchain/telemetry';
 import { Pool } from 'pg';
@@ -19,7 +20,12 @@ describe('quote days on PostgreSQL', () => {
   const RETENTION_SECS = 7 * 86_400;
   const GRACE_SECS = 86_400;
   const upkeep = () => {
-    const u = postgresQuoteDays(url, { intervalMs: 600_000, retentionSecs: RETENTION_SECS, graceSecs: GRACE_SECS, aheadDays: 2 }, silent);
+    const u = postgresQuoteDays(
+      url,
+      { intervalMs: 600_000, retentionSecs: RETENTION_SECS, graceSecs: GRACE_SECS, aheadDays: 2 },
+      silent,
+      new SystemClock(),
+    );
     upkeeps.push(u);
     return u;
   };

@@ -1,5 +1,5 @@
 import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { Periodic } from '@xchain/service-kit';
+import { type Clock, Periodic } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type QuoteDayStore, postgresQuoteDayStore } from './quote-storage.repository';
 
@@ -44,7 +44,7 @@ export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
     private readonly store: QuoteDayStore,
     private readonly opts: QuoteDaysOptions,
     private readonly log: Pick<Logger, 'info' | 'warn'>,
-    private readonly now: () => number = () => Date.now(),
+    private readonly clock: Clock,
     private readonly close: () => Promise<void> = async () => undefined,
   ) {
     this.loop = new Periodic(
@@ -76,7 +76,7 @@ export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
 
   /** The days made and dropped by this run. */
   async runOnce(): Promise<{ made: string[]; dropped: string[] }> {
-    const now = this.now();
+    const now = this.clock.nowMs();
     const made: string[] = [];
     const last = now + this.opts.retentionSecs * 1000 + this.opts.aheadDays * DAY_MS;
     // From the oldest day still in its grace (a quote's view is served until then) to the furthest ahead.
@@ -107,7 +107,7 @@ export class QuoteDays implements OnModuleInit, OnApplicationShutdown {
 }
 
 /** The upkeep's own connection (the functions of migration 20261213100000_quotes_by_day do the DDL as its owner). */
-export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, log: Logger): QuoteDays {
+export function postgresQuoteDays(databaseUrl: string, opts: QuoteDaysOptions, log: Logger, clock: Clock): QuoteDays {
   const { store, close } = postgresQuoteDayStore(databaseUrl, log);
-  return new QuoteDays(store, opts, log, () => Date.now(), close);
+  return new QuoteDays(store, opts, log, clock, close);
 }

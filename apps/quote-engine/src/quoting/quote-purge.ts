@@ -64,7 +64,7 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
 
   /** One run: batches until a short one (or shutdown). A failed statement ends the run and is thrown. */
   async runOnce(): Promise<PurgeRun> {
-    const started = Date.now();
+    const started = performance.now();
     const run: PurgeRun = { deleted: 0, statements: [] };
     try {
       for (;;) {
@@ -73,7 +73,10 @@ export class QuotePurge implements OnModuleInit, OnApplicationShutdown {
         run.deleted += n;
         if (n < this.opts.batch || this.stopped) break;
       }
-      this.log.info({ deleted: run.deleted, statements: run.statements.length, ms: Date.now() - started }, 'purged quotes past retention');
+      this.log.info(
+        { deleted: run.deleted, statements: run.statements.length, ms: Math.round(performance.now() - started) },
+        'purged quotes past retention',
+      );
       return run;
     } catch (err) {
       this.log.warn(

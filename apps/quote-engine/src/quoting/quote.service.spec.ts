@@ -1,17 +1,20 @@
 import { type GetQuoteRequest, QuoteSchema } from '@xchain/contracts';
 import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
+import { DependencyOutages } from '@xchain/messaging';
 import type { Hex } from '@xchain/order-codec';
-import type { QuoteRepository } from './quote.repository';
 import type { QuoteResult } from '@xchain/pricing-core';
-import { FakeClock } from '@xchain/service-kit';
-import type { Logger } from '@xchain/telemetry';
+import { LOGGER } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import { hexToBigInt, zeroAddress } from 'viem';
-import type { EtaService } from '../eta/eta.service';
+import { QUOTE_RETENTION_SECS } from '../config.tokens';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
-import type { Executability, ExecutabilityQuery } from './executability';
-import type { TokenPermitReader } from './permit-reader';
-import type { PricedRequest, QuotePipeline } from './quote-pipeline';
-import type { QuoteWriter } from './quote-writer';
+import { DESTINATION_CALLS } from './destination-calls';
+import { EXECUTABILITY, type Executability, type ExecutabilityQuery } from './executability';
+import { TOKEN_PERMIT_READER, type TokenPermitReader } from './permit-reader';
+import { type PricedRequest, QuotePipeline } from './quote-pipeline';
+import { RANDOM_WORD } from './quote-random';
+import { QuoteWriter } from './quote-writer';
+import { SVM_BLOCKHASH } from './svm-blockhash';
 import { storedResponse } from './stored-response';
 import { QuoteService } from './quote.service';
 
@@ -78,32 +81,32 @@ function priced(over: { gasless?: boolean; src?: TokenInfo; dst?: TokenInfo; dst
   };
 }
 
-/** The service with every collaborator mocked: pricing, storage, randomness, chain reads, logs. */
-function newTestService(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
-  const create = jest.fn().mockResolvedValue({});
+/**
+ * A QuoteService that prices `p` and reads token permits with `read`, every other collaborator
+ * mocked (no blockhashes, outages or destination calls: a quote goes without them), and the request to quote.
+ */
+function quoteServiceFor(p: PricedRequest, read: TokenPermitReader['read'], checks?: Executability) {
   const warn = jest.fn();
   const reader = { read: jest.fn(read) };
-  const service = new QuoteService(
-    { price: jest.fn().mockResolvedValue(p) } as unknown as QuotePipeline,
-    { estimate: () => undefined } as unknown as EtaService,
-    {} as QuoteRepository,
-    { store: create } as unknown as QuoteWriter,
-    86_400,
-    () => RANDOM,
-    reader,
-    { warn } as unknown as Logger,
-    new FakeClock(),
-    undefined,
-    undefined,
-    checks,
-  );
+  const t = newTestService(QuoteService, [
+    { provide: QUOTE_RETENTION_SECS, useValue: 86_400 },
+    { provide: RANDOM_WORD, useValue: () => RANDOM },
+    { provide: TOKEN_PERMIT_READER, useValue: reader },
+    { provide: LOGGER, useValue: { warn } },
+    { provide: SVM_BLOCKHASH, useValue: undefined },
+    { provide: DependencyOutages, useValue: undefined },
+    { provide: EXECUTABILITY, useValue: checks },
+    { provide: DESTINATION_CALLS, useValue: undefined },
+  ]);
+  t.mock(QuotePipeline).price.mockResolvedValue(p);
+  const create = t.mock(QuoteWriter).store.mockResolvedValue({} as never);
   const request = { recipient: REFUND, refund_address: REFUND.toLowerCase() } as GetQuoteRequest;
-  return { service, create, warn, reader, request };
+  return { service: t.sut, create, warn, reader, request };
 }
 
 describe('QuoteService.quote from an EVM chain', () => {
   it('adds permit2 with the injected random nonce and erc2612 with the read token state, and stores them', async () => {
-    const t = newTestService(priced({ gasless: true }), async () => ({ name: 'USD Coin', version: '2', nonce: 9n }));
+    const t = quoteServiceFor(priced({ gasless: true }), async () => ({ name: 'USD Coin', version: '2', nonce: 9n }));
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     const cc = quote.cross_chain;
@@ -124,7 +127,7 @@ describe('QuoteService.quote from an EVM chain', () => {
     expect(cc.deposit_tx).toBeUndefined();
     // Stored as returned, its order in its own column (quote.v1.fetch hands the relayer these
     // fields), and the schema keeps every one.
-    const row = t.create.mock.calls[0][0];
+    const row = t.create.mock.calls[0]![0];
     expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     // Deposits are honoured until the end of retention (86,400 s here), told next to the expiry.
     expect(Date.parse(cc.retained_until!) - Date.parse(cc.expires_at)).toBe((86_400 - 30 * 60) * 1000);
@@ -133,7 +136,7 @@ describe('QuoteService.quote from an EVM chain', () => {
   });
 
   it('still quotes, without erc2612, when the token read fails, and says so in the log', async () => {
-    const t = newTestService(priced({ gasless: true }), () => Promise.reject(new Error('request timed out')));
+    const t = quoteServiceFor(priced({ gasless: true }), () => Promise.reject(new Error('request timed out')));
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain.permit2).toBeDefined();
@@ -143,20 +146,20 @@ describe('QuoteService.quote from an EVM chain', () => {
   });
 
   it('quotes without erc2612 and without a warning when no RPC is configured for the chain', async () => {
-    const t = newTestService(priced({ gasless: true }), async () => undefined);
+    const t = quoteServiceFor(priced({ gasless: true }), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     expect('cross_chain' in quote && quote.cross_chain.erc2612).toBeFalsy();
     expect(t.warn).not.toHaveBeenCalled();
   });
 
   it('reads nothing for a token not listed with permit', async () => {
-    const t = newTestService(priced({ gasless: true, src: { ...usdc, permit: false } }), async () => undefined);
+    const t = quoteServiceFor(priced({ gasless: true, src: { ...usdc, permit: false } }), async () => undefined);
     await t.service.quote(t.request, undefined);
     expect(t.reader.read).not.toHaveBeenCalled();
   });
 
   it('gives a non-gasless quote deposit_tx and approval, and nothing to sign', async () => {
-    const t = newTestService(priced(), async () => undefined);
+    const t = quoteServiceFor(priced(), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain).toMatchObject({
@@ -170,7 +173,7 @@ describe('QuoteService.quote from an EVM chain', () => {
   it('gives a same-chain swap deposit_tx too', async () => {
     const weth: TokenInfo = { ...usdc, address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', permit: false };
     const eth: TokenInfo = { ...usdc, address: zeroAddress, isNative: true, permit: false };
-    const t = newTestService(priced({ src: eth, dst: weth, dstChain: ethereum }), async () => undefined);
+    const t = quoteServiceFor(priced({ src: eth, dst: weth, dstChain: ethereum }), async () => undefined);
     const quote = await t.service.quote(t.request, undefined);
     if (!('same_chain_swap' in quote)) throw new Error('expected a same_chain_swap quote');
     expect(quote.same_chain_swap.deposit_tx).toMatchObject({ to: ROUTER, value: '1000000000' });
@@ -189,11 +192,11 @@ describe('QuoteService.quote and its executability issues', () => {
       },
     };
     const p = { ...priced({ gasless: true }), priceImpactBps: 20 };
-    const plain = await newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n })).service.quote(
-      newTestService(p, async () => undefined).request,
+    const plain = await quoteServiceFor(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n })).service.quote(
+      quoteServiceFor(p, async () => undefined).request,
       undefined,
     );
-    const t = newTestService(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n }), checks);
+    const t = quoteServiceFor(p, async () => ({ name: 'USD Coin', version: '2', nonce: 9n }), checks);
     const quote = await t.service.quote(t.request, undefined);
     if (!('cross_chain' in quote) || !('cross_chain' in plain)) throw new Error('expected a cross_chain quote');
     expect(quote.cross_chain).toMatchObject({ issues, price_impact_bps: 20 });
@@ -201,7 +204,7 @@ describe('QuoteService.quote and its executability issues', () => {
     expect(await asked!.permitOffered).toBe(true);
     // The same order (same random salt and clock) hashes the same with or without issues.
     expect(quote.cross_chain.quote_hash).toBe(plain.cross_chain.quote_hash);
-    const row = t.create.mock.calls[0][0];
+    const row = t.create.mock.calls[0]![0];
     expect(storedResponse(JSON.parse(JSON.stringify(row.response)), row.order, row.retainedUntil, row.quoteHash)).toEqual(quote);
     expect(QuoteSchema.parse(JSON.parse(JSON.stringify(quote)))).toEqual(JSON.parse(JSON.stringify(quote)));
   });

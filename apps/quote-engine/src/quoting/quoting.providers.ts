@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { OraclePoolPricer } from '@xchain/pricing-core';
-import { LOGGER } from '@xchain/service-kit';
+import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { QUOTING_CONFIG } from '../config.tokens';
 import type { QuoteEngineEnv } from '../env';
@@ -29,12 +29,13 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   // in one statement (QUOTE_WRITE_GATHER). Why these defaults: docs/benchmarks.md.
   {
     provide: QuoteDays,
-    inject: [LOGGER],
-    useFactory: (log: Logger) =>
+    inject: [LOGGER, Clock],
+    useFactory: (log: Logger, clock: Clock) =>
       postgresQuoteDays(
         env.DATABASE_URL,
         { intervalMs: env.QUOTE_DAYS_INTERVAL_MS, retentionSecs: env.QUOTE_RETENTION_SECS, graceSecs: env.QUOTE_GRACE_SECS, aheadDays: 2 },
         log,
+        clock,
       ),
   },
   QuoteRepository,
@@ -76,13 +77,14 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   },
   {
     provide: EXECUTABILITY,
-    inject: [LOGGER],
-    useFactory: (log: Logger) =>
+    inject: [LOGGER, Clock],
+    useFactory: (log: Logger, clock: Clock) =>
       new ChainChecks(
         rpcClients(env.EVM_RPC_URLS, env.QUOTE_CHECKS_TIMEOUT_MS),
         env.SOLANA_RPC_URL,
         { timeoutMs: env.QUOTE_CHECKS_TIMEOUT_MS, cacheMs: env.QUOTE_CHECKS_CACHE_MS, depositGas: BigInt(env.QUOTE_CHECKS_DEPOSIT_GAS) },
         log,
+        clock,
       ),
   },
   {
@@ -96,8 +98,8 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
   },
   {
     provide: SVM_BLOCKHASH,
-    inject: [LOGGER],
-    useFactory: (log: Logger) =>
+    inject: [LOGGER, Clock],
+    useFactory: (log: Logger, clock: Clock) =>
       new SolanaBlockhashes(
         {
           ...(env.SOLANA_RPC_URL ? { url: env.SOLANA_RPC_URL } : {}),
@@ -106,6 +108,7 @@ export const quotingProviders = (env: QuoteEngineEnv): Provider[] => [
           staleMs: 5 * env.SOLANA_BLOCKHASH_CACHE_MS,
         },
         log,
+        clock,
       ),
   },
   {

@@ -1,6 +1,6 @@
 import { SolanaRpcClient } from '@xchain/chain-watch';
 import type { Logger } from '@xchain/telemetry';
-import { token } from '@xchain/service-kit';
+import { type Clock, token } from '@xchain/service-kit';
 
 /** A recent blockhash of the Solana cluster, or undefined when none can be had quickly. */
 export interface BlockhashSource {
@@ -37,14 +37,14 @@ export class SolanaBlockhashes implements BlockhashSource {
   constructor(
     private readonly opts: SolanaBlockhashOptions,
     private readonly log: Pick<Logger, 'warn'>,
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock,
   ) {
     this.rpc = opts.url ? new SolanaRpcClient(opts.url, opts.timeoutMs) : undefined;
   }
 
   async recent(): Promise<string | undefined> {
     if (!this.opts.url) return undefined;
-    const t = this.now();
+    const t = this.clock.nowMs();
     const age = this.latest ? t - this.latest.at : Infinity;
     if (age < this.opts.cacheMs) return this.latest!.hash;
     const mayAsk = t - this.failedAt >= this.opts.cacheMs;
@@ -66,10 +66,10 @@ export class SolanaBlockhashes implements BlockhashSource {
     try {
       const hash = await this.rpc!.latestBlockhash('confirmed');
       if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(hash)) throw new Error('getLatestBlockhash: not a base58 blockhash');
-      this.latest = { hash, at: this.now() };
+      this.latest = { hash, at: this.clock.nowMs() };
       return hash;
     } catch (err) {
-      this.failedAt = this.now();
+      this.failedAt = this.clock.nowMs();
       this.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         'Solana blockhash not read; gasless Solana quotes go without svm.tx_base64 for now',

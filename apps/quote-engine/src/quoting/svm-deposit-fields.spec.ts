@@ -2,6 +2,7 @@ import { Keypair, Transaction } from '@solana/web3.js';
 import { hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { SVM_PROGRAMS, depositInstructions, memoText, vaultTokenAccount } from '@xchain/svm-orders';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
+import { FakeClock } from '@xchain/service-kit';
 import { SolanaBlockhashes } from './svm-blockhash';
 import { svmDepositFields, svmDepositFieldsFrom } from './svm-deposit-fields';
 
@@ -88,14 +89,14 @@ describe('SolanaBlockhashes', () => {
     new Response(
       JSON.stringify({ jsonrpc: '2.0', id: 1, result: { context: { slot: 1 }, value: { blockhash: hash, lastValidBlockHeight: 150 } } }),
     );
-  let now: number;
+  let clock: FakeClock;
   let fetchMock: jest.SpyInstance;
   const warn = jest.fn();
   const source = (url: string | null = 'http://127.0.0.1:1/') =>
-    new SolanaBlockhashes({ ...(url ? { url } : {}), timeoutMs: 50, cacheMs: 2000, staleMs: 10_000 }, { warn }, () => now);
+    new SolanaBlockhashes({ ...(url ? { url } : {}), timeoutMs: 50, cacheMs: 2000, staleMs: 10_000 }, { warn }, clock);
 
   beforeEach(() => {
-    now = 1_000_000;
+    clock = new FakeClock(1_000_000);
     warn.mockReset();
     fetchMock = jest.spyOn(globalThis, 'fetch');
   });
@@ -105,7 +106,7 @@ describe('SolanaBlockhashes', () => {
     fetchMock.mockImplementation(async () => answer(blockhash));
     const s = source();
     expect(await Promise.all([s.recent(), s.recent(), s.recent()])).toEqual([blockhash, blockhash, blockhash]);
-    now += 1999;
+    clock.advance(1999);
     expect(await s.recent()).toBe(blockhash);
     expect(fetchMock).toHaveBeenCalledTimes(1);
     expect(JSON.parse(fetchMock.mock.calls[0][1].body)).toMatchObject({ method: 'getLatestBlockhash' });
@@ -116,12 +117,12 @@ describe('SolanaBlockhashes', () => {
     fetchMock.mockImplementationOnce(async () => answer(blockhash)).mockImplementation(async () => answer(next));
     const s = source();
     await s.recent();
-    now += 5000;
+    clock.advance(5000);
     expect(await s.recent()).toBe(blockhash); // stale, refreshed behind the answer
     await new Promise((r) => setImmediate(r));
     expect(await s.recent()).toBe(next);
     expect(fetchMock).toHaveBeenCalledTimes(2);
-    now += 10_000; // too old to serve: asked for, and the failure shows
+    clock.advance(10_000); // too old to serve: asked for, and the failure shows
     fetchMock.mockImplementation(async () => new Response('not json'));
     expect(await s.recent()).toBeUndefined();
   });
@@ -133,10 +134,10 @@ describe('SolanaBlockhashes', () => {
     const s = source();
     expect(await s.recent()).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
-    now += 1000;
+    clock.advance(1000);
     expect(await s.recent()).toBeUndefined(); // no second timeout within cacheMs
     expect(fetchMock).toHaveBeenCalledTimes(1);
-    now += 1000;
+    clock.advance(1000);
     fetchMock.mockImplementation(async () => new Response('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"down"}}'));
     expect(await s.recent()).toBeUndefined();
     expect(fetchMock).toHaveBeenCalledTimes(2);

@@ -1,4 +1,5 @@
 import { type PrismaClient, createQuoteEngineDb } from '@xchain/quote-engine-db';
+import { SystemClock } from '@xchain/service-kit';
 import { freshMigratedDatabase, truncate } from '@xchain/stack';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ describe('settlement decisions on PostgreSQL', () => {
   const replica = () => {
     const db = createQuoteEngineDb(url, 4);
     dbs.push(db);
-    return new SettlementRepository(db);
+    return new SettlementRepository(db, new SystemClock());
   };
 
   it('reserves inventory at most once: 12 deciders at once against a balance for 3 give exactly 3 fills', async () => {

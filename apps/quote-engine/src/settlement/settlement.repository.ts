@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DestinationCallView, OrderWire } from '@xchain/contracts';
 import type { PrismaClient, Settlement } from '@xchain/quote-engine-db';
+import { Clock } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 
 export type SettlementStep = 'fill' | 'cancel' | 'refund';
@@ -24,7 +25,10 @@ export interface Undecided {
  */
 @Injectable()
 export class SettlementRepository {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   /** Deposited orders without a decision (and not already settled on chain by other means), oldest first. */
   async undecided(limit: number): Promise<Undecided[]> {
@@ -120,7 +124,7 @@ export class SettlementRepository {
   async advance(quoteHash: string, from: SettlementStep, to: SettlementStep | null): Promise<boolean> {
     const r = await this.db.settlement.updateMany({
       where: { quoteHash, state: 'open', step: from },
-      data: { step: to, state: to ? 'open' : 'done', reserved: 0, updatedAt: new Date() },
+      data: { step: to, state: to ? 'open' : 'done', reserved: 0, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -133,7 +137,7 @@ export class SettlementRepository {
   async filled(quoteHash: string): Promise<boolean> {
     const r = await this.db.settlement.updateMany({
       where: { quoteHash, state: 'open', step: 'fill' },
-      data: { step: null, state: 'done', reserved: 0, claim: 'due', updatedAt: new Date() },
+      data: { step: null, state: 'done', reserved: 0, claim: 'due', updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -161,7 +165,7 @@ export class SettlementRepository {
         const sorted = [...hashes].sort();
         await t.settlement.updateMany({
           where: { quoteHash: { in: sorted }, claim: 'due' },
-          data: { claim: 'batched', claimBatch: idOf(sorted), updatedAt: new Date() },
+          data: { claim: 'batched', claimBatch: idOf(sorted), updatedAt: this.clock.now() },
         });
       }
       return batches.length;
@@ -188,17 +192,17 @@ export class SettlementRepository {
       return (
         await this.db.settlement.updateMany({
           where: { claimBatch: id, claim: 'batched' },
-          data: { claim: 'claimed', updatedAt: new Date() },
+          data: { claim: 'claimed', updatedAt: this.clock.now() },
         })
       ).count;
     }
     const solo = await this.db.settlement.updateMany({
       where: { claimBatch: id, claim: 'batched', claimSolo: true },
-      data: { claim: 'stuck', error: error ?? null, updatedAt: new Date() },
+      data: { claim: 'stuck', error: error ?? null, updatedAt: this.clock.now() },
     });
     const again = await this.db.settlement.updateMany({
       where: { claimBatch: id, claim: 'batched', claimSolo: false },
-      data: { claim: 'due', claimSolo: true, claimBatch: null, updatedAt: new Date() },
+      data: { claim: 'due', claimSolo: true, claimBatch: null, updatedAt: this.clock.now() },
     });
     return solo.count + again.count;
   }
@@ -213,7 +217,7 @@ export class SettlementRepository {
   async fillFailed(quoteHash: string, refundStep: SettlementStep, error: string): Promise<boolean> {
     const r = await this.db.settlement.updateMany({
       where: { quoteHash, state: 'open', step: 'fill' },
-      data: { decision: 'refund', reason: 'FILL_FAILED', step: refundStep, reserved: 0, error, updatedAt: new Date() },
+      data: { decision: 'refund', reason: 'FILL_FAILED', step: refundStep, reserved: 0, error, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }
@@ -222,7 +226,7 @@ export class SettlementRepository {
   async stuck(quoteHash: string, from: SettlementStep, error: string): Promise<boolean> {
     const r = await this.db.settlement.updateMany({
       where: { quoteHash, state: 'open', step: from },
-      data: { step: null, state: 'stuck', reserved: 0, error, updatedAt: new Date() },
+      data: { step: null, state: 'stuck', reserved: 0, error, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }

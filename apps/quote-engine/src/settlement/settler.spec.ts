@@ -1,7 +1,7 @@
 import { Code, type OperatorTxView, RpcError, type SendOperatorTxRequest } from '@xchain/contracts';
 import { XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { type OrderWire, hashOrder, orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
-import { Clock, Periodic } from '@xchain/service-kit';
+import { FakeClock, Periodic } from '@xchain/service-kit';
 import { claimBatchKey } from '@xchain/svm-orders';
 import { decodeFunctionData } from 'viem';
 import type { ChainInfo } from '../registry/registry-cache';
@@ -28,15 +28,6 @@ function fromSolana(n: number, amountIn: bigint, token: string | null = USDC): {
     salt: `0x${n.toString(16).padStart(64, '0')}`,
   });
   return { quoteHash: hashOrder(order), order: orderToWire(order, []) };
-}
-
-class FixedClock extends Clock {
-  constructor(public ms: number) {
-    super();
-  }
-  nowMs(): number {
-    return this.ms;
-  }
 }
 
 type Batch = Awaited<ReturnType<SettlementRepository['claimBatches']>>[number];
@@ -90,7 +81,7 @@ function setUp(opts: {
     undefined,
     undefined,
     undefined,
-    new FixedClock(1_800_000_000_000),
+    new FakeClock(1_800_000_000_000),
   );
   return { settler, asked, formed, outcomes, filled, warned };
 }
@@ -243,7 +234,7 @@ describe('Settler decisions (D15)', () => {
       { refresh: async () => undefined },
       { changed: async () => undefined },
       undefined,
-      new FixedClock(NOW),
+      new FakeClock(NOW),
     );
     return { settler, refunds, fills, warned, balanceReads: () => balanceReads };
   }

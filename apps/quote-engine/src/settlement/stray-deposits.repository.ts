@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { PrismaClient, StrayDeposit } from '@xchain/quote-engine-db';
+import { Clock } from '@xchain/service-kit';
 import { DB } from '../db.providers';
 
 export type { StrayDeposit };
@@ -29,7 +30,10 @@ export interface NewStrayDeposit {
  */
 @Injectable()
 export class StrayDepositRepository {
-  constructor(@Inject(DB) private readonly db: PrismaClient) {}
+  constructor(
+    @Inject(DB) private readonly db: PrismaClient,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
 
   /** True when the deposit is new (the first reading records it). */
   async record(s: NewStrayDeposit): Promise<boolean> {
@@ -55,8 +59,8 @@ export class StrayDepositRepository {
       where: { chain: key.chain, signature: key.signature, memoIndex: key.memoIndex, state: 'open' },
       data:
         outcome.state === 'returned'
-          ? { state: 'returned', returnTx: outcome.returnTx, updatedAt: new Date() }
-          : { state: 'stuck', error: outcome.error, updatedAt: new Date() },
+          ? { state: 'returned', returnTx: outcome.returnTx, updatedAt: this.clock.now() }
+          : { state: 'stuck', error: outcome.error, updatedAt: this.clock.now() },
     });
     return r.count === 1;
   }

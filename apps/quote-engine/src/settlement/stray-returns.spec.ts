@@ -1,6 +1,11 @@
 import type { OperatorTxView } from '@xchain/contracts';
+import { RpcClient } from '@xchain/messaging';
 import { Prisma, type StrayDeposit } from '@xchain/quote-engine-db';
+import { LOGGER } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
 import { strayReturnKey } from '@xchain/svm-orders';
+import { SETTLEMENT_CONFIG } from './settler';
+import { StrayDepositRepository } from './stray-deposits.repository';
 import { StrayReturns } from './stray-returns';
 
 const SIGNATURE = '2'.repeat(88);
@@ -35,25 +40,24 @@ function setUp(answer: () => Promise<Partial<OperatorTxView>>) {
   const closed: unknown[] = [];
   const logged: { level: string; msg: string }[] = [];
   const log = (level: string) => (_o: unknown, msg: string) => void logged.push({ level, msg });
-  const returns = new StrayReturns(
-    {
-      open: async () => rows.filter((r) => r.state === 'open'),
-      close: async (_k, outcome) => {
-        closed.push(outcome);
-        rows[0]!.state = outcome.state;
-        return true;
-      },
-    },
-    {
-      call: (async (_c: unknown, req: unknown) => (
-        asked.push(req),
-        { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) }
-      )) as never,
-    },
-    { enabled: true, pollMs: 60_000, requestTimeoutMs: 1000 },
-    { info: log('info'), warn: log('warn'), error: log('error') } as never,
+  const t = newTestService(StrayReturns, [
+    { provide: SETTLEMENT_CONFIG, useValue: { enabled: true, pollMs: 60_000, requestTimeoutMs: 1000 } },
+    { provide: LOGGER, useValue: { info: log('info'), warn: log('warn'), error: log('error') } },
+  ]);
+  const repo = t.mock(StrayDepositRepository);
+  repo.open.mockImplementation(async () => rows.filter((r) => r.state === 'open'));
+  repo.close.mockImplementation(async (_k, outcome) => {
+    closed.push(outcome);
+    rows[0]!.state = outcome.state;
+    return true;
+  });
+  t.mock(RpcClient).call.mockImplementation(
+    (async (_c: unknown, req: unknown) => (
+      asked.push(req),
+      { kind: 'return', chain: 'solana', wallet: 'w', tx_hashes: [], ...(await answer()) }
+    )) as never,
   );
-  return { returns, asked, closed, logged };
+  return { returns: t.sut, asked, closed, logged };
 }
 
 describe('StrayReturns', () => {
