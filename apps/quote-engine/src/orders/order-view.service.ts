@@ -278,12 +278,7 @@ export class OrderViewService {
     // D18: a relay that failed for good, as recorded from the relayer's status event (so every read
     // and push agrees, the relayer up or not). What the chains show comes first: a deposit seen is never `failed`.
     const failure = found.failure;
-    const steps = new Set<string>([
-      ...(refund ? ['refunded'] : []),
-      ...(fulfillment ? ['fulfilled'] : []),
-      ...(deposit ? ['deposited'] : []),
-    ]);
-    const status = viewStatus(storedStatus(steps, Boolean(failure)), stored.retainedUntil, now);
+    const status = viewStatus(storedStatus(new Set(events.map((e) => e.type)), Boolean(failure)), stored.retainedUntil, now);
     const received = status === 'fulfilled' ? fulfillment?.amount : undefined;
     const returned = status === 'refunded' ? refund?.amount : undefined;
     const accounting =
