@@ -83,8 +83,12 @@ describe('settlement survives kill -9 at every stage', () => {
     await db.connect();
     try {
       const status = async () =>
-        (await db.query<{ status: string }>('SELECT status FROM gasless_orders WHERE quote_hash = $1', [`${kind}-${quoteHash}`])).rows[0]
-          ?.status ?? 'no row';
+        (
+          await db.query<{ status: string }>(
+            `SELECT l.status FROM ${kind}_txs w JOIN lane_txs l ON l.id = w.lane_tx_id WHERE w.quote_hash = $1`,
+            [quoteHash],
+          )
+        ).rows[0]?.status ?? 'no row';
       await untilHolds(`the ${kind} of ${quoteHash} ${what}`, status, (s) => s !== 'no row' && ok(s), { everyMs: 100 });
     } finally {
       await db.end();

@@ -128,7 +128,7 @@ describe('Solana claims survive kill -9', () => {
           () =>
             query<{ status: string }>(
               'gasless_relayer',
-              "SELECT status FROM gasless_orders WHERE kind = 'claim' AND order_hash = ANY($1)",
+              'SELECT l.status FROM claim_txs c JOIN lane_txs l ON l.id = c.lane_tx_id WHERE c.batch_key = ANY($1)',
               [keys],
             ),
           (rows) => rows.length === keys.length && rows.every((r) => r.status === 'submitted'),
@@ -154,7 +154,7 @@ describe('Solana claims survive kill -9', () => {
       );
       const claims = await query<{ order_hash: string; status: string }>(
         'gasless_relayer',
-        "SELECT order_hash, status FROM gasless_orders WHERE kind = 'claim' AND vm = 'svm' AND order_hash = ANY($1) ORDER BY order_hash",
+        "SELECT c.batch_key AS order_hash, l.status FROM claim_txs c JOIN lane_txs l ON l.id = c.lane_tx_id WHERE l.vm = 'svm' AND c.batch_key = ANY($1) ORDER BY c.batch_key",
         [keys!],
       );
       expect(claims).toEqual([...keys!].sort().map((k) => ({ order_hash: k, status: 'confirmed' })));

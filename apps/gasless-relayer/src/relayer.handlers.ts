@@ -3,7 +3,7 @@ import { GetGaslessOrderRpc, OperatorBalanceRpc, RpcError, SendOperatorTxRpc, Su
 import { Rpc, type RpcBody } from '@xchain/messaging';
 import { Clock } from '@xchain/service-kit';
 import { OperatorTxs } from './operator/operator-txs';
-import { OrderRepository, viewOf } from './orders/order.repository';
+import { GaslessOrderRepository, viewOf } from './store/gasless-order.repository';
 import { SubmitService } from './submit/submit.service';
 
 /** The relayer's operations on the bus. */
@@ -11,7 +11,7 @@ import { SubmitService } from './submit/submit.service';
 export class RelayerHandlers {
   constructor(
     @Inject(SubmitService) private readonly submitService: SubmitService,
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(GaslessOrderRepository) private readonly orders: GaslessOrderRepository,
     @Inject(OperatorTxs) private readonly operatorTxs: OperatorTxs,
     @Inject(Clock) private readonly clock: Clock,
   ) {}

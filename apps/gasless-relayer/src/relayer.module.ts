@@ -8,8 +8,10 @@ import { feePayerBalanceGauges } from './metrics/relayer-metrics';
 import { OperatorTxs } from './operator/operator-txs';
 import { SOLANA_OPERATOR_KEYS, SvmOperatorTxs } from './operator/svm-operator-txs';
 import { SvmResigner } from './operator/svm-resigner';
-import { OrderRepository } from './orders/order.repository';
-import { STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS, StatusEvents } from './orders/status-events';
+import { STATUS_EVENT_RETRY, STATUS_EVENT_RETRY_MS, StatusEvents } from './relay/status-events';
+import { GaslessOrderRepository } from './store/gasless-order.repository';
+import { LaneTxRepository } from './store/lane-tx.repository';
+import { OPERATOR_TX_REPOSITORIES } from './store/operator-tx.repository';
 import { ChainReplacement } from './relay/chain-replaced';
 import { Holds } from './relay/holds';
 import { LANES_PREFIX, LANES_REDIS_URL, Lanes } from './relay/lanes';
@@ -53,7 +55,9 @@ function relayerProviders(env: RelayerEnv): Provider[] {
     provideValue(TRACKER_OPTIONS, { pollMs: env.RELAY_POLL_MS, bumpPercent: env.RELAY_FEE_BUMP_PERCENT }),
     provideValue(SWEEP_MS, env.RELAY_SWEEP_MS),
     RelayChains,
-    OrderRepository,
+    LaneTxRepository,
+    GaslessOrderRepository,
+    ...OPERATOR_TX_REPOSITORIES,
     StatusEvents,
     NextNonces,
     ChainReplacement,

@@ -41,6 +41,12 @@ const BLOCK_SECS = 1;
 const RATE_PER_SEC = 5;
 const AMOUNT = 10_000_000n;
 const say = (line: string) => console.error(`[bench] ${line}`);
+/** The relayer's operator transactions of every kind, by kind and key, with their lane transactions. */
+const WORK = `WITH work AS (
+  SELECT 'fill' AS kind, quote_hash AS key, lane_tx_id FROM fill_txs
+  UNION ALL SELECT 'cancel', quote_hash, lane_tx_id FROM cancel_txs
+  UNION ALL SELECT 'refund', quote_hash, lane_tx_id FROM refund_txs
+  UNION ALL SELECT 'claim', batch_key, lane_tx_id FROM claim_txs)`;
 
 async function main(): Promise<void> {
   for (const [name, v] of [
@@ -148,7 +154,7 @@ async function main(): Promise<void> {
       Number(
         (
           await relayer.query<{ n: string }>(
-            "SELECT COUNT(*) AS n FROM gasless_orders WHERE kind = $1 AND order_hash = ANY($2) AND status IN ('confirmed', 'failed')",
+            `${WORK} SELECT COUNT(*) AS n FROM work w JOIN lane_txs l ON l.id = w.lane_tx_id WHERE w.kind = $1 AND w.key = ANY($2) AND l.status IN ('confirmed', 'failed')`,
             [kind, hashes],
           )
         ).rows[0]!.n,
@@ -194,8 +200,7 @@ async function main(): Promise<void> {
     const sends = new Map(
       (
         await relayer.query<{ kind: string; order_hash: string; sent: Date }>(
-          'SELECT g.kind, g.order_hash, MIN(t.sent_at) AS sent FROM gasless_orders g JOIN relay_txs t ON t.quote_hash = g.quote_hash WHERE g.kind <> $1 GROUP BY g.kind, g.order_hash',
-          ['gasless'],
+          `${WORK} SELECT w.kind, w.key AS order_hash, MIN(t.sent_at) AS sent FROM work w JOIN relay_txs t ON t.lane_tx_id = w.lane_tx_id GROUP BY w.kind, w.key`,
         )
       ).rows.map((r) => [`${r.kind}:${r.order_hash}`, r.sent.getTime()]),
     );

@@ -6,8 +6,8 @@ import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { getAddress, isAddress, zeroAddress } from 'viem';
 import { type RelayChain, RelayChains } from '../chain/relay-chains';
-import { OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import { Lanes } from '../relay/lanes';
+import { OperatorTxTables } from '../store/operator-tx.repository';
 import { noWallet } from './svm-operator-tx';
 import { SOLANA, SvmOperatorTxs } from './svm-operator-txs';
 
@@ -22,7 +22,7 @@ import { SOLANA, SvmOperatorTxs } from './svm-operator-txs';
 export class OperatorTxs {
   constructor(
     @Inject(RelayChains) private readonly chains: RelayChains,
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(OperatorTxTables) private readonly tables: OperatorTxTables,
     @Inject(Lanes) private readonly lanes: Lanes,
     @Inject(LOGGER) private readonly log: Logger,
     @Inject(SvmOperatorTxs) private readonly svm?: SvmOperatorTxs,
@@ -40,23 +40,21 @@ export class OperatorTxs {
       throw RpcError.invalidArgument([{ field: 'kind', description: 'a return of a stray deposit exists on Solana only' }]);
     const chain = this.operatorChain(req.chain);
     const wallet = chain.operator!.address;
-    const inserted = await this.orders.insertOperatorTx({
-      kind: req.kind,
-      orderHash: req.quote_hash,
+    const table = this.tables.of(req.kind);
+    const inserted = await table.insert({
+      key: req.quote_hash,
       chain: chain.name,
-      to: getAddress(call.to),
-      calldata: call.data.toLowerCase(),
-      value: BigInt(call.value),
       wallet,
+      payload: { vm: 'evm', target: getAddress(call.to), calldata: call.data.toLowerCase(), value: BigInt(call.value) },
     });
-    const row = await this.orders.find(operatorKey(req.kind, req.quote_hash));
-    if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
+    const view = await table.find(req.quote_hash);
+    if (!view) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
     if (inserted) {
       this.log.info({ kind: req.kind, quote_hash: req.quote_hash, chain: chain.name, wallet }, 'operator transaction queued');
       // A lost enqueue costs a sweep interval: the row is queued and the sweeper enqueues it again.
-      await this.lanes.enqueue(chain.name, wallet, row.quoteHash).catch(() => undefined);
+      await this.lanes.enqueue(chain.name, wallet, table.laneId(req.quote_hash)).catch(() => undefined);
     }
-    return operatorViewOf(row);
+    return view;
   }
 
   /** The operator wallet's balance of `token` (zero address: native; on Solana, the System program id: SOL) on a chain, read now. */

@@ -5,9 +5,9 @@ import { SOL, SOL_MINT_PLACEHOLDER, associatedTokenAccount } from '@xchain/svm-o
 import { LOGGER, token } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { ChainRpcUnavailableError, isChainRpcUnavailable } from '@xchain/messaging';
-import { OrderRepository, operatorKey, operatorViewOf } from '../orders/order.repository';
 import { SOLANA_RPC, type SolanaRpc } from '../svm/solana-rpc';
 import { SVM_RELAY, type SvmRelay } from '../svm/svm-relay';
+import { OperatorTxTables } from '../store/operator-tx.repository';
 import {
   type SvmOperatorPlan,
   noWallet,
@@ -58,7 +58,7 @@ export class SvmOperatorTxs {
   private readonly decimals = new Map<string, number>();
 
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(OperatorTxTables) private readonly tables: OperatorTxTables,
     @Inject(SOLANA_RPC) private readonly rpc: SolanaRpc | null,
     @Inject(SOLANA_OPERATOR_KEYS) private readonly keys: SolanaOperatorKeys,
     /** Sends a just-stored row now rather than at its next pass. */
@@ -79,10 +79,10 @@ export class SvmOperatorTxs {
       ]);
     if (!(CALL_FIELD[kind] in req.call))
       throw RpcError.invalidArgument([{ field: 'call', description: `a ${kind} carries call.${CALL_FIELD[kind]}` }]);
-    const key = operatorKey(kind, req.quote_hash);
+    const table = this.tables.of(kind);
     // A later call only answers the state: nothing is built, read or signed again.
-    const existing = await this.orders.find(key);
-    if (existing) return operatorViewOf(existing);
+    const existing = await table.find(req.quote_hash);
+    if (existing) return existing;
     const { rpc, filler } = this.ready();
     const keys = {
       filler,
@@ -127,17 +127,17 @@ export class SvmOperatorTxs {
     }
     const signed = signSvmPlan(plan, await rpcStep(() => rpc.latestBlockhash(), rpc.url));
     const wallet = filler.publicKey.toBase58();
-    const inserted = await this.orders.insertSvmOperatorTx({ kind, orderHash: req.quote_hash, chain: SOLANA, wallet, ...signed });
-    const row = await this.orders.find(key);
-    if (!row) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
+    const inserted = await table.insert({ key: req.quote_hash, chain: SOLANA, wallet, payload: { vm: 'svm', ...signed } });
+    const view = await table.find(req.quote_hash);
+    if (!view) throw RpcError.unavailable('the operator transaction was not stored; try again', 'OPERATOR_TX_NOT_STORED');
     if (inserted) {
       this.log.info(
         { kind, quote_hash: req.quote_hash, chain: SOLANA, wallet, signature: signed.signature },
         'operator transaction queued',
       );
-      this.relay?.wake(key);
+      this.relay?.wake(table.laneId(req.quote_hash));
     }
-    return operatorViewOf(row);
+    return view;
   }
 
   /** The filler's SOL (token: the System program id) or its associated token account's amount of a mint (0 without one). */

@@ -8,8 +8,16 @@ import { freshMigratedDatabase, until, type UntilOptions } from '@xchain/stack';
 import { associatedTokenAccount, claimBatchKey, readOrderSteps } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
-import { OrderRepository, operatorKey } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import type { StatusEvents } from '../relay/status-events';
+import { LaneTxRepository } from '../store/lane-tx.repository';
+import {
+  CancelTxRepository,
+  ClaimTxRepository,
+  FillTxRepository,
+  OperatorTxTables,
+  RefundTxRepository,
+  ReturnTxRepository,
+} from '../store/operator-tx.repository';
 import type { Lanes } from '../relay/lanes';
 import { SolanaRpc } from '../svm/solana-rpc';
 import { SvmRelay } from '../svm/svm-relay';
@@ -38,7 +46,8 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
   let standin: SolanaStandin;
   let conn: Connection;
   let db: PrismaClient;
-  let orders: OrderRepository;
+  let orders: LaneTxRepository;
+  let tables: OperatorTxTables;
   let rpc: SolanaRpc;
   let relay: SvmRelay;
   let ops: OperatorTxs;
@@ -49,10 +58,10 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
 
   /** An operator surface over the same database and chain; `wake` sends at once, as in the service. */
   const operatorTxs = (keys: { filler?: Keypair; vault?: Keypair; treasury?: PublicKey }, wake: (key: string) => void) => {
-    const svm = new SvmOperatorTxs(orders, rpc, keys, { wake }, silent);
+    const svm = new SvmOperatorTxs(tables, rpc, keys, { wake }, silent);
     return {
       resigner: new SvmResigner(orders, rpc, keys),
-      ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, orders, {} as Lanes, silent, svm),
+      ops: new OperatorTxs({ byName: () => undefined } as unknown as RelayChains, tables, {} as Lanes, silent, svm),
     };
   };
   const newRelay = (resigner: SvmResigner) =>
@@ -98,7 +107,14 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     standin = await startSolanaStandin({ slotMs: 100, blockhashTtlSlots: TTL_SLOTS });
     conn = new Connection(standin.url, 'confirmed');
     db = createGaslessRelayerDb(await freshMigratedDatabase('gasless-relayer', 'relayer_svm_operator'), 4);
-    orders = new OrderRepository(db, new SystemClock());
+    orders = new LaneTxRepository(db, new SystemClock());
+    tables = new OperatorTxTables(
+      new FillTxRepository(db),
+      new CancelTxRepository(db),
+      new RefundTxRepository(db),
+      new ClaimTxRepository(db),
+      new ReturnTxRepository(db),
+    );
     rpc = new SolanaRpc(standin.url, 5000);
     for (const k of [filler, vault]) standin.airdrop(k.publicKey, 10n * SOL);
     standin.createMint({ address: USDC, decimals: 6 });
@@ -232,8 +248,9 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await codeOf(ops.send({ kind: 'claim', quote_hash: key, chain: 'solana', call: { vm: 'svm', order: filled.wire } }))).toBe(
       Code.INVALID_ARGUMENT,
     );
-    expect(await orders.find(operatorKey('claim', wrong))).toBeNull();
-    expect(await orders.find(operatorKey('claim', key))).toBeNull();
+    expect(await tables.of('claim').find(wrong)).toBeNull();
+    expect(await tables.of('claim').find(key)).toBeNull();
+    expect(await db.laneTx.count({ where: { kind: 'claim', id: { in: [`claim-${wrong}`, `claim-${key}`] } } })).toBe(0);
   });
 
   it('reads the filler account: SOL for the System program id, a mint through its token account, 0 without one', async () => {
@@ -267,7 +284,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     expect(await codeOf(fillerOnly.send({ kind: 'cancel', quote_hash: refund.quoteHash, chain: 'solana', call }))).toBe(
       Code.INVALID_ARGUMENT,
     );
-    expect(await orders.find(operatorKey('refund', refund.quoteHash))).toBeNull();
+    expect(await tables.of('refund').find(refund.quoteHash)).toBeNull();
   });
 
   it('fails a fill that landed with an error (the filler lacks the tokens), with its signature and reason', async () => {
@@ -307,7 +324,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
       chain: 'solana',
       call: { vm: 'svm', order: refund.wire },
     };
-    const key = operatorKey('refund', refund.quoteHash);
+    const key = tables.of('refund').laneId(refund.quoteHash);
     const quiet = operatorTxs({ filler, vault }, () => undefined); // stores, never wakes a relay
     const vaultSol = await lamports(vault.publicKey);
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Keypair } from '@solana/web3.js';
-import { type GaslessOrder, OrderRepository } from '../orders/order.repository';
+import { type LaneTx, LaneTxRepository } from '../store/lane-tx.repository';
 import { SOLANA_RPC, type SolanaRpc } from '../svm/solana-rpc';
 import type { Resigner } from '../svm/svm-relay';
 import { resignSvmTx } from './svm-operator-tx';
@@ -15,15 +15,15 @@ import { SOLANA_OPERATOR_KEYS, type SolanaOperatorKeys, solanaOperatorReady } fr
 @Injectable()
 export class SvmResigner implements Resigner {
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
     @Inject(SOLANA_RPC) private readonly rpc: SolanaRpc | null,
     @Inject(SOLANA_OPERATOR_KEYS) private readonly keys: SolanaOperatorKeys,
   ) {}
 
-  async resign(order: GaslessOrder, from: 'queued' | 'submitted'): Promise<boolean> {
+  async resign(order: LaneTx, from: 'queued' | 'submitted'): Promise<boolean> {
     const { rpc } = solanaOperatorReady(this.rpc, this.keys);
     const keys = [this.keys.filler, this.keys.vault].filter((k): k is Keypair => k !== undefined);
     const next = resignSvmTx(order.svmTx!, await rpc.latestBlockhash(), keys);
-    return this.orders.resignSvm(order.quoteHash, from, order.svmSignature!, next);
+    return this.txs.resignSvm(order.id, from, order.svmSignature!, next);
   }
 }

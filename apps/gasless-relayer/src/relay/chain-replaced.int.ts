@@ -17,8 +17,10 @@ import { type Hex, type PublicClient, createPublicClient, getAddress, http } fro
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { RelayChains } from '../chain/relay-chains';
 import type { RelayerEnv } from '../env';
-import { OrderRepository } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import { GaslessOrderRepository } from '../store/gasless-order.repository';
+import { LaneTxRepository } from '../store/lane-tx.repository';
+import { FillTxRepository } from '../store/operator-tx.repository';
+import type { StatusEvents } from './status-events';
 import { ChainReplacement } from './chain-replaced';
 import type { Holds } from './holds';
 import { Lanes } from './lanes';
@@ -42,7 +44,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
   let anvil: Anvil;
   let port: number;
   let db: PrismaClient;
-  let orders: OrderRepository;
+  let orders: LaneTxRepository;
   const key = generatePrivateKey();
   const wallet = privateKeyToAccount(key).address;
   const warnings: { msg: string; obj: unknown }[] = [];
@@ -90,7 +92,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
     const next = new NextNonces();
     const replaced = new ChainReplacement(orders, log, next, lanes);
     const nonces = new NonceBook(orders, next, replaced);
-    const sender = new Sender(chains, orders, nonces, events, holds, log);
+    const sender = new Sender(chains, orders, new GaslessOrderRepository(db, new SystemClock()), nonces, events, holds, log);
     const tracker = new Tracker(chains, orders, sender, lanes, nonces, events, { pollMs: 100, bumpPercent: 20 }, log, replaced);
     lanes.start((chain, w, q) => sender.send(chain, w, q));
     tracker.start();
@@ -99,8 +101,11 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
       async send(): Promise<string> {
         const orderHash = `0x${randomBytes(32).toString('hex')}`;
         const to = getAddress(`0x${randomBytes(20).toString('hex')}`);
-        expect(await orders.insertOperatorTx({ kind: 'fill', orderHash, chain: 'base', to, calldata: '0x', value: 0n, wallet })).toBe(true);
-        const row = `fill-${orderHash}`;
+        const fills = new FillTxRepository(db);
+        expect(
+          await fills.insert({ key: orderHash, chain: 'base', wallet, payload: { vm: 'evm', target: to, calldata: '0x', value: 0n } }),
+        ).toBe(true);
+        const row = fills.laneId(orderHash);
         await lanes.enqueue('base', wallet, row);
         return row;
       },
@@ -123,7 +128,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
 
   beforeAll(async () => {
     db = createGaslessRelayerDb(await freshMigratedDatabase('gasless-relayer', 'relayer_replaced'), 4);
-    orders = new OrderRepository(db, new SystemClock());
+    orders = new LaneTxRepository(db, new SystemClock());
     anvil = await startAnvil(CHAIN_ID);
     port = Number(new URL(anvil.rpcUrl).port);
     await rpc('anvil_setBalance', [wallet, `0x${(10n ** 20n).toString(16)}`]);
@@ -160,9 +165,9 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
         await rpc('evm_setAutomine', [true]);
       }
       await rpc('evm_mine');
-      const rows = await db.gaslessOrder.findMany({ where: { wallet, status: { not: 'confirmed' } } });
-      for (const r of rows) await confirmed(r.quoteHash);
-      const all = await db.gaslessOrder.findMany({ where: { wallet }, include: { txs: true }, orderBy: { txNonce: 'asc' } });
+      const rows = await db.laneTx.findMany({ where: { wallet, status: { not: 'confirmed' } } });
+      for (const r of rows) await confirmed(r.id);
+      const all = await db.laneTx.findMany({ where: { wallet }, include: { txs: true }, orderBy: { txNonce: 'asc' } });
       expect(all.map((o) => [o.txNonce, o.status, o.txs.length, o.chainReplacedAt])).toEqual(
         [0n, 1n, 2n, 3n, 4n].map((n) => [n, 'confirmed', 1, null]),
       );
@@ -194,7 +199,7 @@ describe('relayer on a chain replaced under it (anvil restarted fresh)', () => {
       expect(resets()).toHaveLength(1);
       expect(resets()[0]!.obj).toMatchObject({ chain: 'base', wallet, chain_nonce: '0', mined_nonce: '5', requeued: 1, retired: 6 });
       // The old chain's rows stay as history, their nonces no longer counting.
-      const old = await db.gaslessOrder.findMany({ where: { wallet, chainReplacedAt: { not: null } } });
+      const old = await db.laneTx.findMany({ where: { wallet, chainReplacedAt: { not: null } } });
       expect(old.map((o) => o.txNonce).sort()).toEqual([0n, 1n, 2n, 3n, 4n, 5n]);
     } finally {
       await relayer.stop();

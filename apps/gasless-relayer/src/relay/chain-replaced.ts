@@ -3,7 +3,7 @@ import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, TransactionNotFoundError, TransactionReceiptNotFoundError } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
-import { OrderRepository } from '../orders/order.repository';
+import { LaneTxRepository } from '../store/lane-tx.repository';
 import { Lanes } from './lanes';
 import { NextNonces } from './next-nonces';
 
@@ -39,7 +39,7 @@ export class ChainReplacement {
   private readonly warnedKnown = new Set<string>();
 
   constructor(
-    @Inject(OrderRepository) private readonly orders: Pick<OrderRepository, 'lastMined' | 'submittedWithTxs' | 'resetReplacedChain'>,
+    @Inject(LaneTxRepository) private readonly txs: Pick<LaneTxRepository, 'lastMined' | 'submittedWithTxs' | 'resetReplacedChain'>,
     @Inject(LOGGER) private readonly log: Pick<Logger, 'warn'>,
     @Inject(NextNonces) private readonly nonces: Pick<NextNonces, 'forget'>,
     @Inject(Lanes) private readonly lanes: Pick<Lanes, 'enqueue'>,
@@ -103,12 +103,12 @@ export class ChainReplacement {
   /** The check and the reset described above; true when the wallet's state was reset. Call under `exclusive`. */
   private async detectAndReset(chain: RelayChain, wallet: Address): Promise<boolean> {
     const key = keyOf(chain.name, wallet);
-    const mined = await this.orders.lastMined(chain.name, wallet);
+    const mined = await this.txs.lastMined(chain.name, wallet);
     if (mined?.txNonce == null || !mined.minedTxHash) return false;
     const chainNonce = BigInt(await chain.client.getTransactionCount({ address: wallet, blockTag: 'latest' }));
     if (chainNonce > mined.txNonce) return false; // every nonce we saw mined is still used there
     if (await receiptExists(chain, mined.minedTxHash as Hex)) return false;
-    const submitted = await this.orders.submittedWithTxs(chain.name, wallet);
+    const submitted = await this.txs.submittedWithTxs(chain.name, wallet);
     for (const o of submitted) {
       for (const t of o.txs) {
         if (!(await txKnown(chain, t.txHash as Hex))) continue;
@@ -123,7 +123,7 @@ export class ChainReplacement {
         return false;
       }
     }
-    const { requeued, retired } = await this.orders.resetReplacedChain(chain.name, wallet, submitted);
+    const { requeued, retired } = await this.txs.resetReplacedChain(chain.name, wallet, submitted);
     this.generations.set(chain.name, this.generation(chain.name) + 1);
     this.warnedKnown.delete(key);
     this.log.warn(

@@ -4,7 +4,7 @@ import { RpcClient } from '@xchain/messaging';
 import { LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
 import { zeroAddress } from 'viem';
-import { type GaslessOrder, OrderRepository } from '../orders/order.repository';
+import { GaslessOrderRepository, type GaslessOrderWithTx } from '../store/gasless-order.repository';
 import { RELAYER_CALLER } from './relayer-caller';
 
 /** The registry's address of native SOL (the System program id). */
@@ -19,20 +19,20 @@ const SVM_NATIVE = '11111111111111111111111111111111';
 @Injectable()
 export class Holds {
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(GaslessOrderRepository) private readonly orders: GaslessOrderRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
-  async close(order: GaslessOrder): Promise<void> {
+  async close(order: GaslessOrderWithTx): Promise<void> {
     if (order.holdState !== 'held') return;
     const quote_hash = order.quoteHash;
     try {
-      if (order.status === 'confirmed') {
+      if (order.tx.status === 'confirmed') {
         const actual = await this.gasUsd(order);
         await this.rpc.call(LedgerSettleRpc, { quote_hash, actual_usd_micros: actual.toString() }, { caller: RELAYER_CALLER });
         await this.orders.setHold(quote_hash, 'held', 'settled');
-      } else if (order.status === 'failed') {
+      } else if (order.tx.status === 'failed') {
         await this.rpc.call(LedgerReleaseRpc, { quote_hash }, { caller: RELAYER_CALLER });
         await this.orders.setHold(quote_hash, 'held', 'released');
       }
@@ -45,16 +45,13 @@ export class Holds {
   }
 
   /** The gas spent in USD micros; without a price, the whole hold (the ledger caps it there). */
-  private async gasUsd(order: GaslessOrder): Promise<bigint> {
+  private async gasUsd(order: GaslessOrderWithTx): Promise<bigint> {
     const hold = BigInt(order.holdUsdMicros?.toFixed(0) ?? '0');
-    if (!order.gasCostWei) return hold;
+    const { gasCostWei, vm, chain } = order.tx;
+    if (!gasCostWei) return hold;
     try {
-      const native = order.vm === 'svm' ? SVM_NATIVE : zeroAddress;
-      const v = await this.rpc.call(
-        ValueUsdRpc,
-        { chain: order.chain, token: native, amount: order.gasCostWei.toFixed(0) },
-        { caller: RELAYER_CALLER },
-      );
+      const native = vm === 'svm' ? SVM_NATIVE : zeroAddress;
+      const v = await this.rpc.call(ValueUsdRpc, { chain, token: native, amount: gasCostWei.toFixed(0) }, { caller: RELAYER_CALLER });
       return BigInt(v.usd_micros);
     } catch {
       return hold;

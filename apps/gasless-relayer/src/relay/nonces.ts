@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Address } from 'viem';
 import type { RelayChain } from '../chain/relay-chains';
-import { OrderRepository } from '../orders/order.repository';
+import { LaneTxRepository } from '../store/lane-tx.repository';
 import { ChainReplacement } from './chain-replaced';
 import { NextNonces } from './next-nonces';
 
@@ -16,7 +16,7 @@ import { NextNonces } from './next-nonces';
 @Injectable()
 export class NonceBook {
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
     @Inject(NextNonces) private readonly next: NextNonces,
     @Inject(ChainReplacement) private readonly replaced?: ChainReplacement,
   ) {}
@@ -25,14 +25,14 @@ export class NonceBook {
     // A chain replaced under us (its nonce behind ours, our transactions gone) is reset first: the
     // reset forgets the wallet's next nonce (NextNonces). Otherwise the check's own reads of the chain and the database serve the take too.
     const read = await this.replaced?.beforeTake(chain, wallet, this.next.get(chain.name, wallet), () =>
-      this.orders.maxNonce(chain.name, wallet),
+      this.txs.maxNonce(chain.name, wallet),
     );
     const known = this.next.get(chain.name, wallet);
     const [mine, stored] = read
       ? [known ?? read.pending, read.stored]
       : await Promise.all([
           known ?? chain.client.getTransactionCount({ address: wallet, blockTag: 'pending' }).then(BigInt),
-          this.orders.maxNonce(chain.name, wallet),
+          this.txs.maxNonce(chain.name, wallet),
         ]);
     const afterStored = stored === undefined ? 0n : stored + 1n;
     return mine > afterStored ? mine : afterStored;

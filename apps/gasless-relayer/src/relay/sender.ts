@@ -5,8 +5,9 @@ import { isChainRpcUnavailable } from '@xchain/messaging';
 import { type Address, type Hex, keccak256 } from 'viem';
 import { type RelayChain, RelayChains, type RelayWallet } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
-import { type GaslessOrder, OrderRepository, type SignedTx, viewOf } from '../orders/order.repository';
-import { StatusEvents } from '../orders/status-events';
+import { GaslessOrderRepository, viewOf } from '../store/gasless-order.repository';
+import { type LaneTx, LaneTxRepository, type SignedTx } from '../store/lane-tx.repository';
+import { StatusEvents } from './status-events';
 import { broadcast } from './broadcast';
 import { Holds } from './holds';
 import { type LaneCall, simulateInOrder } from './lane-simulation';
@@ -51,19 +52,20 @@ type Judgement = bigint | 'reverted' | 'transient' | 'wait';
 export class Sender {
   constructor(
     @Inject(RelayChains) private readonly chains: RelayChains,
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
+    @Inject(GaslessOrderRepository) private readonly gasless: GaslessOrderRepository,
     @Inject(NonceBook) private readonly nonces: NonceBook,
     @Inject(StatusEvents) private readonly events: StatusEvents,
     @Inject(Holds) private readonly holds: Holds,
     @Inject(LOGGER) private readonly log: Logger,
   ) {}
 
-  /** The job of `quoteHash` sends its whole lane's backlog; the jobs of the others then find nothing to do. */
-  async send(chainName: string, wallet: Address, quoteHash: string): Promise<void> {
+  /** The job of lane transaction `id` sends its whole lane's backlog; the jobs of the others then find nothing to do. */
+  async send(chainName: string, wallet: Address, id: string): Promise<void> {
     const chain = this.chains.byName(chainName);
     const account = chain ? RelayChains.laneWallets(chain).find((w) => w.address === wallet)?.account : undefined;
     if (!chain || !account) throw new Error(`wallet ${wallet} is not configured on ${chainName}`);
-    const batch = await this.orders.queuedForLane(chainName, wallet, BATCH);
+    const batch = await this.txs.queuedForLane(chainName, wallet, BATCH);
     if (batch.length === 0) return;
     const head = await chain.client.getBlockNumber({ cacheTime: 0 });
     const first = await this.nonces.take(chain, wallet);
@@ -71,17 +73,17 @@ export class Sender {
     const ready = batch.flatMap((o, i) => (typeof judged[i] === 'bigint' ? [{ order: o, gas: judged[i] }] : []));
     // An order the RPC did not judge, or that waits for the wallet's transactions in flight, stays
     // queued; its own job retries it (and the sweeper enqueues it again should the job give up).
-    const own = judged[batch.findIndex((o) => o.quoteHash === quoteHash)];
+    const own = judged[batch.findIndex((o) => o.id === id)];
     if (ready.length > 0) await this.sendBatch(chain, account, ready, first, head);
     if (own === 'transient') throw new Error('the RPC did not answer the simulation; retried');
     if (own === 'wait') throw new Error("waiting for the wallet's transactions in flight to be mined before simulating; retried");
   }
 
   /** Simulates `batch` at nonce `first` on block `head` (see the class): one judgement per order. */
-  private async judge(chain: RelayChain, wallet: Address, head: bigint, first: bigint, batch: GaslessOrder[]): Promise<Judgement[]> {
+  private async judge(chain: RelayChain, wallet: Address, head: bigint, first: bigint, batch: LaneTx[]): Promise<Judgement[]> {
     try {
       const mined = BigInt(await chain.client.getTransactionCount({ address: wallet, blockNumber: head }));
-      const ahead = await this.orders.inFlight(chain.name, wallet, mined, first);
+      const ahead = await this.txs.inFlight(chain.name, wallet, mined, first);
       const outcomes = await simulateInOrder(chain.client, wallet, head, ahead.map(callOf), batch.map(callOf));
       if (outcomes === 'unsupported') return await this.judgeAlone(chain, wallet, head, mined < first, batch);
       const judged = await Promise.all(
@@ -110,7 +112,7 @@ export class Sender {
   }
 
   /** eth_estimateGas of the order alone on the head, with room; undefined when it reverts there. */
-  private async estimateOnHead(chain: RelayChain, wallet: Address, head: bigint, order: GaslessOrder): Promise<bigint | undefined> {
+  private async estimateOnHead(chain: RelayChain, wallet: Address, head: bigint, order: LaneTx): Promise<bigint | undefined> {
     try {
       const gas = await chain.client.estimateGas({ account: wallet, ...callOf(order), blockNumber: head });
       return gas + (gas * GAS_HEADROOM_PCT) / 100n;
@@ -121,13 +123,7 @@ export class Sender {
   }
 
   /** Without eth_simulateV1: the first order alone, estimated on the head, once nothing of the wallet is in flight. */
-  private async judgeAlone(
-    chain: RelayChain,
-    wallet: Address,
-    head: bigint,
-    inFlight: boolean,
-    batch: GaslessOrder[],
-  ): Promise<Judgement[]> {
+  private async judgeAlone(chain: RelayChain, wallet: Address, head: bigint, inFlight: boolean, batch: LaneTx[]): Promise<Judgement[]> {
     const rest = batch.slice(1).map((): Judgement => 'wait');
     if (inFlight) return [...rest, 'wait'];
     const order = batch[0]!;
@@ -142,17 +138,17 @@ export class Sender {
   }
 
   /** queued → failed with the simulation's reason: nothing was signed, no nonce used, no gas spent. */
-  private async failUnsent(chain: string, order: GaslessOrder, reason: string): Promise<void> {
-    if (await this.orders.fail(order.quoteHash, 'queued', `SIMULATION_REVERTED: ${reason}`)) {
-      this.log.info({ quote_hash: order.quoteHash, reason }, 'order failed before sending: its simulation at its nonce reverts');
-      await this.finished(chain, order.quoteHash);
+  private async failUnsent(chain: string, order: LaneTx, reason: string): Promise<void> {
+    if (await this.txs.fail(order.id, 'queued', `SIMULATION_REVERTED: ${reason}`)) {
+      this.log.info({ quote_hash: order.id, reason }, 'order failed before sending: its simulation at its nonce reverts');
+      await this.finished(chain, order.id);
     }
   }
 
   private async sendBatch(
     chain: RelayChain,
     account: RelayWallet['account'],
-    ready: { order: GaslessOrder; gas: bigint }[],
+    ready: { order: LaneTx; gas: bigint }[],
     first: bigint,
     head: bigint,
   ): Promise<void> {
@@ -161,12 +157,12 @@ export class Sender {
 
     const [fees, chainId] = await Promise.all([chain.client.estimateFeesPerGas(), chain.chainId()]);
     const signed = await Promise.all(
-      ready.map(async ({ order, gas }, i): Promise<{ quoteHash: string; tx: SignedTx }> => {
+      ready.map(async ({ order, gas }, i): Promise<{ id: string; tx: SignedTx }> => {
         const nonce = first + BigInt(i);
         const raw = await account.signTransaction({
           type: 'eip1559',
           chainId: Number(chainId),
-          to: order.executor as Address,
+          to: order.target as Address,
           data: order.calldata as Hex,
           value: valueOf(order),
           nonce: Number(nonce),
@@ -175,7 +171,7 @@ export class Sender {
           maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
         });
         return {
-          quoteHash: order.quoteHash,
+          id: order.id,
           tx: {
             hash: keccak256(raw),
             nonce,
@@ -187,10 +183,10 @@ export class Sender {
         };
       }),
     );
-    const kinds = new Map(ready.map(({ order }) => [order.quoteHash, order.kind]));
+    const kinds = new Map(ready.map(({ order }) => [order.id, order.kind]));
     let count: number;
     try {
-      count = await this.orders.markSubmitted(signed);
+      count = await this.txs.markSubmitted(signed);
     } catch (err) {
       if (!nonceStoredElsewhere(err)) throw err;
       // Another replica stored one of these nonces first (two jobs of this lane at once, or one
@@ -201,7 +197,7 @@ export class Sender {
     const stored = signed.slice(0, count);
     if (stored.length === 0) return;
     this.nonces.advance(chainName, wallet, stored[stored.length - 1]!.tx.nonce);
-    for (const { quoteHash: q, tx } of stored) {
+    for (const { id: q, tx } of stored) {
       if (kinds.get(q) === 'gasless')
         this.events.publish(chainName, { quote_hash: q, status: 'submitted', tx_hash: tx.hash, tx_hashes: [tx.hash] });
     }
@@ -213,23 +209,23 @@ export class Sender {
     outcomes.forEach((outcome, i) => {
       // The tracker decides: it finds a receipt, rebroadcasts, replaces, or signs again on a fresh nonce.
       if (outcome !== 'sent' && outcome !== 'known')
-        this.log.warn({ quote_hash: stored[i]!.quoteHash, tx_hash: stored[i]!.tx.hash, outcome }, 'broadcast did not go through');
+        this.log.warn({ quote_hash: stored[i]!.id, tx_hash: stored[i]!.tx.hash, outcome }, 'broadcast did not go through');
     });
   }
 
   /** Publishes a finished order's state and closes its sponsor hold (an operator transaction has neither: settlement asks for its state). */
-  async finished(chain: string, quoteHash: string): Promise<void> {
-    const order = await this.orders.find(quoteHash);
-    if (!order || order.kind !== 'gasless') return;
+  async finished(chain: string, id: string): Promise<void> {
+    const order = await this.gasless.find(id);
+    if (!order) return;
     this.events.publish(chain, viewOf(order));
     await this.holds.close(order);
   }
 }
 
-const valueOf = (order: GaslessOrder): bigint => BigInt(order.value.toFixed(0));
+const valueOf = (order: LaneTx): bigint => BigInt(order.value.toFixed(0));
 
 /** The call an order's transaction makes. */
-const callOf = (order: GaslessOrder): LaneCall => ({ to: order.executor as Address, data: order.calldata as Hex, value: valueOf(order) });
+const callOf = (order: LaneTx): LaneCall => ({ to: order.target as Address, data: order.calldata as Hex, value: valueOf(order) });
 
 /** The unique (chain, wallet, nonce) key refused a stored nonce (Prisma's unique-constraint error). */
 function nonceStoredElsewhere(err: unknown): boolean {

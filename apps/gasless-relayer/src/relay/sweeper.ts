@@ -2,7 +2,8 @@ import { Code, LedgerHoldRpc, RpcError } from '@xchain/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { RpcClient } from '@xchain/messaging';
 import type { Logger } from '@xchain/telemetry';
-import { OrderRepository } from '../orders/order.repository';
+import { GaslessOrderRepository } from '../store/gasless-order.repository';
+import { LaneTxRepository } from '../store/lane-tx.repository';
 import { RELAYER_CALLER } from './relayer-caller';
 import { Holds } from './holds';
 import { Lanes } from './lanes';
@@ -25,7 +26,8 @@ export class Sweeper {
   private readonly loop: Periodic;
 
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
+    @Inject(GaslessOrderRepository) private readonly orders: GaslessOrderRepository,
     @Inject(Lanes) private readonly lanes: Lanes,
     @Inject(Holds) private readonly holds: Holds,
     @Inject(Sender) private readonly sender: Sender,
@@ -50,11 +52,12 @@ export class Sweeper {
 
   async sweep(): Promise<void> {
     let enqueued = 0;
-    for (const o of await this.orders.staleQueued(STALE_MS)) {
-      if (o.holdState === 'holding' && !(await this.retryHold(o.quoteHash, o.partnerId!, o.holdUsdMicros?.toFixed(0) ?? '0', o.chain)))
+    for (const o of await this.txs.staleQueued(STALE_MS)) {
+      const held = o.gasless;
+      if (held?.holdState === 'holding' && !(await this.retryHold(o.id, held.partnerId!, held.holdUsdMicros?.toFixed(0) ?? '0', o.chain)))
         continue;
-      if (o.vm === 'svm') continue; // no lane: the Solana relay sends its queued orders on each of its passes
-      await this.lanes.enqueue(o.chain, o.wallet, o.quoteHash);
+      if (o.vm === 'svm') continue; // no lane: the Solana relay sends its queued transactions on each of its passes
+      await this.lanes.enqueue(o.chain, o.wallet, o.id);
       enqueued++;
     }
     if (enqueued > 0) this.log.info({ enqueued }, 'queued orders enqueued again');
@@ -72,7 +75,7 @@ export class Sweeper {
       return this.orders.setHold(quoteHash, 'holding', 'held');
     } catch (err) {
       if (err instanceof RpcError && err.status.code === Code.FAILED_PRECONDITION) {
-        if (await this.orders.fail(quoteHash, 'queued', 'SPONSOR_BALANCE_INSUFFICIENT: the sponsor could not cover the relay gas'))
+        if (await this.txs.fail(quoteHash, 'queued', 'SPONSOR_BALANCE_INSUFFICIENT: the sponsor could not cover the relay gas'))
           await this.sender.finished(chain, quoteHash);
       }
       return false;

@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, type TransactionReceipt, keccak256, parseTransaction } from 'viem';
 import { type RelayChain, RelayChains } from '../chain/relay-chains';
-import { OrderRepository, type OrderWithTxs } from '../orders/order.repository';
-import { StatusEvents } from '../orders/status-events';
+import { LaneTxRepository, type LaneTxWithTxs } from '../store/lane-tx.repository';
+import { StatusEvents } from './status-events';
 import { broadcast } from './broadcast';
 import { ChainReplacement } from './chain-replaced';
 import { Lanes } from './lanes';
@@ -31,7 +31,7 @@ export class Tracker {
 
   constructor(
     @Inject(RelayChains) private readonly chains: RelayChains,
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
     @Inject(Sender) private readonly sender: Sender,
     @Inject(Lanes) private readonly lanes: Lanes,
     @Inject(NonceBook) private readonly nonces: NonceBook,
@@ -59,40 +59,38 @@ export class Tracker {
 
   async track(chain: RelayChain): Promise<void> {
     const seen = this.replaced?.generation(chain.name);
-    const submitted = await this.orders.inStatus(chain.name, 'submitted');
+    const submitted = await this.txs.inStatus(chain.name, 'submitted');
     if (submitted.length === 0) return;
     const head = await chain.client.getBlockNumber({ cacheTime: 0 });
-    const followAll = (orders: OrderWithTxs[]) =>
+    const followAll = (orders: LaneTxWithTxs[]) =>
       Promise.all(
         orders.map((o) =>
           this.follow(chain, o, head).catch((err: unknown) =>
-            this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'order not followed this pass'),
+            this.log.warn({ quote_hash: o.id, err: message(err) }, 'order not followed this pass'),
           ),
         ),
       );
     if (!this.replaced || seen === undefined) return void (await followAll(submitted));
     // Per wallet: first whether the chain was replaced under it (then its orders are signed again,
     // not rebroadcast); its orders are followed only if no reset on the chain made these rows stale.
-    const byWallet = new Map<string, OrderWithTxs[]>();
+    const byWallet = new Map<string, LaneTxWithTxs[]>();
     for (const o of submitted) byWallet.set(o.wallet, [...(byWallet.get(o.wallet) ?? []), o]);
     await Promise.all([...byWallet].map(([wallet, mine]) => this.replaced!.guard(chain, wallet as Address, seen, () => followAll(mine))));
   }
 
-  private async follow(chain: RelayChain, order: OrderWithTxs, head: bigint): Promise<void> {
+  private async follow(chain: RelayChain, order: LaneTxWithTxs, head: bigint): Promise<void> {
     const receipt = await this.receiptOf(chain, order);
     if (receipt) {
       if (head - receipt.blockNumber < BigInt(chain.confirmations)) return; // blocks on top, as the chain watchers count
       const gasCostWei = receipt.gasUsed * receipt.effectiveGasPrice;
       const done =
         receipt.status === 'success'
-          ? await this.orders.confirm(order.quoteHash, receipt.transactionHash, receipt.blockNumber, gasCostWei)
-          : await this.orders.fail(
-              order.quoteHash,
-              'submitted',
-              `TX_REVERTED: ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`,
-              { txHash: receipt.transactionHash, gasCostWei },
-            );
-      if (done) await this.sender.finished(chain.name, order.quoteHash);
+          ? await this.txs.confirm(order.id, receipt.transactionHash, receipt.blockNumber, gasCostWei)
+          : await this.txs.fail(order.id, 'submitted', `TX_REVERTED: ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`, {
+              txHash: receipt.transactionHash,
+              gasCostWei,
+            });
+      if (done) await this.sender.finished(chain.name, order.id);
       return;
     }
     const latest = order.txs[order.txs.length - 1];
@@ -109,7 +107,7 @@ export class Tracker {
     if (head - latest.sentBlock >= BigInt(chain.replaceAfterBlocks)) await this.replace(chain, order, latest.raw as Hex, head);
   }
 
-  private async receiptOf(chain: RelayChain, order: OrderWithTxs): Promise<TransactionReceipt | undefined> {
+  private async receiptOf(chain: RelayChain, order: LaneTxWithTxs): Promise<TransactionReceipt | undefined> {
     const receipts = await Promise.all(
       order.txs.map((t) => chain.client.getTransactionReceipt({ hash: t.txHash as Hex }).catch(() => undefined)),
     );
@@ -117,16 +115,15 @@ export class Tracker {
   }
 
   /** The stored nonce was used, yet none of ours was mined: another transaction took it. Sign again on a fresh nonce. */
-  private async nonceTaken(chain: RelayChain, order: OrderWithTxs, nonce: bigint): Promise<void> {
+  private async nonceTaken(chain: RelayChain, order: LaneTxWithTxs, nonce: bigint): Promise<void> {
     if (await this.receiptOf(chain, order)) return; // ours after all: the next pass confirms it
-    this.log.warn({ quote_hash: order.quoteHash, nonce: nonce.toString() }, 'nonce used by a transaction that is not ours; signing again');
+    this.log.warn({ quote_hash: order.id, nonce: nonce.toString() }, 'nonce used by a transaction that is not ours; signing again');
     this.nonces.reset(chain.name, order.wallet as Address);
-    if (await this.orders.requeue(order.quoteHash))
-      await this.lanes.enqueue(chain.name, order.wallet, order.quoteHash).catch(() => undefined);
+    if (await this.txs.requeue(order.id)) await this.lanes.enqueue(chain.name, order.wallet, order.id).catch(() => undefined);
   }
 
   /** Same nonce, same call, fees raised by at least bumpPercent on both fields (or to the current estimate if higher). */
-  private async replace(chain: RelayChain, order: OrderWithTxs, raw: Hex, head: bigint): Promise<void> {
+  private async replace(chain: RelayChain, order: LaneTxWithTxs, raw: Hex, head: bigint): Promise<void> {
     const account = RelayChains.laneWallets(chain).find((w) => w.address === order.wallet)?.account;
     if (!account) return;
     const prev = parseTransaction(raw);
@@ -149,7 +146,7 @@ export class Tracker {
     });
     const hash = keccak256(signed);
     if (
-      !(await this.orders.addTx(order.quoteHash, {
+      !(await this.txs.addTx(order.id, {
         hash,
         nonce: BigInt(prev.nonce ?? 0),
         maxFeePerGas,
@@ -162,7 +159,7 @@ export class Tracker {
     const outcome = await broadcast(chain.client, signed);
     this.log.info(
       {
-        quote_hash: order.quoteHash,
+        quote_hash: order.id,
         tx_hash: hash,
         replaces: order.txs.length,
         outcome: typeof outcome === 'string' ? outcome : outcome.error,
@@ -171,7 +168,7 @@ export class Tracker {
     );
     const hashes = [...order.txs.map((t) => t.txHash), hash];
     if (order.kind === 'gasless')
-      this.events.publish(chain.name, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
+      this.events.publish(chain.name, { quote_hash: order.id, status: 'submitted', tx_hash: hash, tx_hashes: hashes });
   }
 }
 

@@ -6,8 +6,8 @@ import type { Logger } from '@xchain/telemetry';
 import { type Address, type Hex, getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { RelayChain, RelayChains } from '../chain/relay-chains';
-import type { OrderRepository } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import type { StatusEvents } from '../relay/status-events';
+import type { GaslessOrderRepository } from '../store/gasless-order.repository';
 import type { Lanes } from '../relay/lanes';
 import { SubmitService } from './submit.service';
 
@@ -62,7 +62,7 @@ describe('SubmitService', () => {
   } as unknown as RelayChain;
   const service = (find: () => Promise<unknown> = async () => null) =>
     new SubmitService(
-      { find, insert, dropUnheld: jest.fn(), setHold: jest.fn() } as unknown as OrderRepository,
+      { find, insert, dropUnheld: jest.fn(), setHold: jest.fn() } as unknown as GaslessOrderRepository,
       { call: async () => stored } as never,
       { byChainId: async (id: bigint) => (id === 8453n ? chain : undefined) } as unknown as RelayChains,
       { pickWallet: () => WALLET, enqueue } as unknown as Lanes,
@@ -172,13 +172,15 @@ describe('SubmitService', () => {
     // The first look finds nothing; by the time the checks run, the other submission's transaction used the nonce.
     const winner = {
       quoteHash: stored.quote_hash,
-      vm: 'evm',
-      status: 'submitted',
-      txs: [{ txHash: `0x${'ab'.repeat(32)}` }],
-      attempts: 1,
-      minedTxHash: null,
-      svmSignature: null,
-      error: null,
+      tx: {
+        vm: 'evm',
+        status: 'submitted',
+        txs: [{ txHash: `0x${'ab'.repeat(32)}` }],
+        attempts: 1,
+        minedTxHash: null,
+        svmSignature: null,
+        error: null,
+      },
     };
     let looks = 0;
     const find = async () => (looks++ === 0 ? null : winner);

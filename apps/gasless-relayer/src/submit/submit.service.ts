@@ -17,8 +17,8 @@ import { type Address, type Hex, getAddress, isAddress, isAddressEqual, isHex, r
 import { type RelayChain, RelayChains } from '../chain/relay-chains';
 import { revertReason } from '../chain/revert-reason';
 import { balanceAndAllowance, permit2NonceUsed, permitDomain, permitNonce } from '../chain/token-reads';
-import { OrderRepository, viewOf } from '../orders/order.repository';
-import { StatusEvents } from '../orders/status-events';
+import { GaslessOrderRepository, viewOf } from '../store/gasless-order.repository';
+import { StatusEvents } from '../relay/status-events';
 import { Lanes } from '../relay/lanes';
 import { SVM_RELAY, type SvmRelay } from '../svm/svm-relay';
 import { SVM_SUBMIT, type SvmQuote, type SvmSubmit } from '../svm/svm-submit';
@@ -49,7 +49,7 @@ export class SubmitService {
   private readonly svm: { submit: SvmSubmit; relay: Pick<SvmRelay, 'wake'> } | undefined;
 
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(GaslessOrderRepository) private readonly orders: GaslessOrderRepository,
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RelayChains) private readonly chains: RelayChains,
     @Inject(Lanes) private readonly lanes: Lanes,
@@ -83,7 +83,7 @@ export class SubmitService {
       feePayer: tx.feePayer,
       txBase64: tx.txBase64,
       signature: tx.signature,
-      ...(sponsor ? { partnerId: sponsor.partnerId, holdUsdMicros: sponsor.usdMicros } : {}),
+      ...(sponsor ? { sponsor: { partnerId: sponsor.partnerId, holdUsdMicros: sponsor.usdMicros } } : {}),
     });
     if (!inserted) {
       // Another submission of this quote won (the primary key decides): its state is the answer.
@@ -175,7 +175,7 @@ export class SubmitService {
       executor,
       calldata,
       wallet,
-      ...(sponsor ? { partnerId: sponsor.partnerId, holdUsdMicros: sponsor.usdMicros } : {}),
+      ...(sponsor ? { sponsor: { partnerId: sponsor.partnerId, holdUsdMicros: sponsor.usdMicros } } : {}),
     });
     if (!inserted) {
       const winner = await this.orders.find(quoteHash);

@@ -2,8 +2,8 @@ import { type StoredQuote, RpcError } from '@xchain/contracts';
 import { orderToWire, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
-import type { OrderRepository } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import type { StatusEvents } from '../relay/status-events';
+import type { GaslessOrderRepository } from '../store/gasless-order.repository';
 import type { Lanes } from '../relay/lanes';
 import { SubmitService } from '../submit/submit.service';
 import type { SvmSubmit } from './svm-submit';
@@ -57,7 +57,7 @@ describe('SubmitService for a Solana source', () => {
   });
   const service = (svm = true) =>
     new SubmitService(
-      { find: async () => existing, insertSvm } as unknown as OrderRepository,
+      { find: async () => existing, insertSvm } as unknown as GaslessOrderRepository,
       { call: async () => stored } as never,
       {} as RelayChains,
       {} as Lanes,
@@ -86,7 +86,10 @@ describe('SubmitService for a Solana source', () => {
 
   it('answers the first order when another submission of the quote won the insert, and wakes nothing', async () => {
     insertSvm.mockImplementation(async () => {
-      existing = { quoteHash: HASH, vm: 'svm', status: 'submitted', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], txs: [] };
+      existing = {
+        quoteHash: HASH,
+        tx: { vm: 'svm', status: 'submitted', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], txs: [] },
+      };
       return false;
     });
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'submitted', tx_hash: '5first' });
@@ -96,13 +99,7 @@ describe('SubmitService for a Solana source', () => {
   it("answers an existing order's state without checking or sending anything", async () => {
     existing = {
       quoteHash: HASH,
-      vm: 'svm',
-      status: 'confirmed',
-      attempts: 1,
-      svmSignature: '5first',
-      svmExpiredSigs: [],
-      minedTxHash: '5first',
-      txs: [],
+      tx: { vm: 'svm', status: 'confirmed', attempts: 1, svmSignature: '5first', svmExpiredSigs: [], minedTxHash: '5first', txs: [] },
     };
     await expect(service().submit(body)).resolves.toEqual({ quote_hash: HASH, status: 'confirmed', tx_hash: '5first' });
     expect(accept).not.toHaveBeenCalled();

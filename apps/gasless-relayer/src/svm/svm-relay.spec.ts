@@ -1,9 +1,8 @@
 import { Keypair, Transaction } from '@solana/web3.js';
-import type { GaslessOrder } from '@xchain/gasless-relayer-db';
 import { memoInstruction } from '@xchain/svm-orders';
 import type { Logger } from '@xchain/telemetry';
-import type { OrderRepository } from '../orders/order.repository';
-import type { StatusEvents } from '../orders/status-events';
+import type { StatusEvents } from '../relay/status-events';
+import type { LaneTx, LaneTxRepository } from '../store/lane-tx.repository';
 import type { SignatureStatus, SolanaRpc } from './solana-rpc';
 import { type Resign, SvmRelay } from './svm-relay';
 import { storedTxFacts } from './svm-transaction';
@@ -16,9 +15,9 @@ const svmTx = tx.serialize().toString('base64');
 const { signature } = storedTxFacts(svmTx);
 const QUOTE = `0x${'ab'.repeat(32)}`;
 
-/** The relay loop over an in-memory order table and a scripted RPC: what it sends, and how each order ends. */
+/** The relay loop over an in-memory lane table and a scripted RPC: what it sends, and how each order ends. */
 describe('SvmRelay', () => {
-  let row: GaslessOrder;
+  let row: LaneTx;
   let status: SignatureStatus | undefined;
   let valid: boolean;
   let send: jest.Mock;
@@ -45,7 +44,7 @@ describe('SvmRelay', () => {
         : false,
     fail: async (_q: string, from: string, error: string) =>
       row.status === from ? ((row = { ...row, status: 'failed', error }), true) : false,
-  } as unknown as OrderRepository;
+  } as unknown as LaneTxRepository;
   const rpc = {
     isBlockhashValid: async () => valid,
     signatureStatus: async () => status,
@@ -66,7 +65,7 @@ describe('SvmRelay', () => {
 
   beforeEach(() => {
     row = {
-      quoteHash: QUOTE,
+      id: QUOTE,
       kind: 'gasless',
       chain: 'solana',
       vm: 'svm',
@@ -75,8 +74,7 @@ describe('SvmRelay', () => {
       svmTx,
       svmSignature: signature,
       svmExpiredSigs: [],
-      holdState: null,
-    } as unknown as GaslessOrder;
+    } as unknown as LaneTx;
     status = undefined;
     valid = true;
     send = jest.fn(async () => signature);
@@ -163,7 +161,7 @@ describe('SvmRelay', () => {
     });
 
     beforeEach(() => {
-      row = { ...row, quoteHash: OP_KEY, kind: 'fill' };
+      row = { ...row, id: OP_KEY, kind: 'fill' };
       resign.mockClear();
     });
 
@@ -201,8 +199,7 @@ describe('SvmRelay', () => {
     it('is not sent when it was signed again after the pass read it (the old bytes stay unsent)', async () => {
       const stale = { ...row };
       row = { ...row, svmTx: resignedTx, svmSignature: resignedSig };
-      (orders as unknown as { svmInStatus: (s: string) => Promise<GaslessOrder[]> }).svmInStatus = async (s) =>
-        s === 'queued' ? [stale] : [];
+      (orders as unknown as { svmInStatus: (s: string) => Promise<LaneTx[]> }).svmInStatus = async (s) => (s === 'queued' ? [stale] : []);
       await relay(resign).pass();
       expect(send).not.toHaveBeenCalled();
       expect(row.status).toBe('queued');

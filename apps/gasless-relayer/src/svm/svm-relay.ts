@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from '@xchain/telemetry';
-import { type GaslessOrder, OrderRepository } from '../orders/order.repository';
-import { StatusEvents } from '../orders/status-events';
+import { type LaneTx, LaneTxRepository } from '../store/lane-tx.repository';
+import { StatusEvents } from '../relay/status-events';
 import { Sender } from '../relay/sender';
 import { LOGGER, Periodic, token } from '@xchain/service-kit';
 import { SolanaRpc } from './solana-rpc';
@@ -14,7 +14,7 @@ export type Finished = (chain: string, quoteHash: string) => Promise<void>;
  * Signs a Solana operator transaction again over a new blockhash, from `from` with its stored
  * signature unchanged; true when this call did it (false: another pass or replica got there first).
  */
-export type Resign = (order: GaslessOrder, from: 'queued' | 'submitted') => Promise<boolean>;
+export type Resign = (order: LaneTx, from: 'queued' | 'submitted') => Promise<boolean>;
 
 /** Who signs expired operator transactions again (the operator's SvmResigner); null without a filler key (SOLANA_FILLER_KEY). */
 export interface Resigner {
@@ -43,7 +43,7 @@ export class SvmRelay {
   private readonly loop: Periodic;
 
   constructor(
-    @Inject(OrderRepository) private readonly orders: OrderRepository,
+    @Inject(LaneTxRepository) private readonly txs: LaneTxRepository,
     @Inject(SolanaRpc) private readonly rpc: SolanaRpc,
     @Inject(StatusEvents) private readonly events: StatusEvents,
     /** Publishes a finished order's state and closes its sponsor hold (the EVM sender's, shared). */
@@ -70,7 +70,7 @@ export class SvmRelay {
   /** Sends a just-accepted order now rather than at the next pass (which would send it otherwise). */
   wake(quoteHash: string): void {
     void (async () => {
-      const order = await this.orders.find(quoteHash);
+      const order = await this.txs.find(quoteHash);
       if (order?.vm === 'svm' && order.status === 'queued') await this.sendFirst(order);
     })().catch((err: unknown) =>
       this.log.warn({ quote_hash: quoteHash, err: message(err) }, 'Solana order not sent yet; the next pass sends it'),
@@ -78,23 +78,23 @@ export class SvmRelay {
   }
 
   async pass(): Promise<void> {
-    const [queued, submitted] = await Promise.all([this.orders.svmInStatus('queued'), this.orders.svmInStatus('submitted')]);
-    const each = (o: GaslessOrder, step: (o: GaslessOrder) => Promise<void>) =>
-      step(o).catch((err: unknown) => this.log.warn({ quote_hash: o.quoteHash, err: message(err) }, 'Solana order not followed this pass'));
+    const [queued, submitted] = await Promise.all([this.txs.svmInStatus('queued'), this.txs.svmInStatus('submitted')]);
+    const each = (o: LaneTx, step: (o: LaneTx) => Promise<void>) =>
+      step(o).catch((err: unknown) => this.log.warn({ quote_hash: o.id, err: message(err) }, 'Solana order not followed this pass'));
     await Promise.all([...queued.map((o) => each(o, (x) => this.sendFirst(x))), ...submitted.map((o) => each(o, (x) => this.follow(x)))]);
   }
 
   /** queued → submitted, then the first send. An order whose blockhash expired before it was ever sent ends as an expired one. */
-  private async sendFirst(order: GaslessOrder): Promise<void> {
+  private async sendFirst(order: LaneTx): Promise<void> {
     const { signature, blockhash } = storedTxFacts(order.svmTx!);
     if (!(await this.rpc.isBlockhashValid(blockhash))) return this.expired(order, 'queued', signature);
-    if (!(await this.orders.markSvmSubmitted(order.quoteHash, signature))) return; // another pass got there first, or it was signed again
+    if (!(await this.txs.markSvmSubmitted(order.id, signature))) return; // another pass got there first, or it was signed again
     if (order.kind === 'gasless')
-      this.events.publish(order.chain, { quote_hash: order.quoteHash, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
+      this.events.publish(order.chain, { quote_hash: order.id, status: 'submitted', tx_hash: signature, tx_hashes: [signature] });
     await this.send(order, signature);
   }
 
-  private async follow(order: GaslessOrder): Promise<void> {
+  private async follow(order: LaneTx): Promise<void> {
     const { signature, blockhash } = storedTxFacts(order.svmTx!);
     if (await this.settle(order, signature)) return;
     if (await this.rpc.isBlockhashValid(blockhash)) {
@@ -107,51 +107,45 @@ export class SvmRelay {
   }
 
   /** The transaction can never land: an operator transaction is signed again, a gasless order fails. */
-  private async expired(order: GaslessOrder, from: 'queued' | 'submitted', signature: string): Promise<void> {
+  private async expired(order: LaneTx, from: 'queued' | 'submitted', signature: string): Promise<void> {
     if (order.kind !== 'gasless') {
       // Without the keys (not configured any more) it waits, still unsent, until they are back.
       if (!this.resigner) throw new Error('an operator transaction expired and no Solana operator key is configured to sign it again');
       if (await this.resigner.resign(order, from))
-        this.log.info(
-          { quote_hash: order.quoteHash, expired: signature },
-          'Solana operator transaction expired without landing; signed again',
-        );
+        this.log.info({ quote_hash: order.id, expired: signature }, 'Solana operator transaction expired without landing; signed again');
       return;
     }
-    if (await this.orders.fail(order.quoteHash, from, expiredError(signature))) {
-      if (from === 'submitted') this.log.info({ quote_hash: order.quoteHash, signature }, 'Solana transaction expired without landing');
-      await this.sender.finished(order.chain, order.quoteHash);
+    if (await this.txs.fail(order.id, from, expiredError(signature))) {
+      if (from === 'submitted') this.log.info({ quote_hash: order.id, signature }, 'Solana transaction expired without landing');
+      await this.sender.finished(order.chain, order.id);
     }
   }
 
   /** True when the signature is known to the node (settled now, or still short of `confirmed`). */
-  private async settle(order: GaslessOrder, signature: string): Promise<boolean> {
+  private async settle(order: LaneTx, signature: string): Promise<boolean> {
     const status = await this.rpc.signatureStatus(signature);
     if (!status) return false;
     if (status.confirmationStatus !== 'confirmed' && status.confirmationStatus !== 'finalized') return true;
     const fee = await this.rpc.feeOf(signature).catch(() => undefined);
     const done =
       status.err === null || status.err === undefined
-        ? await this.orders.confirm(order.quoteHash, signature, BigInt(status.slot), fee ?? null)
-        : await this.orders.fail(
-            order.quoteHash,
+        ? await this.txs.confirm(order.id, signature, BigInt(status.slot), fee ?? null)
+        : await this.txs.fail(
+            order.id,
             'submitted',
             `TX_REVERTED: ${signature} failed in slot ${status.slot}: ${JSON.stringify(status.err)}`,
             { txHash: signature, gasCostWei: fee ?? null },
           );
-    if (done) await this.sender.finished(order.chain, order.quoteHash);
+    if (done) await this.sender.finished(order.chain, order.id);
     return true;
   }
 
   /** Sends the stored bytes. A refusal or an RPC failure is logged: the next pass looks again and decides. */
-  private async send(order: GaslessOrder, signature: string): Promise<void> {
+  private async send(order: LaneTx, signature: string): Promise<void> {
     try {
       await this.rpc.send(order.svmTx!);
     } catch (err) {
-      this.log.warn(
-        { quote_hash: order.quoteHash, signature, err: message(err) },
-        'Solana send did not go through; the next pass looks again',
-      );
+      this.log.warn({ quote_hash: order.id, signature, err: message(err) }, 'Solana send did not go through; the next pass looks again');
     }
   }
 }
