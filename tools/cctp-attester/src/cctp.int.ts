@@ -97,16 +97,26 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
     await Promise.all(Object.values(anvils).map((a) => a.proc.stop()));
   });
 
-  const write = async (domain: number, account: typeof user, address: Address, abi: typeof TOKEN_ABI | typeof ERRORS_ABI, functionName: string, args: unknown[]) => {
+  const write = async (
+    domain: number,
+    account: typeof user,
+    address: Address,
+    abi: typeof TOKEN_ABI | typeof ERRORS_ABI,
+    functionName: string,
+    args: unknown[],
+  ) => {
     const wallet = createWalletClient({ account, transport: http(anvils[domain]!.rpcUrl, { timeout: 10_000 }) });
-    const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as Parameters<typeof wallet.writeContract>[0]);
+    const hash = await wallet.writeContract({ address, abi, functionName, args, chain: null } as Parameters<
+      typeof wallet.writeContract
+    >[0]);
     const receipt = await clients[domain]!.waitForTransactionReceipt({ hash, timeout: 10_000 });
     expect(receipt.status).toBe('success');
     return receipt;
   };
   const balance = (domain: number, of: Address) =>
     clients[domain]!.readContract({ address: USDC[domain]!, abi: TOKEN_ABI, functionName: 'balanceOf', args: [of] });
-  const mine = (domain: number, blocks: number) => createTestClient({ mode: 'anvil', transport: http(anvils[domain]!.rpcUrl) }).mine({ blocks });
+  const mine = (domain: number, blocks: number) =>
+    createTestClient({ mode: 'anvil', transport: http(anvils[domain]!.rpcUrl) }).mine({ blocks });
 
   /** Mints `amount` USDC to the user on base and burns it towards `destination`. */
   const burn = async (amount: bigint, opts: { destination?: number; maxFee?: bigint; minFinality?: number } = {}) => {
@@ -132,10 +142,14 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
     return (res.body as { messages: CctpWireMessage[] }).messages;
   };
   const attested = (txHash: Hex) =>
-    until(`the attestation of ${txHash}`, async () => {
-      const [m] = await messagesOf(txHash);
-      return m?.status === 'complete' ? m : undefined;
-    }, { timeoutMs: 10_000 });
+    until(
+      `the attestation of ${txHash}`,
+      async () => {
+        const [m] = await messagesOf(txHash);
+        return m?.status === 'complete' ? m : undefined;
+      },
+      { timeoutMs: 10_000 },
+    );
   /** The revert reason of `receiveMessage` on arbitrum, from the relayer; fails when it does not revert. */
   const receiveReverts = async (message: Hex, attestation: Hex): Promise<string> => {
     try {
@@ -166,7 +180,13 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
     const [sent] = parseEventLogs({ abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI, eventName: 'MessageSent', logs: receipt.logs });
     const emitted = decodeCctpMessage(sent!.args.message);
     expect(sent!.address).toBe(TRANSMITTER.toLowerCase());
-    expect(emitted).toMatchObject({ version: 1, sourceDomain: BASE, destinationDomain: ARBITRUM, nonce: zeroHash, finalityThresholdExecuted: 0 });
+    expect(emitted).toMatchObject({
+      version: 1,
+      sourceDomain: BASE,
+      destinationDomain: ARBITRUM,
+      nonce: zeroHash,
+      finalityThresholdExecuted: 0,
+    });
     expect(emitted.sender).toBe(addressToBytes32(MESSENGER));
     expect(emitted.recipient).toBe(addressToBytes32(MESSENGER));
     expect(decodeCctpBurnBody(emitted.messageBody)).toEqual({
@@ -236,7 +256,12 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
     const [got] = parseEventLogs({ abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI, eventName: 'MessageReceived', logs: received.logs });
     expect(got!.args).toMatchObject({ caller: relayer.address, sourceDomain: BASE, nonce: m.eventNonce, finalityThresholdExecuted: 1000 });
     expect(
-      await clients[ARBITRUM]!.readContract({ address: TRANSMITTER, abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI, functionName: 'usedNonces', args: [m.eventNonce as Hex] }),
+      await clients[ARBITRUM]!.readContract({
+        address: TRANSMITTER,
+        abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI,
+        functionName: 'usedNonces',
+        args: [m.eventNonce as Hex],
+      }),
     ).toBe(1n);
 
     expect(await receiveReverts(m.message as Hex, m.attestation as Hex)).toBe('Nonce already used');

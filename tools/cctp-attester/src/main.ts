@@ -8,7 +8,9 @@ import { startAttester } from './start-attester';
 async function main(): Promise<number> {
   const settings = attesterSettings(process.env);
   const attester = await startAttester({ ...settings, onError: (err) => console.error(`[cctp-attester] ${String(err)}`) });
-  console.log(`[cctp-attester] ready: ${attester.url} signing as ${attester.attester} for domains ${Object.keys(settings.domains).join(', ')}`);
+  console.log(
+    `[cctp-attester] ready: ${attester.url} signing as ${attester.attester} for domains ${Object.keys(settings.domains).join(', ')}`,
+  );
   return new Promise<number>((resolve) => {
     const stop = (why: string) => {
       console.log(`[cctp-attester] ${why}: stopping`);

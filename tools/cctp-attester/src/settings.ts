@@ -7,7 +7,8 @@ export const DEV_CCTP_ATTESTER_KEY: Hex = keccak256(stringToBytes('xchain dev CC
 const whole = (env: NodeJS.ProcessEnv, name: string, fallback: number): number => {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new Error(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new Error(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
   return Number(raw);
 };
 
@@ -51,7 +52,8 @@ function parseDomains(raw: string | undefined): Record<number, AttesterDomain> {
   for (const [id, d] of Object.entries(parsed as Record<string, unknown>)) {
     const v = (d ?? {}) as Partial<Record<keyof AttesterDomain, unknown>>;
     if (!/^\d{1,10}$/.test(id)) throw new Error(`CCTP_ATTESTER_DOMAINS: ${JSON.stringify(id)} is not a domain id`);
-    if (typeof v.rpcUrl !== 'string' || !/^https?:\/\//.test(v.rpcUrl)) throw new Error(`CCTP_ATTESTER_DOMAINS[${id}].rpcUrl must be an http(s) URL`);
+    if (typeof v.rpcUrl !== 'string' || !/^https?:\/\//.test(v.rpcUrl))
+      throw new Error(`CCTP_ATTESTER_DOMAINS[${id}].rpcUrl must be an http(s) URL`);
     if (typeof v.messageTransmitter !== 'string' || !isAddress(v.messageTransmitter))
       throw new Error(`CCTP_ATTESTER_DOMAINS[${id}].messageTransmitter must be an address`);
     if (typeof v.tokenMessenger !== 'string' || !isAddress(v.tokenMessenger))

@@ -98,7 +98,10 @@ export async function startAttester(opts: AttesterOptions): Promise<Attester> {
     if (!domain) return fail(400, `Unsupported source domain ${raw}`);
     const txHash = query.get('transactionHash');
     if (txHash === null)
-      return fail(400, query.has('nonce') ? 'Lookup by nonce is not supported here: give transactionHash' : 'transactionHash or nonce is required');
+      return fail(
+        400,
+        query.has('nonce') ? 'Lookup by nonce is not supported here: give transactionHash' : 'transactionHash or nonce is required',
+      );
     if (!TX_HASH.test(txHash)) return fail(400, 'Invalid transactionHash');
     let receipt;
     try {
