@@ -324,4 +324,26 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
       expect({ path, ...(await get(path)) }).toEqual({ path, status: 400, type: 'application/json', body: { error } });
     }
   });
+  it('answers 503 when the source chain does not answer, and keeps serving', async () => {
+    const errors: unknown[] = [];
+    const down = await startAttester({
+      domains: { [BASE]: { rpcUrl: 'http://127.0.0.1:1', messageTransmitter: TRANSMITTER, tokenMessenger: MESSENGER } },
+      attesterKey: DEV_CCTP_ATTESTER_KEY,
+      rpcTimeoutMs: 1_000,
+      onError: (err) => errors.push(err),
+    });
+    try {
+      const ask = async () => {
+        const res = await fetch(`${down.url}/v2/messages/${BASE}?transactionHash=${keccak256('0x02')}`, {
+          signal: AbortSignal.timeout(10_000),
+        });
+        return { status: res.status, body: (await res.json()) as unknown };
+      };
+      expect(await ask()).toEqual({ status: 503, body: { error: 'Source chain unavailable' } });
+      expect(await ask()).toEqual({ status: 503, body: { error: 'Source chain unavailable' } });
+      expect(errors).toHaveLength(2);
+    } finally {
+      await down.close();
+    }
+  });
 });
