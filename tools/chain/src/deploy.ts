@@ -10,11 +10,12 @@ const XCHAIN_SOURCES = [
   'contracts/test/DevTokens.sol',
   'contracts/test/PartnerRoutersHarness.sol',
   'contracts/test/CallTargets.sol',
+  'contracts/test/CctpStandins.sol',
 ];
 
 let compiled: Record<string, CompiledContract> | undefined;
 
-/** XchainRouter, GaslessExecutor, DevToken, DevPermitToken, the partner harness and the destination-call targets (DevVault, DevReverter), by name (solc runs once per process). */
+/** XchainRouter, GaslessExecutor, DevToken, DevPermitToken, the partner harness and the destination-call targets (DevVault, DevReverter) and the CCTP V2 stand-ins, by name (solc runs once per process). */
 export function compileXchainContracts(): Record<string, CompiledContract> {
   compiled ??= compileContracts(XCHAIN_SOURCES, ROOT);
   return compiled;

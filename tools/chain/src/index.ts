@@ -1,4 +1,5 @@
 export * from './anvil';
+export * from './cctp';
 export * from './compile';
 export * from './deploy';
 export * from './permit2';
