@@ -1,6 +1,8 @@
 import {
   type CctpBurnBody,
   type CctpMessage,
+  type CctpWireBurnBody,
+  type CctpWireMessage,
   FINALITY_THRESHOLD_CONFIRMED,
   FINALITY_THRESHOLD_FINALIZED,
   bytes32ToAddress,
@@ -8,9 +10,8 @@ import {
   decodeCctpMessage,
   encodeCctpBurnBody,
   encodeCctpMessage,
-} from '@xchain/chain-tools';
+} from '@xchain/cctp';
 import { type Hex, encodePacked, keccak256 } from 'viem';
-import type { CctpWireBurnBody, CctpWireMessage } from './wire';
 
 /** When the stand-in attests, and what it charges. */
 export interface AttestPolicy {

@@ -1,16 +1,14 @@
 import {
-  ANVIL_DEV_KEY,
-  type Anvil,
   CCTP_DOMAINS,
   CCTP_MESSAGE_TRANSMITTER_V2_ABI,
   CCTP_TOKEN_MESSENGER_V2_ABI,
+  CctpMessagesResponseSchema,
+  type CctpWireMessage,
   addressToBytes32,
-  compileXchainContracts,
   decodeCctpBurnBody,
   decodeCctpMessage,
-  deployContract,
-  startAnvil,
-} from '@xchain/chain-tools';
+} from '@xchain/cctp';
+import { ANVIL_DEV_KEY, type Anvil, compileXchainContracts, deployContract, startAnvil } from '@xchain/chain-tools';
 import { until } from '@xchain/stack';
 import {
   type Address,
@@ -32,7 +30,6 @@ import {
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress, sign } from 'viem/accounts';
 import { DEV_CCTP_ATTESTER_KEY } from './settings';
 import { type Attester, startAttester } from './start-attester';
-import type { CctpWireMessage } from './wire';
 
 const BASE = CCTP_DOMAINS.base; // 6
 const ARBITRUM = CCTP_DOMAINS.arbitrum; // 3
@@ -139,7 +136,10 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
   const messagesOf = async (txHash: Hex, domain = BASE) => {
     const res = await get(`/v2/messages/${domain}?transactionHash=${txHash}`);
     expect(res.status).toBe(200);
-    return (res.body as { messages: CctpWireMessage[] }).messages;
+    // What a client parses (@xchain/cctp), equal to what was served: the schema drops and changes nothing.
+    const { messages } = CctpMessagesResponseSchema.parse(res.body);
+    expect(messages).toEqual((res.body as { messages: CctpWireMessage[] }).messages);
+    return messages;
   };
   const attested = (txHash: Hex) =>
     until(

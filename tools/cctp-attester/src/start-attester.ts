@@ -1,6 +1,6 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CCTP_MESSAGE_TRANSMITTER_V2_ABI, addressToBytes32 } from '@xchain/chain-tools';
+import { CCTP_MESSAGE_TRANSMITTER_V2_ABI, type CctpErrorResponse, type CctpMessagesResponse, addressToBytes32 } from '@xchain/cctp';
 import {
   type Address,
   BaseError,
@@ -15,7 +15,6 @@ import {
 } from 'viem';
 import { privateKeyToAddress, sign } from 'viem/accounts';
 import { type AttestPolicy, attestMessages } from './attest';
-import type { CctpErrorResponse, CctpMessagesResponse } from './wire';
 
 export interface AttesterDomain {
   rpcUrl: string;

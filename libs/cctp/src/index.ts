@@ -1,0 +1,3 @@
+export * from './addresses';
+export * from './attestation';
+export * from './cctp';
