@@ -153,8 +153,10 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
       for (const s of [...stack.services.values()].reverse()) await s.stop();
       stack.services.clear();
       const chainPorts = Object.fromEntries([...devnet.chains].map(([name, c]) => [name, Number(new URL(c.rpcUrl).port)]));
+      // The CCTP attester keeps its port too, so a URL handed to the services stays good.
+      const attesterPort = devnet.attestationUrl ? { attesterPort: Number(new URL(devnet.attestationUrl).port) } : {};
       await devnet.stop();
-      devnet = await startDevnet({ ...devnetOpts, ports: chainPorts });
+      devnet = await startDevnet({ ...devnetOpts, ports: chainPorts, ...attesterPort });
       // As startStack starts them: the four behind the gateway, then the gateway, each on its database.
       const start = async (spec: (typeof SERVICES)[number]) => {
         stack.services.set(

@@ -30,3 +30,10 @@ export const DEV_FILLER: Address = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 
 /** Account #6's address: the local routers' treasury, where `claim` sends delivered orders' deposits. */
 export const DEV_TREASURY: Address = '0x976EA74026E726554dB657fA54763abd0C3a0aa9';
+
+/**
+ * Account #3's address: the fee recipient of the local CCTP TokenMessengerV2 stand-ins (immutables),
+ * which receives a Fast Transfer's fee on the destination chain. The stand-ins' attester signs with
+ * DEV_CCTP_ATTESTER_KEY (tools/cctp-attester).
+ */
+export const DEV_CCTP_FEE_RECIPIENT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';

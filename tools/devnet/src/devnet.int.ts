@@ -1,8 +1,20 @@
+import {
+  CCTP_DOMAINS,
+  CCTP_MESSAGE_TRANSMITTER_V2_ABI,
+  CCTP_TOKEN_MESSENGER_V2_ABI,
+  CCTP_V2_MESSAGE_TRANSMITTER,
+  CCTP_V2_TOKEN_MESSENGER,
+  CctpMessagesResponseSchema,
+  addressToBytes32,
+  decodeCctpBurnBody,
+  decodeCctpMessage,
+} from '@xchain/cctp';
+import { DEV_CCTP_ATTESTER_KEY } from '@xchain/cctp-attester';
 import { PERMIT2_ADDRESS, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { until } from '@xchain/stack';
-import { type Address, createPublicClient, getAddress, http, parseAbi, zeroAddress } from 'viem';
-import { privateKeyToAddress } from 'viem/accounts';
-import { DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, parseAbi, zeroAddress, zeroHash } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
+import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { type ChainPlan, readDevnetPlan } from './devnet-plan';
 import { DEV_RETENTION_SECS } from './equip-chain';
 import { FUND_NATIVE_UNITS, FUND_TOKEN_UNITS, fund } from './fund';
@@ -21,6 +33,9 @@ const EXECUTOR_ABI = parseAbi([
   'function feeRecipient() view returns (address)',
 ]);
 const VOUCHER_ABI = parseAbi(['function operator() view returns (address)']);
+// The stand-in's own read of its token (Circle's TokenMessengerV2 names a minter instead).
+const STANDIN_MESSENGER_ABI = parseAbi(['function localToken() view returns (address)']);
+const CCTP_ATTESTER = privateKeyToAddress(DEV_CCTP_ATTESTER_KEY);
 
 /**
  * The local chains as `npm start` and the end-to-end suites get them: real anvils with the
@@ -117,6 +132,44 @@ describe('devnet', () => {
     }
   });
 
+  it("places the CCTP V2 stand-ins at Circle's mainnet addresses: each chain's domain, the dev attester, its USDC", async () => {
+    for (const plan of [ethPlan, basePlan]) {
+      const c = client(plan.name);
+      const transmitter = (functionName: 'localDomain' | 'version') =>
+        c.readContract({ address: CCTP_V2_MESSAGE_TRANSMITTER, abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI, functionName });
+      const messenger = (functionName: 'localMessageTransmitter' | 'feeRecipient' | 'messageBodyVersion') =>
+        c.readContract({ address: CCTP_V2_TOKEN_MESSENGER, abi: CCTP_TOKEN_MESSENGER_V2_ABI, functionName });
+      expect([plan.name, await transmitter('localDomain'), await transmitter('version')]).toEqual([
+        plan.name,
+        CCTP_DOMAINS[plan.name as 'ethereum' | 'base'],
+        1,
+      ]);
+      const enabled = (attester: Address) =>
+        c.readContract({
+          address: CCTP_V2_MESSAGE_TRANSMITTER,
+          abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI,
+          functionName: 'isEnabledAttester',
+          args: [attester],
+        });
+      expect([await enabled(CCTP_ATTESTER), await enabled(DEV_FILLER)]).toEqual([true, false]);
+      expect(await messenger('localMessageTransmitter')).toBe(CCTP_V2_MESSAGE_TRANSMITTER);
+      expect(await messenger('feeRecipient')).toBe(DEV_CCTP_FEE_RECIPIENT);
+      expect(await c.readContract({ address: CCTP_V2_TOKEN_MESSENGER, abi: STANDIN_MESSENGER_ABI, functionName: 'localToken' })).toBe(
+        token(plan, 'USDC').address,
+      );
+    }
+    // Account #3, the published key behind the fee recipient.
+    expect(DEV_CCTP_FEE_RECIPIENT).toBe(privateKeyToAddress('0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6'));
+  });
+
+  it('serves CCTP attestations for its chains on loopback, and says so for a domain it does not run', async () => {
+    expect(devnet.attestationUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const ask = (domain: number) =>
+      fetch(`${devnet.attestationUrl}/v2/messages/${domain}?transactionHash=${zeroHash}`, { signal: AbortSignal.timeout(10_000) });
+    expect((await ask(CCTP_DOMAINS.base)).status).toBe(404); // a domain it watches, a transaction it never saw
+    expect(await (await ask(CCTP_DOMAINS.arbitrum)).json()).toEqual({ error: 'Unsupported source domain 3' });
+  });
+
   it('gives the relayer wallets native gas', async () => {
     for (const chain of ['ethereum', 'base']) expect(await client(chain).getBalance({ address: relayer })).toBe(100n * 10n ** 18n);
   });
@@ -143,11 +196,14 @@ describe('devnet', () => {
     expect(await client('base').getBalance({ address: who })).toBe(2n * FUND_NATIVE_UNITS * 10n ** 18n);
   });
 
-  it('stop() ends every anvil', async () => {
+  it('stop() ends every anvil and the attester', async () => {
     const procs = [...devnet.chains.values()].map((c) => c.proc.child);
     await devnet.stop();
     for (const child of procs) expect(child.exitCode !== null || child.signalCode !== null).toBe(true);
     await expect(client('ethereum').getChainId()).rejects.toThrow();
+    await expect(
+      fetch(`${devnet.attestationUrl}/v2/messages/6?transactionHash=${zeroHash}`, { signal: AbortSignal.timeout(5_000) }),
+    ).rejects.toThrow();
   });
 });
 
@@ -175,5 +231,90 @@ describe('devnet with a block time and a retention of its own', () => {
     } finally {
       await devnet.stop();
     }
+  }, 60_000);
+});
+
+/**
+ * The whole local CCTP loop as `npm start` has it (a block a second): USDC burned on base towards
+ * arbitrum through the TokenMessengerV2 stand-in, the attestation fetched from the devnet's
+ * attester as a client fetches Circle's, and the message received on arbitrum, which mints.
+ */
+describe('devnet CCTP: base → arbitrum', () => {
+  let devnet: Devnet;
+  const [basePlan, arbPlan] = readDevnetPlan(['base', 'arbitrum']) as [ChainPlan, ChainPlan];
+  const usdc = (plan: ChainPlan) => plan.tokens.find((t) => t.symbol === 'USDC')!.address;
+  const sender = privateKeyToAccount(generatePrivateKey());
+  const recipient = privateKeyToAddress(generatePrivateKey());
+  const ERC20_ABI = parseAbi([
+    'function approve(address spender, uint256 amount) returns (bool)',
+    'function balanceOf(address) view returns (uint256)',
+  ]);
+  const rpc = (plan: ChainPlan) => http(devnet.chains.get(plan.name)!.rpcUrl, { timeout: 10_000 });
+  const reader = (plan: ChainPlan) => createPublicClient({ transport: rpc(plan), pollingInterval: 200 });
+  const balance = (plan: ChainPlan, of: Address) =>
+    reader(plan).readContract({ address: usdc(plan), abi: ERC20_ABI, functionName: 'balanceOf', args: [of] });
+  const send = async (
+    plan: ChainPlan,
+    request: Omit<Parameters<ReturnType<typeof createWalletClient>['writeContract']>[0], 'account' | 'chain'>,
+  ) => {
+    const wallet = createWalletClient({ account: sender, transport: rpc(plan) });
+    const hash = await wallet.writeContract({ ...request, account: sender, chain: null } as Parameters<typeof wallet.writeContract>[0]);
+    const receipt = await reader(plan).waitForTransactionReceipt({ hash, timeout: 20_000 });
+    expect(receipt.status).toBe('success');
+    return receipt;
+  };
+
+  beforeAll(async () => {
+    devnet = await startDevnet({ chains: ['base', 'arbitrum'], blockTimeSecs: 1 });
+    await fund(devnet.rpcUrls, sender.address); // gas and 1,000,000 USDC on both chains
+  }, 180_000);
+  afterAll(async () => {
+    await devnet?.stop();
+  });
+
+  it('burns on base, is attested by the devnet attester, and mints amount − fast fee on arbitrum', async () => {
+    const amount = 250_000_000n; // 250 USDC
+    const fee = amount / 10_000n; // the attester's Fast Transfer fee: 1 bp, rounded down
+    const start = await balance(basePlan, sender.address);
+    await send(basePlan, { address: usdc(basePlan), abi: ERC20_ABI, functionName: 'approve', args: [CCTP_V2_TOKEN_MESSENGER, amount] });
+    const burn = await send(basePlan, {
+      address: CCTP_V2_TOKEN_MESSENGER,
+      abi: CCTP_TOKEN_MESSENGER_V2_ABI,
+      functionName: 'depositForBurn',
+      args: [amount, CCTP_DOMAINS.arbitrum, addressToBytes32(recipient), usdc(basePlan), zeroHash, 100_000n, 1000],
+    });
+    expect(await balance(basePlan, sender.address)).toBe(start - amount);
+
+    const url = `${devnet.attestationUrl}/v2/messages/${CCTP_DOMAINS.base}?transactionHash=${burn.transactionHash}`;
+    const m = await until(
+      'the attestation of the burn',
+      async () => {
+        const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        if (res.status !== 200) return undefined;
+        const [first] = CctpMessagesResponseSchema.parse(await res.json()).messages;
+        return first?.status === 'complete' ? first : undefined;
+      },
+      { timeoutMs: 20_000, everyMs: 250 },
+    );
+    const message = decodeCctpMessage(m.message as Hex);
+    expect(message).toMatchObject({ sourceDomain: 6, destinationDomain: 3, finalityThresholdExecuted: 1000 });
+    expect(decodeCctpBurnBody(message.messageBody)).toMatchObject({ mintRecipient: addressToBytes32(recipient), amount, feeExecuted: fee });
+
+    await send(arbPlan, {
+      address: CCTP_V2_MESSAGE_TRANSMITTER,
+      abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI,
+      functionName: 'receiveMessage',
+      args: [m.message as Hex, m.attestation as Hex],
+    });
+    expect(await balance(arbPlan, recipient)).toBe(amount - fee);
+    expect(await balance(arbPlan, DEV_CCTP_FEE_RECIPIENT)).toBe(fee);
+    expect(
+      await reader(arbPlan).readContract({
+        address: CCTP_V2_MESSAGE_TRANSMITTER,
+        abi: CCTP_MESSAGE_TRANSMITTER_V2_ABI,
+        functionName: 'usedNonces',
+        args: [m.eventNonce as Hex],
+      }),
+    ).toBe(1n);
   }, 60_000);
 });

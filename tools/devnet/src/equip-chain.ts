@@ -1,3 +1,4 @@
+import { CCTP_V2_MESSAGE_TRANSMITTER, CCTP_V2_TOKEN_MESSENGER, cctpDomainOf } from '@xchain/cctp';
 import { ANVIL_DEV_KEY, type CompiledContract, deployContract, installPermit2 } from '@xchain/chain-tools';
 import { PERMIT2_ADDRESS } from '@xchain/evm-gasless';
 import type { Address } from 'viem';
@@ -14,6 +15,10 @@ export interface ChainRoles {
   settler: Address;
   /** Where the router's claims send deposits. */
   treasury: Address;
+  /** The one attester the CCTP MessageTransmitterV2 stand-in accepts. */
+  cctpAttester: Address;
+  /** Receives the CCTP TokenMessengerV2 stand-in's Fast Transfer fees. */
+  cctpFeeRecipient: Address;
 }
 
 /**
@@ -23,7 +28,8 @@ export interface ChainRoles {
 export const DEV_RETENTION_SECS = 604_800;
 
 /**
- * Puts our contracts and the registry's tokens at their registry addresses on a fresh anvil:
+ * Puts our contracts and the registry's tokens at their registry addresses on a fresh anvil, and
+ * on a chain CCTP serves the CCTP V2 stand-ins at Circle's mainnet addresses (cctpPlan):
  * each is deployed from anvil's first dev key and its runtime code copied to the address, which
  * is why every contract placed here keeps its configuration in immutables, never in storage.
  * Returns how many contracts it placed (Permit2 included).
@@ -62,5 +68,22 @@ export async function equipChain(
     await place('VoucherRouterHarness', plan.voucherRouter, [roles.voucherSigner]);
     placed++;
   }
+  const cctp = cctpPlan(plan);
+  if (cctp) {
+    await place('CctpMessageTransmitterV2Standin', CCTP_V2_MESSAGE_TRANSMITTER, [cctp.domain, roles.cctpAttester]);
+    await place('CctpTokenMessengerV2Standin', CCTP_V2_TOKEN_MESSENGER, [CCTP_V2_MESSAGE_TRANSMITTER, cctp.usdc, roles.cctpFeeRecipient]);
+    placed += 2;
+  }
   return placed;
+}
+
+/**
+ * Circle's CCTP V2 on a local chain: its domain and the dev USDC the TokenMessengerV2 stand-in
+ * burns and mints, or undefined for a chain CCTP does not serve (or without USDC in the registry).
+ * The stand-ins sit at the mainnet addresses, as Circle's contracts do on every EVM chain.
+ */
+export function cctpPlan(plan: ChainPlan): { domain: number; usdc: Address } | undefined {
+  const domain = cctpDomainOf(plan.name);
+  const usdc = plan.tokens.find((t) => t.symbol === 'USDC')?.address;
+  return domain !== undefined && usdc ? { domain, usdc } : undefined;
 }

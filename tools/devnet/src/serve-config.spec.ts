@@ -7,6 +7,7 @@ describe('serveConfig (what npm start runs locally)', () => {
   it('defaults to ethereum, base and arbitrum on 8545 onwards, the dev relayer wallets and one-second blocks', () => {
     const c = serveConfig({ DATA_DIR: '/tmp/x' });
     expect(c.ports).toEqual({ ethereum: 8545, base: 8546, arbitrum: 8547 });
+    expect(c.attesterPort).toBe(8548); // the CCTP attester, after the chains
     expect(c.host).toBe('127.0.0.1');
     expect(serveConfig({ DEVNET_HOST: '0.0.0.0' }).host).toBe('0.0.0.0'); // the chains' container
     expect(c.blockTimeSecs).toBe(1);
@@ -39,6 +40,7 @@ describe('serveConfig (what npm start runs locally)', () => {
       CHAIN_WATCH_CONFIRMATIONS: '3',
     });
     expect(c.ports).toEqual({ base: 9000, optimism: 9001 });
+    expect(c.attesterPort).toBe(9002);
     expect(c.blockTimeSecs).toBe(0);
     expect(c.relayers).toEqual(['0x19E7E376E7C213B7E7e7e46cc70A5dD086DAff2A']);
     expect(c.devRelayerKeys).toBeUndefined();
@@ -49,6 +51,9 @@ describe('serveConfig (what npm start runs locally)', () => {
 
   it('names the variable that is wrong', () => {
     expect(() => serveConfig({ ANVIL_BASE_PORT: '65535' })).toThrow(/ANVIL_BASE_PORT/);
+    // Three chains and the attester: 65532–65535 fit, one more does not.
+    expect(serveConfig({ ANVIL_BASE_PORT: '65532' }).attesterPort).toBe(65535);
+    expect(() => serveConfig({ ANVIL_BASE_PORT: '65533' })).toThrow(/no room for 4 ports/);
     expect(() => serveConfig({ ANVIL_BLOCK_TIME: 'soon' })).toThrow(/ANVIL_BLOCK_TIME/);
     expect(() => serveConfig({ RELAYER_PRIVATE_KEYS: '0x12' })).toThrow(/RELAYER_PRIVATE_KEYS/);
     expect(() => serveConfig({ FILLER_PRIVATE_KEYS: `base=0x${'22'.repeat(32)}` })).toThrow(/FILLER_PRIVATE_KEYS/);

@@ -10,6 +10,8 @@ export interface ServeConfig {
   chains: string[];
   /** chain → port: ANVIL_BASE_PORT, then one up per chain. */
   ports: Record<string, number>;
+  /** The CCTP attestation stand-in's port: the one after the chains'. */
+  attesterPort: number;
   /** DEVNET_HOST: the address the chains listen on (default 127.0.0.1; 0.0.0.0 in a container). */
   host: string;
   blockTimeSecs: number;
@@ -43,8 +45,9 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
     .filter(Boolean);
   if (chains.length === 0) throw new Error('DEVNET_CHAINS names no chain');
   const basePort = whole(env, 'ANVIL_BASE_PORT', 8545);
-  if (basePort < 1 || basePort + chains.length - 1 > 65535)
-    throw new Error(`ANVIL_BASE_PORT=${basePort} leaves no room for ${chains.length} ports`);
+  // One port per chain, then the CCTP attester's.
+  if (basePort < 1 || basePort + chains.length > 65535)
+    throw new Error(`ANVIL_BASE_PORT=${basePort} leaves no room for ${chains.length + 1} ports`);
   const blockTimeSecs = whole(env, 'ANVIL_BLOCK_TIME', 1);
   const keysText = env['RELAYER_PRIVATE_KEYS'];
   const relayers = (keysText ?? DEV_RELAYER_KEYS.join(','))
@@ -63,6 +66,7 @@ export function serveConfig(env: NodeJS.ProcessEnv): ServeConfig {
   const config: ServeConfig = {
     chains,
     ports: Object.fromEntries(chains.map((c, i) => [c, basePort + i])),
+    attesterPort: basePort + chains.length,
     host: env['DEVNET_HOST'] ?? '127.0.0.1',
     blockTimeSecs,
     relayers,

@@ -21,6 +21,8 @@ export async function serve(args: string[]): Promise<number> {
   for (const [chain, port] of Object.entries(config.ports)) {
     if (await tcpOpen(port)) taken.push(`port ${port} for anvil (${chain}) is already in use; set ANVIL_BASE_PORT to a free port`);
   }
+  if (await tcpOpen(config.attesterPort))
+    taken.push(`port ${config.attesterPort} for the CCTP attester is already in use; set ANVIL_BASE_PORT to a free port`);
   if (taken.length > 0) throw new Error(taken.join('\n'));
 
   // Listening before the chains start: a stop asked for during the start must still end them.
@@ -51,6 +53,7 @@ export async function serve(args: string[]): Promise<number> {
     refunder: operator,
     settler: operator,
     ports: config.ports,
+    attesterPort: config.attesterPort,
     host: config.host,
     blockTimeSecs: config.blockTimeSecs,
     stateDir: config.chainStateDir,
@@ -94,6 +97,8 @@ export async function serve(args: string[]): Promise<number> {
     ...(config.devFillerKey ? { FILLER_PRIVATE_KEYS: config.devFillerKey } : {}),
     ...running.solana?.serviceEnv,
   });
-  console.log(`[devnet] ready: ${started.rpcUrls} (state in ${config.stateFile})`);
+  console.log(
+    `[devnet] ready: ${started.rpcUrls}${started.attestationUrl ? `, CCTP attestations at ${started.attestationUrl}` : ''} (state in ${config.stateFile})`,
+  );
   return finished;
 }

@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { CCTP_V2_MESSAGE_TRANSMITTER, CCTP_V2_TOKEN_MESSENGER } from '@xchain/cctp';
+import { type Attester, type AttesterDomain, DEV_CCTP_ATTESTER_KEY, startAttester } from '@xchain/cctp-attester';
 import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
 import type { Managed } from '@xchain/stack';
 import { type Address, createTestClient, getAddress, http } from 'viem';
-import { DEV_FEE_RECIPIENT, DEV_FILLER, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { privateKeyToAddress } from 'viem/accounts';
+import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { readDevnetPlan } from './devnet-plan';
-import { DEV_RETENTION_SECS, equipChain } from './equip-chain';
+import { DEV_RETENTION_SECS, cctpPlan, equipChain } from './equip-chain';
 import { formatRpcUrls } from './rpc-urls';
 
 export interface DevnetOptions {
@@ -15,6 +18,8 @@ export interface DevnetOptions {
   partnersFile?: string;
   /** Port per chain name; a chain not named here gets a free port. */
   ports?: Record<string, number>;
+  /** Port of the CCTP attestation stand-in; unset: a free port. */
+  attesterPort?: number;
   /** The address every anvil listens on (default loopback). */
   host?: string;
   /** Receives the gasless executors' fees; default DEV_FEE_RECIPIENT (anvil account #9). */
@@ -62,6 +67,12 @@ export interface Devnet {
   treasury: Address;
   /** Every router's retention, seconds after an order's issuedAt. */
   retentionSecs: number;
+  /**
+   * The CCTP attestation stand-in over every chain CCTP serves (Circle's `GET /v2/messages/…`,
+   * tools/cctp-attester), signing as DEV_CCTP_ATTESTER_KEY: the base URL a client uses where it
+   * would use Circle's (CCTP_ATTESTATION_URL). Undefined when no chain of the devnet has a CCTP domain.
+   */
+  attestationUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -72,7 +83,9 @@ const GAS_FUNDING_WEI = 100n * 10n ** 18n;
  * Starts one anvil per chain, in parallel, each with the registry's real chain id (Permit2's and
  * the tokens' EIP-712 domains depend on it), and places Permit2, our router and gasless executor,
  * every registry token and the partner routers at the addresses the registry and partners file
- * name. Without `stateDir` nothing persists: every start is a fresh chain at block 0.
+ * name; on each chain CCTP serves, Circle's CCTP V2 stand-ins at its mainnet addresses, with an
+ * attestation stand-in over them all (`attestationUrl`). Without `stateDir` nothing persists:
+ * every start is a fresh chain at block 0.
  */
 export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
   const say = opts.onProgress ?? (() => undefined);
@@ -84,13 +97,17 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     refunder: getAddress(opts.refunder ?? DEV_FILLER),
     settler: getAddress(opts.settler ?? DEV_FILLER),
     treasury: getAddress(opts.treasury ?? DEV_TREASURY),
+    cctpAttester: privateKeyToAddress(DEV_CCTP_ATTESTER_KEY),
+    cctpFeeRecipient: DEV_CCTP_FEE_RECIPIENT,
   };
   const retentionSecs = opts.retentionSecs ?? DEV_RETENTION_SECS;
   if (opts.stateDir) mkdirSync(opts.stateDir, { recursive: true });
   say('compiling the contracts');
   const contracts = compileXchainContracts();
   const started = new Map<string, DevnetChain>();
+  let attester: Attester | undefined;
   const stop = async () => {
+    await attester?.close();
     await Promise.all([...started.values()].map((c) => c.proc.stop()));
   };
   // allSettled, not all: a chain that fails must not leave another one's anvil running unseen.
@@ -116,6 +133,33 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     throw failed.reason;
   }
   const chains = new Map(plans.map((p) => [p.name, started.get(p.name)!] as const));
+  // Circle's attestation API over the chains CCTP serves, each read through its own anvil.
+  const cctpDomains: Record<number, AttesterDomain> = {};
+  for (const plan of plans) {
+    const cctp = cctpPlan(plan);
+    if (cctp)
+      cctpDomains[cctp.domain] = {
+        rpcUrl: chains.get(plan.name)!.rpcUrl,
+        messageTransmitter: CCTP_V2_MESSAGE_TRANSMITTER,
+        tokenMessenger: CCTP_V2_TOKEN_MESSENGER,
+      };
+  }
+  if (Object.keys(cctpDomains).length > 0) {
+    try {
+      attester = await startAttester({
+        domains: cctpDomains,
+        attesterKey: DEV_CCTP_ATTESTER_KEY,
+        ...(opts.attesterPort !== undefined ? { port: opts.attesterPort } : {}),
+        ...(opts.host ? { host: opts.host } : {}),
+        rpcTimeoutMs: 5_000,
+        onError: (err) => say(`cctp attester: ${err instanceof Error ? err.message : String(err)}`),
+      });
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    say(`cctp attester: ${attester.url} for domains ${Object.keys(cctpDomains).join(', ')}`);
+  }
   return {
     chains,
     rpcUrls: formatRpcUrls(new Map([...chains].map(([name, c]) => [name, c.rpcUrl]))),
@@ -124,6 +168,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     settler: roles.settler,
     treasury: roles.treasury,
     retentionSecs,
+    ...(attester ? { attestationUrl: attester.url } : {}),
     stop,
   };
 }

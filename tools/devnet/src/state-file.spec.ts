@@ -24,6 +24,14 @@ describe('the devnet state file (<DATA_DIR>/devnet.json)', () => {
     expect(readDevnetState(file)?.serviceEnv).toMatchObject(keys);
   });
 
+  it('records the CCTP attestation URL when the devnet runs the attester, and nothing when it does not', () => {
+    const file = join(dir, 'devnet.json');
+    writeDevnetState(file, { ...devnet, attestationUrl: 'http://127.0.0.1:8548' } as never, keys);
+    expect(readDevnetState(file)?.attestationUrl).toBe('http://127.0.0.1:8548');
+    writeDevnetState(file, devnet as never, keys);
+    expect(readDevnetState(file)).not.toHaveProperty('attestationUrl');
+  });
+
   it('narrows a file an older version left readable by others when it writes it again', () => {
     const file = join(dir, 'devnet.json');
     writeFileSync(file, '{}', { mode: 0o644 });

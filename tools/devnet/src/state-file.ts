@@ -14,6 +14,8 @@ export interface DevnetState {
   startedAt: string;
   /** Variables the services need to use these chains (EVM_RPC_URLS and the local defaults). */
   serviceEnv: Record<string, string>;
+  /** The local CCTP attestation API (Circle's `GET /v2/messages/…`), when a chain has a CCTP domain. */
+  attestationUrl?: string;
 }
 
 /** `<DATA_DIR>/devnet.json`, DATA_DIR defaulting to `.data` at the repository root, as for `npm start`. */
@@ -21,13 +23,18 @@ export function devnetStateFile(dataDir = process.env['DATA_DIR'] ?? join(ROOT, 
   return join(resolve(dataDir), 'devnet.json');
 }
 
-export function writeDevnetState(file: string, devnet: Pick<Devnet, 'chains' | 'rpcUrls'>, serviceEnv: Record<string, string> = {}): void {
+export function writeDevnetState(
+  file: string,
+  devnet: Pick<Devnet, 'chains' | 'rpcUrls' | 'attestationUrl'>,
+  serviceEnv: Record<string, string> = {},
+): void {
   const state: DevnetState = {
     rpcUrls: Object.fromEntries([...devnet.chains].map(([name, c]) => [name, c.rpcUrl])),
     chainIds: Object.fromEntries([...devnet.chains].map(([name, c]) => [name, c.chainId])),
     pid: process.pid,
     startedAt: new Date().toISOString(),
     serviceEnv: { EVM_RPC_URLS: devnet.rpcUrls, ...serviceEnv },
+    ...(devnet.attestationUrl ? { attestationUrl: devnet.attestationUrl } : {}),
   };
   // The service variables hold the relayer, filler, Solana fee-payer and vault keys: owner only.
   writeSecretFile(file, `${JSON.stringify(state, null, 2)}\n`, { folder: 'as is' });
