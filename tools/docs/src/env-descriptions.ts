@@ -79,7 +79,8 @@ export const UNSCHEMATIZED_VARIABLES: readonly { name: string; readBy: string; d
     name: 'DEVNET_CHAINS, ANVIL_BASE_PORT, ANVIL_BLOCK_TIME',
     readBy: 'stack (without EVM_RPC_URLS)',
     default: '`ethereum,base,arbitrum`, `8545`, `1`',
-    description: 'Local anvil chains: which, from which port, seconds per block (`0`: one per transaction).',
+    description:
+      "Local anvil chains: which, from which port (the local CCTP attester takes the one after the chains'), seconds per block (`0`: one per transaction).",
   },
   {
     name: 'SOLANA_STANDIN_PORT',
