@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 
 export { Prisma, PrismaClient } from './generated/client';
-export type { GaslessOrder, LaneTx, RelayTx, FillTx, CancelTx, RefundTx, ClaimTx, ReturnTx } from './generated/client';
+export type { GaslessOrder, LaneTx, RelayTx } from './generated/client';
 
 /** The gasless-relayer's Prisma client over node-postgres (Prisma 7 driver adapter). */
 export function createGaslessRelayerDb(databaseUrl: string, poolSize = 10): PrismaClient {

@@ -2,7 +2,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 
 export { Prisma, PrismaClient } from './generated/client';
-export type { Chain, Settlement, StrayDeposit, Token } from './generated/client';
+export type { Chain, RebalanceMove, Settlement, StrayDeposit, Token } from './generated/client';
 
 /** The quote-engine's Prisma client over node-postgres (Prisma 7 driver adapter). */
 export function createQuoteEngineDb(databaseUrl: string, poolSize = 10): PrismaClient {

@@ -101,6 +101,9 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
         RELAYER_PRIVATE_KEYS: relayerKeys.join(','),
         CHAIN_WATCH_CONFIRMATIONS: '1',
         CHAIN_WATCH_POLL_MS: '250',
+        // Moves of inventory would change the balances other suites count on: a suite about them turns it on.
+        REBALANCE_ENABLED: 'false',
+        ...(devnet.attestationUrl ? { CCTP_ATTESTATION_URL: devnet.attestationUrl } : {}),
       }
     : {};
   let stack: Stack;

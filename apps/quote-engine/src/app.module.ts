@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { getAddress } from 'viem';
 import { DependencyOutages } from '@xchain/messaging';
 import { HealthController, LOGGER, serviceProviders, provideValue } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -40,11 +41,14 @@ import { OrderHandlers } from './orders/order.handlers';
 import { RegistryRepository } from './registry/registry.repository';
 import { INVENTORY_CONFIG, InventoryBook } from './inventory/inventory-book';
 import { InventoryRepository } from './inventory/inventory.repository';
-import { SettlementReportHandlers } from './settlement/settlement-report.handlers';
+import { SettlementReportHandlers } from './settlement-report.handlers';
 import { SettlementRepository } from './settlement/settlement.repository';
 import { SETTLEMENT_CONFIG, Settler } from './settlement/settler';
 import { StrayDepositRepository } from './settlement/stray-deposits.repository';
 import { StrayReturns } from './settlement/stray-returns';
+import { ATTESTATION_CONFIG, Attestations } from './rebalancing/attestations';
+import { RebalanceRepository } from './rebalancing/rebalance.repository';
+import { REBALANCE_CONFIG, Rebalancer } from './rebalancing/rebalancer';
 
 /** The quote-engine: quotes, the registry, order views and settlement, built from one parsed environment. */
 @Module({})
@@ -106,6 +110,20 @@ export class QuoteEngineModule {
         }),
         InventoryRepository,
         InventoryBook,
+        RebalanceRepository,
+        provideValue(ATTESTATION_CONFIG, { url: env.CCTP_ATTESTATION_URL, timeoutMs: env.CCTP_ATTESTATION_TIMEOUT_MS }),
+        Attestations,
+        provideValue(REBALANCE_CONFIG, {
+          enabled: env.SETTLEMENT_ENABLED && env.REBALANCE_ENABLED,
+          pollMs: env.REBALANCE_POLL_MS,
+          stuckAfterMs: env.REBALANCE_STUCK_AFTER_MS,
+          tokenMessenger: getAddress(env.CCTP_TOKEN_MESSENGER),
+          messageTransmitter: getAddress(env.CCTP_MESSAGE_TRANSMITTER),
+          minFinalityThreshold: env.CCTP_MIN_FINALITY_THRESHOLD,
+          maxFeeBps: BigInt(env.CCTP_MAX_FEE_BPS),
+          requestTimeoutMs: env.NATS_REQUEST_TIMEOUT_MS,
+        }),
+        Rebalancer,
       ],
     };
   }

@@ -192,6 +192,41 @@ const SettlementSection = envSection('Settlement and inventory', {
   INVENTORY_MAX_AGE_MS: millis(60_000),
 });
 
+/** Moving the operator's inventory between chains toward quoting.json's `inventory_targets` (issue 47). */
+const RebalancingSection = envSection('Rebalancing', {
+  /** Plan and carry out moves of USDC between EVM chains through CCTP V2. Off: holdings and targets are still shown and alerted on. */
+  REBALANCE_ENABLED: z.stringbool().default(true),
+  /** Pause between rebalancing passes (planning, and each open move's next step). */
+  REBALANCE_POLL_MS: millis(2_000),
+  /** A move burned this long ago whose attestation has not come is shown as stuck and alerted on (never burned again). */
+  REBALANCE_STUCK_AFTER_MS: millis(1_800_000),
+  /** Circle's attestation API (`/v2/messages/{sourceDomain}?transactionHash=`); the devnet serves a stand-in. */
+  CCTP_ATTESTATION_URL: z.string().url().default('https://iris-api.circle.com'),
+  /** Bound on each attestation request. */
+  CCTP_ATTESTATION_TIMEOUT_MS: millis(5_000),
+  /** CCTP V2's TokenMessengerV2, the same address on every EVM chain. */
+  CCTP_TOKEN_MESSENGER: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .default('0x28b5a0e9C621a5BadaA536219b3a228C8168cf5d'),
+  /** CCTP V2's MessageTransmitterV2, the same address on every EVM chain. */
+  CCTP_MESSAGE_TRANSMITTER: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .default('0x81D40F21F12A8F0E3252Bccb954D722d4c464B64'),
+  /**
+   * The finality a burn asks to be attested at: 1000 (a Fast Transfer: seconds, for a fee of at
+   * most CCTP_MAX_FEE_BPS) or 2000 (a Standard Transfer: finality, no fee).
+   */
+  CCTP_MIN_FINALITY_THRESHOLD: z.coerce
+    .number()
+    .int()
+    .pipe(z.union([z.literal(1000), z.literal(2000)]))
+    .default(1000),
+  /** The most a move lets the attester keep (CCTP `maxFee`), basis points of its amount, rounded up. */
+  CCTP_MAX_FEE_BPS: z.coerce.number().int().min(0).max(100).default(2),
+});
+
 export const QuoteEngineEnv = BaseEnv.extend({
   ...HttpSection.shape,
   ...StorageSection.shape,
@@ -204,6 +239,7 @@ export const QuoteEngineEnv = BaseEnv.extend({
   ...EvmSection.shape,
   ...SolanaSection.shape,
   ...SettlementSection.shape,
+  ...RebalancingSection.shape,
 });
 export type QuoteEngineEnv = z.output<typeof QuoteEngineEnv>;
 

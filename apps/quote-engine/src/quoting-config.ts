@@ -33,6 +33,29 @@ export const QuotingConfigSchema = z.object({
   inventory: z.record(z.string(), Int),
   /** Per `chain:SYMBOL`, base units: live inventory below this raises the InventoryBelowFloor alert (time to top the operator wallet up). */
   inventory_floors: z.record(z.string(), Int).default({}),
+  /**
+   * Inventory targets (issue 47), per token symbol and chain: the share of the token's holdings on
+   * every listed chain (filler inventory + claims due + moves in flight) that chain should hold, the
+   * share below which a move into it is planned, and the smallest and largest move into it, base
+   * units. USDC between EVM chains is moved through CCTP; other tokens (and Solana) are shown and
+   * alerted on, never moved.
+   */
+  inventory_targets: z
+    .record(
+      z.string(),
+      z.record(
+        z.string(),
+        z
+          .object({ target_bps: Int, threshold_bps: Int, min_move: Int, max_move: Int })
+          .refine((t) => t.threshold_bps <= t.target_bps, 'threshold_bps must not exceed target_bps')
+          .refine((t) => t.min_move <= t.max_move, 'min_move must not exceed max_move'),
+      ),
+    )
+    .default({})
+    .refine(
+      (tokens) => Object.values(tokens).every((chains) => Object.values(chains).reduce((sum, t) => sum + t.target_bps, 0n) <= 10_000n),
+      "a token's target_bps over its chains must sum to at most 10000",
+    ),
   /** Suspended bridge directions, `src>dst`. */
   suspended_pairs: z.array(z.string().regex(/^[a-z0-9-]+>[a-z0-9-]+$/)),
 });

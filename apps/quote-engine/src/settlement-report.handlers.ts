@@ -4,14 +4,15 @@ import { OperatorBalanceRpc, type SettlementReport, SettlementReportRpc } from '
 import { Rpc, type RpcBody, RpcClient } from '@xchain/messaging';
 import { fromBytes32 } from '@xchain/order-codec';
 import type { Hex } from 'viem';
-import { RegistryCache } from '../registry/registry-cache';
-import { SettlementRepository } from './settlement.repository';
-import { StrayDepositRepository } from './stray-deposits.repository';
+import { RegistryCache } from './registry/registry-cache';
+import { SettlementRepository } from './settlement/settlement.repository';
+import { StrayDepositRepository } from './settlement/stray-deposits.repository';
+import { Rebalancer } from './rebalancing/rebalancer';
 
 /** Deadline of each balance read behind the report: an operator waits, but not for a dead relayer. */
 const BALANCE_TIMEOUT_MS = 3000;
 
-/** `partner-admin settlement`: the operator's view of inventory, reservations and what waits (operator only, D14). */
+/** `partner-admin settlement`: the operator's view of inventory, reservations, what waits and the rebalancing (operator only, D14). Above settlement/ and rebalancing/, which it reads. */
 @Controller()
 export class SettlementReportHandlers {
   constructor(
@@ -19,6 +20,7 @@ export class SettlementReportHandlers {
     @Inject(RpcClient) private readonly rpc: RpcClient,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain'>,
     @Inject(StrayDepositRepository) private readonly strays: Pick<StrayDepositRepository, 'reportRows'>,
+    @Inject(Rebalancer) private readonly rebalancer: Pick<Rebalancer, 'report'>,
     @Inject(Clock) private readonly clock: Clock,
   ) {}
 
@@ -31,10 +33,11 @@ export class SettlementReportHandlers {
   @Rpc(SettlementReportRpc)
   async report(req: RpcBody<typeof SettlementReportRpc>): Promise<SettlementReport> {
     const since = req.since ? new Date(req.since) : new Date(this.clock.nowMs() - 7 * 86_400_000);
-    const [rows, reconciliation, strays] = await Promise.all([
+    const [rows, reconciliation, strays, rebalancing] = await Promise.all([
       this.repo.reportRows(),
       this.repo.reconciliation(since),
       this.strays.reportRows(),
+      this.rebalancer.report(),
     ]);
     const inventory = await Promise.all(
       rows.reservations.map(async (r) => {
@@ -95,6 +98,7 @@ export class SettlementReportHandlers {
           since: s.updatedAt.toISOString(),
         })),
       },
+      rebalancing,
     };
   }
 }

@@ -33,7 +33,12 @@ export function writeDevnetState(
     chainIds: Object.fromEntries([...devnet.chains].map(([name, c]) => [name, c.chainId])),
     pid: process.pid,
     startedAt: new Date().toISOString(),
-    serviceEnv: { EVM_RPC_URLS: devnet.rpcUrls, ...serviceEnv },
+    // The quote-engine's rebalancer asks the devnet's attestation stand-in, as it would ask Circle's.
+    serviceEnv: {
+      EVM_RPC_URLS: devnet.rpcUrls,
+      ...(devnet.attestationUrl ? { CCTP_ATTESTATION_URL: devnet.attestationUrl } : {}),
+      ...serviceEnv,
+    },
     ...(devnet.attestationUrl ? { attestationUrl: devnet.attestationUrl } : {}),
   };
   // The service variables hold the relayer, filler, Solana fee-payer and vault keys: owner only.

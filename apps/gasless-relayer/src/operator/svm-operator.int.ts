@@ -10,14 +10,7 @@ import type { Logger } from '@xchain/telemetry';
 import type { RelayChains } from '../chain/relay-chains';
 import type { StatusEvents } from '../relay/status-events';
 import { LaneTxRepository } from '../store/lane-tx.repository';
-import {
-  CancelTxRepository,
-  ClaimTxRepository,
-  FillTxRepository,
-  OperatorTxTables,
-  RefundTxRepository,
-  ReturnTxRepository,
-} from '../store/operator-tx.repository';
+import { type OperatorTxTables, operatorTxTablesOver } from '../store/operator-tx.repository';
 import type { Lanes } from '../relay/lanes';
 import { SolanaRpc } from '../svm/solana-rpc';
 import { SvmRelay } from '../svm/svm-relay';
@@ -108,13 +101,7 @@ describe('Solana operator transactions on the stand-in and PostgreSQL', () => {
     conn = new Connection(standin.url, 'confirmed');
     db = createGaslessRelayerDb(await freshMigratedDatabase('gasless-relayer', 'relayer_svm_operator'), 4);
     orders = new LaneTxRepository(db, new SystemClock());
-    tables = new OperatorTxTables(
-      new FillTxRepository(db),
-      new CancelTxRepository(db),
-      new RefundTxRepository(db),
-      new ClaimTxRepository(db),
-      new ReturnTxRepository(db),
-    );
+    tables = operatorTxTablesOver(db);
     rpc = new SolanaRpc(standin.url, 5000);
     for (const k of [filler, vault]) standin.airdrop(k.publicKey, 10n * SOL);
     standin.createMint({ address: USDC, decimals: 6 });

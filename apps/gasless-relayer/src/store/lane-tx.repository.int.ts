@@ -4,14 +4,7 @@ import { partlyMigratedDatabase } from '@xchain/stack';
 import { Client } from 'pg';
 import { GaslessOrderRepository, viewOf } from './gasless-order.repository';
 import { LaneTxRepository } from './lane-tx.repository';
-import {
-  CancelTxRepository,
-  ClaimTxRepository,
-  FillTxRepository,
-  OperatorTxTables,
-  RefundTxRepository,
-  ReturnTxRepository,
-} from './operator-tx.repository';
+import { type OperatorTxTables, operatorTxTablesOver } from './operator-tx.repository';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const WALLET = '0x00000000000000000000000000000000000000a1';
@@ -35,13 +28,7 @@ describe('the relayer store', () => {
     db = createGaslessRelayerDb(url, 4);
     lane = new LaneTxRepository(db, new SystemClock());
     gasless = new GaslessOrderRepository(db, new SystemClock());
-    tables = new OperatorTxTables(
-      new FillTxRepository(db),
-      new CancelTxRepository(db),
-      new RefundTxRepository(db),
-      new ClaimTxRepository(db),
-      new ReturnTxRepository(db),
-    );
+    tables = operatorTxTablesOver(db);
   }, 60_000);
 
   afterAll(async () => {
@@ -110,7 +97,7 @@ describe('the relayer store', () => {
 
   it('keeps one operator transaction per kind and key, each kind in its own table, looked up by its key', async () => {
     const key = hash(6);
-    for (const kind of ['fill', 'cancel', 'refund', 'claim'] as const) {
+    for (const kind of ['fill', 'cancel', 'refund', 'claim', 'approve', 'burn', 'mint'] as const) {
       const t = tables.of(kind);
       const twice = await Promise.all(
         [1, 2].map(() => t.insert({ key, chain: 'base', wallet: WALLET, payload: evm(`0x0${kind.length}`) })),
@@ -192,13 +179,7 @@ describe('the relayer store', () => {
         expect(evmOrder.tx).toMatchObject({ kind: 'gasless', status: 'submitted', target: EXECUTOR, calldata: '0x11', txNonce: 0n });
         expect(viewOf(evmOrder)).toEqual({ quote_hash: hash(10), status: 'submitted', tx_hash: hash(99), tx_hashes: [hash(99)] });
         expect((await g.find(hash(11)))!.tx).toMatchObject({ vm: 'svm', svmSignature: 'sig-1', wallet: 'Fee1' });
-        const t = new OperatorTxTables(
-          new FillTxRepository(after),
-          new CancelTxRepository(after),
-          new RefundTxRepository(after),
-          new ClaimTxRepository(after),
-          new ReturnTxRepository(after),
-        );
+        const t = operatorTxTablesOver(after);
         for (const [i, [kind, vm]] of ops.entries()) {
           expect(await t.of(kind).find(hash(20 + i))).toMatchObject({
             kind,

@@ -1,4 +1,4 @@
-import type { GaslessStatus } from '@xchain/contracts';
+import type { GaslessStatus, OperatorTxKind } from '@xchain/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import { type GaslessOrder, type LaneTx, Prisma, type PrismaClient } from '@xchain/gasless-relayer-db';
 import { Clock } from '@xchain/service-kit';
@@ -7,7 +7,7 @@ import { DB } from '../db.providers';
 export type { LaneTx } from '@xchain/gasless-relayer-db';
 
 /** What a lane transaction is for: the work table that holds it. */
-export type LaneKind = 'gasless' | 'fill' | 'cancel' | 'refund' | 'claim' | 'return';
+export type LaneKind = 'gasless' | OperatorTxKind;
 
 /** The payload of a new lane transaction: an EVM call, or a signed Solana transaction and its id. */
 export type LanePayload =

@@ -109,6 +109,39 @@ export class ReturnTxRepository extends OperatorTxTable {
   }
 }
 
+/** A rebalancing move's approval of the CCTP TokenMessenger (issue 47), keyed by the move. */
+@Injectable()
+export class ApproveTxRepository extends OperatorTxTable {
+  protected readonly kind = 'approve';
+  protected readonly table = 'approve_txs';
+  protected readonly keyColumn = 'move_id';
+  constructor(@Inject(DB) db: PrismaClient) {
+    super(db);
+  }
+}
+
+/** A rebalancing move's burn on its source chain (CCTP depositForBurn), keyed by the move. */
+@Injectable()
+export class BurnTxRepository extends OperatorTxTable {
+  protected readonly kind = 'burn';
+  protected readonly table = 'burn_txs';
+  protected readonly keyColumn = 'move_id';
+  constructor(@Inject(DB) db: PrismaClient) {
+    super(db);
+  }
+}
+
+/** A rebalancing move's mint on its destination chain (CCTP receiveMessage), keyed by the move. */
+@Injectable()
+export class MintTxRepository extends OperatorTxTable {
+  protected readonly kind = 'mint';
+  protected readonly table = 'mint_txs';
+  protected readonly keyColumn = 'move_id';
+  constructor(@Inject(DB) db: PrismaClient) {
+    super(db);
+  }
+}
+
 /** Each kind's table, by kind: what SendOperatorTx writes and reads. */
 @Injectable()
 export class OperatorTxTables {
@@ -120,13 +153,39 @@ export class OperatorTxTables {
     @Inject(RefundTxRepository) refunds: RefundTxRepository,
     @Inject(ClaimTxRepository) claims: ClaimTxRepository,
     @Inject(ReturnTxRepository) returns: ReturnTxRepository,
+    @Inject(ApproveTxRepository) approvals: ApproveTxRepository,
+    @Inject(BurnTxRepository) burns: BurnTxRepository,
+    @Inject(MintTxRepository) mints: MintTxRepository,
   ) {
-    this.byKind = { fill: fills, cancel: cancels, refund: refunds, claim: claims, return: returns };
+    this.byKind = {
+      fill: fills,
+      cancel: cancels,
+      refund: refunds,
+      claim: claims,
+      return: returns,
+      approve: approvals,
+      burn: burns,
+      mint: mints,
+    };
   }
 
   of(kind: OperatorTxKind): OperatorTxTable {
     return this.byKind[kind];
   }
+}
+
+/** Every kind's table over one client, as Nest binds them (for tests that build the relayer's parts by hand). */
+export function operatorTxTablesOver(db: PrismaClient): OperatorTxTables {
+  return new OperatorTxTables(
+    new FillTxRepository(db),
+    new CancelTxRepository(db),
+    new RefundTxRepository(db),
+    new ClaimTxRepository(db),
+    new ReturnTxRepository(db),
+    new ApproveTxRepository(db),
+    new BurnTxRepository(db),
+    new MintTxRepository(db),
+  );
 }
 
 export const OPERATOR_TX_REPOSITORIES = [
@@ -135,6 +194,9 @@ export const OPERATOR_TX_REPOSITORIES = [
   RefundTxRepository,
   ClaimTxRepository,
   ReturnTxRepository,
+  ApproveTxRepository,
+  BurnTxRepository,
+  MintTxRepository,
   OperatorTxTables,
 ];
 

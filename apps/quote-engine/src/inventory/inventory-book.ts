@@ -23,7 +23,17 @@ export interface InventoryConfig {
 interface Reading {
   balance: bigint;
   reserved: bigint;
+  /** The operator wallet read (the filler's). */
+  wallet: string;
   readAt: number;
+}
+
+/** A token's last reading on a chain: the filler's balance, what open fills reserve of it, its wallet, and the reading's age. */
+export interface InventoryReading {
+  balance: bigint;
+  reserved: bigint;
+  wallet: string;
+  ageMs: number;
 }
 
 /** What quoting may promise on a destination token right now. */
@@ -117,6 +127,18 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     return { kind: 'available', amount: r.balance > r.reserved ? r.balance - r.reserved : 0n };
   }
 
+  /** The last reading of a token on a chain (rebalancing plans from it), or undefined when none was taken. */
+  reading(chain: string, token: string): InventoryReading | undefined {
+    const vm = this.registry.chain(chain)?.vm;
+    const r = vm ? this.readings.get(key(chain, tokenKey(vm, token))) : undefined;
+    return r && { balance: r.balance, reserved: r.reserved, wallet: r.wallet, ageMs: this.clock.nowMs() - r.readAt };
+  }
+
+  /** Whether readings are older than a quote may use. */
+  get maxAgeMs(): number {
+    return this.config.maxAgeMs;
+  }
+
   /**
    * Reads one token again now (after a decision or a fill moved its balance or reservations).
    * `reservations`: every token's, read once for a whole refresh (`refreshAll`), instead of a query
@@ -137,7 +159,7 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
           : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
         reservations ? reservations.then((all) => all.get(key(chain, t)) ?? 0n) : this.repo.reservedBy(chain, t),
       ]);
-      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, readAt: this.clock.nowMs() });
+      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, wallet: b.wallet, readAt: this.clock.nowMs() });
       this.unmanaged.delete(chain);
     } catch (err) {
       // No operator wallet there, or no RPC for the chain at all: the system does not settle it.

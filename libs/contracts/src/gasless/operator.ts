@@ -6,9 +6,12 @@ import { OrderWireSchema } from '../quoting/order-wire';
 
 /**
  * What an operator transaction does (D15): deliver, cancel on the destination, refund on the source,
- * claim to the treasury; and on Solana, return a stray deposit (one that matched no retained quote, D16).
+ * claim to the treasury; on Solana, return a stray deposit (one that matched no retained quote, D16);
+ * and for a rebalancing move of inventory through CCTP (issue 47, EVM only): `approve` the
+ * TokenMessenger, `burn` on the source (`depositForBurn`), `mint` on the destination
+ * (`receiveMessage`), each keyed by the move.
  */
-export const OperatorTxKind = z.enum(['fill', 'cancel', 'refund', 'claim', 'return']);
+export const OperatorTxKind = z.enum(['fill', 'cancel', 'refund', 'claim', 'return', 'approve', 'burn', 'mint']);
 export type OperatorTxKind = z.infer<typeof OperatorTxKind>;
 
 const Hash = z.string().regex(/^0x[0-9a-f]{64}$/, 'must be a lowercase 32-byte hex hash');
@@ -81,7 +84,7 @@ export const SvmClaimCall = z.object({
 
 export const SendOperatorTxRequest = z.object({
   kind: OperatorTxKind,
-  /** The quote hash the transaction settles (a claim: its batch id; a return: its `strayReturnKey`): with `kind`, the transaction's identity (at most one per pair, ever). */
+  /** The quote hash the transaction settles (a claim: its batch id; a return: its `strayReturnKey`; a move's approve, burn or mint: the move id): with `kind`, the transaction's identity (at most one per pair, ever). */
   quote_hash: Hash,
   chain: ChainName,
   // A plain union: the Solana shapes all carry vm 'svm'; a return is told apart by its `return` field, a claim by its `claim`.

@@ -4,6 +4,26 @@ import { AmountString, ChainName, Rfc3339 } from '../wire';
 
 const Count = z.number().int().min(0);
 
+/** One move of inventory between chains through CCTP, as the operator sees it. */
+export const RebalanceMoveViewSchema = z.object({
+  id: z.string(),
+  src_chain: ChainName,
+  dst_chain: ChainName,
+  amount: AmountString,
+  /** planned, approved, burned, attested (in flight); received, failed, stuck (ended). */
+  state: z.string(),
+  /** A burn still waiting for its attestation (or mint) past REBALANCE_STUCK_AFTER_MS: alerted, never burned again. */
+  overdue: z.boolean(),
+  fee_executed: AmountString.nullable(),
+  burn_tx: z.string().nullable(),
+  mint_tx: z.string().nullable(),
+  error: z.string().nullable(),
+  planned_at: Rfc3339,
+  /** From planned to received (or to now, while in flight). */
+  secs: Count,
+});
+export type RebalanceMoveView = z.infer<typeof RebalanceMoveViewSchema>;
+
 export const SettlementReportSchema = z.object({
   /** Per destination (chain, token): the operator wallet's balance, what open fills hold of it, and what is left to quote against. */
   inventory: z.array(
@@ -66,6 +86,31 @@ export const SettlementReportSchema = z.object({
       }),
     ),
   }),
+  /**
+   * Inventory rebalancing (issue 47), per token of quoting.json's `inventory_targets`: each chain's
+   * holdings (filler inventory + claims due + moves on their way in) against its target and
+   * threshold shares, the moves in flight and the latest ones ended, with how long each took.
+   */
+  rebalancing: z.array(
+    z.object({
+      token: z.string(),
+      /** Whether this token is moved automatically (USDC between CCTP's EVM chains), or only shown and alerted on. */
+      moved: z.boolean(),
+      total: AmountString,
+      chains: z.array(
+        z.object({
+          chain: ChainName,
+          holding: AmountString,
+          target: AmountString,
+          threshold: AmountString,
+          below_threshold: z.boolean(),
+        }),
+      ),
+      /** Chains whose filler balance was not read (no reading, or too old): nothing is planned for the token meanwhile. */
+      unread: z.array(ChainName),
+      moves: z.array(RebalanceMoveViewSchema),
+    }),
+  ),
 });
 export type SettlementReport = z.infer<typeof SettlementReportSchema>;
 

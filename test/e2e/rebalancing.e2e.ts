@@ -1,0 +1,147 @@
+import { Client } from 'pg';
+import { type Address, encodeAbiParameters, keccak256, toHex } from 'viem';
+import { untilHolds } from '@xchain/stack';
+import type { E2eStack } from '../support/e2e-stack';
+import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
+import { ARB_USDC, filler, startSettlementStack } from '../support/settlement-fixture';
+
+jest.setTimeout(240_000);
+
+const BASE_USDC = LOCAL_TOKENS.base.USDC;
+const USDC = 1_000_000n;
+
+/**
+ * Inventory rebalancing through CCTP on the local stack (issue 47): the devnet's CCTP V2 stand-ins
+ * at Circle's addresses and its attestation stand-in. quoting.json's targets give base and arbitrum
+ * half of the USDC each and plan a move into a chain below a quarter. A chain that falls below is
+ * refilled from the other: approve and burn on base, the attestation fetched, the mint on arbitrum,
+ * each once, through the relayer's lanes; kill -9 of the relayer between burn and mint changes nothing.
+ */
+describe('rebalancing: a chain below its threshold is refilled through CCTP', () => {
+  let e2e: E2eStack;
+  let g: GaslessClient;
+
+  /** Sets the filler's USDC on a chain (the dev token keeps balances in its first storage slot). */
+  const setUsdc = async (chain: 'base' | 'arbitrum', amount: bigint) => {
+    const token = chain === 'base' ? BASE_USDC : ARB_USDC;
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [filler.address, 0n]));
+    await g.client(chain).request({ method: 'anvil_setStorageAt' as never, params: [token, slot, toHex(amount, { size: 32 })] as never });
+  };
+  const usdc = (chain: 'base' | 'arbitrum') => g.balanceOf(chain, chain === 'base' ? BASE_USDC : (ARB_USDC as Address), filler.address);
+
+  const query = async <R extends object>(db: string, sql: string, params: unknown[] = []): Promise<R[]> => {
+    const c = new Client({ connectionString: e2e.databaseUrl(db) });
+    await c.connect();
+    try {
+      return (await c.query<R>(sql, params)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  type Move = {
+    id: string;
+    src_chain: string;
+    dst_chain: string;
+    amount: string;
+    max_fee: string;
+    state: string;
+    fee_executed: string | null;
+  };
+  const moves = () =>
+    query<Move>(
+      'quote_engine',
+      'SELECT id, src_chain, dst_chain, amount::text, max_fee::text, state, fee_executed::text FROM rebalance_moves ORDER BY planned_at',
+    );
+  /** The relayer's transactions of a move: kind and status, one row per kind ever. */
+  const relayerRows = (id: string) =>
+    query<{ kind: string; status: string; chain: string }>(
+      'gasless_relayer',
+      `SELECT l.kind, l.status, l.chain FROM lane_txs l
+       WHERE l.id IN (SELECT lane_tx_id FROM approve_txs WHERE move_id = $1 UNION ALL SELECT lane_tx_id FROM burn_txs WHERE move_id = $1
+                      UNION ALL SELECT lane_tx_id FROM mint_txs WHERE move_id = $1)
+       ORDER BY l.created_at`,
+      [id],
+    );
+  const received = (n: number) =>
+    untilHolds(`${n} move(s) received`, moves, (rows) => rows.length >= n && rows.slice(0, n).every((m) => m.state === 'received'), {
+      timeoutMs: 90_000,
+      everyMs: 300,
+    });
+
+  beforeAll(async () => {
+    ({ e2e, g } = await startSettlementStack({ REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300' }));
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it('moves what arbitrum lacks of its half from base, once: burned amount − the fee executed arrives, and nothing more is planned', async () => {
+    await setUsdc('base', 1_000n * USDC);
+    await setUsdc('arbitrum', 100n * USDC);
+    const [m] = await received(1);
+    // 1,100 USDC in all: arbitrum's half is 550, it holds 100, below its quarter (275): 450 comes from base.
+    expect(m).toMatchObject({ src_chain: 'base', dst_chain: 'arbitrum', amount: (450n * USDC).toString(), max_fee: '90000' });
+    const fee = BigInt(m!.fee_executed!);
+    expect(fee).toBe(45_000n); // the stand-in's Fast Transfer fee: 1 bps, within maxFee (2 bps, rounded up)
+    expect(await usdc('base')).toBe(550n * USDC);
+    expect(await usdc('arbitrum')).toBe(550n * USDC - fee);
+    expect((await relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+      ['approve', 'base', 'confirmed'],
+      ['burn', 'base', 'confirmed'],
+      ['mint', 'arbitrum', 'confirmed'],
+    ]);
+    // Balanced now: several passes later, still one move.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await moves()).toHaveLength(1);
+
+    const report = await untilHolds(
+      'the report showing arbitrum at its target',
+      () => e2e.admin('settlement'),
+      (r) => r.code !== 0 || r.out.rebalancing?.[0]?.chains.every((c: { below_threshold: boolean }) => !c.below_threshold),
+      { timeoutMs: 10_000, everyMs: 300 },
+    );
+    expect(report.code).toBe(0);
+    const usdcReport = report.out.rebalancing.find((t: { token: string }) => t.token === 'USDC');
+    expect(usdcReport).toMatchObject({ moved: true, unread: [] });
+    expect(usdcReport.moves[0]).toMatchObject({ id: m!.id, state: 'received', fee_executed: '45000', overdue: false });
+  });
+
+  it('kill -9 of the relayer with the mint in flight: the move completes once', async () => {
+    const before = await usdc('arbitrum');
+    const rpc = (method: string, params: unknown[] = []) =>
+      g.client('arbitrum').request({ method: method as never, params: params as never });
+    // arbitrum stops mining, so the mint waits in its mempool.
+    await rpc('evm_setAutomine', [false]);
+    await rpc('evm_setIntervalMining', [0]);
+    try {
+      await setUsdc('arbitrum', before - 400n * USDC);
+      const open = await untilHolds(
+        'the second move attested and its mint sent',
+        async () => {
+          const rows = await moves();
+          const m = rows[1];
+          return m && m.state === 'attested' ? { m, rows: await relayerRows(m.id) } : undefined;
+        },
+        (x) => x !== undefined && x.rows.some((r) => r.kind === 'mint' && r.status === 'submitted'),
+        { timeoutMs: 90_000, everyMs: 200 },
+      );
+      const victim = e2e.stack.services.get('gasless-relayer')!;
+      const exited = new Promise((r) => victim.child.once('exit', r));
+      victim.child.kill('SIGKILL');
+      await exited;
+      await rpc('evm_setIntervalMining', [1]);
+      await e2e.stack.restart('gasless-relayer');
+      const [, m] = await received(2);
+      expect(m!.id).toBe(open!.m.id);
+      expect((await relayerRows(m!.id)).map((r) => [r.kind, r.status])).toEqual([
+        ['approve', 'confirmed'],
+        ['burn', 'confirmed'],
+        ['mint', 'confirmed'],
+      ]);
+      expect(await usdc('arbitrum')).toBe(before - 400n * USDC + BigInt(m!.amount) - BigInt(m!.fee_executed!));
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
+  });
+});
