@@ -111,6 +111,12 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       help: 'Seconds since the oldest burn still waiting for its attestation or mint was sent',
       labelNames: ['token'],
     });
+    metrics
+      .gauge({
+        name: 'rebalance_stuck_after_seconds',
+        help: 'A burn waiting longer than this for its attestation or mint is stuck (REBALANCE_STUCK_AFTER_MS)',
+      })
+      .set(config.stuckAfterMs / 1000);
     const stuck = metrics.gauge({
       name: 'rebalance_moves_stuck',
       help: 'Moves that were burned and cannot be completed without a person (state stuck)',
@@ -148,7 +154,8 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.enabled && Object.keys(this.quoting.inventory_targets).length > 0) this.loop.start();
+    // Off, passes still read holdings against targets (the report, the gauges and their alerts); they move nothing.
+    if (Object.keys(this.quoting.inventory_targets).length > 0) this.loop.start();
   }
 
   onApplicationShutdown(): Promise<void> {
@@ -207,17 +214,18 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
 
   async pass(): Promise<void> {
     const open = await this.repo.open();
-    await Promise.all(
-      open.map((m) =>
-        this.step(m).catch((err: unknown) =>
-          this.warnOnce(
-            `step:${m.id}:${m.state}`,
-            { move: m.id, state: m.state, err: message(err) },
-            'rebalancing: move not moved on this pass; retried',
+    if (this.config.enabled)
+      await Promise.all(
+        open.map((m) =>
+          this.step(m).catch((err: unknown) =>
+            this.warnOnce(
+              `step:${m.id}:${m.state}`,
+              { move: m.id, state: m.state, err: message(err) },
+              'rebalancing: move not moved on this pass; retried',
+            ),
           ),
         ),
-      ),
-    );
+      );
     const due = await this.repo.claimsDue();
     const pictures: TokenPicture[] = [];
     for (const [symbol, targets] of Object.entries(this.quoting.inventory_targets)) {
