@@ -27,7 +27,7 @@ export abstract class OperatorTxTable {
   protected abstract readonly table: string;
   protected abstract readonly keyColumn: string;
 
-  constructor(protected readonly db: PrismaClient) {}
+  constructor(@Inject(DB) protected readonly db: PrismaClient) {}
 
   /** The lane id of the transaction of `key`. */
   laneId(key: string): string {
@@ -54,93 +54,47 @@ export abstract class OperatorTxTable {
   }
 }
 
+/** The table of one kind, keyed by `keyColumn` (its constants: never input). Nest binds each subclass with the base's DB. */
+function tableOf(kind: OperatorTxKind, table: string, keyColumn: string) {
+  abstract class KindTable extends OperatorTxTable {
+    protected readonly kind = kind;
+    protected readonly table = table;
+    protected readonly keyColumn = keyColumn;
+  }
+  return KindTable;
+}
+
 /** Fills of orders on their destination chains, keyed by quote hash. */
 @Injectable()
-export class FillTxRepository extends OperatorTxTable {
-  protected readonly kind = 'fill';
-  protected readonly table = 'fill_txs';
-  protected readonly keyColumn = 'quote_hash';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class FillTxRepository extends tableOf('fill', 'fill_txs', 'quote_hash') {}
 
 /** Cancels of orders on their destination chains, keyed by quote hash. */
 @Injectable()
-export class CancelTxRepository extends OperatorTxTable {
-  protected readonly kind = 'cancel';
-  protected readonly table = 'cancel_txs';
-  protected readonly keyColumn = 'quote_hash';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class CancelTxRepository extends tableOf('cancel', 'cancel_txs', 'quote_hash') {}
 
 /** Refunds of deposits on their source chains, keyed by quote hash. */
 @Injectable()
-export class RefundTxRepository extends OperatorTxTable {
-  protected readonly kind = 'refund';
-  protected readonly table = 'refund_txs';
-  protected readonly keyColumn = 'quote_hash';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class RefundTxRepository extends tableOf('refund', 'refund_txs', 'quote_hash') {}
 
 /** Claims of filled orders' deposits to the treasury, keyed by batch (keccak256 of the batch's quote hashes). */
 @Injectable()
-export class ClaimTxRepository extends OperatorTxTable {
-  protected readonly kind = 'claim';
-  protected readonly table = 'claim_txs';
-  protected readonly keyColumn = 'batch_key';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class ClaimTxRepository extends tableOf('claim', 'claim_txs', 'batch_key') {}
 
 /** Returns of stray Solana deposits to their senders (D16), keyed by deposit (keccak256 of chain:signature:index). */
 @Injectable()
-export class ReturnTxRepository extends OperatorTxTable {
-  protected readonly kind = 'return';
-  protected readonly table = 'return_txs';
-  protected readonly keyColumn = 'deposit_key';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class ReturnTxRepository extends tableOf('return', 'return_txs', 'deposit_key') {}
 
 /** A rebalancing move's approval of the CCTP TokenMessenger (issue 47), keyed by the move. */
 @Injectable()
-export class ApproveTxRepository extends OperatorTxTable {
-  protected readonly kind = 'approve';
-  protected readonly table = 'approve_txs';
-  protected readonly keyColumn = 'move_id';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class ApproveTxRepository extends tableOf('approve', 'approve_txs', 'move_id') {}
 
 /** A rebalancing move's burn on its source chain (CCTP depositForBurn), keyed by the move. */
 @Injectable()
-export class BurnTxRepository extends OperatorTxTable {
-  protected readonly kind = 'burn';
-  protected readonly table = 'burn_txs';
-  protected readonly keyColumn = 'move_id';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class BurnTxRepository extends tableOf('burn', 'burn_txs', 'move_id') {}
 
 /** A rebalancing move's mint on its destination chain (CCTP receiveMessage), keyed by the move. */
 @Injectable()
-export class MintTxRepository extends OperatorTxTable {
-  protected readonly kind = 'mint';
-  protected readonly table = 'mint_txs';
-  protected readonly keyColumn = 'move_id';
-  constructor(@Inject(DB) db: PrismaClient) {
-    super(db);
-  }
-}
+export class MintTxRepository extends tableOf('mint', 'mint_txs', 'move_id') {}
 
 /** Each kind's table, by kind: what SendOperatorTx writes and reads. */
 @Injectable()

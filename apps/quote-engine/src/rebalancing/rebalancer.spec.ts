@@ -1,0 +1,192 @@
+import { Prisma } from '@xchain/quote-engine-db';
+import { RpcClient } from '@xchain/messaging';
+import { LOGGER, Metrics } from '@xchain/service-kit';
+import { newTestService } from '@xchain/service-kit/testing';
+import { Registry } from 'prom-client';
+import { QUOTING_CONFIG } from '../config.tokens';
+import { InventoryBook } from '../inventory/inventory-book';
+import { RegistryCache } from '../registry/registry-cache';
+import { Attestations } from './attestations';
+import { type RebalanceMove, RebalanceRepository } from './rebalance.repository';
+import { REBALANCE_CONFIG, Rebalancer } from './rebalancer';
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const FILLER = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
+const half = { target_bps: 5_000n, threshold_bps: 2_500n, min_move: 1n, max_move: 10n ** 15n };
+
+/** The rebalancer over faked collaborators: what it asks the relayer, and how each answer moves a move on. */
+function newRebalancer(balances: Record<string, bigint>, ageMs = 0) {
+  const t = newTestService(Rebalancer, [
+    { provide: QUOTING_CONFIG, useValue: { inventory_targets: { USDC: { base: half, arbitrum: half } } } },
+    {
+      provide: REBALANCE_CONFIG,
+      useValue: {
+        enabled: true,
+        pollMs: 1000,
+        stuckAfterMs: 60_000,
+        tokenMessenger: '0x28b5a0e9C621a5BadaA536219b3a228C8168cf5d',
+        messageTransmitter: '0x81D40F21F12A8F0E3252Bccb954D722d4c464B64',
+        minFinalityThreshold: 1000,
+        maxFeeBps: 2n,
+        requestTimeoutMs: 1000,
+      },
+    },
+    { provide: LOGGER, useValue: { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() } },
+    { provide: Metrics, useValue: new Metrics(new Registry()) },
+  ]);
+  const registry = t.mock(RegistryCache);
+  registry.chain.mockImplementation((name: string) => ({ name, vm: 'evm' }) as never);
+  registry.bySymbol.mockImplementation((c: { name: string }) => ({ address: c.name === 'base' ? BASE_USDC : ARB_USDC }) as never);
+  const inventory = t.mock(InventoryBook);
+  Object.defineProperty(inventory, 'maxAgeMs', { value: 60_000 });
+  inventory.reading.mockImplementation((chain: string) => ({ balance: balances[chain] ?? 0n, reserved: 0n, wallet: FILLER, ageMs }));
+  inventory.refresh.mockResolvedValue(undefined);
+  const repo = t.mock(RebalanceRepository);
+  repo.claimsDue.mockResolvedValue([]);
+  repo.recent.mockResolvedValue([]);
+  repo.advance.mockResolvedValue(true);
+  const rpc = t.mock(RpcClient);
+  return { sut: t.sut, repo, rpc, clock: t.clock, attestations: t.mock(Attestations), inventory };
+}
+
+const move = (over: Partial<RebalanceMove>): RebalanceMove =>
+  ({
+    id: `0x${'11'.repeat(32)}`,
+    token: 'USDC',
+    srcChain: 'base',
+    dstChain: 'arbitrum',
+    amount: new Prisma.Decimal(450_000_000),
+    maxFee: new Prisma.Decimal(90_000),
+    state: 'planned',
+    burnTx: null,
+    message: null,
+    attestation: null,
+    feeExecuted: null,
+    mintTx: null,
+    error: null,
+    plannedAt: new Date(0),
+    burnedAt: null,
+    attestedAt: null,
+    receivedAt: null,
+    updatedAt: new Date(0),
+    ...over,
+  }) as RebalanceMove;
+
+const answer = (status: string, extra: object = {}) => ({
+  kind: 'x',
+  quote_hash: 'x',
+  chain: 'x',
+  wallet: FILLER,
+  status,
+  tx_hashes: [],
+  ...extra,
+});
+
+describe('Rebalancer', () => {
+  it('plans the move a chain below its threshold needs, with maxFee rounded up, under the planning lock', async () => {
+    const r = newRebalancer({ base: 1_000_000_000n, arbitrum: 100_000_000n });
+    r.repo.open.mockResolvedValue([]);
+    let planned: unknown[] = [];
+    r.repo.plan.mockImplementation(async (fn) => (planned = await fn([])) as never);
+    await r.sut.pass();
+    expect(planned).toEqual([expect.objectContaining({ srcChain: 'base', dstChain: 'arbitrum', amount: 450_000_000n, maxFee: 90_000n })]);
+    // 2 bps of 450,000,001 is 90,000.0002: the fee allowed is rounded up.
+    const odd = newRebalancer({ base: 1_000_000_002n, arbitrum: 100_000_000n });
+    odd.repo.open.mockResolvedValue([]);
+    odd.repo.plan.mockImplementation(async (fn) => (planned = await fn([])) as never);
+    await odd.sut.pass();
+    expect(planned).toEqual([expect.objectContaining({ amount: 450_000_001n, maxFee: 90_001n })]);
+  });
+
+  it('plans nothing while a move may or may not show in the balances yet (burn or mint asked, or a burn newer than the reading)', async () => {
+    for (const open of [
+      move({ state: 'approved', dstChain: 'optimism' }),
+      move({ state: 'attested', dstChain: 'optimism', burnTx: '0xb', burnedAt: new Date(0) }),
+    ]) {
+      const r = newRebalancer({ base: 1_000_000_000n, arbitrum: 100_000_000n });
+      r.repo.open.mockResolvedValue([open]);
+      r.rpc.call.mockResolvedValue(answer('queued') as never);
+      await r.sut.pass();
+      expect(r.repo.plan).not.toHaveBeenCalled();
+    }
+    // Burned at t=5s, the source read 1s before that: wait. Read after it: the move is counted on its way in.
+    const r = newRebalancer({ base: 1_000_000_000n, arbitrum: 100_000_000n }, 1_000);
+    r.clock.set(6_000);
+    const burned = move({ state: 'burned', dstChain: 'optimism', burnTx: '0xb', burnedAt: new Date(5_500) });
+    r.repo.open.mockResolvedValue([burned]);
+    r.attestations.ofBurn.mockResolvedValue({ kind: 'pending', why: 'not indexed yet' });
+    await r.sut.pass();
+    expect(r.repo.plan).not.toHaveBeenCalled();
+    burned.burnedAt = new Date(4_000);
+    r.repo.plan.mockResolvedValue([]);
+    await r.sut.pass();
+    expect(r.repo.plan).toHaveBeenCalledTimes(1);
+  });
+
+  it('moves each step on only from the answer of its own transaction, and fails a move only before its burn', async () => {
+    const r = newRebalancer({ base: 1_000_000_000n, arbitrum: 500_000_000n });
+    r.repo.plan.mockResolvedValue([]);
+    // planned: the approve is asked of the relayer, keyed by the move; confirmed moves it on.
+    r.repo.open.mockResolvedValue([move({ state: 'planned' })]);
+    r.rpc.call.mockResolvedValueOnce(answer('submitted') as never);
+    await r.sut.pass();
+    expect(r.rpc.call.mock.calls[0]![1]).toMatchObject({ kind: 'approve', quote_hash: `0x${'11'.repeat(32)}`, chain: 'base' });
+    expect(r.repo.advance).not.toHaveBeenCalled();
+    r.rpc.call.mockResolvedValueOnce(answer('confirmed', { tx_hash: '0xa' }) as never);
+    await r.sut.pass();
+    expect(r.repo.advance).toHaveBeenLastCalledWith(`0x${'11'.repeat(32)}`, 'planned', 'approved');
+    // approved: a burn that reverted fails the move (nothing left the filler).
+    r.repo.open.mockResolvedValue([move({ state: 'approved' })]);
+    r.rpc.call.mockResolvedValueOnce(answer('failed', { error: 'SIMULATION_REVERTED: x' }) as never);
+    await r.sut.pass();
+    expect(r.repo.advance).toHaveBeenLastCalledWith(`0x${'11'.repeat(32)}`, 'approved', 'failed', {
+      error: 'BURN_FAILED: SIMULATION_REVERTED: x',
+    });
+    // attested: a mint refused because the nonce is used was received (relayed by someone else); any other failure is stuck.
+    r.repo.open.mockResolvedValue([
+      move({ state: 'attested', burnTx: '0xb', message: '0x01', attestation: '0x02', burnedAt: new Date(0) }),
+    ]);
+    r.rpc.call.mockResolvedValueOnce(answer('failed', { error: 'SIMULATION_REVERTED: Nonce already used' }) as never);
+    await r.sut.pass();
+    expect(r.repo.advance).toHaveBeenLastCalledWith(`0x${'11'.repeat(32)}`, 'attested', 'received', {});
+    r.rpc.call.mockResolvedValueOnce(answer('failed', { error: 'TX_REVERTED: out of gas' }) as never);
+    await r.sut.pass();
+    expect(r.repo.advance).toHaveBeenLastCalledWith(`0x${'11'.repeat(32)}`, 'attested', 'stuck', {
+      error: 'MINT_FAILED: TX_REVERTED: out of gas',
+    });
+  });
+
+  it('records an attestation only for the burned amount, and never asks for a second burn while it waits', async () => {
+    const r = newRebalancer({ base: 1_000_000_000n, arbitrum: 500_000_000n });
+    r.repo.plan.mockResolvedValue([]);
+    r.repo.open.mockResolvedValue([move({ state: 'burned', burnTx: '0xb', burnedAt: new Date(0) })]);
+    r.clock.set(120_000); // past stuckAfterMs: flagged, not burned again
+    r.attestations.ofBurn.mockResolvedValueOnce({ kind: 'pending', why: 'pending_confirmations' });
+    await r.sut.pass();
+    expect(r.rpc.call).not.toHaveBeenCalled();
+    expect(r.repo.advance).not.toHaveBeenCalled();
+    r.attestations.ofBurn.mockResolvedValueOnce({
+      kind: 'complete',
+      message: '0x01',
+      attestation: '0x02',
+      feeExecuted: 45_000n,
+      amount: 1n,
+    });
+    await r.sut.pass();
+    expect(r.repo.advance).not.toHaveBeenCalled();
+    r.attestations.ofBurn.mockResolvedValueOnce({
+      kind: 'complete',
+      message: '0x01',
+      attestation: '0x02',
+      feeExecuted: 45_000n,
+      amount: 450_000_000n,
+    });
+    await r.sut.pass();
+    expect(r.repo.advance).toHaveBeenCalledWith(`0x${'11'.repeat(32)}`, 'burned', 'attested', {
+      message: '0x01',
+      attestation: '0x02',
+      feeExecuted: 45_000n,
+    });
+  });
+});
