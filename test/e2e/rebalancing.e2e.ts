@@ -9,6 +9,7 @@ jest.setTimeout(240_000);
 
 const BASE_USDC = LOCAL_TOKENS.base.USDC;
 const USDC = 1_000_000n;
+const REBALANCE_ENV = { REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300' };
 
 /**
  * Inventory rebalancing through CCTP on the local stack (issue 47): the devnet's CCTP V2 stand-ins
@@ -69,7 +70,7 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
     });
 
   beforeAll(async () => {
-    ({ e2e, g } = await startSettlementStack({ REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300' }));
+    ({ e2e, g } = await startSettlementStack(REBALANCE_ENV));
   });
 
   afterAll(async () => {

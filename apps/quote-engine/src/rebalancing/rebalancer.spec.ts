@@ -122,6 +122,11 @@ describe('Rebalancer', () => {
     r.repo.plan.mockResolvedValue([]);
     await r.sut.pass();
     expect(r.repo.plan).toHaveBeenCalledTimes(1);
+    // Received at 5.5 s, the destination read at 5 s: its balance may not show the mint yet; wait.
+    r.repo.open.mockResolvedValue([]);
+    r.repo.recent.mockResolvedValue([move({ state: 'received', dstChain: 'arbitrum', burnTx: '0xb', receivedAt: new Date(5_500) })]);
+    await r.sut.pass();
+    expect(r.repo.plan).toHaveBeenCalledTimes(1);
   });
 
   it('moves each step on only from the answer of its own transaction, and fails a move only before its burn', async () => {

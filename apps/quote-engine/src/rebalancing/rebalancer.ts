@@ -243,7 +243,13 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       pictures.push({ token: symbol, plan, unread });
       // Planning on a partial picture could move toward a chain whose holdings were not counted; and
       // while a balance may or may not show a move yet, the move would be counted twice or not at all.
-      if (unread.length > 0 || plan.moves.length === 0 || !this.config.enabled || this.unsettled(open, symbol)) continue;
+      if (
+        unread.length > 0 ||
+        plan.moves.length === 0 ||
+        !this.config.enabled ||
+        this.unsettled([...open, ...(await this.repo.recent(5))], symbol)
+      )
+        continue;
       const written = await this.repo.plan(async (current) => {
         if (this.unsettled(current, symbol)) return [];
         const again = planToken(
@@ -393,17 +399,24 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
   /**
    * Whether a move of `symbol` is where the balances read may or may not show it yet: its burn
    * asked but not recorded (planned, approved: the chain may have mined it already), its mint asked
-   * (attested: likewise), or burned after its source balance was last read. Planning waits for the
+   * (attested: likewise), burned after its source balance was last read, or received after its
+   * destination's was. Planning waits for the
    * next pass then. A move burned before the last reading of its source is unambiguous: out of the
    * source's balance, not yet in the destination's, and counted on its way in.
    */
   private unsettled(open: readonly RebalanceMove[], symbol: string): boolean {
     const now = this.clock.nowMs();
+    const readBefore = (chain: string, at: Date) => {
+      const r = this.inventory.reading(chain, this.usdc(chain));
+      return !r || now - r.ageMs <= at.getTime();
+    };
     return open.some((m) => {
       if (m.token !== symbol) return false;
+      // Received: no longer counted on its way in, so its destination must have been read since.
+      if (m.state === 'received') return m.receivedAt !== null && readBefore(m.dstChain, m.receivedAt);
+      if (m.state === 'failed' || m.state === 'stuck') return false;
       if (m.state !== 'burned' || !m.burnedAt) return true;
-      const src = this.inventory.reading(m.srcChain, this.usdc(m.srcChain));
-      return !src || now - src.ageMs <= m.burnedAt.getTime();
+      return readBefore(m.srcChain, m.burnedAt);
     });
   }
 
