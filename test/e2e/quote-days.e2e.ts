@@ -79,7 +79,9 @@ describe('the days of stored quotes, at two replicas', () => {
     );
     await until('the old day is dropped', async () => !(await days()).includes(old), { timeoutMs: 30_000 });
 
-    // kill -9 of one replica while both keep the days and quotes are being answered; then it comes back.
+    // kill -9 of one replica while both keep the days and quotes are being answered (300 of them at
+    // least by then, however fast the day went: the total below is then not a race); then it comes back.
+    await until('the load under way', async () => answered.length >= 300, { timeoutMs: 60_000 });
     const victim = e2e.stack.instances.get('quote-engine')![0]!;
     const exited = new Promise((r) => victim.child.once('exit', r));
     victim.child.kill('SIGKILL');
