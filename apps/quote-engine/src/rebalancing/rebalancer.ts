@@ -236,7 +236,7 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
         if (h) holdings.push(h);
         else unread.push(chain);
       }
-      await this.withOpen(holdings, symbol);
+      holdings.splice(0, holdings.length, ...this.withOpenOf(holdings, symbol, open));
       const movable = new Set(symbol === MOVED ? holdings.map((h) => h.chain).filter((c) => this.movable(c)) : []);
       const busy = new Set(open.filter((m) => m.token === symbol).map((m) => m.dstChain));
       const plan = planToken(holdings, targets, movable, busy);
@@ -253,7 +253,7 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       const written = await this.repo.plan(async (current) => {
         if (this.unsettled(current, symbol)) return [];
         const again = planToken(
-          await this.withOpenOf(holdings, symbol, current),
+          this.withOpenOf(holdings, symbol, current),
           targets,
           movable,
           new Set(current.filter((m) => m.token === symbol).map((m) => m.dstChain)),
@@ -379,13 +379,8 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
     return { chain, available: r.balance > r.reserved ? r.balance - r.reserved : 0n, claimsDue, inbound: 0n, outboundUnburned: 0n };
   }
 
-  private async withOpen(holdings: ChainHolding[], symbol: string): Promise<void> {
-    const counted = await this.withOpenOf(holdings, symbol, await this.repo.open());
-    holdings.splice(0, holdings.length, ...counted);
-  }
-
   /** `holdings` with the open moves of `symbol` counted: on their way into the destination, promised out of a source not yet burned. */
-  private async withOpenOf(holdings: readonly ChainHolding[], symbol: string, open: RebalanceMove[]): Promise<ChainHolding[]> {
+  private withOpenOf(holdings: readonly ChainHolding[], symbol: string, open: readonly RebalanceMove[]): ChainHolding[] {
     return holdings.map((h) => {
       const mine = open.filter((m) => m.token === symbol);
       const inbound = mine.filter((m) => m.dstChain === h.chain).reduce((s, m) => s + amountOf(m) - BigInt(m.maxFee.toFixed(0)), 0n);
