@@ -49,6 +49,7 @@ export type LiveInventory = { kind: 'unmanaged' } | { kind: 'available'; amount:
 export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly readings = new Map<string, Reading>();
   private readonly unmanaged = new Set<string>();
+  private readonly readers: ((chain: string, token: string, available: bigint) => void)[] = [];
   private readonly loop: Periodic;
   private failing = false;
 
@@ -134,6 +135,11 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     return r && { balance: r.balance, reserved: r.reserved, wallet: r.wallet, ageMs: this.clock.nowMs() - r.readAt };
   }
 
+  /** Calls `reader` after every reading with the chain, the token (as the registry keys it) and what is available. */
+  onReading(reader: (chain: string, token: string, available: bigint) => void): void {
+    this.readers.push(reader);
+  }
+
   /** Whether readings are older than a quote may use. */
   get maxAgeMs(): number {
     return this.config.maxAgeMs;
@@ -159,8 +165,10 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
           : this.rpc.call(OperatorBalanceRpc, { chain, token: t }, { timeoutMs: this.config.requestTimeoutMs }),
         reservations ? reservations.then((all) => all.get(key(chain, t)) ?? 0n) : this.repo.reservedBy(chain, t),
       ]);
-      this.readings.set(key(chain, t), { balance: BigInt(b.balance), reserved, wallet: b.wallet, readAt: this.clock.nowMs() });
+      const balance = BigInt(b.balance);
+      this.readings.set(key(chain, t), { balance, reserved, wallet: b.wallet, readAt: this.clock.nowMs() });
       this.unmanaged.delete(chain);
+      for (const reader of this.readers) reader(chain, t, balance > reserved ? balance - reserved : 0n);
     } catch (err) {
       // No operator wallet there, or no RPC for the chain at all: the system does not settle it.
       if (notSettledThere(err)) this.unmanaged.add(chain);

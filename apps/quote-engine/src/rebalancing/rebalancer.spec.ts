@@ -1,6 +1,6 @@
 import { Prisma } from '@xchain/quote-engine-db';
 import { RpcClient } from '@xchain/messaging';
-import { LOGGER, Metrics } from '@xchain/service-kit';
+import { LOGGER, Metrics, Periodic } from '@xchain/service-kit';
 import { newTestService } from '@xchain/service-kit/testing';
 import { Registry } from 'prom-client';
 import { QUOTING_CONFIG } from '../config.tokens';
@@ -193,5 +193,27 @@ describe('Rebalancer', () => {
       attestation: '0x02',
       feeExecuted: 45_000n,
     });
+  });
+
+  it('reports an idle pass when balanced with nothing open, and a reading below a threshold wakes it at once', async () => {
+    const balances: Record<string, bigint> = { base: 500_000_000n, arbitrum: 500_000_000n };
+    const r = newRebalancer(balances);
+    r.repo.open.mockResolvedValue([]);
+    expect(await r.sut.pass()).toBe(Periodic.IDLE);
+    // An open move keeps the loop at its pace.
+    r.repo.open.mockResolvedValueOnce([move({ state: 'burned', burnTx: '0xb', burnedAt: new Date(0) })]);
+    r.attestations.ofBurn.mockResolvedValue({ kind: 'pending', why: 'not yet' } as never);
+    expect(await r.sut.pass()).toBeUndefined();
+
+    const [reader] = r.inventory.onReading.mock.calls[0]!;
+    const wake = jest.spyOn(Periodic.prototype, 'wake');
+    // Above arbitrum's threshold (a quarter of the 1,000 held and the 449.91 on its way in): no pass.
+    reader('arbitrum', ARB_USDC.toLowerCase(), 400_000_000n);
+    // Base's USDC read as below does not name arbitrum's token.
+    reader('arbitrum', BASE_USDC.toLowerCase(), 100_000_000n);
+    expect(wake).not.toHaveBeenCalled();
+    reader('arbitrum', ARB_USDC.toLowerCase(), 300_000_000n);
+    expect(wake).toHaveBeenCalledTimes(1);
+    wake.mockRestore();
   });
 });

@@ -64,7 +64,7 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     @Inject(RebalanceRepository) private readonly repo: RebalanceRepository,
-    @Inject(InventoryBook) private readonly inventory: Pick<InventoryBook, 'reading' | 'refresh' | 'maxAgeMs'>,
+    @Inject(InventoryBook) private readonly inventory: Pick<InventoryBook, 'reading' | 'refresh' | 'maxAgeMs' | 'onReading'>,
     @Inject(RegistryCache) private readonly registry: Pick<RegistryCache, 'chain' | 'bySymbol'>,
     @Inject(RpcClient) private readonly rpc: Pick<RpcClient, 'call'>,
     @Inject(Attestations) private readonly attestations: Pick<Attestations, 'ofBurn'>,
@@ -79,7 +79,13 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       () => this.pass(),
       config.pollMs,
       (err) => this.log.warn({ err: message(err) }, 'rebalancing pass failed; next pass retries'),
+      // With nothing open and nothing to plan a pass is a few queries for nothing: the pause doubles up
+      // to 8 polls, and a reading below a chain's threshold wakes the next pass at once.
+      { idleMaxMs: config.pollMs * 8 },
     );
+    inventory.onReading((chain, address, available) => {
+      if (this.crossed(chain, address, available)) this.loop.wake();
+    });
     const labels = ['token', 'chain'];
     const holding = metrics.gauge({
       name: 'rebalance_holding',
@@ -212,8 +218,22 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
     });
   }
 
-  async pass(): Promise<void> {
+  /** Whether a fresh reading of a target token shows its chain below the threshold of the last pass. */
+  private crossed(chain: string, address: string, available: bigint): boolean {
+    for (const p of this.pictures) {
+      const c = p.plan.chains.find((x) => x.chain === chain);
+      if (!c || available >= c.threshold) continue;
+      const info = this.registry.chain(chain);
+      const t = info && this.registry.bySymbol(info, p.token);
+      if (t && tokenKey(info.vm, t.address) === address) return true;
+    }
+    return false;
+  }
+
+  /** One pass; resolves with Periodic.IDLE when no move was open and no chain was below its threshold. */
+  async pass(): Promise<void | typeof Periodic.IDLE> {
     const open = await this.repo.open();
+    let active = open.length > 0;
     if (this.config.enabled)
       await Promise.all(
         open.map((m) =>
@@ -241,6 +261,7 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       const busy = new Set(open.filter((m) => m.token === symbol).map((m) => m.dstChain));
       const plan = planToken(holdings, targets, movable, busy);
       pictures.push({ token: symbol, plan, unread });
+      if (plan.moves.length > 0) active = true;
       // Planning on a partial picture could move toward a chain whose holdings were not counted; and
       // while a balance may or may not show a move yet, the move would be counted twice or not at all.
       if (
@@ -274,6 +295,7 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
         );
     }
     this.pictures = pictures;
+    return active ? undefined : Periodic.IDLE;
   }
 
   /** One step of a move, from its state: each is asked of the relayer until its transaction is final. */
