@@ -1,4 +1,3 @@
-import { DEV_TREASURY } from '@xchain/devnet';
 import { XCHAIN_ROUTER_ABI, approveCalldata, depositTx } from '@xchain/evm-gasless';
 import { orderFromWire } from '@xchain/order-codec';
 import { until, untilHolds } from '@xchain/stack';
@@ -23,8 +22,12 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
   let g: GaslessClient;
   let s: SettlementFixture;
 
+  /** The filler's base USDC before any deposit: claims pay the filler (D20), and no fill of these suites spends base USDC. */
+  let baseAtStart = 0n;
+
   beforeAll(async () => {
     ({ e2e, g, s } = await startSettlementStack());
+    baseAtStart = await g.balanceOf('base', base.USDC, filler.address);
   }, 240_000);
 
   afterAll(async () => {
@@ -151,7 +154,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     expect(await g.balanceOf('arbitrum', ARB_USDC, o.user.address)).toBe(amountOut);
   });
 
-  it('repays the treasury by itself: deposits = claims + refunds to the base unit, the source router keeps nothing', async () => {
+  it('repays the treasury (the filler, D20) by itself: deposits = claims + refunds to the base unit, the source router keeps nothing', async () => {
     // Every deposit of this suite so far went to base's router: 25 + 100 × 10 + 5 USDC; 90 × 10 were refunded.
     const deposited = 25_000_000n + 100n * 10_000_000n + 5_000_000n;
     const refunded = 90n * 10_000_000n;
@@ -163,7 +166,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
       (held) => held === 0n,
       { timeoutMs: 60_000, everyMs: 250 },
     );
-    expect(await g.balanceOf('base', base.USDC, DEV_TREASURY)).toBe(deposited - refunded);
+    expect(await g.balanceOf('base', base.USDC, filler.address)).toBe(baseAtStart + deposited - refunded);
 
     // The operator's report agrees once the claims' confirmations are in: nothing reserved, nothing open or stuck, the twelve fills claimed.
     const report = await untilHolds(
@@ -190,7 +193,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     ]);
   });
 
-  it('settles a same-chain order on one router: arbitrum USDC → arbitrum ETH filled from the operator, its deposit claimed to the treasury', async () => {
+  it('settles a same-chain order on one router: arbitrum USDC → arbitrum ETH filled from the operator, its deposit claimed to the treasury, the filler', async () => {
     const user = g.newUser();
     const recipient = g.newUser().address;
     await g.mint('arbitrum', ARB_USDC, user.address, 50_000_000n);
@@ -208,7 +211,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     });
     if (!('same_chain_swap' in reply)) throw new Error(`expected a same-chain quote, got ${JSON.stringify(reply)}`);
     const q = reply.same_chain_swap;
-    const treasuryBefore = await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY);
+    const treasuryBefore = await g.balanceOf('arbitrum', ARB_USDC, filler.address);
     await g.send('arbitrum', { to: ARB_USDC, data: approveCalldata(s.routers['arbitrum']!, maxUint256) }, user);
     await g.send('arbitrum', depositTx(orderFromWire(q.order).order, s.routers['arbitrum']!), user);
     const view = await g.waitOrder(q.quote_hash, (v) => v.status === 'fulfilled' || v.status === 'refunded', 60_000);
@@ -218,7 +221,7 @@ describe('settlement: every deposited order ends filled or refunded, by the syst
     await until(
       'the deposit at the treasury',
       async () => {
-        expect(await g.balanceOf('arbitrum', ARB_USDC, DEV_TREASURY)).toBe(treasuryBefore + 50_000_000n);
+        expect(await g.balanceOf('arbitrum', ARB_USDC, filler.address)).toBe(treasuryBefore + 50_000_000n);
         return true;
       },
       { timeoutMs: 30_000, everyMs: 250 },

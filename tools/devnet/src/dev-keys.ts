@@ -28,9 +28,6 @@ export const DEV_FEE_RECIPIENT: Address = '0xa0Ee7A142d267C1f36714E4a8F75612F20a
 export const DEV_FILLER_KEY: Hex = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
 export const DEV_FILLER: Address = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
 
-/** Account #6's address: the local routers' treasury, where `claim` sends delivered orders' deposits. */
-export const DEV_TREASURY: Address = '0x976EA74026E726554dB657fA54763abd0C3a0aa9';
-
 /**
  * Account #3's address: the fee recipient of the local CCTP TokenMessengerV2 stand-ins (immutables),
  * which receives a Fast Transfer's fee on the destination chain. The stand-ins' attester signs with

@@ -14,7 +14,7 @@ import { PERMIT2_ADDRESS, XCHAIN_ROUTER_ABI } from '@xchain/evm-gasless';
 import { until } from '@xchain/stack';
 import { type Address, type Hex, createPublicClient, createWalletClient, getAddress, http, parseAbi, zeroAddress, zeroHash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
-import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_FILLER_KEY, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { type ChainPlan, readDevnetPlan } from './devnet-plan';
 import { DEV_RETENTION_SECS } from './equip-chain';
 import { FUND_NATIVE_UNITS, FUND_TOKEN_UNITS, fund } from './fund';
@@ -62,7 +62,7 @@ describe('devnet', () => {
     expect(devnet.rpcUrls).toBe(`ethereum=${devnet.chains.get('ethereum')!.rpcUrl},base=${devnet.chains.get('base')!.rpcUrl}`);
   });
 
-  it('places Permit2, the router (refunder and settler: the filler, dev key #5; treasury: dev key #6; 7 days of retention) and the gasless executor, wired to each other', async () => {
+  it('places Permit2, the router (refunder, settler and treasury: the filler, dev key #5, so claims refill its inventory (D20); 7 days of retention) and the gasless executor, wired to each other', async () => {
     for (const plan of [ethPlan, basePlan]) {
       const c = client(plan.name);
       expect((await c.getCode({ address: PERMIT2_ADDRESS }))?.length).toBeGreaterThan(2);
@@ -76,7 +76,7 @@ describe('devnet', () => {
       expect([await router('refunder'), await router('settler'), await router('treasury'), await router('retention')]).toEqual([
         DEV_FILLER,
         DEV_FILLER,
-        DEV_TREASURY,
+        DEV_FILLER,
         604_800n,
       ]);
     }
@@ -84,12 +84,11 @@ describe('devnet', () => {
     expect([devnet.refunder, devnet.settler, devnet.treasury, devnet.retentionSecs]).toEqual([
       DEV_FILLER,
       DEV_FILLER,
-      DEV_TREASURY,
+      DEV_FILLER,
       DEV_RETENTION_SECS,
     ]);
-    // The published keys behind the addresses: anvil's accounts #5 and #6.
+    // The published key behind the address: anvil's account #5.
     expect(privateKeyToAddress(DEV_FILLER_KEY)).toBe(DEV_FILLER);
-    expect(DEV_TREASURY).toBe(privateKeyToAddress('0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e'));
   });
 
   it("puts USDC at base's registry address with Circle's decimals and permit domain", async () => {

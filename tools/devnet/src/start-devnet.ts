@@ -6,7 +6,7 @@ import { compileXchainContracts, startAnvil } from '@xchain/chain-tools';
 import type { Managed } from '@xchain/stack';
 import { type Address, createTestClient, getAddress, http } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_TREASURY, DEV_VOUCHER_SIGNER } from './dev-keys';
+import { DEV_CCTP_FEE_RECIPIENT, DEV_FEE_RECIPIENT, DEV_FILLER, DEV_VOUCHER_SIGNER } from './dev-keys';
 import { readDevnetPlan } from './devnet-plan';
 import { DEV_RETENTION_SECS, cctpPlan, equipChain } from './equip-chain';
 import { formatRpcUrls } from './rpc-urls';
@@ -32,7 +32,7 @@ export interface DevnetOptions {
   refunder?: Address;
   /** The routers' settler; default DEV_FILLER (anvil account #5, the local filler). */
   settler?: Address;
-  /** The routers' treasury; default DEV_TREASURY (anvil account #6). */
+  /** The routers' treasury, where claims pay delivered orders' deposits; default DEV_FILLER, the filler itself (decision D20). */
   treasury?: Address;
   /** The routers' retention in seconds; default DEV_RETENTION_SECS (7 days, the quote-engine's default). */
   retentionSecs?: number;
@@ -96,7 +96,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     voucherSigner: getAddress(opts.voucherSigner ?? DEV_VOUCHER_SIGNER),
     refunder: getAddress(opts.refunder ?? DEV_FILLER),
     settler: getAddress(opts.settler ?? DEV_FILLER),
-    treasury: getAddress(opts.treasury ?? DEV_TREASURY),
+    treasury: getAddress(opts.treasury ?? DEV_FILLER),
     cctpAttester: privateKeyToAddress(DEV_CCTP_ATTESTER_KEY),
     cctpFeeRecipient: DEV_CCTP_FEE_RECIPIENT,
   };

@@ -20,12 +20,6 @@ export const DEV_SOLANA_USER_SEED = 'd50bc24fa8c53c94b39bbd14dc163db4fdee2821178
  */
 export const DEV_SOLANA_VAULT_SEED = 'c0b931b29b20cb98b09624d490ec3a9d2088d051011d1502f78c280f2fcf811d';
 
-/**
- * Seed of the local treasury (the relayer's SOLANA_TREASURY, public key only): where claims pay the
- * deposits of filled orders from the vault (D15). Nothing signs with it.
- */
-export const DEV_SOLANA_TREASURY_SEED = '5f94788d45e0c544e47f7ab17195d3961b543b5da28647aaf4bde846f723281a';
-
 /** Seed of the local gasless fee payer (`fee_payer` of the dev registry; SOLANA_FEE_PAYER_KEY of the relayer). */
 export const DEV_SOLANA_FEE_PAYER_SEED = '4511bd3a8859425bba4140f3c403721cc8ba1830460d7c36894836665f6199fc';
 

@@ -3,14 +3,7 @@ import { join } from 'node:path';
 import type { PublicKey } from '@solana/web3.js';
 import { ROOT } from '@xchain/stack';
 import { z } from 'zod';
-import {
-  DEV_SOLANA_FEE_PAYER_SEED,
-  DEV_SOLANA_FILLER_SEED,
-  DEV_SOLANA_TREASURY_SEED,
-  DEV_SOLANA_USER_SEED,
-  DEV_SOLANA_VAULT_SEED,
-  devKeypair,
-} from './dev-keys';
+import { DEV_SOLANA_FEE_PAYER_SEED, DEV_SOLANA_FILLER_SEED, DEV_SOLANA_USER_SEED, DEV_SOLANA_VAULT_SEED, devKeypair } from './dev-keys';
 import { type SolanaStandin, startSolanaStandin } from './start-standin';
 
 const SOL_NATIVE = '11111111111111111111111111111111';
@@ -18,8 +11,6 @@ const NATIVE_MINT = 'So11111111111111111111111111111111111111112';
 /** What each funded account gets: plenty for a local session, far from any u64 limit. */
 const FUND_LAMPORTS = 1_000n * 10n ** 9n;
 const FUND_TOKEN_UNITS = 1_000_000n;
-/** The treasury's own SOL: enough for the account to exist, so claims of SOL are any size. */
-const TREASURY_LAMPORTS = 10n ** 9n;
 
 const Registry = z.object({
   chains: z.array(z.object({ chain: z.string(), vm: z.string(), deposit_target: z.string(), fee_payer: z.string().optional() })),
@@ -47,7 +38,7 @@ export interface DevSolana {
   serviceEnv: Record<string, string>;
   filler: PublicKey;
   user: PublicKey;
-  /** The local treasury: claims pay it (its associated token accounts, opened by the first claim of each token). */
+  /** The local treasury: the filler itself (decision D20), so claims of filled deposits refill its inventory. */
   treasury: PublicKey;
   stop(): Promise<void>;
 }
@@ -79,11 +70,10 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
     const vaultKey = devKeypair(DEV_SOLANA_VAULT_SEED);
     const vault = vaultKey.publicKey;
     const feePayer = devKeypair(DEV_SOLANA_FEE_PAYER_SEED);
-    const treasury = devKeypair(DEV_SOLANA_TREASURY_SEED).publicKey;
+    // Claims pay the filler (D20): what was deposited comes back to the inventory that fills.
+    const treasury = filler;
     const tokens = registry.tokens.filter((t) => t.chain === name && t.address !== SOL_NATIVE);
     for (const wallet of [vault, filler, user, feePayer.publicKey]) standin.airdrop(wallet, FUND_LAMPORTS);
-    // The treasury exists (a SOL claim to an account that does not would have to pay its rent first).
-    standin.airdrop(treasury, TREASURY_LAMPORTS);
     for (const token of tokens) {
       // The native mint is litesvm's own (wrapping SOL is a different flow): only the vault's account.
       if (token.address !== NATIVE_MINT) standin.createMint({ address: token.address, decimals: token.decimals });
@@ -92,7 +82,7 @@ export async function startDevSolana(opts: DevSolanaOptions = {}): Promise<DevSo
       for (const wallet of [filler, user]) standin.mintTo(wallet, token.address, FUND_TOKEN_UNITS * 10n ** BigInt(token.decimals));
     }
     say(
-      `solana: stand-in at ${standin.url}; ${tokens.length} SPL tokens, vault ${vault.toBase58()}, filler ${filler.toBase58()}, treasury ${treasury.toBase58()}, dev user ${user.toBase58()}`,
+      `solana: stand-in at ${standin.url}; ${tokens.length} SPL tokens, vault ${vault.toBase58()}, filler and treasury ${filler.toBase58()}, dev user ${user.toBase58()}`,
     );
     return {
       standin,
