@@ -13,12 +13,18 @@ import { REBALANCE_CONFIG, Rebalancer } from './rebalancer';
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 const FILLER = '0x9965507D1a55bcC2695C58ba16FB37d819B0A4dc';
+const SOL_USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const half = { target_bps: 5_000n, threshold_bps: 2_500n, min_move: 1n, max_move: 10n ** 15n };
 
 /** The rebalancer over faked collaborators: what it asks the relayer, and how each answer moves a move on. */
-function newRebalancer(balances: Record<string, bigint>, ageMs = 0) {
+function newRebalancer(
+  balances: Record<string, bigint>,
+  ageMs = 0,
+  targets: Record<string, Record<string, typeof half>> = { USDC: { base: half, arbitrum: half } },
+) {
+  const metrics = new Metrics(new Registry());
   const t = newTestService(Rebalancer, [
-    { provide: QUOTING_CONFIG, useValue: { inventory_targets: { USDC: { base: half, arbitrum: half } } } },
+    { provide: QUOTING_CONFIG, useValue: { inventory_targets: targets } },
     {
       provide: REBALANCE_CONFIG,
       useValue: {
@@ -33,11 +39,16 @@ function newRebalancer(balances: Record<string, bigint>, ageMs = 0) {
       },
     },
     { provide: LOGGER, useValue: { info: jest.fn(), warn: jest.fn(), error: jest.fn(), debug: jest.fn() } },
-    { provide: Metrics, useValue: new Metrics(new Registry()) },
+    { provide: Metrics, useValue: metrics },
   ]);
   const registry = t.mock(RegistryCache);
-  registry.chain.mockImplementation((name: string) => ({ name, vm: 'evm' }) as never);
-  registry.bySymbol.mockImplementation((c: { name: string }) => ({ address: c.name === 'base' ? BASE_USDC : ARB_USDC }) as never);
+  registry.chain.mockImplementation((name: string) => ({ name, vm: name === 'solana' ? 'svm' : 'evm' }) as never);
+  registry.bySymbol.mockImplementation(
+    (c: { name: string }, symbol: string) =>
+      ({
+        address: symbol !== 'USDC' ? `0x${'77'.repeat(20)}` : c.name === 'base' ? BASE_USDC : c.name === 'solana' ? SOL_USDC : ARB_USDC,
+      }) as never,
+  );
   const inventory = t.mock(InventoryBook);
   Object.defineProperty(inventory, 'maxAgeMs', { value: 60_000 });
   inventory.reading.mockImplementation((chain: string) => ({ balance: balances[chain] ?? 0n, reserved: 0n, wallet: FILLER, ageMs }));
@@ -47,7 +58,7 @@ function newRebalancer(balances: Record<string, bigint>, ageMs = 0) {
   repo.recent.mockResolvedValue([]);
   repo.advance.mockResolvedValue(true);
   const rpc = t.mock(RpcClient);
-  return { sut: t.sut, repo, rpc, clock: t.clock, attestations: t.mock(Attestations), inventory };
+  return { sut: t.sut, repo, rpc, clock: t.clock, attestations: t.mock(Attestations), inventory, metrics };
 }
 
 const move = (over: Partial<RebalanceMove>): RebalanceMove =>
@@ -215,5 +226,55 @@ describe('Rebalancer', () => {
     reader('arbitrum', ARB_USDC.toLowerCase(), 300_000_000n);
     expect(wake).toHaveBeenCalledTimes(1);
     wake.mockRestore();
+  });
+
+  it('moves only USDC between EVM chains: Solana and other tokens below their threshold are shown and alerted, never moved', async () => {
+    const third = { target_bps: 3_333n, threshold_bps: 1_500n, min_move: 1n, max_move: 10n ** 15n };
+    const r = newRebalancer({ base: 500_000_000n, arbitrum: 500_000_000n, solana: 10_000_000n }, 0, {
+      USDC: { base: third, arbitrum: third, solana: third },
+      WETH: { base: half, arbitrum: half },
+    });
+    r.inventory.reading.mockImplementation((chain: string, token: string) =>
+      token === `0x${'77'.repeat(20)}`
+        ? { balance: chain === 'base' ? 10n ** 18n : 10n ** 15n, reserved: 0n, wallet: FILLER, ageMs: 0 }
+        : {
+            balance: ({ base: 500_000_000n, arbitrum: 500_000_000n, solana: 10_000_000n } as Record<string, bigint>)[chain]!,
+            reserved: 0n,
+            wallet: FILLER,
+            ageMs: 0,
+          },
+    );
+    r.repo.open.mockResolvedValue([]);
+    r.repo.plan.mockImplementation(async (fn) => (await fn([])) as never);
+    await r.sut.pass();
+    // Solana holds 1 % of the USDC and WETH's arbitrum 0.1 %: both below, nothing planned for either.
+    expect(r.repo.plan).not.toHaveBeenCalled();
+    const report = await r.sut.report();
+    expect(report.map((t) => [t.token, t.moved, t.chains.map((c) => [c.chain, c.below_threshold])])).toEqual([
+      [
+        'USDC',
+        true,
+        [
+          ['base', false],
+          ['arbitrum', false],
+          ['solana', true],
+        ],
+      ],
+      [
+        'WETH',
+        false,
+        [
+          ['base', false],
+          ['arbitrum', true],
+        ],
+      ],
+    ]);
+    // The gauge InventoryBelowTarget fires on: 1 for exactly those two.
+    r.repo.recent.mockResolvedValue([]);
+    const below = (await r.metrics.render()).split('\n').filter((l) => l.startsWith('rebalance_below_threshold{') && l.endsWith(' 1'));
+    expect(below.sort()).toEqual([
+      'rebalance_below_threshold{token="USDC",chain="solana"} 1',
+      'rebalance_below_threshold{token="WETH",chain="arbitrum"} 1',
+    ]);
   });
 });
