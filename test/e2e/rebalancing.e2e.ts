@@ -142,7 +142,22 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
       ]);
       expect(await usdc('arbitrum')).toBe(before - 400n * USDC + BigInt(m!.amount) - BigInt(m!.fee_executed!));
     } finally {
-      await rpc('evm_setAutomine', [true]);
+      // Back to the devnet's block every second. Not evm_setAutomine(true): that mines only when a
+      // transaction comes, so a transaction mined last never gets the block on top the relayer waits for.
+      await rpc('evm_setIntervalMining', [1]);
     }
+  });
+
+  it('after the relayer was killed and restarted, the next move is sent and received like any other', async () => {
+    // Arbitrum drained to a tenth of what base holds: well below its quarter of the whole.
+    const before = (await usdc('base')) / 10n;
+    await setUsdc('arbitrum', before);
+    const [, , m] = await received(3);
+    expect((await relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+      ['approve', 'base', 'confirmed'],
+      ['burn', 'base', 'confirmed'],
+      ['mint', 'arbitrum', 'confirmed'],
+    ]);
+    expect(await usdc('arbitrum')).toBe(before + BigInt(m!.amount) - BigInt(m!.fee_executed!));
   });
 });
