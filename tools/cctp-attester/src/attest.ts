@@ -39,6 +39,8 @@ export interface AttestInput {
   head: bigint;
   sent: SentMessage[];
   policy: AttestPolicy;
+  /** Answer every message as pending whatever the blocks on top (an attestation the service withholds). */
+  withhold?: boolean;
   /** Signs keccak256(message): 65 bytes r, s, v. */
   sign: (digest: Hex) => Promise<Hex>;
 }
@@ -57,7 +59,7 @@ export async function attestMessages(input: AttestInput): Promise<CctpWireMessag
     const burn = emitted.sender.toLowerCase() === input.tokenMessenger.toLowerCase() ? decodeCctpBurnBody(emitted.messageBody) : undefined;
     const { executed, fee, delayed } = finality(emitted, burn, input.policy.fastFeeBps);
     const needed = executed === FINALITY_THRESHOLD_CONFIRMED ? input.policy.fastConfirmations : input.policy.confirmations;
-    const complete = input.head - input.txBlock >= needed;
+    const complete = !input.withhold && input.head - input.txBlock >= needed;
     const attested: CctpMessage = {
       ...emitted,
       nonce,

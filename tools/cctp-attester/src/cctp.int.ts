@@ -304,6 +304,28 @@ describe('CCTP V2 stand-ins: base → arbitrum through the attester', () => {
     expect(m.decodedMessage.decodedMessageBody?.feeExecuted).toBe('0');
   });
 
+  it('withholds the attestation of one burn, or of every burn, while told to, and counts what it withheld', async () => {
+    const [one, other] = [await burn(2_000_000n), await burn(3_000_000n)];
+    await mine(BASE, CONFIRMATIONS);
+    const complete = async (tx: Hex) => (await messagesOf(tx))[0]!.status === 'complete';
+    attester.withhold(one.transactionHash);
+    const [held] = await messagesOf(one.transactionHash);
+    expect(held).toMatchObject({ status: 'pending_confirmations', attestation: 'PENDING' });
+    expect(await complete(other.transactionHash)).toBe(true);
+    expect(attester.withheld(one.transactionHash)).toBe(1);
+
+    attester.withhold();
+    expect([await complete(one.transactionHash), await complete(other.transactionHash)]).toEqual([false, false]);
+    expect([attester.withheld(one.transactionHash), attester.withheld(other.transactionHash), attester.withheld()]).toEqual([2, 1, 3]);
+
+    attester.release();
+    const [released] = await messagesOf(one.transactionHash);
+    expect(released).toMatchObject({ status: 'complete' });
+    expect(released!.attestation).toMatch(/^0x[0-9a-f]{130}$/);
+    expect(await complete(other.transactionHash)).toBe(true);
+    expect(attester.withheld()).toBe(3);
+  });
+
   it('answers 404 for an unknown transaction or one without a message, and 400 for bad input', async () => {
     const unknown = await get(`/v2/messages/${BASE}?transactionHash=${keccak256('0x01')}`);
     expect(unknown).toEqual({ status: 404, type: 'application/json', body: { error: 'Message not found' } });

@@ -49,6 +49,16 @@ export interface Attester {
   port: number;
   /** The address the stand-in signs with. */
   attester: Address;
+  /**
+   * Withholds attestations, as Circle's service does while it has not signed: the messages of the
+   * burn of `txHash` (of every transaction, without it) are answered `pending_confirmations` with
+   * `"PENDING"` for their attestation, however many blocks are on top, until released.
+   */
+  withhold(txHash?: Hex): void;
+  /** Answers what `withhold(txHash)` held (without `txHash`: everything withheld, each hash and all). */
+  release(txHash?: Hex): void;
+  /** How many answers were withheld: for the transaction `txHash`, or in all. */
+  withheld(txHash?: Hex): number;
   close(): Promise<void>;
 }
 
@@ -89,6 +99,9 @@ export async function startAttester(opts: AttesterOptions): Promise<Attester> {
     });
   }
   const attesterKey = opts.attesterKey;
+  // What the test process told the stand-in to withhold, and how often it did, by lowercase hash.
+  const held = { all: false, hashes: new Set<string>() };
+  const withheldCount = new Map<string, number>();
 
   const messages = async (path: string, query: URLSearchParams): Promise<HttpAnswer> => {
     const raw = path.slice('/v2/messages/'.length);
@@ -114,6 +127,9 @@ export async function startAttester(opts: AttesterOptions): Promise<Attester> {
       .map((log) => ({ logIndex: log.logIndex, message: log.args.message }));
     if (sent.length === 0) return fail(404, 'Message not found');
     const head = await domain.client.getBlockNumber({ cacheTime: 0 });
+    const key = receipt.transactionHash.toLowerCase();
+    const withhold = held.all || held.hashes.has(key);
+    if (withhold) withheldCount.set(key, (withheldCount.get(key) ?? 0) + 1);
     const answer = await attestMessages({
       sourceDomain: Number(raw),
       txHash: receipt.transactionHash,
@@ -122,6 +138,7 @@ export async function startAttester(opts: AttesterOptions): Promise<Attester> {
       head,
       sent,
       policy,
+      withhold,
       sign: (hash) => sign({ hash, privateKey: attesterKey, to: 'hex' }),
     });
     return new HttpAnswer(200, { messages: answer });
@@ -158,6 +175,19 @@ export async function startAttester(opts: AttesterOptions): Promise<Attester> {
     url: `http://127.0.0.1:${port}`,
     port,
     attester: privateKeyToAddress(attesterKey),
+    withhold(txHash) {
+      if (txHash === undefined) held.all = true;
+      else held.hashes.add(txHash.toLowerCase());
+    },
+    release(txHash) {
+      if (txHash !== undefined) return void held.hashes.delete(txHash.toLowerCase());
+      held.all = false;
+      held.hashes.clear();
+    },
+    withheld(txHash) {
+      if (txHash !== undefined) return withheldCount.get(txHash.toLowerCase()) ?? 0;
+      return [...withheldCount.values()].reduce((a, b) => a + b, 0);
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

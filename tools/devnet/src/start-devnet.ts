@@ -73,6 +73,8 @@ export interface Devnet {
    * would use Circle's (CCTP_ATTESTATION_URL). Undefined when no chain of the devnet has a CCTP domain.
    */
   attestationUrl?: string;
+  /** That stand-in, for a test in this process to withhold attestations (`withhold`, `release`). */
+  attester?: Pick<Attester, 'withhold' | 'release' | 'withheld'>;
   stop(): Promise<void>;
 }
 
@@ -168,7 +170,7 @@ export async function startDevnet(opts: DevnetOptions): Promise<Devnet> {
     settler: roles.settler,
     treasury: roles.treasury,
     retentionSecs,
-    ...(attester ? { attestationUrl: attester.url } : {}),
+    ...(attester ? { attestationUrl: attester.url, attester } : {}),
     stop,
   };
 }
