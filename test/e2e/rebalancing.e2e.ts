@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { type Address, encodeAbiParameters, keccak256, toHex } from 'viem';
+import { type Address, type Hex, encodeAbiParameters, keccak256, toHex } from 'viem';
 import { untilHolds } from '@xchain/stack';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
@@ -9,7 +9,9 @@ jest.setTimeout(240_000);
 
 const BASE_USDC = LOCAL_TOKENS.base.USDC;
 const USDC = 1_000_000n;
-const REBALANCE_ENV = { REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300' };
+/** A burn unattested for 4 s is overdue: the suite's withheld attestation shows it without waiting half an hour. */
+const STUCK_AFTER_MS = 4_000;
+const REBALANCE_ENV = { REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300', REBALANCE_STUCK_AFTER_MS: String(STUCK_AFTER_MS) };
 
 /**
  * Inventory rebalancing through CCTP on the local stack (issue 47): the devnet's CCTP V2 stand-ins
@@ -47,11 +49,12 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
     max_fee: string;
     state: string;
     fee_executed: string | null;
+    burn_tx: string | null;
   };
   const moves = () =>
     query<Move>(
       'quote_engine',
-      'SELECT id, src_chain, dst_chain, amount::text, max_fee::text, state, fee_executed::text FROM rebalance_moves ORDER BY planned_at',
+      'SELECT id, src_chain, dst_chain, amount::text, max_fee::text, state, fee_executed::text, burn_tx FROM rebalance_moves ORDER BY planned_at',
     );
   /** The relayer's transactions of a move: kind and status, one row per kind ever. */
   const relayerRows = (id: string) =>
@@ -68,6 +71,28 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
       timeoutMs: 90_000,
       everyMs: 300,
     });
+
+  /** The n-th move (from 1) once it is burned and the attester has withheld its attestation at least once. */
+  const burnedAndWithheld = (n: number) =>
+    untilHolds(
+      `move ${n} burned, its attestation withheld`,
+      async () => (await moves())[n - 1],
+      (m) => m !== undefined && m.state === 'burned' && m.burn_tx !== null && attester().withheld(m.burn_tx as Hex) > 0,
+      { timeoutMs: 60_000, everyMs: 200 },
+    ) as Promise<Move & { burn_tx: Hex }>;
+  const attester = () => e2e.devnet!.attester!;
+  /** A sample of the quote-engine's /metrics, as Prometheus scrapes it: `name{labels}` or `name` alone. */
+  const metric = async (series: string): Promise<number | undefined> => {
+    const text = await (await fetch(`http://127.0.0.1:${e2e.ports['quote-engine']}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  };
+  /** Arbitrum drained to a tenth of what base holds: well below its quarter of the whole. */
+  const drainArbitrum = async () => {
+    const left = (await usdc('base')) / 10n;
+    await setUsdc('arbitrum', left);
+    return left;
+  };
 
   beforeAll(async () => {
     ({ e2e, g } = await startSettlementStack(REBALANCE_ENV));
@@ -149,9 +174,7 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
   });
 
   it('after the relayer was killed and restarted, the next move is sent and received like any other', async () => {
-    // Arbitrum drained to a tenth of what base holds: well below its quarter of the whole.
-    const before = (await usdc('base')) / 10n;
-    await setUsdc('arbitrum', before);
+    const before = await drainArbitrum();
     const [, , m] = await received(3);
     expect((await relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
       ['approve', 'base', 'confirmed'],
@@ -159,5 +182,103 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
       ['mint', 'arbitrum', 'confirmed'],
     ]);
     expect(await usdc('arbitrum')).toBe(before + BigInt(m!.amount) - BigInt(m!.fee_executed!));
+  });
+
+  it('kill -9 of the quote-engine while a burn waits for its attestation: the restarted one completes the move, once', async () => {
+    const baseBefore = await usdc('base');
+    attester().withhold();
+    let m: Move & { burn_tx: Hex };
+    try {
+      const arbBefore = await drainArbitrum();
+      m = await burnedAndWithheld(4);
+      const victim = e2e.stack.services.get('quote-engine')!;
+      const exited = new Promise((r) => victim.child.once('exit', r));
+      victim.child.kill('SIGKILL');
+      await exited;
+      const askedBefore = attester().withheld(m.burn_tx);
+      await e2e.stack.restart('quote-engine');
+      // The restarted quote-engine takes the burned move up where it was: it asks for its attestation.
+      await untilHolds(
+        'the restarted quote-engine asking for the attestation',
+        async () => attester().withheld(m.burn_tx),
+        (n) => n > askedBefore,
+        {
+          timeoutMs: 60_000,
+          everyMs: 200,
+        },
+      );
+      expect((await moves())[3]).toMatchObject({ id: m.id, state: 'burned' });
+      attester().release();
+      const [, , , done] = await received(4);
+      expect(done!.id).toBe(m.id);
+      expect((await relayerRows(m.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+        ['approve', 'base', 'confirmed'],
+        ['burn', 'base', 'confirmed'],
+        ['mint', 'arbitrum', 'confirmed'],
+      ]);
+      // Burned once out of base, minted once into arbitrum.
+      expect(await usdc('base')).toBe(baseBefore - BigInt(done!.amount));
+      expect(await usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
+      expect(await moves()).toHaveLength(4);
+    } finally {
+      attester().release();
+    }
+  });
+
+  it('a burn whose attestation does not come stays burned, overdue in the report and past the limit in the metrics, and is never burned again', async () => {
+    const baseBefore = await usdc('base');
+    attester().withhold();
+    try {
+      const arbBefore = await drainArbitrum();
+      const m = await burnedAndWithheld(5);
+      const report = await untilHolds(
+        'the report showing the burn overdue',
+        () => e2e.admin('settlement'),
+        (r) =>
+          r.code !== 0 ||
+          r.out.rebalancing
+            ?.find((t: { token: string }) => t.token === 'USDC')
+            ?.moves.some((v: { id: string; overdue: boolean }) => v.id === m.id && v.overdue),
+        { timeoutMs: 30_000, everyMs: 500 },
+      );
+      expect(report.code).toBe(0);
+      const view = report.out.rebalancing
+        .find((t: { token: string }) => t.token === 'USDC')
+        .moves.find((v: { id: string }) => v.id === m.id);
+      expect(view).toMatchObject({ state: 'burned', overdue: true, burn_tx: m.burn_tx, mint_tx: null, error: null });
+
+      // What an alert compares: the oldest burn's age over the limit.
+      const limit = await metric('rebalance_stuck_after_seconds');
+      expect(limit).toBe(STUCK_AFTER_MS / 1000);
+      const age = await metric('rebalance_oldest_burn_age_seconds{token="USDC"}');
+      expect(age).toBeGreaterThan(limit!);
+
+      // Five more passes ask for the attestation past the limit: none burns again.
+      const asked = attester().withheld(m.burn_tx);
+      await untilHolds(
+        'five more passes asking for the attestation',
+        async () => attester().withheld(m.burn_tx),
+        (n) => n >= asked + 5,
+        {
+          timeoutMs: 30_000,
+          everyMs: 200,
+        },
+      );
+      expect((await moves())[4]).toMatchObject({ id: m.id, state: 'burned' });
+      expect((await relayerRows(m.id)).map((r) => [r.kind, r.status])).toEqual([
+        ['approve', 'confirmed'],
+        ['burn', 'confirmed'],
+      ]);
+      expect(await usdc('base')).toBe(baseBefore - BigInt(m.amount));
+      expect(await usdc('arbitrum')).toBe(arbBefore);
+
+      // Released, the attestation comes and the move completes.
+      attester().release();
+      const [, , , , done] = await received(5);
+      expect(await usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
+      expect(await metric('rebalance_oldest_burn_age_seconds{token="USDC"}')).toBe(0);
+    } finally {
+      attester().release();
+    }
   });
 });
