@@ -18,7 +18,9 @@ const REBALANCE_ENV = { REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300', REB
  * at Circle's addresses and its attestation stand-in. quoting.json's targets give base and arbitrum
  * half of the USDC each and plan a move into a chain below a quarter. A chain that falls below is
  * refilled from the other: approve and burn on base, the attestation fetched, the mint on arbitrum,
- * each once, through the relayer's lanes; kill -9 of the relayer between burn and mint changes nothing.
+ * each once, through the relayer's lanes; kill -9 of the relayer between burn and mint changes nothing,
+ * nor does kill -9 of the quote-engine while a burn waits for its attestation. A burn whose
+ * attestation does not come (the stand-in withholds it) is shown overdue and never burned again.
  */
 describe('rebalancing: a chain below its threshold is refilled through CCTP', () => {
   let e2e: E2eStack;
