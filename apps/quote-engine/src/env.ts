@@ -199,7 +199,7 @@ const RebalancingSection = envSection('Rebalancing', {
   /** Pause between rebalancing passes (planning, and each open move's next step). */
   REBALANCE_POLL_MS: millis(2_000),
   /** A move burned this long ago whose attestation has not come is shown as stuck and alerted on (never burned again). */
-  REBALANCE_STUCK_AFTER_MS: millis(1_800_000),
+  REBALANCE_STUCK_AFTER_MS: millis(1_800_000, 86_400_000),
   /** Circle's attestation API (`/v2/messages/{sourceDomain}?transactionHash=`); the devnet serves a stand-in. */
   CCTP_ATTESTATION_URL: z.string().url().default('https://iris-api.circle.com'),
   /** Bound on each attestation request. */

@@ -27,7 +27,7 @@ export function loadEnvOrExit<S extends z.ZodObject>(service: string, schema: S)
 }
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
-export const millis = (fallback: number) => z.coerce.number().int().min(1).max(600_000).default(fallback);
+export const millis = (fallback: number, max = 600_000) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 /** A text variable (`fallback` when unset, empty by default) read by `parse`; what `parse` throws becomes the variable's error. */
 export const parsedText = <T>(parse: (text: string) => T, fallback = '') =>

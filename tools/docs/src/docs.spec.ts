@@ -15,4 +15,18 @@ describe('generated documents', () => {
     expect(envs.every((e) => e.schemas.every((s) => s.variables.length > 0))).toBe(true);
     expect(undescribed(envs)).toEqual([]);
   });
+
+  it('gives no variable a default its own range refuses (zod does not check defaults; the same value set explicitly would be)', () => {
+    const outside = readServiceEnvs(ROOT).flatMap((e) =>
+      e.schemas.flatMap((s) =>
+        s.variables.flatMap((v) => {
+          const range = / (\d+)–(\d+)$/.exec(v.type);
+          if (!range || v.default === undefined || !/^\d+$/.test(v.default)) return [];
+          const d = BigInt(v.default);
+          return d < BigInt(range[1]!) || d > BigInt(range[2]!) ? [`${e.service} ${v.name}=${v.default} (${v.type})`] : [];
+        }),
+      ),
+    );
+    expect(outside).toEqual([]);
+  });
 });

@@ -234,7 +234,7 @@ class ChainReader {
       case 'port':
         return { type: 'port', range: [], default: arg(0), optional: false };
       case 'millis':
-        return { type: 'milliseconds', range: ['1', '600000'], default: arg(0), optional: false };
+        return { type: 'milliseconds', range: ['1', arg(1) ?? '600000'], default: arg(0), optional: false };
       case 'parsedText': {
         const fallback = arg(1);
         return {
