@@ -305,7 +305,7 @@ async function main(): Promise<void> {
     const bps = (cb: bigint) => `${cb / 100n}.${(cb % 100n).toString().padStart(2, '0')}`;
     const cbSorted = [...centiBps].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     console.log(
-      `rebalancing latency, ${N} moves alternately into arbitrum and base, local chains (a block every ${BLOCK_SECS} s), ${settings}`,
+      `rebalancing latency, ${N} move${N === 1 ? '' : 's'} alternately into arbitrum and base, local chains (a block every ${BLOCK_SECS} s), ${settings}`,
     );
     console.log(`  threshold crossed → move planned          ${secs(s.planned)}`);
     console.log(`  move planned → burned (approve, burn)     ${secs(s.burned)}`);
