@@ -16,12 +16,13 @@ import { chainClient, sleep } from './gasless-users';
  * wallet and REBALANCE_ENABLED. The filler starts with USDC_EACH on each chain; then BENCH_N rounds
  * (default 10), alternately arbitrum and base:
  *  - wait until the rebalancer is quiet (no move open, its last picture of both chains equal to the
- *    balances on chain, none below its threshold), then a random pause within one inventory refresh,
- *    so the drain does not fall at the same point of the refresh cycle every round;
- *  - drain: the filler's balance on the chain is set (anvil_setStorageAt) to a tenth of the total,
- *    and what it lost is credited on the other chain, as a run of fills one way would leave it (the
- *    deposits come back on the source), so every round moves about the same amount. That moment is
- *    "threshold crossed";
+ *    balances on chain, none below its threshold);
+ *  - credit the other chain with what this one is about to lose, as a run of fills one way would
+ *    leave it (the deposits come back on the source), so every round moves about the same amount;
+ *    wait until the service's inventory has read the credit, then a random pause within one
+ *    inventory refresh, so the drain does not fall at the same point of the refresh cycle every round;
+ *  - drain: the filler's balance on the chain is set (anvil_setStorageAt) to a tenth of the total.
+ *    That moment is "threshold crossed";
  *  - until the move planned into that chain is `received` and the filler's balance there is back at
  *    or above its threshold (read on chain every RESTORE_POLL_MS).
  * Printed, in percentiles: crossed → planned, planned → burned, burned → attested, attested →
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   const { unit, thresholdBps } = usdcTerms();
   const USDC_EACH = 100_000n * unit;
   const usdc = (amount: bigint) => `${amount / unit}.${(amount % unit).toString().padStart(unit.toString().length - 1, '0')}`;
-  say(`local base and arbitrum (a block every ${BLOCK_SECS} s); ${settings} (default: the services' own, unset); ${N} rounds`);
+  say(`local base and arbitrum (a block every ${BLOCK_SECS} s); ${settings}; ${N} rounds`);
 
   const relayerKeys = [generatePrivateKey(), generatePrivateKey()];
   let devnet: Devnet | undefined;
@@ -152,6 +153,23 @@ async function main(): Promise<void> {
     if (!devnet.attestationUrl) throw new Error('the devnet started no CCTP attestation stand-in');
     // Gas, every dev token and the routers' approvals on both chains.
     await equipFiller(devnet.rpcUrls, readDevnetPlan([...CHAINS]), DEV_FILLER_KEY);
+    const up = devnet.chains;
+    const clients = new Map(CHAINS.map((c) => [c, chainClient(up.get(c)!.rpcUrl)] as const));
+    const token = new Map(CHAINS.map((c) => [c, usdcOf(c)] as const));
+    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [DEV_FILLER, 0n]));
+
+    const balance = (c: Chain) =>
+      clients.get(c)!.readContract({ address: token.get(c)! as Address, abi: erc20Abi, functionName: 'balanceOf', args: [DEV_FILLER] });
+    /** The dev token keeps balances in its first storage slot's mapping. */
+    const setBalance = async (c: Chain, amount: bigint) => {
+      await clients.get(c)!.request({
+        method: 'anvil_setStorageAt' as never,
+        params: [token.get(c)!, slot, toHex(amount, { size: 32 })] as never,
+      });
+    };
+    // Before the stack starts: a reading between two of these writes would plan a move from the other's old balance.
+    for (const c of CHAINS) await setBalance(c, USDC_EACH);
+    say(`filler USDC set to ${usdc(USDC_EACH)} on each chain`);
     const bench = await startBenchStack({}, undefined, {
       EVM_RPC_URLS: devnet.rpcUrls,
       FILLER_PRIVATE_KEYS: DEV_FILLER_KEY,
@@ -167,19 +185,6 @@ async function main(): Promise<void> {
     qe = new Pool({ connectionString: bench.stack.databaseUrl('quote_engine'), max: 2 });
     const db = qe;
     const metricsUrl = `${bench.serviceUrls.get('quote-engine')!}/metrics`;
-    const clients = new Map(CHAINS.map((c) => [c, chainClient(devnet!.chains.get(c)!.rpcUrl)] as const));
-    const token = new Map(CHAINS.map((c) => [c, usdcOf(c)] as const));
-    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [DEV_FILLER, 0n]));
-
-    const balance = (c: Chain) =>
-      clients.get(c)!.readContract({ address: token.get(c)! as Address, abi: erc20Abi, functionName: 'balanceOf', args: [DEV_FILLER] });
-    /** The dev token keeps balances in its first storage slot's mapping. */
-    const setBalance = async (c: Chain, amount: bigint) => {
-      await clients.get(c)!.request({
-        method: 'anvil_setStorageAt' as never,
-        params: [token.get(c)!, slot, toHex(amount, { size: 32 })] as never,
-      });
-    };
     const moves = async () => (await db.query<Move>(MOVES)).rows;
     const ended = (m: Move) => m.state === 'failed' || m.state === 'stuck';
     const failIfEnded = (rows: Move[]) => {
@@ -189,22 +194,22 @@ async function main(): Promise<void> {
           `move ${bad.id} (${bad.src_chain} → ${bad.dst_chain}, ${usdc(BigInt(bad.amount))} USDC) is ${bad.state}: ${bad.error}`,
         );
     };
-    /** The rebalancer's last picture of USDC (its gauges): holding and below-threshold per chain. */
-    const picture = async () => {
+    /**
+     * The quote-engine's USDC gauges per chain: the rebalancer's last picture (`rebalance_holding`,
+     * `rebalance_below_threshold`) and the inventory's last reading (`inventory_available`), keyed
+     * `name:chain`. A gauge is a double: an integer below 2^53 prints exactly.
+     */
+    const gauges = async () => {
       const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) })).text();
-      const out = new Map<string, { holding?: string; below?: string }>();
+      const out = new Map<string, string>();
       for (const line of text.split('\n')) {
-        const m = /^(rebalance_holding|rebalance_below_threshold)\{([^}]*)\} (\S+)$/.exec(line);
-        if (!m || !/token="USDC"/.test(m[2]!)) continue;
-        const chain = /chain="([^"]+)"/.exec(m[2]!)?.[1];
-        if (!chain) continue;
-        const entry = out.get(chain) ?? {};
-        if (m[1] === 'rebalance_holding') entry.holding = m[3]!;
-        else entry.below = m[3]!;
-        out.set(chain, entry);
+        const m = /^(rebalance_holding|rebalance_below_threshold|inventory_available)\{([^}]*)\} (\S+)$/.exec(line);
+        const chain = m && /token="USDC"/.test(m[2]!) ? /chain="([^"]+)"/.exec(m[2]!)?.[1] : undefined;
+        if (m && chain) out.set(`${m[1]}:${chain}`, m[3]!);
       }
       return out;
     };
+    const shows = (value: string | undefined, amount: bigint) => value !== undefined && /^\d+$/.test(value) && BigInt(value) === amount;
     /** No move open, and the rebalancer's last pass saw what the chains hold, neither below its threshold. */
     const waitQuiet = async (what: string) => {
       const deadline = Date.now() + QUIET_TIMEOUT_MS;
@@ -212,21 +217,24 @@ async function main(): Promise<void> {
         const rows = await moves();
         failIfEnded(rows);
         if (!rows.some((m) => OPEN.includes(m.state))) {
-          const [p, ...held] = await Promise.all([picture(), ...CHAINS.map(balance)]);
-          const seen = CHAINS.every((c, i) => {
-            const e = p.get(c);
-            // A gauge is a double: an integer below 2^53 prints exactly.
-            return e?.below === '0' && e.holding !== undefined && /^\d+$/.test(e.holding) && BigInt(e.holding) === held[i];
-          });
-          if (seen) return;
+          const [g, ...held] = await Promise.all([gauges(), ...CHAINS.map(balance)]);
+          if (CHAINS.every((c, i) => g.get(`rebalance_below_threshold:${c}`) === '0' && shows(g.get(`rebalance_holding:${c}`), held[i]!)))
+            return;
         }
         if (Date.now() > deadline) throw new Error(`the rebalancer was not quiet ${what} within ${QUIET_TIMEOUT_MS / 1000} s`);
         await sleep(250);
       }
     };
+    /** Until the quote-engine's inventory has read `amount` of the filler's USDC on `chain`. */
+    const waitReading = async (chain: Chain, amount: bigint) => {
+      const deadline = Date.now() + QUIET_TIMEOUT_MS;
+      while (!shows((await gauges()).get(`inventory_available:${chain}`), amount)) {
+        if (Date.now() > deadline) throw new Error(`the inventory did not read ${chain}'s new balance within ${QUIET_TIMEOUT_MS / 1000} s`);
+        await sleep(250);
+      }
+    };
 
-    for (const c of CHAINS) await setBalance(c, USDC_EACH);
-    say(`filler USDC set to ${usdc(USDC_EACH)} on each chain; waiting for the rebalancer's first quiet picture`);
+    say("waiting for the rebalancer's first quiet picture");
     await waitQuiet('at the start');
     if ((await moves()).length > 0) say(`odd: ${(await moves()).length} move(s) planned before the first drain`);
 
@@ -235,14 +243,17 @@ async function main(): Promise<void> {
       const dst: Chain = r % 2 === 0 ? 'arbitrum' : 'base';
       const src: Chain = dst === 'arbitrum' ? 'base' : 'arbitrum';
       if (r > 0) await waitQuiet(`before round ${r + 1}`);
-      await sleep(Math.floor(Math.random() * refreshMs));
       const known = new Set((await moves()).map((m) => m.id));
       const [dstHeld, srcHeld] = await Promise.all([balance(dst), balance(src)]);
       const total = dstHeld + srcHeld;
       const drained = total / 10n;
       const threshold = (total * thresholdBps[dst]) / 10_000n;
-      // The credit first: until the drain lands, neither chain is below its threshold.
+      // The credit first (neither chain is below its threshold then), and read by the service before the
+      // drain: a drain read while the source's last reading is older than the credit would be planned
+      // against the source's balance before it (a smaller move).
       await setBalance(src, total - drained);
+      await waitReading(src, total - drained);
+      await sleep(Math.floor(Math.random() * refreshMs));
       const crossedMs = Date.now();
       await setBalance(dst, drained);
       say(
@@ -300,8 +311,8 @@ async function main(): Promise<void> {
     };
     const amounts = rounds.map((x) => BigInt(x.move.amount));
     const fees = rounds.map((x) => BigInt(x.move.fee_executed ?? '0'));
-    // Hundredths of a basis point, in integers.
-    const centiBps = rounds.map((x, i) => (fees[i]! * 1_000_000n) / BigInt(x.move.amount));
+    // Hundredths of a basis point, rounded, in integers.
+    const centiBps = rounds.map((x, i) => (fees[i]! * 1_000_000n + BigInt(x.move.amount) / 2n) / BigInt(x.move.amount));
     const bps = (cb: bigint) => `${cb / 100n}.${(cb % 100n).toString().padStart(2, '0')}`;
     const cbSorted = [...centiBps].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     console.log(
