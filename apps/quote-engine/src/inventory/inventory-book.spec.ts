@@ -85,4 +85,24 @@ describe('InventoryBook: what quoting may promise', () => {
     await expect(book.refresh('arbitrum', USDC)).rejects.toThrow('timeout');
     expect(book.live('arbitrum', USDC)).toEqual({ kind: 'unmanaged' });
   });
+
+  it('tells its readers of a scheduled pass only once every token of it is read, so each sees every chain of one refresh', async () => {
+    const { book, rpc } = newBook({ arbitrum: 1_000n, base: 500n }, 0n, 60_000, ['arbitrum', 'base']);
+    // base answers late: a reader told of arbitrum at once would see base's older reading.
+    rpc.call.mockImplementation((async (_c: unknown, req: { chain: string }) => {
+      if (req.chain === 'base') await new Promise((r) => setTimeout(r, 20));
+      return { balance: req.chain === 'base' ? '500' : '1000', chain: req.chain, token: USDC, wallet: '0x', at: '' };
+    }) as never);
+    const seen: [string, bigint, bigint | undefined][] = [];
+    book.onReading((chain, _token, available) => seen.push([chain, available, book.reading('base', USDC)?.balance]));
+    book.onApplicationBootstrap();
+    await book.onApplicationShutdown();
+    expect(seen).toEqual([
+      ['arbitrum', 1_000n, 500n],
+      ['base', 500n, 500n],
+    ]);
+    // A token read on its own (after a fill) is told at once.
+    await book.refresh('arbitrum', USDC);
+    expect(seen).toHaveLength(3);
+  });
 });

@@ -135,7 +135,10 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
     return r && { balance: r.balance, reserved: r.reserved, wallet: r.wallet, ageMs: this.clock.nowMs() - r.readAt };
   }
 
-  /** Calls `reader` after every reading with the chain, the token (as the registry keys it) and what is available. */
+  /**
+   * Calls `reader` after every reading with the chain, the token (as the registry keys it) and what
+   * is available; after a whole refresh, only once every token of it was read.
+   */
   onReading(reader: (chain: string, token: string, available: bigint) => void): void {
     this.readers.push(reader);
   }
@@ -151,8 +154,18 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
    * for this token.
    */
   async refresh(chain: string, token: string, reservations?: Promise<Map<string, bigint>>): Promise<void> {
+    const read = await this.read(chain, token, reservations);
+    if (read) this.tell([read]);
+  }
+
+  /** Reads one token into the book; what was read, for the readers, or undefined when nothing was. */
+  private async read(
+    chain: string,
+    token: string,
+    reservations?: Promise<Map<string, bigint>>,
+  ): Promise<{ chain: string; token: string; available: bigint } | undefined> {
     const vm = this.registry.chain(chain)?.vm;
-    if (!vm) return;
+    if (!vm) return undefined;
     const t = tokenKey(vm, token);
     try {
       const [b, reserved] = await Promise.all([
@@ -168,19 +181,28 @@ export class InventoryBook implements OnApplicationBootstrap, OnApplicationShutd
       const balance = BigInt(b.balance);
       this.readings.set(key(chain, t), { balance, reserved, wallet: b.wallet, readAt: this.clock.nowMs() });
       this.unmanaged.delete(chain);
-      for (const reader of this.readers) reader(chain, t, balance > reserved ? balance - reserved : 0n);
+      return { chain, token: t, available: balance > reserved ? balance - reserved : 0n };
     } catch (err) {
       // No operator wallet there, or no RPC for the chain at all: the system does not settle it.
-      if (notSettledThere(err)) this.unmanaged.add(chain);
-      else throw err;
+      if (notSettledThere(err)) {
+        this.unmanaged.add(chain);
+        return undefined;
+      }
+      throw err;
     }
+  }
+
+  private tell(reads: readonly { chain: string; token: string; available: bigint }[]): void {
+    for (const r of reads) for (const reader of this.readers) reader(r.chain, r.token, r.available);
   }
 
   private async refreshAll(): Promise<void> {
     const tokens = this.registry.listTokens().tokens;
     const reservations = this.repo.reservedAll();
     reservations.catch(() => undefined); // each token's refresh reports it
-    const results = await Promise.allSettled(tokens.map((t) => this.refresh(t.chain, t.address, reservations)));
+    const results = await Promise.allSettled(tokens.map((t) => this.read(t.chain, t.address, reservations)));
+    // Told once every token of the refresh is read: a reader comparing chains sees them all of one refresh.
+    this.tell(results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : [])));
     // A dependency away (the relayer, a chain RPC) is its outage's warning, logged where it was counted.
     const failed = results.filter(
       (r): r is PromiseRejectedResult => r.status === 'rejected' && !(this.outages && unreachableDependency(r.reason)),
