@@ -206,7 +206,7 @@ describe('Rebalancer', () => {
     });
   });
 
-  it('reports an idle pass when balanced with nothing open, and a reading below a threshold wakes it at once', async () => {
+  it('reports an idle pass when balanced with nothing open, and a reading that changed or is below a threshold wakes it at once', async () => {
     const balances: Record<string, bigint> = { base: 500_000_000n, arbitrum: 500_000_000n };
     const r = newRebalancer(balances);
     r.repo.open.mockResolvedValue([]);
@@ -218,13 +218,19 @@ describe('Rebalancer', () => {
 
     const [reader] = r.inventory.onReading.mock.calls[0]!;
     const wake = jest.spyOn(Periodic.prototype, 'wake');
-    // Above arbitrum's threshold (a quarter of the 1,000 held and the 449.91 on its way in): no pass.
+    // A first reading of arbitrum's USDC is a change: a pass, so the report shows it.
     reader('arbitrum', ARB_USDC.toLowerCase(), 400_000_000n);
-    // Base's USDC read as below does not name arbitrum's token.
-    reader('arbitrum', BASE_USDC.toLowerCase(), 100_000_000n);
-    expect(wake).not.toHaveBeenCalled();
-    reader('arbitrum', ARB_USDC.toLowerCase(), 300_000_000n);
     expect(wake).toHaveBeenCalledTimes(1);
+    // The same again, above arbitrum's threshold (a quarter of the 1,000 held and the 449.91 on its way in): no pass.
+    reader('arbitrum', ARB_USDC.toLowerCase(), 400_000_000n);
+    // Base's USDC read on arbitrum is no target token there.
+    reader('arbitrum', BASE_USDC.toLowerCase(), 100_000_000n);
+    expect(wake).toHaveBeenCalledTimes(1);
+    reader('arbitrum', ARB_USDC.toLowerCase(), 300_000_000n);
+    expect(wake).toHaveBeenCalledTimes(2);
+    // Below the threshold, unchanged: still a pass.
+    reader('arbitrum', ARB_USDC.toLowerCase(), 300_000_000n);
+    expect(wake).toHaveBeenCalledTimes(3);
     wake.mockRestore();
   });
 

@@ -59,6 +59,8 @@ export interface TokenPicture {
 export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop: Periodic;
   private readonly warned = new Set<string>();
+  /** What each target token's last reading made available, by `chain:token`: a change wakes a pass. */
+  private readonly lastAvailable = new Map<string, bigint>();
   private pictures: TokenPicture[] = [];
   private readonly duration: Histogram<'token' | 'src' | 'dst'>;
 
@@ -80,11 +82,12 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
       config.pollMs,
       (err) => this.log.warn({ err: message(err) }, 'rebalancing pass failed; next pass retries'),
       // With nothing open and nothing to plan a pass is a few queries for nothing: the pause doubles up
-      // to 8 polls, and a reading below a chain's threshold wakes the next pass at once.
+      // to 8 polls, and a reading of a target token that changed, or is below its chain's threshold,
+      // wakes the next pass at once (so the report's holdings are never older than the last change).
       { idleMaxMs: config.pollMs * 8 },
     );
     inventory.onReading((chain, address, available) => {
-      if (this.crossed(chain, address, available)) this.loop.wake();
+      if (this.wakes(chain, address, available)) this.loop.wake();
     });
     const labels = ['token', 'chain'];
     const holding = metrics.gauge({
@@ -218,14 +221,21 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
     });
   }
 
-  /** Whether a fresh reading of a target token shows its chain below the threshold of the last pass. */
-  private crossed(chain: string, address: string, available: bigint): boolean {
+  /**
+   * Whether a fresh reading of a target token calls for a pass now: what is available changed since
+   * the last reading, or is below its chain's threshold in the last pass.
+   */
+  private wakes(chain: string, address: string, available: bigint): boolean {
     for (const p of this.pictures) {
       const c = p.plan.chains.find((x) => x.chain === chain);
-      if (!c || available >= c.threshold) continue;
+      if (!c) continue;
       const info = this.registry.chain(chain);
       const t = info && this.registry.bySymbol(info, p.token);
-      if (t && tokenKey(info.vm, t.address) === address) return true;
+      if (!t || tokenKey(info.vm, t.address) !== address) continue;
+      const key = `${chain}:${address}`;
+      const changed = this.lastAvailable.get(key) !== available;
+      this.lastAvailable.set(key, available);
+      return changed || available < c.threshold;
     }
     return false;
   }
