@@ -1,9 +1,10 @@
 import { untilHolds } from '@xchain/stack';
-import { type Address, type Hex, encodeAbiParameters, keccak256, toHex } from 'viem';
+import type { Hex } from 'viem';
 import type { E2eStack } from '../support/e2e-stack';
 import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
 import { apiErrorView } from '../support/http';
-import { ARB_USDC, type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
+import { RebalancingProbe } from '../support/rebalancing';
+import { type SettlementFixture, filler, startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(600_000);
 
@@ -11,7 +12,6 @@ const BASE_USDC = LOCAL_TOKENS.base.USDC;
 const USDC = 1_000_000n;
 const CHAINS = ['base', 'arbitrum'] as const;
 type Chain = (typeof CHAINS)[number];
-const usdcOn = (chain: Chain): Address => (chain === 'base' ? BASE_USDC : ARB_USDC);
 
 /** 20 gasless orders of 30 USDC, base → arbitrum: 600 USDC paid out on arbitrum, which starts with 200. */
 const ORDERS = 20;
@@ -34,13 +34,9 @@ describe('rebalancing keeps a one-way flow filled', () => {
   let g: GaslessClient;
   let s: SettlementFixture;
 
-  const setUsdc = async (chain: Chain, amount: bigint) => {
-    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [filler.address, 0n]));
-    await g
-      .client(chain)
-      .request({ method: 'anvil_setStorageAt' as never, params: [usdcOn(chain), slot, toHex(amount, { size: 32 })] as never });
-  };
-  const usdc = (chain: Chain) => g.balanceOf(chain, usdcOn(chain), filler.address);
+  let p: RebalancingProbe;
+  const setUsdc = (chain: Chain, amount: bigint) => p.setUsdc(chain, amount);
+  const usdc = (chain: Chain) => p.usdc(chain);
   const eth = (chain: Chain) => g.client(chain).getBalance({ address: filler.address });
 
   /** Gas the filler paid on a chain for every transaction it sent in blocks after `from`, and the value it sent. */
@@ -65,6 +61,7 @@ describe('rebalancing keeps a one-way flow filled', () => {
 
   beforeAll(async () => {
     ({ e2e, g, s } = await startSettlementStack({ REBALANCE_ENABLED: 'true', REBALANCE_POLL_MS: '300' }));
+    p = new RebalancingProbe(e2e, g);
   }, 240_000);
 
   afterAll(async () => {

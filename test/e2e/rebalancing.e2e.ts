@@ -1,13 +1,12 @@
-import { Client } from 'pg';
-import { type Address, type Hex, encodeAbiParameters, keccak256, toHex } from 'viem';
+import type { Hex } from 'viem';
 import { untilHolds } from '@xchain/stack';
 import type { E2eStack } from '../support/e2e-stack';
-import { type GaslessClient, LOCAL_TOKENS } from '../support/gasless-client';
-import { ARB_USDC, filler, startSettlementStack } from '../support/settlement-fixture';
+import type { GaslessClient } from '../support/gasless-client';
+import { type MoveRow, RebalancingProbe } from '../support/rebalancing';
+import { startSettlementStack } from '../support/settlement-fixture';
 
 jest.setTimeout(240_000);
 
-const BASE_USDC = LOCAL_TOKENS.base.USDC;
 const USDC = 1_000_000n;
 /** A burn unattested for 4 s is overdue: the suite's withheld attestation shows it without waiting half an hour. */
 const STUCK_AFTER_MS = 4_000;
@@ -26,62 +25,16 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
   let e2e: E2eStack;
   let g: GaslessClient;
 
-  /** Sets the filler's USDC on a chain (the dev token keeps balances in its first storage slot). */
-  const setUsdc = async (chain: 'base' | 'arbitrum', amount: bigint) => {
-    const token = chain === 'base' ? BASE_USDC : ARB_USDC;
-    const slot = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [filler.address, 0n]));
-    await g.client(chain).request({ method: 'anvil_setStorageAt' as never, params: [token, slot, toHex(amount, { size: 32 })] as never });
-  };
-  const usdc = (chain: 'base' | 'arbitrum') => g.balanceOf(chain, chain === 'base' ? BASE_USDC : (ARB_USDC as Address), filler.address);
-
-  const query = async <R extends object>(db: string, sql: string, params: unknown[] = []): Promise<R[]> => {
-    const c = new Client({ connectionString: e2e.databaseUrl(db) });
-    await c.connect();
-    try {
-      return (await c.query<R>(sql, params)).rows;
-    } finally {
-      await c.end();
-    }
-  };
-  type Move = {
-    id: string;
-    src_chain: string;
-    dst_chain: string;
-    amount: string;
-    max_fee: string;
-    state: string;
-    fee_executed: string | null;
-    burn_tx: string | null;
-  };
-  const moves = () =>
-    query<Move>(
-      'quote_engine',
-      'SELECT id, src_chain, dst_chain, amount::text, max_fee::text, state, fee_executed::text, burn_tx FROM rebalance_moves ORDER BY planned_at',
-    );
-  /** The relayer's transactions of a move: kind and status, one row per kind ever. */
-  const relayerRows = (id: string) =>
-    query<{ kind: string; status: string; chain: string }>(
-      'gasless_relayer',
-      `SELECT l.kind, l.status, l.chain FROM lane_txs l
-       WHERE l.id IN (SELECT lane_tx_id FROM approve_txs WHERE move_id = $1 UNION ALL SELECT lane_tx_id FROM burn_txs WHERE move_id = $1
-                      UNION ALL SELECT lane_tx_id FROM mint_txs WHERE move_id = $1)
-       ORDER BY l.created_at`,
-      [id],
-    );
-  const received = (n: number) =>
-    untilHolds(`${n} move(s) received`, moves, (rows) => rows.length >= n && rows.slice(0, n).every((m) => m.state === 'received'), {
-      timeoutMs: 90_000,
-      everyMs: 300,
-    });
+  let p: RebalancingProbe;
 
   /** The n-th move (from 1) once it is burned and the attester has withheld its attestation at least once. */
   const burnedAndWithheld = (n: number) =>
     untilHolds(
       `move ${n} burned, its attestation withheld`,
-      async () => (await moves())[n - 1],
+      async () => (await p.moves())[n - 1],
       (m) => m !== undefined && m.state === 'burned' && m.burn_tx !== null && attester().withheld(m.burn_tx as Hex) > 0,
       { timeoutMs: 60_000, everyMs: 200 },
-    ) as Promise<Move & { burn_tx: Hex }>;
+    ) as Promise<MoveRow & { burn_tx: Hex }>;
   const attester = () => e2e.devnet!.attester!;
   /** A sample of the quote-engine's /metrics, as Prometheus scrapes it: `name{labels}` or `name` alone. */
   const metric = async (series: string): Promise<number | undefined> => {
@@ -91,13 +44,14 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
   };
   /** Arbitrum drained to a tenth of what base holds: well below its quarter of the whole. */
   const drainArbitrum = async () => {
-    const left = (await usdc('base')) / 10n;
-    await setUsdc('arbitrum', left);
+    const left = (await p.usdc('base')) / 10n;
+    await p.setUsdc('arbitrum', left);
     return left;
   };
 
   beforeAll(async () => {
     ({ e2e, g } = await startSettlementStack(REBALANCE_ENV));
+    p = new RebalancingProbe(e2e, g);
   });
 
   afterAll(async () => {
@@ -105,23 +59,23 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
   });
 
   it('moves what arbitrum lacks of its half from base, once: burned amount − the fee executed arrives, and nothing more is planned', async () => {
-    await setUsdc('base', 1_000n * USDC);
-    await setUsdc('arbitrum', 100n * USDC);
-    const [m] = await received(1);
+    await p.setUsdc('base', 1_000n * USDC);
+    await p.setUsdc('arbitrum', 100n * USDC);
+    const [m] = await p.received(1);
     // 1,100 USDC in all: arbitrum's half is 550, it holds 100, below its quarter (275): 450 comes from base.
     expect(m).toMatchObject({ src_chain: 'base', dst_chain: 'arbitrum', amount: (450n * USDC).toString(), max_fee: '90000' });
     const fee = BigInt(m!.fee_executed!);
     expect(fee).toBe(45_000n); // the stand-in's Fast Transfer fee: 1 bps, within maxFee (2 bps, rounded up)
-    expect(await usdc('base')).toBe(550n * USDC);
-    expect(await usdc('arbitrum')).toBe(550n * USDC - fee);
-    expect((await relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+    expect(await p.usdc('base')).toBe(550n * USDC);
+    expect(await p.usdc('arbitrum')).toBe(550n * USDC - fee);
+    expect((await p.relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
       ['approve', 'base', 'confirmed'],
       ['burn', 'base', 'confirmed'],
       ['mint', 'arbitrum', 'confirmed'],
     ]);
     // Balanced now: several passes later, still one move.
     await new Promise((r) => setTimeout(r, 2_000));
-    expect(await moves()).toHaveLength(1);
+    expect(await p.moves()).toHaveLength(1);
 
     const report = await untilHolds(
       'the report showing arbitrum at its target',
@@ -136,20 +90,20 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
   });
 
   it('kill -9 of the relayer with the mint in flight: the move completes once', async () => {
-    const before = await usdc('arbitrum');
+    const before = await p.usdc('arbitrum');
     const rpc = (method: string, params: unknown[] = []) =>
       g.client('arbitrum').request({ method: method as never, params: params as never });
     // arbitrum stops mining, so the mint waits in its mempool.
     await rpc('evm_setAutomine', [false]);
     await rpc('evm_setIntervalMining', [0]);
     try {
-      await setUsdc('arbitrum', before - 400n * USDC);
+      await p.setUsdc('arbitrum', before - 400n * USDC);
       const open = await untilHolds(
         'the second move attested and its mint sent',
         async () => {
-          const rows = await moves();
+          const rows = await p.moves();
           const m = rows[1];
-          return m && m.state === 'attested' ? { m, rows: await relayerRows(m.id) } : undefined;
+          return m && m.state === 'attested' ? { m, rows: await p.relayerRows(m.id) } : undefined;
         },
         (x) => x !== undefined && x.rows.some((r) => r.kind === 'mint' && r.status === 'submitted'),
         { timeoutMs: 90_000, everyMs: 200 },
@@ -160,14 +114,14 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
       await exited;
       await rpc('evm_setIntervalMining', [1]);
       await e2e.stack.restart('gasless-relayer');
-      const [, m] = await received(2);
+      const [, m] = await p.received(2);
       expect(m!.id).toBe(open!.m.id);
-      expect((await relayerRows(m!.id)).map((r) => [r.kind, r.status])).toEqual([
+      expect((await p.relayerRows(m!.id)).map((r) => [r.kind, r.status])).toEqual([
         ['approve', 'confirmed'],
         ['burn', 'confirmed'],
         ['mint', 'confirmed'],
       ]);
-      expect(await usdc('arbitrum')).toBe(before - 400n * USDC + BigInt(m!.amount) - BigInt(m!.fee_executed!));
+      expect(await p.usdc('arbitrum')).toBe(before - 400n * USDC + BigInt(m!.amount) - BigInt(m!.fee_executed!));
     } finally {
       // Back to the devnet's block every second. Not evm_setAutomine(true): that mines only when a
       // transaction comes, so a transaction mined last never gets the block on top the relayer waits for.
@@ -177,19 +131,19 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
 
   it('after the relayer was killed and restarted, the next move is sent and received like any other', async () => {
     const before = await drainArbitrum();
-    const [, , m] = await received(3);
-    expect((await relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+    const [, , m] = await p.received(3);
+    expect((await p.relayerRows(m!.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
       ['approve', 'base', 'confirmed'],
       ['burn', 'base', 'confirmed'],
       ['mint', 'arbitrum', 'confirmed'],
     ]);
-    expect(await usdc('arbitrum')).toBe(before + BigInt(m!.amount) - BigInt(m!.fee_executed!));
+    expect(await p.usdc('arbitrum')).toBe(before + BigInt(m!.amount) - BigInt(m!.fee_executed!));
   });
 
   it('kill -9 of the quote-engine while a burn waits for its attestation: the restarted one completes the move, once', async () => {
-    const baseBefore = await usdc('base');
+    const baseBefore = await p.usdc('base');
     attester().withhold();
-    let m: Move & { burn_tx: Hex };
+    let m: MoveRow & { burn_tx: Hex };
     try {
       const arbBefore = await drainArbitrum();
       m = await burnedAndWithheld(4);
@@ -209,26 +163,26 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
           everyMs: 200,
         },
       );
-      expect((await moves())[3]).toMatchObject({ id: m.id, state: 'burned' });
+      expect((await p.moves())[3]).toMatchObject({ id: m.id, state: 'burned' });
       attester().release();
-      const [, , , done] = await received(4);
+      const [, , , done] = await p.received(4);
       expect(done!.id).toBe(m.id);
-      expect((await relayerRows(m.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
+      expect((await p.relayerRows(m.id)).map((r) => [r.kind, r.chain, r.status])).toEqual([
         ['approve', 'base', 'confirmed'],
         ['burn', 'base', 'confirmed'],
         ['mint', 'arbitrum', 'confirmed'],
       ]);
       // Burned once out of base, minted once into arbitrum.
-      expect(await usdc('base')).toBe(baseBefore - BigInt(done!.amount));
-      expect(await usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
-      expect(await moves()).toHaveLength(4);
+      expect(await p.usdc('base')).toBe(baseBefore - BigInt(done!.amount));
+      expect(await p.usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
+      expect(await p.moves()).toHaveLength(4);
     } finally {
       attester().release();
     }
   });
 
   it('a burn whose attestation does not come stays burned, overdue in the report and past the limit in the metrics, and is never burned again', async () => {
-    const baseBefore = await usdc('base');
+    const baseBefore = await p.usdc('base');
     attester().withhold();
     try {
       const arbBefore = await drainArbitrum();
@@ -266,18 +220,18 @@ describe('rebalancing: a chain below its threshold is refilled through CCTP', ()
           everyMs: 200,
         },
       );
-      expect((await moves())[4]).toMatchObject({ id: m.id, state: 'burned' });
-      expect((await relayerRows(m.id)).map((r) => [r.kind, r.status])).toEqual([
+      expect((await p.moves())[4]).toMatchObject({ id: m.id, state: 'burned' });
+      expect((await p.relayerRows(m.id)).map((r) => [r.kind, r.status])).toEqual([
         ['approve', 'confirmed'],
         ['burn', 'confirmed'],
       ]);
-      expect(await usdc('base')).toBe(baseBefore - BigInt(m.amount));
-      expect(await usdc('arbitrum')).toBe(arbBefore);
+      expect(await p.usdc('base')).toBe(baseBefore - BigInt(m.amount));
+      expect(await p.usdc('arbitrum')).toBe(arbBefore);
 
       // Released, the attestation comes and the move completes.
       attester().release();
-      const [, , , , done] = await received(5);
-      expect(await usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
+      const [, , , , done] = await p.received(5);
+      expect(await p.usdc('arbitrum')).toBe(arbBefore + BigInt(done!.amount) - BigInt(done!.fee_executed!));
       expect(await metric('rebalance_oldest_burn_age_seconds{token="USDC"}')).toBe(0);
     } finally {
       attester().release();

@@ -3,7 +3,6 @@ import { Connection, Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { type DevSolana, startDevSolana } from '@xchain/solana-standin';
 import { ROOT, type UntilOptions, untilHolds } from '@xchain/stack';
 import { associatedTokenAccount, claimBatchKey, depositInstructions } from '@xchain/svm-orders';
-import { Client } from 'pg';
 import type { E2eStack } from '../support/e2e-stack';
 import type { GaslessClient } from '../support/gasless-client';
 import { crossChainOf } from '../support/http';
@@ -36,16 +35,7 @@ describe('Solana claims survive kill -9', () => {
     return info ? info.data.readBigUInt64LE(64) : 0n;
   };
 
-  /** Rows of one service's database. */
-  const query = async <R extends object>(db: string, sql: string, params: unknown[] = []): Promise<R[]> => {
-    const c = new Client({ connectionString: e2e.databaseUrl(db) });
-    await c.connect();
-    try {
-      return (await c.query<R>(sql, params)).rows;
-    } finally {
-      await c.end();
-    }
-  };
+  const query = <R extends object>(db: string, sql: string, params: unknown[] = []) => e2e.query<R>(db, sql, params);
 
   /** The stand-in opens no slot while held: what is sent runs, but nothing becomes `confirmed`. */
   const hold = () => jest.spyOn(sol.standin.ledger, 'advance').mockImplementation(() => undefined);

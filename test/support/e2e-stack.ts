@@ -16,6 +16,7 @@ import {
   type Stack,
   type TestUserSpec,
 } from '@xchain/stack';
+import { Client } from 'pg';
 import type { Address } from 'viem';
 import { stackProgressLog, suiteLogDir } from './suite-logs';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
@@ -41,6 +42,8 @@ export interface E2eStack {
   connectAs(user: string): Promise<NatsConnection>;
   /** URL of one of this stack's service databases as that service's own role (D17): what the service itself may do, no more. */
   databaseUrl(db: string): string;
+  /** Rows of one query against a service database (`databaseUrl`), on a connection of its own. */
+  query<R extends object>(db: string, sql: string, params?: unknown[]): Promise<R[]>;
   /** The local chains, when asked for (`devnet` option); `fund` gives an address gas and every token. */
   devnet?: Devnet & { fund(address: Address): Promise<FundReport> };
   /** The relayer's wallets (fresh keys per stack, funded on every local chain); empty without a devnet. */
@@ -149,6 +152,7 @@ export async function startE2eStack(extraEnv: NodeJS.ProcessEnv = {}, opts: E2eS
     connectAs: (user) =>
       connectNats({ url: stack.env['NATS_URL']!, name: `e2e-${user}`, connectTimeoutMs: 5000, ...stack.bus.credentials(user) }),
     databaseUrl: (db) => stack.databaseUrl(db),
+    query: (db, sql, params) => queryOnce(stack.databaseUrl(db), sql, params),
     ...(devnet ? { devnet: { ...devnet, fund: (address: Address) => fund(devnet!.rpcUrls, address) } } : {}),
     relayerWallets,
     async restartOnFreshChains() {
@@ -201,4 +205,14 @@ function runAdmin(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: numbe
       },
     );
   });
+}
+
+async function queryOnce<R extends object>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
 }

@@ -266,10 +266,9 @@ export class Rebalancer implements OnApplicationBootstrap, OnApplicationShutdown
         if (h) holdings.push(h);
         else unread.push(chain);
       }
-      holdings.splice(0, holdings.length, ...this.withOpenOf(holdings, symbol, open));
       const movable = new Set(symbol === MOVED ? holdings.map((h) => h.chain).filter((c) => this.movable(c)) : []);
       const busy = new Set(open.filter((m) => m.token === symbol).map((m) => m.dstChain));
-      const plan = planToken(holdings, targets, movable, busy);
+      const plan = planToken(this.withOpenOf(holdings, symbol, open), targets, movable, busy);
       pictures.push({ token: symbol, plan, unread });
       if (plan.moves.length > 0) active = true;
       // Planning on a partial picture could move toward a chain whose holdings were not counted; and
