@@ -1,4 +1,4 @@
-import { sampleOrder, toBytes32 } from '@xchain/order-codec';
+import { encodeOrder, sampleOrder, toBytes32 } from '@xchain/order-codec';
 import { decodeFunctionData, encodeFunctionData, zeroAddress } from 'viem';
 import { XCHAIN_ROUTER_ABI } from './abi';
 import { cancelTx, claimTx, depositTx, dstTokenOf, fillTx, refundTx, retainedUntil } from './calls';
@@ -61,6 +61,7 @@ describe('depositTx, refundTx and cancelTx calldata (order words written by orde
       expect(depositTx(order, ROUTER).data).toBe(
         encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'deposit', args: [order] }).toLowerCase(),
       );
+      expect(depositTx(order, ROUTER, encodeOrder(order))).toEqual(depositTx(order, ROUTER));
       expect(refundTx(order, ROUTER).data).toBe(
         encodeFunctionData({ abi: XCHAIN_ROUTER_ABI, functionName: 'refund', args: [order] }).toLowerCase(),
       );

@@ -1,4 +1,4 @@
-import { type Order, ZERO_BYTES32, encodeOrderHex } from '@xchain/order-codec';
+import { type Order, ZERO_BYTES32, encodeOrder, encodeOrderHex, orderWordsHex } from '@xchain/order-codec';
 import { type Address, type Hex, encodeFunctionData, getAbiItem, getAddress, toFunctionSelector, zeroAddress } from 'viem';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
 
@@ -43,11 +43,14 @@ export function retainedUntil(order: Order, retentionSecs: bigint | number): big
   return order.issuedAt + BigInt(retentionSecs);
 }
 
-/** The router call a wallet sends to deposit for an order itself (not gasless). */
-export function depositTx(order: Order, router: Address): DepositTx {
+/**
+ * The router call a wallet sends to deposit for an order itself (not gasless). `encoded`: the
+ * order's encoding when the caller already made it (GetQuote hashed the order with it).
+ */
+export function depositTx(order: Order, router: Address, encoded: Uint8Array = encodeOrder(order)): DepositTx {
   return {
     to: router,
-    data: `${DEPOSIT_SELECTOR}${encodeOrderHex(order).slice(2)}`,
+    data: `${DEPOSIT_SELECTOR}${orderWordsHex(encoded)}`,
     // The native asset is the zero address (lower-case bytes32, as every order holds it).
     value: order.srcToken === ZERO_BYTES32 ? depositAmount(order) : 0n,
   };

@@ -98,6 +98,20 @@ describe('encodeOrder (abi.encode of the Order struct, without viem)', () => {
     });
   });
 
+  it('gives each order its own bytes: one encoding is not overwritten by the next (they come from a shared pool)', () => {
+    const orders = [allMax, allZero, sampleOrder()];
+    const encodings = orders.map((o) => encodeOrder(o));
+    orders.forEach((o, i) => expect(toHex(encodings[i]!)).toBe(viemEncode(o).toLowerCase()));
+  });
+
+  it('hashes and writes calldata from an encoding passed in exactly as from the order', () => {
+    assertForAllOrders((order) => {
+      const encoded = encodeOrder(order);
+      expect(hashOrder(order, encoded)).toBe(keccak256(viemEncode(order)));
+      expect(encodeOrderHex(order, encoded)).toBe(viemEncode(order).toLowerCase());
+    });
+  });
+
   it('takes an integer number or a bigint for any uint field, as viem does', () => {
     const mixed = { ...sampleOrder(), version: 1n, slippageBps: 65_535n, srcChainId: 2 ** 60, amountIn: 12_345 } as unknown as Order;
     expect(encodeOrderHex(mixed)).toBe(viemEncode(mixed));

@@ -31,52 +31,47 @@ for (let i = 0; i < 16; i++) {
 
 /** The ABI encoding of `order`: 736 bytes. Throws a plain Error naming the first field out of range. */
 export function encodeOrder(order: Order): Uint8Array {
-  const out = new Uint8Array(ORDER_ABI_BYTES);
-  putUint(out, 0, order.version, 8, 'version');
+  // A zeroed slice of Node's shared pool: an ArrayBuffer of its own costs as much as the encoding.
+  const out = Buffer.allocUnsafe(ORDER_ABI_BYTES).fill(0);
+  const view = new DataView(out.buffer, out.byteOffset, ORDER_ABI_BYTES);
+  putUint(out, view, 0, order.version, 8, 'version');
   putBytes32(out, 1, order.salt, 'salt');
-  putUint(out, 2, order.srcChainId, 64, 'srcChainId');
-  putUint(out, 3, order.dstChainId, 64, 'dstChainId');
+  putUint(out, view, 2, order.srcChainId, 64, 'srcChainId');
+  putUint(out, view, 3, order.dstChainId, 64, 'dstChainId');
   putBytes32(out, 4, order.srcToken, 'srcToken');
   putBytes32(out, 5, order.dstToken, 'dstToken');
-  putUint(out, 6, order.amountIn, 256, 'amountIn');
-  putUint(out, 7, order.amountOut, 256, 'amountOut');
-  putUint(out, 8, order.minAmountOut, 256, 'minAmountOut');
+  putUint(out, view, 6, order.amountIn, 256, 'amountIn');
+  putUint(out, view, 7, order.amountOut, 256, 'amountOut');
+  putUint(out, view, 8, order.minAmountOut, 256, 'minAmountOut');
   putBytes32(out, 9, order.recipient, 'recipient');
   putBytes32(out, 10, order.refundAddress, 'refundAddress');
-  putUint(out, 11, order.gasDrop, 256, 'gasDrop');
-  putUint(out, 12, order.tradeType, 8, 'tradeType');
-  putUint(out, 13, order.slippageBps, 16, 'slippageBps');
-  putUint(out, 14, order.srcSlippageBps, 16, 'srcSlippageBps');
-  putUint(out, 15, order.dstGasNative, 256, 'dstGasNative');
-  putUint(out, 16, order.sponsorGas, 256, 'sponsorGas');
+  putUint(out, view, 11, order.gasDrop, 256, 'gasDrop');
+  putUint(out, view, 12, order.tradeType, 8, 'tradeType');
+  putUint(out, view, 13, order.slippageBps, 16, 'slippageBps');
+  putUint(out, view, 14, order.srcSlippageBps, 16, 'srcSlippageBps');
+  putUint(out, view, 15, order.dstGasNative, 256, 'dstGasNative');
+  putUint(out, view, 16, order.sponsorGas, 256, 'sponsorGas');
   putBool(out, 17, order.gasless, 'gasless');
   putBool(out, 18, order.sponsorFees, 'sponsorFees');
   putBytes32(out, 19, order.referrersHash, 'referrersHash');
-  putUint(out, 20, order.issuedAt, 64, 'issuedAt');
-  putUint(out, 21, order.expiresAt, 64, 'expiresAt');
+  putUint(out, view, 20, order.issuedAt, 64, 'issuedAt');
+  putUint(out, view, 21, order.expiresAt, 64, 'expiresAt');
   putBytes32(out, 22, order.depositTarget, 'depositTarget');
   return out;
 }
 
-/** The same encoding as `0x` and 1472 lowercase hex digits (what a `deposit(order)` call carries after its selector). */
-export function encodeOrderHex(order: Order): Hex {
-  return bytesToHex(encodeOrder(order));
+/**
+ * The same encoding as `0x` and 1472 lowercase hex digits (what a `deposit(order)` call carries
+ * after its selector). A caller that already holds the order's encoding (it hashed the order)
+ * passes it, and the order is not encoded a second time.
+ */
+export function encodeOrderHex(order: Order, encoded: Uint8Array = encodeOrder(order)): Hex {
+  return `0x${orderWordsHex(encoded)}`;
 }
 
-/**
- * Two ASCII hex digits per byte, packed as one little-endian 16-bit unit, so a byte becomes its
- * two characters in one store; TextDecoder then turns the ASCII buffer into a string natively.
- */
-const HEX_PAIR = new Uint16Array(256);
-for (let i = 0; i < 256; i++) HEX_PAIR[i] = '0123456789abcdef'.charCodeAt(i >> 4) | ('0123456789abcdef'.charCodeAt(i & 15) << 8);
-const ZERO_X = 0x30 | (0x78 << 8); // "0x"
-const ASCII = new TextDecoder('latin1');
-
-function bytesToHex(bytes: Uint8Array): Hex {
-  const units = new Uint16Array(bytes.length + 1);
-  units[0] = ZERO_X;
-  for (let i = 0; i < bytes.length; i++) units[i + 1] = HEX_PAIR[bytes[i]!]!;
-  return ASCII.decode(units) as Hex;
+/** An encoding's words as lowercase hex without `0x` (Node's own hex writer: a copy, no per-byte JavaScript). */
+export function orderWordsHex(encoded: Uint8Array): string {
+  return Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength).toString('hex');
 }
 
 /**
@@ -84,7 +79,7 @@ function bytesToHex(bytes: Uint8Array): Hex {
  * uses numbers for the 8- and 16-bit fields); a fraction, NaN, a negative value or one of 2^N or
  * more is refused.
  */
-function putUint(out: Uint8Array, word: number, value: bigint | number, bits: UintBits, field: string): void {
+function putUint(out: Uint8Array, view: DataView, word: number, value: bigint | number, bits: UintBits, field: string): void {
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value) && value >= 0 && value <= NUMBER_MAX[bits]) {
       let end = word * 32 + 31;
@@ -96,6 +91,11 @@ function putUint(out: Uint8Array, word: number, value: bigint | number, bits: Ui
   }
   if (typeof value !== 'bigint') throw new Error(`order.${field} must be an integer (uint${bits}), got ${typeof value}`);
   if (value < 0n || value > UINT_MAX[bits]) throw new Error(`order.${field} is out of range for uint${bits} (0 to 2^${bits}-1): ${value}`);
+  // Most amounts fit in the word's last eight bytes: one native store.
+  if (value <= UINT_MAX[64]) {
+    view.setBigUint64(word * 32 + 24, value);
+    return;
+  }
   const hex = value.toString(16);
   let end = word * 32 + 31;
   let i = hex.length;
@@ -104,17 +104,11 @@ function putUint(out: Uint8Array, word: number, value: bigint | number, bits: Ui
 }
 
 /** A bytes32 word: exactly `0x` and 64 hex digits (either case). */
-function putBytes32(out: Uint8Array, word: number, value: Hex, field: string): void {
+function putBytes32(out: Buffer, word: number, value: Hex, field: string): void {
   if (typeof value !== 'string') throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${typeof value}`);
-  if (value.length !== 66 || value[0] !== '0' || value[1] !== 'x')
+  // Node's hex decoder stops at the first character that is not a hex digit: fewer than 32 bytes written.
+  if (value.length !== 66 || value[0] !== '0' || value[1] !== 'x' || out.write(value.slice(2), word * 32, 32, 'hex') !== 32)
     throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${JSON.stringify(value)}`);
-  let at = word * 32;
-  for (let i = 2; i < 66; i += 2) {
-    const hi = NIBBLE[value.charCodeAt(i)] ?? -1;
-    const lo = NIBBLE[value.charCodeAt(i + 1)] ?? -1;
-    if (hi < 0 || lo < 0) throw new Error(`order.${field} must be a bytes32 (0x and 64 hex digits), got ${JSON.stringify(value)}`);
-    out[at++] = (hi << 4) | lo;
-  }
 }
 
 function putBool(out: Uint8Array, word: number, value: boolean, field: string): void {

@@ -80,9 +80,10 @@ export const ZERO_BYTES32: Hex = `0x${'0'.repeat(64)}`;
  * keccak256(abi.encode(order)): the quote hash. Encoded by order-abi.ts and hashed by
  * keccak256Hex (WebAssembly: GetQuote hashes every order, see keccak.ts) instead of viem;
  * order-abi.spec.ts checks the result against viem's keccak256(encodeAbiParameters(...)).
+ * `encoded`: the order's encoding when the caller needs it too (a quote's deposit calldata).
  */
-export function hashOrder(order: Order): Hex {
-  return `0x${keccak256Hex(encodeOrder(order))}`;
+export function hashOrder(order: Order, encoded: Uint8Array = encodeOrder(order)): Hex {
+  return `0x${keccak256Hex(encoded)}`;
 }
 
 export function hashReferrers(referrers: readonly OrderReferrer[]): Hex {
@@ -106,9 +107,23 @@ const hexText = new Uint8Array(40);
  * EIP-55 form of an EVM address (any case in): each letter of the lowercase hex is upper-cased
  * where the keccak256 of that lowercase hex text has a nibble of 8 or more. The same result as
  * viem's `getAddress`, which hashes with a JavaScript Keccak behind an LRU cache; this uses the
- * WebAssembly one (`keccak256Hex`), cheaper per address.
+ * WebAssembly one (`keccak256Hex`), cheaper per address. The last few thousand answers are kept
+ * (a wallet quotes from the same addresses again and again; a full table is emptied).
  */
 export function checksumEvmAddress(address: string): string {
+  let cased = checksummed.get(address);
+  if (cased === undefined) {
+    if (checksummed.size >= CHECKSUMS_KEPT) checksummed.clear();
+    cased = checksumOf(address);
+    checksummed.set(address, cased);
+  }
+  return cased;
+}
+
+const CHECKSUMS_KEPT = 4096;
+const checksummed = new Map<string, string>();
+
+function checksumOf(address: string): string {
   const lower = address.slice(2).toLowerCase();
   for (let i = 0; i < 40; i++) hexText[i] = lower.charCodeAt(i);
   const hash = keccak256Hex(hexText);

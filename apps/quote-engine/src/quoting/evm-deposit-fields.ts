@@ -13,6 +13,8 @@ import type { TokenPermit } from './permit-reader';
 
 export interface EvmDepositInput {
   order: Order;
+  /** The order's ABI encoding (encodeOrder), made once for its hash and its deposit calldata. */
+  encoded?: Uint8Array;
   /** The source chain. */
   chain: ChainInfo;
   /** The source token. */
@@ -51,7 +53,7 @@ function registryAddress(address: string): Address {
  * data and sends nothing; any other order is deposited by the user's own call to the router.
  * The deadline of both permits is the quote's expiry: a signature outlives the quote by nothing.
  */
-export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermit }: EvmDepositInput): EvmDepositFields {
+export function evmDepositFields({ order, encoded, chain, token, permit2Nonce, tokenPermit }: EvmDepositInput): EvmDepositFields {
   if (chain.vm !== 'evm') return {};
   if (order.gasless) {
     if (!chain.gaslessExecutor) return {};
@@ -75,7 +77,7 @@ export function evmDepositFields({ order, chain, token, permit2Nonce, tokenPermi
     return { permit2, erc2612 };
   }
   const router = registryAddress(chain.depositTarget);
-  const tx = depositTx(order, router);
+  const tx = depositTx(order, router, encoded);
   const deposit_tx = { to: tx.to, data: tx.data, value: tx.value.toString() };
   if (token.isNative) return { deposit_tx };
   return { deposit_tx, approval: { token: registryAddress(token.address), spender: router, amount: depositAmount(order).toString() } };

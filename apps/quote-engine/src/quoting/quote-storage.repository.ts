@@ -32,11 +32,6 @@ export interface QuoteSink {
   insert(rows: readonly QuoteRow[]): Promise<void>;
 }
 
-/** Where a batch goes: one statement, committed when it resolves. */
-export interface QuoteSink {
-  insert(rows: readonly QuoteRow[]): Promise<void>;
-}
-
 /** SQLSTATE of a statement cancelled, here by `statement_timeout`. */
 const QUERY_CANCELED = '57014';
 /** SQLSTATE of a row no partition takes (`quotes` has no day for its retained_until yet). */

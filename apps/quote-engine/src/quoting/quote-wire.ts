@@ -46,7 +46,21 @@ export function pricedFields(r: QuoteResult, eta: EtaEstimate | undefined, price
   };
 }
 
-/** RFC 3339 in whole seconds when there is no fraction (`2026-11-22T10:30:00Z`), as the interface shows times. */
+/**
+ * RFC 3339 in whole seconds when there is no fraction (`2026-11-22T10:30:00Z`), as the interface
+ * shows times. Every quote writes the same two instants for a second (its expiry and retention),
+ * so the last few texts are kept by their milliseconds.
+ */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace('.000Z', 'Z');
+  const ms = d.getTime();
+  let text = written.get(ms);
+  if (text === undefined) {
+    if (written.size >= TIMES_KEPT) written.clear();
+    text = d.toISOString().replace('.000Z', 'Z');
+    written.set(ms, text);
+  }
+  return text;
 }
+
+const TIMES_KEPT = 64;
+const written = new Map<number, string>();

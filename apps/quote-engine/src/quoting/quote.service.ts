@@ -9,7 +9,7 @@ import {
   type StoredQuote,
 } from '@xchain/contracts';
 import { destinationCallSalt, permit2NonceFrom } from '@xchain/evm-gasless';
-import { hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
+import { encodeOrder, hashOrder, hashReferrers, orderToWire, toBytes32, type Order } from '@xchain/order-codec';
 import { DependencyOutages, chainRpcDependency, chainRpcFailure } from '@xchain/messaging';
 import { Clock, LOGGER } from '@xchain/service-kit';
 import type { Logger } from '@xchain/telemetry';
@@ -126,13 +126,14 @@ export class QuoteService {
       expiresAt: BigInt(now + EXPIRY_SECS),
       depositTarget: toBytes32(p.srcChain.vm, p.srcChain.depositTarget),
     };
-    const quoteHash = hashOrder(order);
+    const encoded = encodeOrder(order);
+    const quoteHash = hashOrder(order, encoded);
     if (prepared && callSalt && this.calls) await this.calls.simulate(p.dstChain, order, prepared.call, callSalt, p.dst.address);
     const expiresAt = new Date((now + EXPIRY_SECS) * 1000);
     const retainedUntil = new Date((now + this.retentionSecs) * 1000);
     // permit2 and erc2612 exist only for gasless quotes, which are cross-chain only.
     const wire = orderToWire(order, referrers);
-    const evm = this.evmFields(p, order, refund);
+    const evm = this.evmFields(p, order, encoded, refund);
     const [{ permit2, erc2612, ...deposit }, { svm }, issues] = await Promise.all([
       evm,
       svmDepositFieldsFrom(
@@ -218,12 +219,13 @@ export class QuoteService {
   }
 
   /** The typed data to sign or the transaction to send, for a quote from an EVM chain. */
-  private async evmFields(p: PricedRequest, order: Order, refund: string): Promise<EvmDepositFields> {
+  private async evmFields(p: PricedRequest, order: Order, encoded: Uint8Array, refund: string): Promise<EvmDepositFields> {
     if (p.srcChain.vm !== 'evm') return {};
     const wantsPermit = order.gasless && p.src.permit && !p.src.isNative;
     const tokenPermit = wantsPermit ? await this.tokenPermit(p, refund) : undefined;
     return evmDepositFields({
       order,
+      encoded,
       chain: p.srcChain,
       token: p.src,
       permit2Nonce: permit2NonceFrom(this.random()),

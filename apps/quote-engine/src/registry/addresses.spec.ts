@@ -20,6 +20,17 @@ describe('EVM address normalisation', () => {
     check();
   });
 
+  it('answers an address asked again (kept, or worked out again once the table of answers is full) as the first time', async () => {
+    await keccakReady;
+    const typed = Array.from({ length: 5000 }, () => `0x${randomCase(randomBytes(20).toString('hex'))}`);
+    const first = typed.map((a) => checksumEvmAddress(a));
+    typed.forEach((a, i) => {
+      expect(first[i]).toBe(getAddress(a.toLowerCase()));
+      expect(checksumEvmAddress(a)).toBe(first[i]);
+      expect(checksumEvmAddress(a.toLowerCase())).toBe(first[i]);
+    });
+  });
+
   it('keeps the vectors of EIP-55', () => {
     for (const a of [
       '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
