@@ -21,7 +21,7 @@ import { DependencyOutage } from './dependency-outage';
 import { decodeJson, errorEnvelope, okEnvelope } from './envelope';
 import { busSpan, extractTraceContext } from './headers';
 import { busMetrics, codeNameOf, type BusMetrics } from './metrics';
-import { authorize, NatsRpcContext, type RpcContextFor } from './nest/rpc-context';
+import { authorize, NatsRpcContext, type DirectMethod, type RpcContextFor } from './nest/rpc-context';
 import { violationsOf } from './zod-violations';
 
 /** The transport's id in Nest (hooks and `getMicroservices()` tell transports apart by it). */
@@ -52,6 +52,8 @@ export class RpcServer extends Server implements CustomTransportStrategy {
   private readonly subs = new Map<string, Subscription>();
   /** This service's database outage tracker; its database provider gives it a probe. */
   readonly databaseOutage: DatabaseOutage;
+  /** The `@Rpc` methods called without Nest's pipeline, by subject (offered by their first request). */
+  private readonly direct = new Map<string, DirectMethod>();
   /** One per chain RPC host that failed a request, probed until it answers again. */
   private readonly chainOutages = new Map<string, DependencyOutage>();
 
@@ -194,9 +196,13 @@ export class RpcServer extends Server implements CustomTransportStrategy {
     if (!parsed.success) throw RpcError.invalidArgument(violationsOf(parsed.error, body));
     const ctx = new NatsRpcContext(contract.subject, parseCaller(msg), msg.headers, contract.access);
     // Nest's pipeline answers a plain value when no interceptor wraps the handler, an observable
-    // when one does or when a filter turned a failure into an error stream.
-    let result = await handler(parsed.data, ctx);
+    // when one does or when a filter turned a failure into an error stream. A method it adds nothing
+    // to is called directly once it was offered (see `Rpc`), after the same access check.
+    const direct = this.direct.get(contract.subject);
+    if (direct) authorize(ctx);
+    let result = direct ? await direct(parsed.data, ctx) : await handler(parsed.data, ctx);
     if (isObservable(result)) result = await lastValueFrom(result);
+    if (!direct && ctx.direct) this.direct.set(contract.subject, ctx.direct);
     const checked = contract.response.safeParse(result);
     if (!checked.success) {
       this.log.error({ subject: contract.subject, issues: checked.error.issues.slice(0, 5) }, 'reply violates contract');

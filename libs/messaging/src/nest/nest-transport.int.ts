@@ -30,6 +30,7 @@ const Shout = defineRpc('nest.v1.shout', z.object({ text: z.string().min(1) }), 
 const Mine = defineRpc('nest.v1.mine', z.object({}), z.object({ partner: z.string() }), { access: 'partner' });
 const Closed = defineRpc('nest.v1.closed', z.object({}), z.object({}), PUBLIC);
 const Alone = defineRpc('nest.v1.alone', z.object({}), z.object({ up: z.boolean() }), PUBLIC);
+const Loud = defineRpc('nest.v1.loud', z.object({ text: z.string() }), z.object({ text: z.string(), by: z.string() }), PUBLIC);
 const Fails = defineRpc('nest.v1.fails', z.object({ how: z.enum(['rpc', 'plain', 'reply']) }), z.object({ n: z.number() }), PUBLIC);
 
 const bus = newBus({
@@ -82,7 +83,17 @@ class TestHandlers {
   }
 }
 
-@Module({ controllers: [TestHandlers] })
+/** An interceptor on the class applies to each of its methods. */
+@Controller()
+@UseInterceptors(stamp)
+class StampedHandlers {
+  @Rpc(Loud)
+  loud(req: RpcBody<typeof Loud>) {
+    return { text: `${req.text}!`, by: 'loud' };
+  }
+}
+
+@Module({ controllers: [TestHandlers, StampedHandlers] })
 class TestModule {}
 
 @Controller()
@@ -202,6 +213,31 @@ describe('the Nest NATS transport: @Rpc controllers on a real NATS server', () =
     expect(broken.code).toBe(Code.INTERNAL);
     // The service is still serving after all three.
     await expect(client.call(Shout, { text: 'still' })).resolves.toMatchObject({ text: 'STILL' });
+  });
+
+  it('runs the interceptors and guards a method or its class has on every request, not only the first', async () => {
+    const before = stamp.calls;
+    for (let i = 0; i < 3; i++) {
+      await expect(client.call(Shout, { text: `hi ${i}` })).resolves.toEqual({ text: `HI ${i}`, by: 'nobody+stamp' });
+      await expect(client.call(Loud, { text: `hey ${i}` })).resolves.toEqual({ text: `hey ${i}!`, by: 'loud+stamp' });
+      const status = await statusOf(client.call(Closed, {}));
+      expect([status.code, reasonOf(status)]).toEqual([Code.PERMISSION_DENIED, 'HANDLER_REFUSED']);
+    }
+    expect(stamp.calls).toBe(before + 6);
+  });
+
+  it('serves a method Nest adds nothing to alike from its second request on: its own context, the access check, every failure', async () => {
+    for (let i = 1; i <= 3; i++) {
+      const refused = await statusOf(client.call(Mine, {}, { caller: { kind: 'keyless', client_ip: '127.0.0.1' } }));
+      expect([refused.code, reasonOf(refused)]).toEqual([Code.UNAUTHENTICATED, 'SESSION_REQUIRED']);
+      const session = { kind: 'partner_session', client_ip: '127.0.0.1', partner_id: `p-${i}`, session_id: `s-${i}` } as const;
+      await expect(client.call(Mine, {}, { caller: session })).resolves.toEqual({ partner: `p-${i}` });
+      const notFound = await statusOf(client.call(Fails, { how: 'rpc' }));
+      expect([notFound.code, reasonOf(notFound)]).toEqual([Code.NOT_FOUND, 'THING_NOT_FOUND']);
+      expect((await statusOf(client.call(Fails, { how: 'plain' }))).code).toBe(Code.INTERNAL);
+      expect((await statusOf(client.call(Fails, { how: 'reply' }))).code).toBe(Code.INTERNAL);
+      expect((await statusOf(client.call(Mine, {}))).code).toBe(Code.UNAUTHENTICATED);
+    }
   });
 
   it("serves Nest's own ClientProxy.send(contract, data) as an observable with the same checks", async () => {

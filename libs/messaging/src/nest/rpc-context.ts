@@ -16,6 +16,11 @@ export interface PartnerSession {
 export class NatsRpcContext extends BaseRpcContext<[subject: string, caller: CallerContext | undefined, headers: MsgHdrs | undefined]> {
   /** Set by the access guard for a `partner` operation. */
   session: PartnerSession | undefined;
+  /**
+   * Set by an `@Rpc` method that Nest's pipeline adds nothing to: the method bound to its
+   * controller, which the transport calls directly from then on.
+   */
+  direct: DirectMethod | undefined;
 
   constructor(
     subject: string,
@@ -39,6 +44,9 @@ export class NatsRpcContext extends BaseRpcContext<[subject: string, caller: Cal
     return this.args[2];
   }
 }
+
+/** An `@Rpc` method bound to its controller: the validated request and the context in, the reply out. */
+export type DirectMethod = (request: unknown, ctx: NatsRpcContext) => unknown;
 
 /** A handler's context for its contract's access: a `partner` operation always has its session. */
 export type RpcContextFor<A extends RpcAccess> = A extends { access: 'partner' }
