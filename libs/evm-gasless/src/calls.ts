@@ -1,4 +1,4 @@
-import { type Order, ZERO_BYTES32, encodeOrder, encodeOrderHex, orderWordsHex } from '@xchain/order-codec';
+import { type Order, ZERO_BYTES32, encodeOrder, orderWordsHex } from '@xchain/order-codec';
 import { type Address, type Hex, encodeFunctionData, getAbiItem, getAddress, toFunctionSelector, zeroAddress } from 'viem';
 import { ERC20_PERMIT_ABI, GASLESS_EXECUTOR_ABI, XCHAIN_ROUTER_ABI } from './abi';
 
@@ -79,7 +79,7 @@ export function fillTx(order: Order, amount: bigint, router: Address): RouterTx 
 export function refundTx(order: Order, router: Address): RouterTx {
   return {
     to: router,
-    data: `${REFUND_SELECTOR}${encodeOrderHex(order).slice(2)}`,
+    data: `${REFUND_SELECTOR}${orderWordsHex(encodeOrder(order))}`,
     value: 0n,
   };
 }
@@ -91,7 +91,7 @@ export function refundTx(order: Order, router: Address): RouterTx {
 export function cancelTx(order: Order, router: Address): RouterTx {
   return {
     to: router,
-    data: `${CANCEL_SELECTOR}${encodeOrderHex(order).slice(2)}`,
+    data: `${CANCEL_SELECTOR}${orderWordsHex(encodeOrder(order))}`,
     value: 0n,
   };
 }

@@ -6,8 +6,8 @@ import {
   erc2612TypedData,
   permit2TypedData,
 } from '@xchain/evm-gasless';
-import { type Order, fromBytes32 } from '@xchain/order-codec';
-import { type Address, getAddress } from 'viem';
+import { type Order, checksumEvmAddress, fromBytes32 } from '@xchain/order-codec';
+import type { Address } from 'viem';
 import type { ChainInfo, TokenInfo } from '../registry/registry-cache';
 import type { TokenPermit } from './permit-reader';
 
@@ -33,19 +33,9 @@ export interface EvmDepositFields {
   approval?: { token: string; spender: string; amount: string };
 }
 
-const checksummed = new Map<string, Address>();
-
-/**
- * A registry address (router, executor, token) in checksum case, worked out once per address: the
- * registry's addresses are few, and viem's getAddress costs a Map delete and set (its LRU) per call.
- */
+/** A registry address (router, executor, token) in checksum case: `checksumEvmAddress` keeps the few there are. */
 function registryAddress(address: string): Address {
-  let cased = checksummed.get(address);
-  if (cased === undefined) {
-    cased = getAddress(address);
-    checksummed.set(address, cased);
-  }
-  return cased;
+  return checksumEvmAddress(address) as Address;
 }
 
 /**
@@ -70,7 +60,7 @@ export function evmDepositFields({ order, encoded, chain, token, permit2Nonce, t
       name: tokenPermit.name,
       version: tokenPermit.version,
       // The refund address is the wallet that holds the tokens and signs: Permit2's owner too.
-      owner: getAddress(fromBytes32('evm', order.refundAddress)),
+      owner: fromBytes32('evm', order.refundAddress) as Address,
       nonce: tokenPermit.nonce,
       deadline: order.expiresAt,
     });
